@@ -1,0 +1,100 @@
+# evtrace top-level Makefile.
+#   make              evtrace.ko (at the top, against KDIR) + userspace into build/
+#   make deps         install the Debian packages everything needs (idempotent)
+#   make check        unit tests (plain and ASan+UBSan) then the VM suite
+#   make demo         boot a VM, trace a small workload, show the result
+# The kernel build itself is driven by ./Kbuild.
+
+KDIR ?= $(shell scripts/find-kdir 2>/dev/null)
+BUILD := build
+CC := gcc
+
+CPPFLAGS_US := -Iinclude -Ikmod/core -Iuserspace/lib -D_GNU_SOURCE
+CFLAGS_US := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing
+SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
+NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
+CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+
+# The portable ring-buffer core: compiled into the module, the unit tests and
+# the native benchmark.
+CORE_SRC := $(wildcard kmod/core/*.c)
+LIB_SRC := $(wildcard userspace/lib/*.c)
+PROG_SRC := $(wildcard userspace/*.c)
+PROGS := $(patsubst userspace/%.c,$(BUILD)/bin/%,$(PROG_SRC))
+UNIT_SRC := $(wildcard tests/unit/*.c)
+BENCH_SRC := $(wildcard scripts/bench/*.c)
+
+US_SRC := $(CORE_SRC) $(LIB_SRC)
+US_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(US_SRC))
+SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(US_SRC))
+HDRS := $(wildcard include/*/*.h kmod/core/*.h userspace/lib/*.h tests/unit/*.h)
+
+.PHONY: all module userspace deps check unit vm-check demo clean help
+all: module userspace
+
+help:
+	@sed -n '2,7p' Makefile | sed 's/^# \{0,1\}//'
+
+module:
+	@test -n "$(KDIR)" || scripts/find-kdir
+	@scripts/build-module "$(KDIR)" >/dev/null
+	@cp "$(BUILD)/kmod/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)/evtrace.ko" evtrace.ko
+	@echo "  built evtrace.ko against $(KDIR)"
+
+userspace: $(BUILD)/libevtrace.a $(PROGS) $(BUILD)/tests/unit $(BUILD)/tests/unit-san
+
+$(BUILD)/obj/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) -c $< -o $@
+
+$(BUILD)/san/%.o: %.c $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) -c $< -o $@
+
+$(BUILD)/libevtrace.a: $(US_OBJ)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(BUILD)/libevtrace-san.a: $(SAN_OBJ)
+	@mkdir -p $(dir $@)
+	ar rcs $@ $^
+
+$(BUILD)/bin/%: userspace/%.c $(BUILD)/libevtrace.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
+
+$(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
+
+$(BUILD)/tests/unit-san: $(UNIT_SRC) $(BUILD)/libevtrace-san.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
+
+deps:
+	@scripts/deps
+
+# Each of these is the only command a fresh machine needs: deps first, then a
+# fresh make (KDIR is looked up again once the headers are there).
+check:
+	@scripts/deps --if-missing
+	@$(MAKE) --no-print-directory all
+	@scripts/run-tests
+
+unit:
+	@$(MAKE) --no-print-directory userspace
+	@scripts/run-tests --unit-only
+
+vm-check:
+	@$(MAKE) --no-print-directory all
+	@scripts/run-tests --vm-only
+
+demo:
+	@scripts/deps --if-missing
+	@$(MAKE) --no-print-directory all
+	@scripts/demo
+
+clean:
+	rm -rf $(BUILD) evtrace.ko *.o *.mod *.mod.c .*.cmd Module.symvers modules.order .tmp_versions
+	find kmod -name '*.o' -o -name '.*.cmd' | xargs rm -f
