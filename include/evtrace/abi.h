@@ -1,0 +1,104 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * evtrace ABI shared by the kernel module and userspace: on-disk packet and
+ * event header layouts (CTF 1.8, little endian), reader ioctls, statistics.
+ */
+#ifndef EVTRACE_ABI_H
+#define EVTRACE_ABI_H
+
+#include <linux/types.h>
+#include <linux/ioctl.h>
+
+#define EVT_CTF_MAGIC		0xC1FC1FC1U
+
+/* Channels: one CTF stream class each; stream_id in the packet header. */
+enum evt_channel {
+	EVT_CHAN_COMPACT = 0,	/* 32-bit headers: 5-bit id + 27-bit timestamp */
+	EVT_CHAN_NORMAL = 1,	/* 16-bit id + 16-bit size + 32-bit timestamp */
+	EVT_NR_CHANNELS
+};
+
+/*
+ * One sub-buffer is one CTF packet and begins with this header + context.
+ * Every field is naturally aligned; the TSDL in the metadata says the same.
+ */
+struct evt_packet_header {
+	__u32 magic;
+	__u8 uuid[16];
+	__u32 stream_id;
+	__u64 stream_instance_id;	/* the CPU: one stream per file */
+	/* packet context */
+	__u64 timestamp_begin;
+	__u64 timestamp_end;
+	__u64 content_size;		/* bits, header included */
+	__u64 packet_size;		/* bits: the sub-buffer size */
+	__u64 packet_seq_num;
+	__u64 events_discarded;		/* running total for this stream */
+	__u32 cpu_id;
+} __attribute__((packed, aligned(4)));
+#define EVT_PACKET_HEADER_SIZE	84
+
+/*
+ * Compact header (one 32-bit word): bits 0-4 id, bits 5-31 the low 27 bits of
+ * the timestamp. Id 31 escapes to an extended header: the 32-bit word (only
+ * its id bits are read), a __u32 id, a __u64 timestamp: 16 bytes.
+ */
+#define EVT_COMPACT_ID_BITS	5
+#define EVT_COMPACT_TS_BITS	27
+#define EVT_COMPACT_ID_EXT	31U
+#define EVT_COMPACT_HDR		4
+#define EVT_COMPACT_EXT_HDR	16
+
+/*
+ * Normal header: __u16 id, __u16 payload size in bytes, __u32 low timestamp
+ * bits; id 65535 escapes to __u16 id, __u16 size, __u32 id, __u64 timestamp.
+ * The size sits in what the CTF metadata declares as alignment padding
+ * (babeltrace2 warns about unknown event-header fields): CTF readers skip
+ * it, evtrace's reader checks payloads against it.
+ */
+#define EVT_NORMAL_TS_BITS	32
+#define EVT_NORMAL_ID_EXT	65535U
+#define EVT_NORMAL_HDR		8
+#define EVT_NORMAL_EXT_HDR	16
+#define EVT_NORMAL_MAX_PAYLOAD	65535U
+
+#define EVT_EVENT_ALIGN		4
+
+/* Reader interface: /dev/evtrace/<channel>/cpuN */
+struct evt_quiescent {
+	__u64 timestamp;	/* no event older than this will still appear */
+	__u32 flags;		/* EVT_QUIESCENT_* */
+	__u32 pad;
+};
+#define EVT_QUIESCENT_OFFLINE	1U	/* the CPU is offline */
+#define EVT_QUIESCENT_EMPTY	2U	/* nothing left to read right now */
+
+#define EVT_IOC_MAGIC		0xE7
+/* Take the oldest complete sub-buffer: -EAGAIN when there is none. */
+#define EVT_IOC_GET_NEXT_SUBBUF		_IO(EVT_IOC_MAGIC, 1)
+/* Release it: the writer may reuse it. */
+#define EVT_IOC_PUT_NEXT_SUBBUF		_IO(EVT_IOC_MAGIC, 2)
+/* Bytes of content (header + events) in the held sub-buffer. */
+#define EVT_IOC_GET_SUBBUF_SIZE		_IOR(EVT_IOC_MAGIC, 3, __u64)
+/* Bytes of the held sub-buffer as a packet, padding included. */
+#define EVT_IOC_GET_PADDED_SUBBUF_SIZE	_IOR(EVT_IOC_MAGIC, 4, __u64)
+/* Close the partial sub-buffer so that it becomes readable. */
+#define EVT_IOC_FLUSH			_IO(EVT_IOC_MAGIC, 5)
+#define EVT_IOC_GET_QUIESCENT		_IOR(EVT_IOC_MAGIC, 6, struct evt_quiescent)
+/* Per-ring counters. */
+#define EVT_IOC_GET_STATS		_IOR(EVT_IOC_MAGIC, 7, struct evt_ring_stats)
+
+struct evt_ring_stats {
+	__u64 recorded;		/* reserved and committed */
+	__u64 discarded;	/* dropped: no free sub-buffer */
+	__u64 overwritten;	/* recorded, then overwritten before read */
+	__u64 too_big;		/* larger than a sub-buffer's payload space */
+	__u64 refused;		/* nesting too deep (recursion guard) */
+	__u64 produced;		/* sub-buffers completed */
+	__u64 consumed;		/* sub-buffers released by the reader */
+	__u64 skipped;		/* sub-buffers skipped because the reader held them */
+	__u32 fill_pct;		/* unconsumed part of the ring, percent */
+	__u32 online;
+};
+
+#endif /* EVTRACE_ABI_H */

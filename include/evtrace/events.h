@@ -1,0 +1,74 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * The event catalogue, shared by the module (which writes events and the CTF
+ * metadata from it) and userspace (whose reader decodes payloads from it).
+ * Payload fields are laid out in order; integers of 32 bits and more are
+ * 4-byte aligned (events are), u16 2-byte, u8/strings byte-aligned.
+ */
+#ifndef EVTRACE_EVENTS_H
+#define EVTRACE_EVENTS_H
+
+#include <evtrace/abi.h>
+
+enum evt_field_type {
+	EVT_F_U8,
+	EVT_F_U16,
+	EVT_F_U32,
+	EVT_F_U64,
+	EVT_F_S32,
+	EVT_F_S64,
+	EVT_F_X64,	/* u64 shown in hex */
+	EVT_F_STRING,	/* NUL-terminated */
+	EVT_F_SEQ_U8,	/* u16 length, then that many bytes */
+};
+
+struct evt_field_desc {
+	const char *name;
+	enum evt_field_type type;
+};
+
+struct evt_event_desc {
+	const char *name;
+	unsigned char channel;		/* enum evt_channel */
+	unsigned short id;		/* id within the channel's stream */
+	unsigned char nr_fields;
+	const struct evt_field_desc *fields;
+};
+
+/* Ids: compact channel (0..30 fit the 5-bit header). */
+enum {
+	EVT_ID_GEN_COMPACT = 0,		/* cpu, seq */
+	EVT_ID_GEN_COMPACT_WIDE = 1,	/* cpu, seq, a, b */
+	EVT_ID_GEN_PING = 2,		/* no payload: a one-word event */
+	EVT_ID_TIMER_TICK = 3,		/* cpu, seq: recorded from an hrtimer */
+};
+
+/* Ids: normal channel. */
+enum {
+	EVT_ID_GEN_NORMAL = 0,		/* cpu, seq, fill[len] */
+};
+
+extern const struct evt_event_desc evt_events[];
+extern const unsigned int evt_nr_events;
+
+const struct evt_event_desc *evt_find_event(unsigned int channel, unsigned int id);
+const struct evt_event_desc *evt_find_event_by_name(const char *name);
+const char *evt_channel_name(unsigned int channel);
+
+/* What the metadata says about the trace besides the catalogue. */
+struct evt_meta_params {
+	unsigned char uuid[16];
+	unsigned long long clock_offset_s;	/* realtime - monotonic, seconds */
+	unsigned long long clock_offset_ns;	/* and nanoseconds */
+	const char *hostname;
+	const char *kernel_release;
+	const char *tracer_version;
+};
+
+/*
+ * Render the CTF 1.8 TSDL metadata into @buf (NUL-terminated).
+ * Returns the length it needs (like snprintf).
+ */
+unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_meta_params *p);
+
+#endif /* EVTRACE_EVENTS_H */

@@ -1,0 +1,217 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The event catalogue and the CTF metadata rendered from it. Portable: the
+ * module serves the metadata, userspace tests render it to check a trace
+ * written by the core with babeltrace2.
+ */
+#ifdef __KERNEL__
+#include <linux/kernel.h>
+#include <linux/string.h>
+#include <linux/stdarg.h>
+#else
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#endif
+#include <evtrace/events.h>
+
+#define F(n, t) { .name = n, .type = t }
+#define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct evt_field_desc f_gen_compact[] = {
+	F("cpu", EVT_F_U32), F("seq", EVT_F_U64),
+};
+static const struct evt_field_desc f_gen_compact_wide[] = {
+	F("cpu", EVT_F_U32), F("seq", EVT_F_U64), F("a", EVT_F_X64), F("b", EVT_F_X64),
+};
+static const struct evt_field_desc f_gen_normal[] = {
+	F("cpu", EVT_F_U32), F("seq", EVT_F_U64), F("fill", EVT_F_SEQ_U8),
+};
+
+#define EV(nm, ch, i, f) { .name = nm, .channel = ch, .id = i, \
+	.nr_fields = ARRAY_LEN(f), .fields = f }
+#define EV0(nm, ch, i) { .name = nm, .channel = ch, .id = i, .nr_fields = 0, .fields = NULL }
+
+const struct evt_event_desc evt_events[] = {
+	EV("gen_compact", EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT, f_gen_compact),
+	EV("gen_compact_wide", EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE, f_gen_compact_wide),
+	EV0("gen_ping", EVT_CHAN_COMPACT, EVT_ID_GEN_PING),
+	EV("timer_tick", EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, f_gen_compact),
+	EV("gen_normal", EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL, f_gen_normal),
+};
+const unsigned int evt_nr_events = ARRAY_LEN(evt_events);
+
+const struct evt_event_desc *evt_find_event(unsigned int channel, unsigned int id)
+{
+	unsigned int i;
+
+	for (i = 0; i < evt_nr_events; i++)
+		if (evt_events[i].channel == channel && evt_events[i].id == id)
+			return &evt_events[i];
+	return NULL;
+}
+
+const struct evt_event_desc *evt_find_event_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < evt_nr_events; i++)
+		if (!strcmp(evt_events[i].name, name))
+			return &evt_events[i];
+	return NULL;
+}
+
+const char *evt_channel_name(unsigned int channel)
+{
+	return channel == EVT_CHAN_COMPACT ? "compact" :
+	       channel == EVT_CHAN_NORMAL ? "normal" : "?";
+}
+
+/* snprintf that appends and keeps counting past the end, like snprintf. */
+struct evt_out {
+	char *buf;
+	unsigned long size;
+	unsigned long len;
+};
+
+#ifdef __KERNEL__
+__printf(2, 3)
+#else
+__attribute__((format(printf, 2, 3)))
+#endif
+static void out(struct evt_out *o, const char *fmt, ...)
+{
+	va_list ap;
+	unsigned long room = o->len < o->size ? o->size - o->len : 0;
+	int n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(room ? o->buf + o->len : NULL, room, fmt, ap);
+	va_end(ap);
+	if (n > 0)
+		o->len += (unsigned long)n;
+}
+
+static void out_uuid(struct evt_out *o, const unsigned char *u)
+{
+	out(o, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
+	    u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
+	    u[12], u[13], u[14], u[15]);
+}
+
+static const char *field_type(enum evt_field_type t)
+{
+	switch (t) {
+	case EVT_F_U8: return "uint8_t";
+	case EVT_F_U16: return "uint16_t";
+	case EVT_F_U32: return "uint32_t";
+	case EVT_F_U64: return "uint64a32_t";
+	case EVT_F_S32: return "int32_t";
+	case EVT_F_S64: return "int64a32_t";
+	case EVT_F_X64: return "uint64a32_hex_t";
+	case EVT_F_STRING: return "string";
+	case EVT_F_SEQ_U8: return "uint8_t";
+	}
+	return "uint8_t";
+}
+
+static const char metadata_head[] =
+	"/* CTF 1.8 */\n\n"
+	"typealias integer { size = 5; align = 1; signed = false; } := uint5_t;\n"
+	"typealias integer { size = 8; align = 8; signed = false; } := uint8_t;\n"
+	"typealias integer { size = 16; align = 16; signed = false; } := uint16_t;\n"
+	"typealias integer { size = 32; align = 32; signed = false; } := uint32_t;\n"
+	"typealias integer { size = 32; align = 32; signed = true; } := int32_t;\n"
+	"typealias integer { size = 64; align = 64; signed = false; } := uint64_t;\n"
+	"/* Events are 4-byte aligned, so are their 64-bit fields. */\n"
+	"typealias integer { size = 64; align = 32; signed = false; } := uint64a32_t;\n"
+	"typealias integer { size = 64; align = 32; signed = true; } := int64a32_t;\n"
+	"typealias integer { size = 64; align = 32; signed = false; base = 16; } := uint64a32_hex_t;\n\n";
+
+static const char metadata_streams[] =
+	"typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_monotonic_t;\n"
+	"typealias integer { size = 32; align = 32; signed = false; map = clock.monotonic.value; } := uint32_clock_monotonic_t;\n"
+	"typealias integer { size = 64; align = 32; signed = false; map = clock.monotonic.value; } := uint64a32_clock_monotonic_t;\n"
+	"typealias integer { size = 64; align = 64; signed = false; map = clock.monotonic.value; } := uint64_clock_monotonic_t;\n\n"
+	"struct packet_context {\n"
+	"\tuint64_clock_monotonic_t timestamp_begin;\n"
+	"\tuint64_clock_monotonic_t timestamp_end;\n"
+	"\tuint64_t content_size;\n"
+	"\tuint64_t packet_size;\n"
+	"\tuint64_t packet_seq_num;\n"
+	"\tuint64_t events_discarded;\n"
+	"\tuint32_t cpu_id;\n"
+	"};\n\n"
+	"struct event_header_compact {\n"
+	"\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+	"\tvariant <id> {\n"
+	"\t\tstruct { uint27_clock_monotonic_t timestamp; } compact;\n"
+	"\t\tstruct { uint32_t id; uint64a32_clock_monotonic_t timestamp; } extended;\n"
+	"\t} v;\n"
+	"} align(32);\n\n"
+	"struct event_header_normal {\n"
+	"\tenum : uint16_t { compact = 0 ... 65534, extended = 65535 } id;\n"
+	"\t/* bytes 2-3: alignment padding here; evtrace keeps the payload size in them */\n"
+	"\tvariant <id> {\n"
+	"\t\tstruct { uint32_clock_monotonic_t timestamp; } compact;\n"
+	"\t\tstruct { uint32_t id; uint64a32_clock_monotonic_t timestamp; } extended;\n"
+	"\t} v;\n"
+	"} align(32);\n\n"
+	"stream {\n"
+	"\tid = 0;\n"
+	"\tevent.header := struct event_header_compact;\n"
+	"\tpacket.context := struct packet_context;\n"
+	"};\n\n"
+	"stream {\n"
+	"\tid = 1;\n"
+	"\tevent.header := struct event_header_normal;\n"
+	"\tpacket.context := struct packet_context;\n"
+	"};\n\n";
+
+unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_meta_params *p)
+{
+	struct evt_out o = { .buf = buf, .size = size, .len = 0 };
+	unsigned int i, j;
+
+	if (size)
+		buf[0] = '\0';
+	out(&o, "%s", metadata_head);
+	out(&o, "trace {\n\tmajor = 1;\n\tminor = 8;\n\tuuid = \"");
+	out_uuid(&o, p->uuid);
+	out(&o, "\";\n\tbyte_order = le;\n"
+		"\tpacket.header := struct {\n"
+		"\t\tuint32_t magic;\n"
+		"\t\tuint8_t uuid[16];\n"
+		"\t\tuint32_t stream_id;\n"
+		"\t\tuint64_t stream_instance_id;\n"
+		"\t};\n};\n\n");
+	out(&o, "env {\n\tdomain = \"kernel\";\n\tsysname = \"Linux\";\n"
+		"\thostname = \"%s\";\n\tkernel_release = \"%s\";\n"
+		"\ttracer_name = \"evtrace\";\n\ttracer_version = \"%s\";\n};\n\n",
+	    p->hostname ? p->hostname : "", p->kernel_release ? p->kernel_release : "",
+	    p->tracer_version ? p->tracer_version : "");
+	out(&o, "clock {\n\tname = \"monotonic\";\n\tuuid = \"");
+	out_uuid(&o, p->uuid);
+	out(&o, "\";\n\tdescription = \"CLOCK_MONOTONIC (ktime_get_mono_fast_ns)\";\n"
+		"\tfreq = 1000000000;\n\tprecision = 1;\n"
+		"\toffset_s = %llu;\n\toffset = %llu;\n\tabsolute = false;\n};\n\n",
+	    p->clock_offset_s, p->clock_offset_ns);
+	out(&o, "%s", metadata_streams);
+	for (i = 0; i < evt_nr_events; i++) {
+		const struct evt_event_desc *e = &evt_events[i];
+
+		out(&o, "event {\n\tname = \"%s\";\n\tid = %u;\n\tstream_id = %u;\n"
+			"\tfields := struct {\n", e->name, e->id, e->channel);
+		for (j = 0; j < e->nr_fields; j++) {
+			const struct evt_field_desc *f = &e->fields[j];
+
+			if (f->type == EVT_F_SEQ_U8)
+				out(&o, "\t\tuint16_t %s_len;\n\t\tuint8_t %s[%s_len];\n",
+				    f->name, f->name, f->name);
+			else
+				out(&o, "\t\t%s %s;\n", field_type(f->type), f->name);
+		}
+		out(&o, "\t};\n};\n\n");
+	}
+	return o.len;
+}

@@ -1,0 +1,459 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The portable ring-buffer core: sub-buffer switches, delivery, the reader's
+ * side and accounting. See evt_ring.h for the model.
+ */
+#include "evt_ring.h"
+
+#ifndef __KERNEL__
+#include <time.h>
+static u64 evt_default_clock(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
+}
+
+u64 (*evt_clock_fn)(void) = evt_default_clock;
+#endif
+
+static unsigned int evt_ilog2(unsigned long v)
+{
+	unsigned int s = 0;
+
+	while ((1UL << s) < v)
+		s++;
+	return s;
+}
+
+static int evt_is_pow2(unsigned long v)
+{
+	return v && !(v & (v - 1));
+}
+
+/**
+ * evt_ring_check_params() - validate ring geometry
+ * @p: parameters
+ *
+ * Return: 0 or -EINVAL.
+ */
+int evt_ring_check_params(const struct evt_ring_params *p)
+{
+	if (!evt_is_pow2(p->subbuf_size) || p->subbuf_size < 1024)
+		return -EINVAL;
+	if (!evt_is_pow2(p->num_subbuf) || p->num_subbuf < 2)
+		return -EINVAL;
+	if (p->high_water < 1 || p->high_water > 100)
+		return -EINVAL;
+	if (p->channel != EVT_CHAN_COMPACT && p->channel != EVT_CHAN_NORMAL)
+		return -EINVAL;
+	return 0;
+}
+
+void evt_ring_set_high_water(struct evt_ring *r, unsigned int pct)
+{
+	r->hw_bytes = r->ring_size / 100 * pct + (r->ring_size % 100) * pct / 100;
+}
+
+void evt_ring_set_mode(struct evt_ring *r, enum evt_mode mode)
+{
+	r->mode = (u8)mode;
+}
+
+/**
+ * evt_ring_init() - set up a ring over caller-provided memory
+ * @r: the ring
+ * @p: parameters (checked with evt_ring_check_params())
+ * @mem: evt_ring_mem_size(p) bytes
+ * @sb: p->num_subbuf sub-buffer records
+ */
+void evt_ring_init(struct evt_ring *r, const struct evt_ring_params *p,
+		   char *mem, struct evt_subbuf *sb)
+{
+	unsigned long i;
+
+	memset(r, 0, sizeof(*r));
+	r->mem = mem;
+	r->sb = sb;
+	r->subbuf_size = p->subbuf_size;
+	r->num_subbuf = p->num_subbuf;
+	r->ring_size = p->subbuf_size * p->num_subbuf;
+	r->sb_mask = p->subbuf_size - 1;
+	r->ring_mask = r->ring_size - 1;
+	r->sb_shift = evt_ilog2(p->subbuf_size);
+	r->ring_shift = evt_ilog2(r->ring_size);
+	r->channel = (u8)p->channel;
+	r->mode = (u8)p->mode;
+	r->cpu = p->cpu;
+	r->uuid = p->uuid;
+	r->notify = p->notify;
+	r->priv = p->priv;
+	evt_ring_set_high_water(r, p->high_water);
+	if (p->channel == EVT_CHAN_COMPACT) {
+		r->ts_bits = EVT_COMPACT_TS_BITS;
+		r->hdr_small = EVT_COMPACT_HDR;
+		r->hdr_ext = EVT_COMPACT_EXT_HDR;
+		r->id_escape = EVT_COMPACT_ID_EXT;
+	} else {
+		r->ts_bits = EVT_NORMAL_TS_BITS;
+		r->hdr_small = EVT_NORMAL_HDR;
+		r->hdr_ext = EVT_NORMAL_EXT_HDR;
+		r->id_escape = EVT_NORMAL_ID_EXT;
+	}
+	/* Room for the packet header, an extended header, and no exact fill. */
+	r->max_payload = (unsigned int)(r->subbuf_size - EVT_PACKET_HEADER_SIZE -
+					r->hdr_ext - EVT_EVENT_ALIGN);
+	if (p->channel == EVT_CHAN_NORMAL && r->max_payload > EVT_NORMAL_MAX_PAYLOAD)
+		r->max_payload = EVT_NORMAL_MAX_PAYLOAD;
+	for (i = 0; i < r->num_subbuf; i++) {
+		evt_local_set(&sb[i].commit, 0);
+		evt_local_set(&sb[i].events, 0);
+		sb[i].delivered = 0;
+	}
+}
+
+static u64 evt_lost_total(struct evt_ring *r)
+{
+	return (u64)evt_local_read(&r->discarded) + (u64)evt_local_read(&r->too_big) +
+	       (u64)evt_local_read(&r->refused);
+}
+
+/* Add committed bytes to a sub-buffer; deliver it when its lap is whole. */
+static void evt_commit_bytes(struct evt_ring *r, unsigned long sb_pos, unsigned long bytes)
+{
+	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
+	unsigned long full = ((sb_pos >> r->ring_shift) + 1) << r->sb_shift;
+
+	evt_barrier();
+	if ((unsigned long)evt_local_add_return((long)bytes, &sb->commit) == full)
+		evt_deliver(r, sb_pos);
+}
+
+/**
+ * evt_deliver() - close a fully committed sub-buffer and hand it to the reader
+ * @r: the ring
+ * @sb_pos: position of the sub-buffer's start
+ *
+ * Called exactly once per lap, by whichever committer completed it.
+ */
+void evt_deliver(struct evt_ring *r, unsigned long sb_pos)
+{
+	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
+	struct evt_packet_header *h = (struct evt_packet_header *)(r->mem + (sb_pos & r->ring_mask));
+
+	h->timestamp_end = sb->ts_end;
+	h->content_size = (u64)sb->data_end * 8;
+	h->events_discarded = sb->lost;
+	/* The packet's bytes before its publication. */
+	evt_smp_wmb();
+	EVT_WRITE_ONCE(sb->delivered, sb_pos + r->subbuf_size);
+	evt_local_inc(&r->produced);
+}
+
+/* Close the open sub-buffer at write offset @o (already moved past it). */
+static void evt_switch_out(struct evt_ring *r, unsigned long o, u64 ts)
+{
+	unsigned long sb_pos = o & ~r->sb_mask;
+	unsigned long in_sb = o & r->sb_mask;
+	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
+
+	sb->data_end = in_sb;
+	sb->ts_end = ts;
+	sb->lost = evt_lost_total(r);
+	evt_commit_bytes(r, sb_pos, r->subbuf_size - in_sb);
+}
+
+/* Open the sub-buffer at @sb_pos: packet header, then commit it. */
+static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
+{
+	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
+	struct evt_packet_header *h = (struct evt_packet_header *)(r->mem + (sb_pos & r->ring_mask));
+
+	evt_local_set(&sb->events, 0);
+	h->magic = EVT_CTF_MAGIC;
+	if (r->uuid)
+		memcpy(h->uuid, r->uuid, 16);
+	else
+		memset(h->uuid, 0, 16);
+	h->stream_id = r->channel;
+	h->stream_instance_id = r->cpu;
+	h->timestamp_begin = ts;
+	h->timestamp_end = ts;
+	h->content_size = 0;
+	h->packet_size = (u64)r->subbuf_size * 8;
+	/* Positions count sub-buffers: a lost packet is a sequence gap. */
+	h->packet_seq_num = sb_pos >> r->sb_shift;
+	h->events_discarded = 0;
+	h->cpu_id = r->cpu;
+	evt_commit_bytes(r, sb_pos, EVT_PACKET_HEADER_SIZE);
+}
+
+/*
+ * May the writer open the sub-buffer at *@sb_pos? Its previous lap, at
+ * old = pos - ring_size, must be read already, or, in overwrite mode, it is
+ * taken from the reader: the reader's next position moves past it with one
+ * cmpxchg on the consumed word, which is where the reader claims a
+ * sub-buffer too, so exactly one of them wins and the loss is counted once.
+ * The sub-buffer the reader holds is skipped instead (seed 003: skip the
+ * drainer's buffer, overwrite the next one).
+ * Returns 0 (and *@skip_pos) or -ENOBUFS.
+ */
+static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
+			       unsigned long *skip_pos)
+{
+	unsigned long pos = *sb_pos, idx, old, v, c;
+	int skips = 0;
+
+	*skip_pos = 0;
+	for (;;) {
+		idx = (pos >> r->sb_shift) & (r->num_subbuf - 1);
+		/* Its previous lap must be whole: an interrupted writer may still be in it. */
+		if ((unsigned long)evt_local_read(&r->sb[idx].commit) !=
+		    (pos >> r->ring_shift) << r->sb_shift)
+			return -ENOBUFS;
+		v = (unsigned long)evt_atomic_read(&r->consumed);
+		c = v & ~EVT_CONSUMED_HELD;
+		if (pos < r->ring_size || c > pos - r->ring_size)
+			break;
+		if (r->mode != EVT_MODE_OVERWRITE)
+			return -ENOBUFS;
+		old = pos - r->ring_size;
+		if (v & EVT_CONSUMED_HELD) {
+			/* held_pos was written before the claim that set the flag. */
+			evt_smp_rmb();
+			/* Any lap of the sub-buffer the reader holds is skipped. */
+			if (((EVT_READ_ONCE(r->held_pos) ^ old) & r->ring_mask) == 0) {
+				if (++skips > 1)
+					return -ENOBUFS;
+				*skip_pos = pos;
+				pos += r->subbuf_size;
+				continue;
+			}
+		}
+		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
+				(long)((old + r->subbuf_size) | (v & EVT_CONSUMED_HELD))) != v)
+			continue;
+		/* Taken from the reader: its events are lost, counted here once. */
+		evt_local_add_return(evt_local_read(&r->sb[idx].events), &r->overwritten);
+		break;
+	}
+	*sb_pos = pos;
+	return 0;
+}
+
+static void evt_check_high_water(struct evt_ring *r, unsigned long end)
+{
+	unsigned long c = (unsigned long)evt_atomic_read(&r->consumed) & ~EVT_CONSUMED_HELD;
+
+	if (end - c >= r->hw_bytes && !EVT_READ_ONCE(r->hw_pending)) {
+		EVT_WRITE_ONCE(r->hw_pending, 1);
+		if (r->notify)
+			r->notify(r, EVT_NOTIFY_HIGH_WATER);
+	}
+}
+
+/**
+ * evt_reserve_slow() - reservation that needs a sub-buffer switch
+ * @r: the ring
+ * @id: event id
+ * @payload: payload bytes
+ * @c: reservation context
+ * @o: the write offset the fast path read
+ * @ts: the clock it read after that
+ *
+ * Return: 0, -ENOBUFS (discarded) or -E2BIG (too big); both counted.
+ */
+int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
+		     struct evt_rctx *c, unsigned long o, u64 ts)
+{
+	unsigned long in_sb, new_sb, skip_pos, end_in_sb;
+	unsigned int ext, force_ext = id >= r->id_escape;
+	int first = 1;
+
+	if (payload > r->max_payload) {
+		evt_local_inc(&r->too_big);
+		return -E2BIG;
+	}
+	for (;; first = 0) {
+		/* The first try uses what the fast path read: one clock read. */
+		if (!first) {
+			o = (unsigned long)evt_local_read(&r->offset);
+			ts = evt_clock();
+		}
+		in_sb = o & r->sb_mask;
+		ext = force_ext || ((ts ^ EVT_READ_ONCE(r->last_ts)) >> r->ts_bits) != 0;
+		end_in_sb = evt_align4(in_sb) + (ext ? r->hdr_ext : r->hdr_small) + payload;
+		if (in_sb != 0 && end_in_sb < r->subbuf_size) {
+			/* Another writer switched for us meanwhile. */
+			if (evt_local_cmpxchg(&r->offset, (long)o, (long)(o - in_sb + end_in_sb)) != (long)o)
+				continue;
+			EVT_WRITE_ONCE(r->last_ts, ts);
+			c->pos = o - in_sb + evt_align4(in_sb);
+			c->len = end_in_sb - in_sb;
+			break;
+		}
+		new_sb = in_sb ? (o | r->sb_mask) + 1 : o;
+		if (evt_switch_in_check(r, &new_sb, &skip_pos)) {
+			/* Judged on a stale offset (an interrupt switched): look again. */
+			if ((unsigned long)evt_local_read(&r->offset) != o)
+				continue;
+			evt_local_inc(&r->discarded);
+			return -ENOBUFS;
+		}
+		/* First event of a packet: timestamp_begin is its reference. */
+		ext = force_ext;
+		end_in_sb = EVT_PACKET_HEADER_SIZE + (ext ? r->hdr_ext : r->hdr_small) + payload;
+		if (evt_local_cmpxchg(&r->offset, (long)o, (long)(new_sb + end_in_sb)) != (long)o)
+			continue;
+		EVT_WRITE_ONCE(r->last_ts, ts);
+		if (in_sb)
+			evt_switch_out(r, o, ts);
+		if (skip_pos) {
+			struct evt_subbuf *sb = &r->sb[(skip_pos >> r->sb_shift) & (r->num_subbuf - 1)];
+
+			/*
+			 * Account the skipped lap as whole without delivering it:
+			 * the reader still holds the previous lap's packet there.
+			 */
+			evt_local_inc(&r->skipped);
+			/* Nothing of this lap can be overwritten later. */
+			evt_local_set(&sb->events, 0);
+			evt_local_add_return((long)r->subbuf_size, &sb->commit);
+			EVT_WRITE_ONCE(sb->delivered, (skip_pos + r->subbuf_size) | EVT_SB_SKIPPED);
+		}
+		evt_switch_in(r, new_sb, ts);
+		evt_check_high_water(r, new_sb + r->subbuf_size);
+		c->pos = new_sb + EVT_PACKET_HEADER_SIZE;
+		c->len = end_in_sb - EVT_PACKET_HEADER_SIZE;
+		break;
+	}
+	c->ts = ts;
+	c->ext = ext;
+	return 0;
+}
+
+/**
+ * evt_ring_flush() - close the open sub-buffer if it holds events
+ * @r: the ring; on its own CPU, or with that CPU offline
+ *
+ * Return: 1 when a sub-buffer was closed, else 0.
+ */
+int evt_ring_flush(struct evt_ring *r)
+{
+	unsigned long o, in_sb;
+	u64 ts;
+
+	for (;;) {
+		o = (unsigned long)evt_local_read(&r->offset);
+		ts = evt_clock();
+		in_sb = o & r->sb_mask;
+		if (in_sb <= EVT_PACKET_HEADER_SIZE)
+			return 0;
+		if (evt_local_cmpxchg(&r->offset, (long)o, (long)((o | r->sb_mask) + 1)) == (long)o)
+			break;
+	}
+	evt_switch_out(r, o, ts);
+	return 1;
+}
+
+/**
+ * evt_ring_get() - take the oldest delivered sub-buffer for reading
+ * @r: the ring
+ * @pos: its position, for evt_ring_packet() and evt_ring_put()
+ *
+ * Return: 0, -EAGAIN when none is complete, -EBUSY when one is held already.
+ */
+int evt_ring_get(struct evt_ring *r, unsigned long *pos)
+{
+	unsigned long c, d, idx;
+
+	for (;;) {
+		c = (unsigned long)evt_atomic_read(&r->consumed);
+		if (c & EVT_CONSUMED_HELD)
+			return -EBUSY;
+		idx = (c >> r->sb_shift) & (r->num_subbuf - 1);
+		d = EVT_READ_ONCE(r->sb[idx].delivered);
+		evt_smp_rmb();
+		if (d == ((c + r->subbuf_size) | EVT_SB_SKIPPED)) {
+			/* The writer skipped this lap while we held the previous one. */
+			evt_atomic_cmpxchg(&r->consumed, (long)c, (long)(c + r->subbuf_size));
+			continue;
+		}
+		d &= ~EVT_SB_SKIPPED;
+		if (d < c + r->subbuf_size)
+			return -EAGAIN;
+		if (d > c + r->subbuf_size) {
+			/*
+			 * A later lap is there. Had the writer overwritten the lap
+			 * at c it would have moved consumed first; unmoved, the lap
+			 * at c was a skip that a later skip replaced: step over it.
+			 */
+			evt_atomic_cmpxchg(&r->consumed, (long)c, (long)(c + r->subbuf_size));
+			continue;
+		}
+		EVT_WRITE_ONCE(r->held_pos, c);
+		/* The claim: from here the writer skips this sub-buffer. */
+		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)c,
+						      (long)(c | EVT_CONSUMED_HELD)) != c)
+			continue;
+		*pos = c;
+		return 0;
+	}
+}
+
+/**
+ * evt_ring_put() - release the sub-buffer taken by evt_ring_get()
+ * @r: the ring
+ * @pos: its position
+ */
+void evt_ring_put(struct evt_ring *r, unsigned long pos)
+{
+	unsigned long v, c;
+
+	/* The cmpxchg orders our reads of the packet before its reuse. */
+	for (;;) {
+		v = (unsigned long)evt_atomic_read(&r->consumed);
+		c = v & ~EVT_CONSUMED_HELD;
+		if (c < pos + r->subbuf_size)
+			c = pos + r->subbuf_size;
+		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v, (long)c) == v)
+			break;
+	}
+	r->consumed_count++;
+	EVT_WRITE_ONCE(r->hw_pending, 0);
+}
+
+unsigned int evt_ring_fill_pct(struct evt_ring *r)
+{
+	unsigned long o = (unsigned long)evt_local_read(&r->offset);
+	unsigned long c = (unsigned long)evt_atomic_read(&r->consumed) & ~EVT_CONSUMED_HELD;
+	unsigned long used = o > c ? o - c : 0;
+
+	if (used > r->ring_size)
+		used = r->ring_size;
+	return (unsigned int)(used * 100 / r->ring_size);
+}
+
+/* Is a delivered sub-buffer waiting for the reader? */
+int evt_ring_has_data(struct evt_ring *r)
+{
+	unsigned long c = (unsigned long)evt_atomic_read(&r->consumed) & ~EVT_CONSUMED_HELD;
+	unsigned long idx = (c >> r->sb_shift) & (r->num_subbuf - 1);
+
+	return (EVT_READ_ONCE(r->sb[idx].delivered) & ~EVT_SB_SKIPPED) >= c + r->subbuf_size;
+}
+
+void evt_ring_stats(struct evt_ring *r, struct evt_ring_stats *st)
+{
+	memset(st, 0, sizeof(*st));
+	st->recorded = (u64)evt_local_read(&r->recorded);
+	st->discarded = (u64)evt_local_read(&r->discarded);
+	st->overwritten = (u64)evt_local_read(&r->overwritten);
+	st->too_big = (u64)evt_local_read(&r->too_big);
+	st->refused = (u64)evt_local_read(&r->refused);
+	st->produced = (u64)evt_local_read(&r->produced);
+	st->skipped = (u64)evt_local_read(&r->skipped);
+	st->consumed = EVT_READ_ONCE(r->consumed_count);
+	st->fill_pct = evt_ring_fill_pct(r);
+}

@@ -1,0 +1,260 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The portable ring-buffer core: one ring per channel and CPU, a circular
+ * list of num_subbuf sub-buffers of subbuf_size bytes, each one a CTF packet.
+ *
+ * Positions are free-running byte offsets: sub-buffer index =
+ * (pos / subbuf_size) % num_subbuf, lap = pos / ring_size. Writers are the
+ * owning CPU and whatever interrupts it (softirq, hardirq, NMI; signals in
+ * userspace): they reserve with a CPU-local cmpxchg on the write offset,
+ * reading the clock inside the loop so that buffer order is timestamp order,
+ * write, then commit by adding their length to the sub-buffer's commit
+ * count. The committer that brings a sub-buffer's count to a whole lap
+ * delivers it: it writes the packet's closing fields and publishes it to
+ * the reader. One reader per ring (another CPU) takes and releases whole
+ * sub-buffers.
+ */
+#ifndef EVT_RING_H
+#define EVT_RING_H
+
+#include "evt_port.h"
+#include <evtrace/abi.h>
+
+enum evt_mode {
+	EVT_MODE_DISCARD = 0,	/* full ring: new events are dropped, counted */
+	EVT_MODE_OVERWRITE = 1,	/* full ring: the oldest unread packet is overwritten */
+};
+
+enum evt_notify_reason {
+	EVT_NOTIFY_HIGH_WATER = 1,
+};
+
+#define EVT_SB_SKIPPED	1UL	/* flag in evt_subbuf.delivered */
+#define EVT_CONSUMED_HELD 1UL	/* flag in evt_ring.consumed: the reader holds held_pos */
+
+struct evt_subbuf {
+	evt_local_t commit;		/* bytes committed, all laps: subbuf_size per lap */
+	evt_local_t events;		/* events committed in the current lap */
+	unsigned long delivered;	/* end position of the last delivered lap | SKIPPED */
+	unsigned long data_end;		/* content bytes, set at switch-out */
+	u64 ts_end;			/* timestamp_end, set at switch-out */
+	u64 lost;			/* events_discarded total, set at switch-out */
+};
+
+struct evt_ring;
+typedef void (*evt_notify_fn)(struct evt_ring *ring, enum evt_notify_reason why);
+
+struct evt_ring {
+	/* Writer side: touched on every event by the owning CPU only. */
+	evt_local_t offset;
+	u64 last_ts;
+	char *mem;
+	struct evt_subbuf *sb;
+	unsigned long sb_mask;		/* subbuf_size - 1 */
+	unsigned long ring_mask;	/* ring_size - 1 */
+	unsigned int sb_shift;
+	unsigned int ring_shift;
+	unsigned int ts_bits;		/* 27 (compact) or 32 (normal) */
+	unsigned int hdr_small;
+	unsigned int hdr_ext;
+	unsigned int id_escape;
+	unsigned int max_payload;
+	u8 channel;
+	u8 mode;
+	u8 hw_pending;
+	u32 cpu;
+	unsigned long num_subbuf;
+	unsigned long subbuf_size;
+	unsigned long ring_size;
+	unsigned long hw_bytes;		/* high-water mark in unconsumed bytes */
+	evt_local_t recorded;
+	evt_local_t discarded;
+	evt_local_t too_big;
+	evt_local_t refused;
+	evt_local_t overwritten;
+	evt_local_t produced;
+	evt_local_t skipped;
+	evt_notify_fn notify;
+	void *priv;
+	const u8 *uuid;
+
+	/* Reader side, on its own cache line. */
+	/* Next position to read | EVT_CONSUMED_HELD; writer and reader cmpxchg it. */
+	evt_atomic_t consumed __attribute__((aligned(64)));
+	unsigned long held_pos;		/* the sub-buffer the reader holds */
+	unsigned long consumed_count;
+};
+
+/* Reservation context: from reserve to commit. */
+struct evt_rctx {
+	unsigned long pos;	/* where the event header starts (4-byte aligned) */
+	unsigned long len;	/* bytes reserved: padding before the header, header, payload */
+	u64 ts;
+	unsigned int ext;	/* extended header */
+};
+
+struct evt_ring_params {
+	unsigned long subbuf_size;	/* power of two, > packet header */
+	unsigned long num_subbuf;	/* power of two, >= 2 */
+	enum evt_channel channel;
+	enum evt_mode mode;
+	unsigned int high_water;	/* percent, 1..100 */
+	u32 cpu;
+	const u8 *uuid;			/* 16 bytes, kept by reference */
+	evt_notify_fn notify;
+	void *priv;
+};
+
+/* Bytes of memory a ring's data needs (the caller allocates it). */
+static inline unsigned long evt_ring_mem_size(const struct evt_ring_params *p)
+{
+	return p->subbuf_size * p->num_subbuf;
+}
+
+int evt_ring_check_params(const struct evt_ring_params *p);
+void evt_ring_init(struct evt_ring *r, const struct evt_ring_params *p,
+		   char *mem, struct evt_subbuf *sb);
+void evt_ring_set_mode(struct evt_ring *r, enum evt_mode mode);
+void evt_ring_set_high_water(struct evt_ring *r, unsigned int pct);
+
+int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
+		     struct evt_rctx *c, unsigned long o, u64 ts);
+void evt_deliver(struct evt_ring *r, unsigned long sb_pos);
+int evt_ring_flush(struct evt_ring *r);
+
+int evt_ring_get(struct evt_ring *r, unsigned long *pos);
+void evt_ring_put(struct evt_ring *r, unsigned long pos);
+void evt_ring_stats(struct evt_ring *r, struct evt_ring_stats *st);
+unsigned int evt_ring_fill_pct(struct evt_ring *r);
+int evt_ring_has_data(struct evt_ring *r);
+
+static inline const struct evt_packet_header *
+evt_ring_packet(struct evt_ring *r, unsigned long pos)
+{
+	return (const struct evt_packet_header *)(r->mem + (pos & r->ring_mask));
+}
+
+static inline unsigned long evt_align4(unsigned long x)
+{
+	return (x + EVT_EVENT_ALIGN - 1) & ~(EVT_EVENT_ALIGN - 1);
+}
+
+/**
+ * evt_reserve() - reserve room for one event in the current sub-buffer
+ * @r: the ring of the current CPU (preemption disabled by the caller)
+ * @id: event id (ids at or above the escape value take an extended header)
+ * @payload: payload bytes
+ * @c: filled in for evt_write_header() and evt_commit()
+ *
+ * Return: 0, or -ENOBUFS (discarded), -E2BIG (too big); both counted.
+ */
+EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
+			   unsigned int payload, struct evt_rctx *c)
+{
+	unsigned long o, in_sb, end_in_sb;
+	unsigned int ext;
+	u64 ts;
+
+	do {
+		o = evt_local_read(&r->offset);
+		ts = evt_clock();
+		/* A full timestamp whenever the bits above the field changed. */
+		ext = id >= r->id_escape ||
+		      ((ts ^ EVT_READ_ONCE(r->last_ts)) >> r->ts_bits) != 0;
+		in_sb = o & r->sb_mask;
+		/*
+		 * Alignment padding goes before the header, so the offset is
+		 * always the exact end of the last event: content_size is exact.
+		 */
+		end_in_sb = evt_align4(in_sb) + (ext ? r->hdr_ext : r->hdr_small) + payload;
+		/* Events never end exactly on a boundary: only a switch-out does. */
+		if (evt_unlikely(in_sb == 0 || end_in_sb >= r->subbuf_size))
+			return evt_reserve_slow(r, id, payload, c, o, ts);
+	} while (evt_local_cmpxchg(&r->offset, o, o - in_sb + end_in_sb) != (long)o);
+	EVT_WRITE_ONCE(r->last_ts, ts);
+	c->pos = o - in_sb + evt_align4(in_sb);
+	c->len = end_in_sb - in_sb;
+	c->ts = ts;
+	c->ext = ext;
+	return 0;
+}
+
+static inline void evt_put_u16(char *p, u16 v) { memcpy(p, &v, 2); }
+static inline void evt_put_u32(char *p, u32 v) { memcpy(p, &v, 4); }
+static inline void evt_put_u64(char *p, u64 v) { memcpy(p, &v, 8); }
+
+/**
+ * evt_write_header() - write the event header of a reservation
+ * @r: the ring
+ * @c: the reservation
+ * @id: event id
+ * @payload: payload bytes (the normal header records it)
+ *
+ * Return: where the payload goes.
+ */
+EVT_INLINE char *evt_write_header(struct evt_ring *r, const struct evt_rctx *c,
+				  unsigned int id, unsigned int payload)
+{
+	char *p = r->mem + (c->pos & r->ring_mask);
+
+	if (r->channel == EVT_CHAN_COMPACT) {
+		if (evt_likely(!c->ext)) {
+			evt_put_u32(p, id | ((u32)c->ts << EVT_COMPACT_ID_BITS));
+			return p + EVT_COMPACT_HDR;
+		}
+		evt_put_u32(p, EVT_COMPACT_ID_EXT);
+		evt_put_u32(p + 4, id);
+		evt_put_u64(p + 8, c->ts);
+		return p + EVT_COMPACT_EXT_HDR;
+	}
+	evt_put_u16(p + 2, (u16)payload);
+	if (evt_likely(!c->ext)) {
+		evt_put_u16(p, (u16)id);
+		evt_put_u32(p + 4, (u32)c->ts);
+		return p + EVT_NORMAL_HDR;
+	}
+	evt_put_u16(p, (u16)EVT_NORMAL_ID_EXT);
+	evt_put_u32(p + 4, id);
+	evt_put_u64(p + 8, c->ts);
+	return p + EVT_NORMAL_EXT_HDR;
+}
+
+/**
+ * evt_commit() - publish a written event
+ * @r: the ring
+ * @c: the reservation
+ */
+EVT_INLINE void evt_commit(struct evt_ring *r, const struct evt_rctx *c)
+{
+	unsigned long sb_pos = c->pos & ~r->sb_mask;
+	struct evt_subbuf *sb = &r->sb[(c->pos >> r->sb_shift) & (r->num_subbuf - 1)];
+	unsigned long full = ((c->pos >> r->ring_shift) + 1) << r->sb_shift;
+
+	/* c->pos and the padding before it lie in the same sub-buffer. */
+
+	evt_local_inc(&sb->events);
+	evt_local_inc(&r->recorded);
+	/* Payload stores before the commit count, for the delivering committer. */
+	evt_barrier();
+	if (evt_unlikely((unsigned long)evt_local_add_return(c->len, &sb->commit) == full))
+		evt_deliver(r, sb_pos);
+}
+
+/* One call: reserve, copy a contiguous payload, commit. */
+EVT_INLINE int evt_record_copy(struct evt_ring *r, unsigned int id,
+			       const void *payload, unsigned int len)
+{
+	struct evt_rctx c;
+	char *p;
+	int ret = evt_reserve(r, id, len, &c);
+
+	if (evt_unlikely(ret))
+		return ret;
+	p = evt_write_header(r, &c, id, len);
+	if (len)
+		memcpy(p, payload, len);
+	evt_commit(r, &c);
+	return 0;
+}
+
+#endif /* EVT_RING_H */

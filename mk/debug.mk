@@ -1,0 +1,36 @@
+# Debug-kernel lane (issue 4), included at the end of the top-level Makefile.
+#   make debug-kernel   build (once; cached under /var/cache/evtrace/kernels/) the
+#                       KASAN + lockdep + kmemleak + UBSAN kernel; prints its tree
+#   make check-debug    evtrace.ko against that tree, then every VM test
+#                       (tests/vm/t-*.sh) booted on it; any KASAN/lockdep/UBSAN/
+#                       kmemleak report, BUG or WARNING fails the test
+# Knobs: CHECK_DEBUG_TESTS="name ..." runs only the VM tests whose names contain one
+# of the words (default: all); CHECK_DEBUG_TIMEOUT_SCALE multiplies every VM
+# test's time limit (KASAN + lockdep under TCG boot in ~25 s instead of ~4 s).
+
+CHECK_DEBUG_TESTS ?=
+CHECK_DEBUG_TIMEOUT_SCALE ?= 4
+
+.PHONY: debug-kernel check-debug
+
+debug-kernel:
+	@scripts/debug-kernel
+
+check-debug:
+	@scripts/deps --if-missing
+	@$(MAKE) --no-print-directory userspace
+	@set -e; \
+	kdir=$$(scripts/debug-kernel); \
+	rel=$$(cat "$$kdir/kernel.release"); \
+	scripts/build-module "$$kdir" >/dev/null; \
+	echo "  built build/kmod/$$rel/evtrace.ko against the debug kernel $$kdir"; \
+	mkdir -p build/test-logs; touch build/test-logs/.check-debug-start; \
+	set +e; \
+	EVTRACE_VM_OPTS="--kernel-image $$kdir/arch/x86/boot/bzImage --kver $$rel --modules-dir $$kdir/guest-modules --require-checkers $${EVTRACE_VM_OPTS:-}" \
+	EVTRACE_VM_TIMEOUT_SCALE=$(CHECK_DEBUG_TIMEOUT_SCALE) \
+		scripts/run-tests --vm-only $(CHECK_DEBUG_TESTS); \
+	rc=$$?; \
+	echo "=== debug kernel $$rel: checker banners in the VMs' dmesg"; \
+	find build/test-logs -name '*.log' -newer build/test-logs/.check-debug-start \
+		-exec grep -h '^vm-run: kernel checkers:' {} + | sed 's/\[ *[0-9.]*\] //' | sort -u; \
+	exit $$rc

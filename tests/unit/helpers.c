@@ -1,0 +1,161 @@
+#include <string.h>
+#include <time.h>
+#include "unit.h"
+
+uint64_t fake_now, fake_step;
+static uint64_t (*saved_clock)(void);
+
+uint64_t fake_clock(void)
+{
+	fake_now += fake_step;
+	return fake_now;
+}
+
+void use_fake_clock(uint64_t start, uint64_t step)
+{
+	if (!saved_clock)
+		saved_clock = evt_clock_fn;
+	fake_now = start;
+	fake_step = step;
+	evt_clock_fn = fake_clock;
+}
+
+void use_real_clock(void)
+{
+	if (saved_clock)
+		evt_clock_fn = saved_clock;
+}
+
+static const uint8_t test_uuid[16] = { 0xe7, 0x7a, 0xce, 0x00, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
+
+static void count_notify(struct evt_ring *r, enum evt_notify_reason why)
+{
+	struct tring *t = r->priv;
+
+	(void)why;
+	t->notified++;
+}
+
+void tring_init(struct tring *t, unsigned long sb_size, unsigned long nsb,
+		enum evt_channel ch, enum evt_mode mode)
+{
+	struct evt_ring_params p = {
+		.subbuf_size = sb_size, .num_subbuf = nsb, .channel = ch, .mode = mode,
+		.high_water = 70, .cpu = 0, .uuid = test_uuid, .notify = count_notify, .priv = t,
+	};
+
+	ck_assert_int_eq(evt_ring_check_params(&p), 0);
+	t->mem = malloc(evt_ring_mem_size(&p));
+	t->sb = calloc(nsb, sizeof(*t->sb));
+	ck_assert_ptr_nonnull(t->mem);
+	ck_assert_ptr_nonnull(t->sb);
+	/* Stale bytes must never be read as events: poison the memory. */
+	memset(t->mem, 0xa5, evt_ring_mem_size(&p));
+	t->notified = 0;
+	evt_ring_init(&t->r, &p, t->mem, t->sb);
+}
+
+void tring_free(struct tring *t)
+{
+	free(t->mem);
+	free(t->sb);
+}
+
+int rec_compact(struct evt_ring *r, uint32_t cpu, uint64_t seq)
+{
+	struct { uint32_t cpu; uint32_t seq_lo, seq_hi; } pl = { cpu, (uint32_t)seq, (uint32_t)(seq >> 32) };
+
+	return evt_record_copy(r, EVT_ID_GEN_COMPACT, &pl, sizeof(pl));
+}
+
+int rec_normal(struct evt_ring *r, uint32_t cpu, uint64_t seq, unsigned int fill)
+{
+	uint8_t buf[14 + 256];
+	uint16_t len = (uint16_t)fill;
+	struct evt_rctx c;
+	char *p;
+	int ret;
+
+	memcpy(buf, &cpu, 4);
+	memcpy(buf + 4, &seq, 8);
+	memcpy(buf + 12, &len, 2);
+	memset(buf + 14, (int)(seq & 0xff), fill);
+	ret = evt_reserve(r, EVT_ID_GEN_NORMAL, 14 + fill, &c);
+	if (ret)
+		return ret;
+	p = evt_write_header(r, &c, EVT_ID_GEN_NORMAL, 14 + fill);
+	memcpy(p, buf, 14 + fill);
+	evt_commit(r, &c);
+	return 0;
+}
+
+static void seen_add(struct seen *s, uint32_t cpu, uint64_t seq, uint64_t ts)
+{
+	if (s->n == s->cap) {
+		s->cap = s->cap ? s->cap * 2 : 1024;
+		s->seq = realloc(s->seq, s->cap * sizeof(*s->seq));
+		s->cpu = realloc(s->cpu, s->cap * sizeof(*s->cpu));
+		s->ts = realloc(s->ts, s->cap * sizeof(*s->ts));
+	}
+	s->seq[s->n] = seq;
+	s->cpu[s->n] = cpu;
+	s->ts[s->n] = ts;
+	s->n++;
+}
+
+void decode_packet(const void *pkt, size_t len, struct seen *s)
+{
+	struct evt_packet_iter it;
+	struct evt_event ev;
+	struct evt_field_val v;
+	int rc;
+
+	if (evt_packet_iter_init(&it, pkt, len))
+		ck_abort_msg("packet: %s", it.err);
+	if (s->packets) {
+		ck_assert_uint_gt(it.info.h.packet_seq_num, s->last_seq_num);
+		s->seq_gaps += it.info.h.packet_seq_num - s->last_seq_num - 1;
+		ck_assert_uint_ge(it.info.h.events_discarded, s->last_discarded);
+		if (s->n)
+			ck_assert_uint_ge(it.info.h.timestamp_begin, s->ts[s->n - 1]);
+	}
+	s->last_seq_num = it.info.h.packet_seq_num;
+	s->last_discarded = it.info.h.events_discarded;
+	s->packets++;
+	while ((rc = evt_packet_next(&it, &ev)) == 1) {
+		uint32_t cpu = UINT32_MAX;
+		uint64_t seq = UINT64_MAX;
+
+		ck_assert_uint_ge(ev.ts, it.info.h.timestamp_begin);
+		ck_assert_uint_le(ev.ts, it.info.h.timestamp_end);
+		if (!evt_event_field_by_name(&ev, "cpu", &v))
+			cpu = (uint32_t)v.u;
+		if (!evt_event_field_by_name(&ev, "seq", &v))
+			seq = v.u;
+		if (!evt_event_field_by_name(&ev, "fill", &v)) {
+			for (unsigned int i = 0; i < v.len; i++)
+				ck_assert_uint_eq(v.bytes[i], seq & 0xff);
+		}
+		seen_add(s, cpu, seq, ev.ts);
+	}
+	if (rc < 0)
+		ck_abort_msg("decode: %s", it.err);
+}
+
+void drain_all(struct evt_ring *r, struct seen *s)
+{
+	unsigned long pos;
+
+	while (evt_ring_get(r, &pos) == 0) {
+		decode_packet(evt_ring_packet(r, pos), r->subbuf_size, s);
+		evt_ring_put(r, pos);
+	}
+}
+
+void seen_free(struct seen *s)
+{
+	free(s->seq);
+	free(s->cpu);
+	free(s->ts);
+	memset(s, 0, sizeof(*s));
+}

@@ -1,0 +1,542 @@
+/* Unit tests of the portable ring core: switches, headers, accounting, nesting. */
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include "unit.h"
+
+#define SB 4096UL
+
+static void teardown(void)
+{
+	use_real_clock();
+}
+
+START_TEST(reserve_commit_switch)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	unsigned long pos;
+	const struct evt_packet_header *h;
+	uint64_t i;
+
+	use_fake_clock(1000, 10);
+	tring_init(&t, SB, 4, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	/* Nothing delivered until a sub-buffer is closed. */
+	for (i = 0; i < 100; i++)
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+	ck_assert_int_eq(evt_ring_get(&t.r, &pos), -EAGAIN);
+	ck_assert_int_eq(evt_ring_flush(&t.r), 1);
+	ck_assert_int_eq(evt_ring_flush(&t.r), 0);	/* nothing open any more */
+	ck_assert_int_eq(evt_ring_get(&t.r, &pos), 0);
+	h = evt_ring_packet(&t.r, pos);
+	ck_assert_uint_eq(h->magic, EVT_CTF_MAGIC);
+	ck_assert_uint_eq(h->packet_seq_num, 0);
+	/* 4-byte header + 12-byte payload: 16 bytes per event. */
+	ck_assert_uint_eq(h->content_size, (EVT_PACKET_HEADER_SIZE + 100 * 16) * 8);
+	ck_assert_uint_eq(h->packet_size, SB * 8);
+	ck_assert_uint_eq(h->timestamp_begin, 1010);
+	ck_assert_uint_ge(h->timestamp_end, 1000 + 100 * 10);
+	decode_packet(h, SB, &s);
+	evt_ring_put(&t.r, pos);
+	ck_assert_uint_eq(s.n, 100);
+	for (i = 0; i < 100; i++)
+		ck_assert_uint_eq(s.seq[i], i);
+
+	/* Many packets, drained as they come: consecutive sequence numbers. */
+	for (i = 100; i < 20000; i++) {
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+		if (i % 200 == 0)
+			drain_all(&t.r, &s);
+	}
+	evt_ring_flush(&t.r);
+	drain_all(&t.r, &s);
+	ck_assert_uint_eq(s.n, 20000);
+	ck_assert_uint_eq(s.seq_gaps, 0);
+	for (i = 0; i < 20000; i++)
+		ck_assert_uint_eq(s.seq[i], i);
+	/* Each packet holds (4096 - 88 - 4) / 16 events at most. */
+	ck_assert_uint_ge(s.packets, 20000 / ((SB - EVT_PACKET_HEADER_SIZE) / 16));
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
+START_TEST(simple_and_combined_events)
+{
+	struct tring t;
+	unsigned long pos;
+	const struct evt_packet_header *h;
+	struct evt_packet_iter it;
+	struct evt_event ev;
+	int i;
+
+	use_fake_clock(5000, 1);
+	tring_init(&t, SB, 2, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	for (i = 0; i < 10; i++)
+		ck_assert_int_eq(evt_record_copy(&t.r, EVT_ID_GEN_PING, NULL, 0), 0);
+	ck_assert_int_eq(rec_compact(&t.r, 1, 7), 0);
+	evt_ring_flush(&t.r);
+	ck_assert_int_eq(evt_ring_get(&t.r, &pos), 0);
+	h = evt_ring_packet(&t.r, pos);
+	/* Ten one-word (simple) events and one four-word (combined) event. */
+	ck_assert_uint_eq(h->content_size / 8, EVT_PACKET_HEADER_SIZE + 10 * 4 + 16);
+	ck_assert_int_eq(evt_packet_iter_init(&it, h, SB), 0);
+	for (i = 0; i < 10; i++) {
+		ck_assert_int_eq(evt_packet_next(&it, &ev), 1);
+		ck_assert_str_eq(ev.desc->name, "gen_ping");
+		ck_assert_uint_eq(ev.payload_len, 0);
+	}
+	ck_assert_int_eq(evt_packet_next(&it, &ev), 1);
+	ck_assert_str_eq(ev.desc->name, "gen_compact");
+	ck_assert_int_eq(evt_packet_next(&it, &ev), 0);
+	evt_ring_put(&t.r, pos);
+	tring_free(&t);
+}
+END_TEST
+
+/* The extended header appears exactly when the bits above the field change. */
+static void check_wrap(enum evt_channel ch, unsigned int bits, uint64_t start, uint64_t step)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	unsigned long pos;
+	uint64_t prev_ts = 0, ts_expected[400];
+	unsigned int i, ext_seen = 0, ext_expected = 0;
+
+	use_fake_clock(start, step);
+	tring_init(&t, 65536, 2, ch, EVT_MODE_DISCARD);
+	for (i = 0; i < 400; i++) {
+		uint64_t ts_next = fake_now + step;	/* what the reservation will read */
+
+		ts_expected[i] = ts_next;
+		if (i > 0 && (ts_next >> bits) != (prev_ts >> bits))
+			ext_expected++;
+		prev_ts = ts_next;
+		if (ch == EVT_CHAN_COMPACT)
+			ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+		else
+			ck_assert_int_eq(rec_normal(&t.r, 0, i, i % 7), 0);
+	}
+	ck_assert_uint_gt(ext_expected, 3);
+	evt_ring_flush(&t.r);
+	ck_assert_int_eq(evt_ring_get(&t.r, &pos), 0);
+	{
+		struct evt_packet_iter it;
+		struct evt_event ev;
+
+		ck_assert_int_eq(evt_packet_iter_init(&it, evt_ring_packet(&t.r, pos), 65536), 0);
+		for (i = 0; evt_packet_next(&it, &ev) == 1; i++) {
+			const uint8_t *hdr = (const uint8_t *)evt_ring_packet(&t.r, pos) + ev.offset;
+			int ext = ch == EVT_CHAN_COMPACT ? (hdr[0] & 31) == 31 :
+				  (hdr[0] | hdr[1] << 8) == 65535;
+
+			ext_seen += ext;
+			ck_assert_uint_eq(ev.ts, ts_expected[i]);
+		}
+		ck_assert_msg(it.err[0] == 0, "%s", it.err);
+		ck_assert_uint_eq(i, 400);
+	}
+	ck_assert_uint_eq(ext_seen, ext_expected);
+	decode_packet(evt_ring_packet(&t.r, pos), 65536, &s);
+	evt_ring_put(&t.r, pos);
+	seen_free(&s);
+	tring_free(&t);
+}
+
+START_TEST(header_extended_and_wrap_compact)
+{
+	/* Steps of 2^27/10 ns from just below a boundary: several wraps. */
+	check_wrap(EVT_CHAN_COMPACT, 27, (1ULL << 27) - 5, (1ULL << 27) / 10 + 3);
+}
+END_TEST
+
+START_TEST(header_extended_and_wrap_normal)
+{
+	check_wrap(EVT_CHAN_NORMAL, 32, (5ULL << 32) - 7, (1ULL << 32) / 20 + 11);
+}
+END_TEST
+
+START_TEST(header_first_event_relative_to_packet_begin)
+{
+	/* A packet's first event is compact: timestamp_begin is its reference. */
+	struct tring t;
+	unsigned long pos;
+	const uint8_t *p;
+
+	use_fake_clock(3ULL << 40, 1ULL << 30);	/* every read changes the high bits */
+	tring_init(&t, SB, 2, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	ck_assert_int_eq(rec_compact(&t.r, 0, 0), 0);
+	ck_assert_int_eq(rec_compact(&t.r, 0, 1), 0);
+	evt_ring_flush(&t.r);
+	ck_assert_int_eq(evt_ring_get(&t.r, &pos), 0);
+	p = (const uint8_t *)evt_ring_packet(&t.r, pos) + EVT_PACKET_HEADER_SIZE;
+	ck_assert_uint_ne(p[0] & 31, 31);		/* compact */
+	ck_assert_uint_eq(p[16] & 31, 31);		/* extended */
+	evt_ring_put(&t.r, pos);
+	tring_free(&t);
+}
+END_TEST
+
+START_TEST(discard_accounting)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	struct evt_ring_stats st;
+	uint64_t i, ok = 0, dropped = 0;
+
+	use_fake_clock(1, 3);
+	tring_init(&t, SB, 4, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	for (i = 0; i < 10000; i++) {
+		int rc = rec_compact(&t.r, 0, i);
+
+		ck_assert(rc == 0 || rc == -ENOBUFS);
+		if (rc)
+			dropped++;
+		else
+			ok++;
+	}
+	evt_ring_stats(&t.r, &st);
+	ck_assert_uint_eq(st.recorded, ok);
+	ck_assert_uint_eq(st.discarded, dropped);
+	ck_assert_uint_eq(st.recorded + st.discarded, 10000);
+	ck_assert_uint_ge(st.fill_pct, 99);
+	ck_assert_uint_eq(t.notified, 1);	/* high water crossed once */
+	evt_ring_flush(&t.r);
+	drain_all(&t.r, &s);
+	/* Everything recorded is read back, the first events, in order. */
+	ck_assert_uint_eq(s.n, ok);
+	for (i = 0; i < s.n; i++)
+		ck_assert_uint_eq(s.seq[i], i);
+	ck_assert_uint_eq(s.packets, 4);
+	ck_assert_uint_eq(s.seq_gaps, 0);
+	ck_assert_uint_eq(s.last_discarded, dropped);
+	/* Once read, there is room again. */
+	ck_assert_int_eq(rec_compact(&t.r, 0, 99999), 0);
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
+START_TEST(overwrite_accounting)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	struct evt_ring_stats st;
+	uint64_t i;
+
+	use_fake_clock(1, 3);
+	tring_init(&t, SB, 4, EVT_CHAN_COMPACT, EVT_MODE_OVERWRITE);
+	for (i = 0; i < 10000; i++)
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+	evt_ring_stats(&t.r, &st);
+	ck_assert_uint_eq(st.recorded, 10000);
+	ck_assert_uint_eq(st.discarded, 0);
+	ck_assert_uint_gt(st.overwritten, 0);
+	evt_ring_flush(&t.r);
+	drain_all(&t.r, &s);
+	/* Flight recorder: the newest events survive, contiguous, to the last one. */
+	ck_assert_uint_eq(s.n + st.overwritten, 10000);
+	ck_assert_uint_eq(s.seq[s.n - 1], 9999);
+	for (i = 1; i < s.n; i++)
+		ck_assert_uint_eq(s.seq[i], s.seq[i - 1] + 1);
+	ck_assert_uint_le(s.packets, 4);
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
+START_TEST(overwrite_skips_held_subbuf)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	struct evt_ring_stats st;
+	unsigned long pos;
+	char copy[SB];
+	uint64_t i;
+
+	use_fake_clock(1, 3);
+	tring_init(&t, SB, 4, EVT_CHAN_COMPACT, EVT_MODE_OVERWRITE);
+	for (i = 0; i < 600; i++)
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+	ck_assert_int_eq(evt_ring_get(&t.r, &pos), 0);	/* the reader holds packet 0 */
+	memcpy(copy, evt_ring_packet(&t.r, pos), SB);
+	for (; i < 20000; i++)
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+	/* The held sub-buffer is intact after several laps. */
+	ck_assert_int_eq(memcmp(copy, evt_ring_packet(&t.r, pos), SB), 0);
+	evt_ring_stats(&t.r, &st);
+	ck_assert_uint_gt(st.skipped, 0);
+	decode_packet(evt_ring_packet(&t.r, pos), SB, &s);
+	evt_ring_put(&t.r, pos);
+	ck_assert_uint_eq(s.seq[0], 0);
+	evt_ring_flush(&t.r);
+	drain_all(&t.r, &s);
+	/* Lost packets show as sequence gaps; what is read is in order. */
+	ck_assert_uint_gt(s.seq_gaps, 0);
+	for (i = 1; i < s.n; i++)
+		ck_assert_uint_gt(s.seq[i], s.seq[i - 1]);
+	ck_assert_uint_eq(s.seq[s.n - 1], 19999);
+	evt_ring_stats(&t.r, &st);
+	ck_assert_uint_eq(s.n + st.overwritten, 20000);
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
+START_TEST(too_big_refused_and_counted)
+{
+	struct tring t;
+	struct evt_ring_stats st;
+	static char big[70000];
+
+	tring_init(&t, SB, 2, EVT_CHAN_NORMAL, EVT_MODE_DISCARD);
+	ck_assert_int_eq(evt_record_copy(&t.r, EVT_ID_GEN_NORMAL, big, SB), -E2BIG);
+	ck_assert_int_eq(evt_record_copy(&t.r, EVT_ID_GEN_NORMAL, big, t.r.max_payload + 1), -E2BIG);
+	evt_ring_stats(&t.r, &st);
+	ck_assert_uint_eq(st.too_big, 2);
+	ck_assert_uint_eq(st.recorded, 0);
+	tring_free(&t);
+	/* The normal header's size field bounds payloads at 64 KiB - 1. */
+	tring_init(&t, 1UL << 20, 2, EVT_CHAN_NORMAL, EVT_MODE_DISCARD);
+	ck_assert_int_eq(evt_record_copy(&t.r, EVT_ID_GEN_NORMAL, big, 65536), -E2BIG);
+	tring_free(&t);
+}
+END_TEST
+
+/*
+ * Nesting: a signal handler records into the same ring in the middle of a
+ * record, as an interrupt would: between the clock read and the cmpxchg
+ * (through the clock hook), and between reserve and commit.
+ */
+static struct tring nest_ring;
+static volatile int nest_armed;
+static uint64_t nest_seq;
+static uint64_t nest_calls;
+
+static void nest_handler(int sig)
+{
+	(void)sig;
+	ck_assert_int_eq(rec_normal(&nest_ring.r, 1, nest_seq++, 5), 0);
+}
+
+static uint64_t nesting_clock(void)
+{
+	fake_now += 5;
+	if (nest_armed && ++nest_calls % 3 == 0) {
+		nest_armed = 0;		/* the handler's own records do not nest again */
+		raise(SIGUSR1);
+		nest_armed = 1;
+	}
+	return fake_now;
+}
+
+START_TEST(nesting_by_signal_handler)
+{
+	struct seen s = { 0 };
+	struct sigaction sa = { .sa_handler = nest_handler };
+	uint64_t i, outer = 0, inner = 0;
+
+	use_fake_clock(100, 5);
+	evt_clock_fn = nesting_clock;
+	sigemptyset(&sa.sa_mask);
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	tring_init(&nest_ring, SB, 8, EVT_CHAN_NORMAL, EVT_MODE_DISCARD);
+	nest_seq = 0;
+	nest_calls = 0;
+	for (i = 0; i < 3000; i++) {
+		struct evt_rctx c;
+		uint8_t pl[14 + 16];
+		uint16_t len = 16;
+		char *p;
+		uint32_t cpu = 0;
+
+		int rc;
+
+		nest_armed = 1;
+		rc = evt_reserve(&nest_ring.r, EVT_ID_GEN_NORMAL, sizeof(pl), &c);
+		nest_armed = 0;
+		if (rc) {
+			struct evt_ring_stats st;
+
+			evt_ring_stats(&nest_ring.r, &st);
+			ck_abort_msg("reserve %d at %llu: recorded %llu discarded %llu fill %u produced %llu consumed %llu",
+				     rc, (unsigned long long)i, (unsigned long long)st.recorded,
+				     (unsigned long long)st.discarded, st.fill_pct,
+				     (unsigned long long)st.produced, (unsigned long long)st.consumed);
+		}
+		memcpy(pl, &cpu, 4);
+		memcpy(pl + 4, &i, 8);
+		memcpy(pl + 12, &len, 2);
+		memset(pl + 14, (int)(i & 0xff), 16);
+		p = evt_write_header(&nest_ring.r, &c, EVT_ID_GEN_NORMAL, sizeof(pl));
+		memcpy(p, pl, 7);
+		if (i % 5 == 0)
+			raise(SIGUSR1);	/* between reserve and commit, mid-payload */
+		memcpy(p + 7, pl + 7, sizeof(pl) - 7);
+		evt_commit(&nest_ring.r, &c);
+		if (i % 50 == 0)
+			drain_all(&nest_ring.r, &s);
+	}
+	evt_ring_flush(&nest_ring.r);
+	drain_all(&nest_ring.r, &s);
+	signal(SIGUSR1, SIG_DFL);
+	ck_assert_uint_gt(nest_seq, 1000);
+	/* Every event of both levels, each level in order; timestamps monotonic. */
+	for (i = 0; i < s.n; i++) {
+		if (s.cpu[i] == 0)
+			ck_assert_uint_eq(s.seq[i], outer++);
+		else
+			ck_assert_uint_eq(s.seq[i], inner++);
+		if (i)
+			ck_assert_uint_ge(s.ts[i], s.ts[i - 1]);
+	}
+	ck_assert_uint_eq(outer, 3000);
+	ck_assert_uint_eq(inner, nest_seq);
+	seen_free(&s);
+	tring_free(&nest_ring);
+}
+END_TEST
+
+/* A writer thread and a reader thread: real concurrency between CPUs. */
+struct stress {
+	struct tring t;
+	volatile int done;
+	uint64_t total;
+	uint8_t *recorded;	/* per seq: did the writer get it in */
+	struct seen s;
+};
+
+static void *stress_reader(void *arg)
+{
+	struct stress *x = arg;
+
+	while (!__atomic_load_n(&x->done, __ATOMIC_ACQUIRE))
+		drain_all(&x->t.r, &x->s);
+	return NULL;
+}
+
+static void run_stress(enum evt_mode mode)
+{
+	struct stress x = { .total = 400000 };
+	pthread_t th;
+	uint64_t i, ok = 0;
+	struct evt_ring_stats st;
+
+	use_real_clock();
+	tring_init(&x.t, SB, 8, EVT_CHAN_COMPACT, mode);
+	x.recorded = calloc(x.total, 1);
+	ck_assert_int_eq(pthread_create(&th, NULL, stress_reader, &x), 0);
+	for (i = 0; i < x.total; i++) {
+		if (rec_compact(&x.t.r, 0, i) == 0) {
+			x.recorded[i] = 1;
+			ok++;
+		}
+	}
+	evt_ring_flush(&x.t.r);
+	__atomic_store_n(&x.done, 1, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	drain_all(&x.t.r, &x.s);
+	evt_ring_stats(&x.t.r, &st);
+	ck_assert_uint_eq(st.recorded, ok);
+	ck_assert_uint_eq(st.recorded + st.discarded, x.total);
+	for (i = 1; i < x.s.n; i++)
+		ck_assert_uint_gt(x.s.seq[i], x.s.seq[i - 1]);
+	if (mode == EVT_MODE_DISCARD) {
+		/* Every recorded event read exactly once. */
+		uint64_t j = 0;
+
+		ck_assert_uint_eq(x.s.n, ok);
+		for (i = 0; i < x.total; i++)
+			if (x.recorded[i])
+				ck_assert_uint_eq(x.s.seq[j++], i);
+	} else {
+		ck_assert_uint_eq(x.s.n + st.overwritten, ok);
+	}
+	free(x.recorded);
+	seen_free(&x.s);
+	tring_free(&x.t);
+}
+
+START_TEST(stress_discard_two_threads)
+{
+	run_stress(EVT_MODE_DISCARD);
+}
+END_TEST
+
+START_TEST(stress_overwrite_two_threads)
+{
+	run_stress(EVT_MODE_OVERWRITE);
+}
+END_TEST
+
+START_TEST(params_checked)
+{
+	struct evt_ring_params p = {
+		.subbuf_size = 4096, .num_subbuf = 32, .channel = EVT_CHAN_COMPACT,
+		.high_water = 70,
+	};
+
+	ck_assert_int_eq(evt_ring_check_params(&p), 0);
+	p.subbuf_size = 5000;
+	ck_assert_int_eq(evt_ring_check_params(&p), -EINVAL);
+	p.subbuf_size = 4096;
+	p.num_subbuf = 1;
+	ck_assert_int_eq(evt_ring_check_params(&p), -EINVAL);
+	p.num_subbuf = 3;
+	ck_assert_int_eq(evt_ring_check_params(&p), -EINVAL);
+	p.num_subbuf = 2;
+	p.high_water = 0;
+	ck_assert_int_eq(evt_ring_check_params(&p), -EINVAL);
+	p.high_water = 101;
+	ck_assert_int_eq(evt_ring_check_params(&p), -EINVAL);
+}
+END_TEST
+
+START_TEST(high_water_notifies_once_until_read)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	uint64_t i;
+
+	use_fake_clock(1, 1);
+	tring_init(&t, SB, 16, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	/* 70% of 16 sub-buffers: the notification comes with the 12th (11.2 rounded up). */
+	for (i = 0; evt_ring_fill_pct(&t.r) < 60; i++)
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+	ck_assert_uint_eq(t.notified, 0);
+	for (; evt_ring_fill_pct(&t.r) < 90; i++)
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+	ck_assert_uint_eq(t.notified, 1);
+	drain_all(&t.r, &s);
+	for (; evt_ring_fill_pct(&t.r) < 90; i++)
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+	ck_assert_uint_eq(t.notified, 2);
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
+Suite *ring_suite(void)
+{
+	Suite *s = suite_create("ring");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_checked_fixture(tc, NULL, teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, params_checked);
+	tcase_add_test(tc, reserve_commit_switch);
+	tcase_add_test(tc, simple_and_combined_events);
+	tcase_add_test(tc, header_extended_and_wrap_compact);
+	tcase_add_test(tc, header_extended_and_wrap_normal);
+	tcase_add_test(tc, header_first_event_relative_to_packet_begin);
+	tcase_add_test(tc, discard_accounting);
+	tcase_add_test(tc, overwrite_accounting);
+	tcase_add_test(tc, overwrite_skips_held_subbuf);
+	tcase_add_test(tc, too_big_refused_and_counted);
+	tcase_add_test(tc, nesting_by_signal_handler);
+	tcase_add_test(tc, stress_discard_two_threads);
+	tcase_add_test(tc, stress_overwrite_two_threads);
+	tcase_add_test(tc, high_water_notifies_once_until_read);
+	suite_add_tcase(s, tc);
+	return s;
+}

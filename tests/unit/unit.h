@@ -1,0 +1,53 @@
+/* Shared helpers for the Check unit tests. */
+#ifndef UNIT_H
+#define UNIT_H
+
+#include <check.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include "evt_ring.h"
+#include "evt_decode.h"
+
+Suite *ring_suite(void);
+Suite *format_suite(void);
+
+/* A ring over heap memory. */
+struct tring {
+	struct evt_ring r;
+	char *mem;
+	struct evt_subbuf *sb;
+	unsigned int notified;
+};
+
+void tring_init(struct tring *t, unsigned long sb_size, unsigned long nsb,
+		enum evt_channel ch, enum evt_mode mode);
+void tring_free(struct tring *t);
+
+/* A clock the tests drive: each read advances by fake_step. */
+extern uint64_t fake_now, fake_step;
+uint64_t fake_clock(void);
+void use_fake_clock(uint64_t start, uint64_t step);
+void use_real_clock(void);
+
+/* Record a generator event: (cpu, seq) payload. */
+int rec_compact(struct evt_ring *r, uint32_t cpu, uint64_t seq);
+int rec_normal(struct evt_ring *r, uint32_t cpu, uint64_t seq, unsigned int fill);
+
+/* Events read back from packets. */
+struct seen {
+	uint64_t *seq;		/* seq per event, in order read */
+	uint32_t *cpu;
+	uint64_t *ts;
+	size_t n, cap;
+	size_t packets;
+	uint64_t last_seq_num;
+	uint64_t seq_gaps;	/* packets missing between read packets */
+	uint64_t last_discarded;
+};
+
+/* Take every delivered packet, decode it strictly (fails the test on error). */
+void drain_all(struct evt_ring *r, struct seen *s);
+void decode_packet(const void *pkt, size_t len, struct seen *s);
+void seen_free(struct seen *s);
+
+#endif
