@@ -23,6 +23,7 @@ LIB_SRC := $(wildcard userspace/lib/*.c)
 PROG_SRC := $(wildcard userspace/*.c)
 PROGS := $(patsubst userspace/%.c,$(BUILD)/bin/%,$(PROG_SRC))
 UNIT_SRC := $(wildcard tests/unit/*.c)
+TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/bin/%,$(wildcard tests/tools/*.c))
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 
 US_SRC := $(CORE_SRC) $(LIB_SRC)
@@ -42,7 +43,7 @@ module:
 	@cp "$(BUILD)/kmod/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)/evtrace.ko" evtrace.ko
 	@echo "  built evtrace.ko against $(KDIR)"
 
-userspace: $(BUILD)/libevtrace.a $(PROGS) $(BUILD)/tests/unit $(BUILD)/tests/unit-san
+userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/unit $(BUILD)/tests/unit-san
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
@@ -63,6 +64,10 @@ $(BUILD)/libevtrace-san.a: $(SAN_OBJ)
 $(BUILD)/bin/%: userspace/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
+
+$(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a
 
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)

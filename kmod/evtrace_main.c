@@ -1,24 +1,552 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * evtrace: per-CPU compact event recorder.
+ *
+ * Module parameters, per-CPU rings (allocated when a CPU comes online, kept
+ * when it goes away), the flush timer, high-water wakeups, CPU hotplug,
+ * debugfs control and statistics, and the exported recording API.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
+#include <linux/moduleparam.h>
 #include <linux/cpumask.h>
+#include <linux/cpuhotplug.h>
+#include <linux/cpu.h>
+#include <linux/slab.h>
+#include <linux/vmalloc.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include <linux/workqueue.h>
+#include <linux/random.h>
+#include <linux/utsname.h>
+#include <linux/smp.h>
+#include "evtrace.h"
+
+#define EVT_VERSION "0.1"
+
+static unsigned long subbuf_size = 16384;
+module_param(subbuf_size, ulong, 0444);
+MODULE_PARM_DESC(subbuf_size, "sub-buffer (packet) size in bytes: a power of two from PAGE_SIZE to 4194304 (default 16384)");
+static unsigned long num_subbuf = 32;
+module_param(num_subbuf, ulong, 0444);
+MODULE_PARM_DESC(num_subbuf, "sub-buffers per CPU and channel: a power of two from 2 to 4096 (default 32)");
+static char *mode = "discard";
+module_param(mode, charp, 0444);
+MODULE_PARM_DESC(mode, "full-ring policy: discard (drop new events) or overwrite (flight recorder)");
+static unsigned int high_water = 70;
+module_param(high_water, uint, 0444);
+MODULE_PARM_DESC(high_water, "ring fill (percent, 1 to 100) that wakes the drainer (default 70)");
+static unsigned int flush_ms = 1000;
+module_param(flush_ms, uint, 0444);
+MODULE_PARM_DESC(flush_ms, "close partial sub-buffers holding events every this many ms, 0 = never, at most 3600000 (default 1000)");
+static bool autostart;
+module_param(autostart, bool, 0444);
+MODULE_PARM_DESC(autostart, "start tracing at load (default off)");
+
+struct evt_state evt;
+bool evt_tracing;
+DEFINE_PER_CPU(struct evt_cpu_ring *, evt_cpu_rings[EVT_NR_CHANNELS]);
+DEFINE_PER_CPU(int, evt_nesting);
+
+static struct dentry *evt_debugfs;
+static struct delayed_work evt_flush_work;
+
+/**
+ * evtrace_record() - record one event on the current CPU
+ * @channel: EVT_CHAN_COMPACT or EVT_CHAN_NORMAL
+ * @id: event id within the channel (see <evtrace/events.h>)
+ * @payload: payload bytes, laid out as the catalogue says
+ * @len: payload length
+ *
+ * Lockless and per-CPU; never sleeps; callable from any context, NMI
+ * included. Losses are counted in the ring's statistics.
+ *
+ * Return: 0 when recorded; -ENODATA when not tracing; -ENOBUFS (ring
+ * full), -E2BIG (too big) or -EBUSY (nested too deep), each counted.
+ */
+int evtrace_record(unsigned int channel, unsigned int id, const void *payload,
+		   unsigned int len)
+{
+	if (unlikely(channel >= EVT_NR_CHANNELS))
+		return -EINVAL;
+	return evtrace_record_inline(channel, id, payload, len);
+}
+EXPORT_SYMBOL_GPL(evtrace_record);
+
+struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu)
+{
+	if (channel >= EVT_NR_CHANNELS || cpu < 0 || cpu >= nr_cpu_ids)
+		return NULL;
+	return READ_ONCE(evt.rings[channel][cpu]);
+}
+
+/* irq_work: hard interrupt context, never NMI. */
+static void evt_hw_work_fn(struct irq_work *w)
+{
+	struct evt_cpu_ring *cr = container_of(w, struct evt_cpu_ring, hw_work);
+
+	wake_up_interruptible(&cr->wq);
+}
+
+/* Called by the core from the probe path: defer, never wake from here. */
+static void evt_notify(struct evt_ring *r, enum evt_notify_reason why)
+{
+	struct evt_cpu_ring *cr = container_of(r, struct evt_cpu_ring, ring);
+
+	irq_work_queue(&cr->hw_work);
+}
+
+static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
+{
+	struct evt_ring_params p = {
+		.subbuf_size = evt.subbuf_size,
+		.num_subbuf = evt.num_subbuf,
+		.channel = channel,
+		.mode = evt.mode,
+		.high_water = evt.high_water,
+		.cpu = cpu,
+		.uuid = evt.uuid,
+		.notify = evt_notify,
+	};
+	unsigned long bytes = evt_ring_mem_size(&p);
+	struct evt_cpu_ring *cr;
+
+	cr = kzalloc_node(sizeof(*cr), GFP_KERNEL, cpu_to_node(cpu));
+	if (!cr)
+		return NULL;
+	cr->sb = kcalloc_node(p.num_subbuf, sizeof(*cr->sb), GFP_KERNEL, cpu_to_node(cpu));
+	cr->mem = vmalloc_node(bytes, cpu_to_node(cpu));
+	if (!cr->sb || !cr->mem) {
+		pr_err("cannot allocate %lu bytes for the %s ring of CPU %d (subbuf_size=%lu x num_subbuf=%lu)\n",
+		       bytes, evt_channel_name(channel), cpu, p.subbuf_size, p.num_subbuf);
+		vfree(cr->mem);
+		kfree(cr->sb);
+		kfree(cr);
+		return NULL;
+	}
+	p.priv = cr;
+	evt_ring_init(&cr->ring, &p, cr->mem, cr->sb);
+	cr->channel = channel;
+	cr->cpu = cpu;
+	mutex_init(&cr->reader_lock);
+	init_waitqueue_head(&cr->wq);
+	init_irq_work(&cr->hw_work, evt_hw_work_fn);
+	atomic_set(&cr->reader_open, 0);
+	return cr;
+}
+
+static void evt_free_ring(struct evt_cpu_ring *cr)
+{
+	if (!cr)
+		return;
+	irq_work_sync(&cr->hw_work);
+	vfree(cr->mem);
+	kfree(cr->sb);
+	kfree(cr);
+}
+
+/* cpuhp: runs on the CPU coming up, in process context. */
+static int evt_cpu_online(unsigned int cpu)
+{
+	unsigned int ch;
+	int ret = 0;
+
+	mutex_lock(&evt.lock);
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
+		struct evt_cpu_ring *cr = evt.rings[ch][cpu];
+
+		if (!cr) {
+			cr = evt_alloc_ring(ch, cpu);
+			if (!cr) {
+				ret = -ENOMEM;
+				break;
+			}
+			ret = evt_dev_add_ring(cr);
+			if (ret) {
+				evt_free_ring(cr);
+				break;
+			}
+			WRITE_ONCE(evt.rings[ch][cpu], cr);
+			per_cpu(evt_cpu_rings[ch], cpu) = cr;
+		}
+		WRITE_ONCE(cr->online, true);
+	}
+	mutex_unlock(&evt.lock);
+	return ret;
+}
+
+/*
+ * cpuhp: runs on the CPU going down. Its rings stay; its partial
+ * sub-buffer is closed so that none of its events wait for a return.
+ */
+static int evt_cpu_offline(unsigned int cpu)
+{
+	unsigned int ch;
+
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
+		struct evt_cpu_ring *cr = READ_ONCE(evt.rings[ch][cpu]);
+
+		if (!cr)
+			continue;
+		preempt_disable();
+		evt_ring_flush(&cr->ring);
+		preempt_enable();
+		WRITE_ONCE(cr->online, false);
+		wake_up_interruptible(&cr->wq);
+	}
+	return 0;
+}
+
+struct evt_flush_call {
+	struct evt_cpu_ring *cr;
+	struct evt_quiescent q;
+	int flushed;
+};
+
+/* On the ring's CPU (IPI) or with that CPU offline. */
+static void evt_flush_local(void *arg)
+{
+	struct evt_flush_call *fc = arg;
+	struct evt_ring *r = &fc->cr->ring;
+
+	fc->flushed = evt_ring_flush(r);
+	/*
+	 * A writer interrupted here may hold a clock reading as old as the
+	 * last event; without one, nothing older than now can still come.
+	 */
+	if (this_cpu_read(evt_nesting) == 0 || !cpu_online(smp_processor_id()))
+		fc->q.timestamp = evt_clock();
+	else
+		fc->q.timestamp = READ_ONCE(r->last_ts);
+}
+
+static void evt_flush_call(struct evt_flush_call *fc)
+{
+	int cpu = fc->cr->cpu;
+
+	cpus_read_lock();
+	if (cpu_online(cpu)) {
+		smp_call_function_single(cpu, evt_flush_local, fc, 1);
+	} else {
+		/* Nothing runs there: no writer to race with. */
+		fc->flushed = evt_ring_flush(&fc->cr->ring);
+		fc->q.timestamp = evt_clock();
+		fc->q.flags |= EVT_QUIESCENT_OFFLINE;
+	}
+	cpus_read_unlock();
+	if (fc->flushed)
+		wake_up_interruptible(&fc->cr->wq);
+}
+
+/**
+ * evt_flush_ring() - close a ring's partial sub-buffer, from any CPU
+ * @cr: the ring
+ *
+ * Return: 1 when a sub-buffer was closed, else 0. Process context.
+ */
+int evt_flush_ring(struct evt_cpu_ring *cr)
+{
+	struct evt_flush_call fc = { .cr = cr };
+
+	evt_flush_call(&fc);
+	return fc.flushed;
+}
+
+/**
+ * evt_ring_quiescent() - flush, and tell a time before which no new event comes
+ * @cr: the ring
+ * @q: filled in
+ */
+void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q)
+{
+	struct evt_flush_call fc = { .cr = cr };
+
+	evt_flush_call(&fc);
+	if (!evt_ring_has_data(&cr->ring))
+		fc.q.flags |= EVT_QUIESCENT_EMPTY;
+	*q = fc.q;
+}
+
+/* Does the open sub-buffer hold events? A racy peek, good enough for a timer. */
+static bool evt_ring_open_has_events(struct evt_cpu_ring *cr)
+{
+	unsigned long in_sb = (unsigned long)evt_local_read(&cr->ring.offset) & cr->ring.sb_mask;
+
+	return in_sb > EVT_PACKET_HEADER_SIZE;
+}
+
+static void evt_flush_work_fn(struct work_struct *w)
+{
+	unsigned int ch;
+	int cpu;
+
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
+
+			if (cr && evt_ring_open_has_events(cr))
+				evt_flush_ring(cr);
+		}
+	}
+	if (evt.flush_ms)
+		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
+}
+
+static void evt_stop_tracing(void)
+{
+	WRITE_ONCE(evt_tracing, false);
+	/* Every probe runs with preemption off: this waits for them all. */
+	synchronize_rcu();
+}
+
+void evt_stats_show(struct seq_file *m)
+{
+	unsigned int ch;
+	int cpu;
+
+	seq_printf(m, "tracing %d mode %s subbuf_size %lu num_subbuf %lu high_water %u flush_ms %u\n",
+		   READ_ONCE(evt_tracing), evt.mode == EVT_MODE_OVERWRITE ? "overwrite" : "discard",
+		   evt.subbuf_size, evt.num_subbuf, evt.high_water, evt.flush_ms);
+	seq_puts(m, "channel cpu online recorded discarded overwritten too_big refused produced consumed skipped fill_pct\n");
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
+			struct evt_ring_stats st;
+
+			if (!cr)
+				continue;
+			evt_ring_stats(&cr->ring, &st);
+			seq_printf(m, "%s %d %d %llu %llu %llu %llu %llu %llu %llu %llu %u\n",
+				   evt_channel_name(ch), cpu, READ_ONCE(cr->online),
+				   st.recorded, st.discarded, st.overwritten, st.too_big,
+				   st.refused, st.produced, st.consumed, st.skipped, st.fill_pct);
+		}
+	}
+}
+
+static int evt_stats_open_show(struct seq_file *m, void *v)
+{
+	evt_stats_show(m);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(evt_stats_open);
+
+static int evt_control_show(struct seq_file *m, void *v)
+{
+	seq_printf(m, "%s\n", READ_ONCE(evt_tracing) ? "started" : "stopped");
+	return 0;
+}
+
+static int evt_control_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, evt_control_show, NULL);
+}
+
+static void evt_flush_all(void)
+{
+	unsigned int ch;
+	int cpu;
+
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			if (evt_get_ring(ch, cpu))
+				evt_flush_ring(evt_get_ring(ch, cpu));
+}
+
+/* debugfs "control": start | stop | flush (netlink replaces it later). */
+static ssize_t evt_control_write(struct file *file, const char __user *ubuf,
+				 size_t count, loff_t *ppos)
+{
+	char buf[16];
+	size_t n = min(count, sizeof(buf) - 1);
+
+	if (copy_from_user(buf, ubuf, n))
+		return -EFAULT;
+	buf[n] = '\0';
+	strim(buf);
+	if (!strcmp(buf, "start")) {
+		WRITE_ONCE(evt_tracing, true);
+	} else if (!strcmp(buf, "stop")) {
+		evt_stop_tracing();
+		evt_flush_all();
+	} else if (!strcmp(buf, "flush")) {
+		evt_flush_all();
+	} else {
+		pr_warn_ratelimited("control: unknown command '%s' (start, stop, flush)\n", buf);
+		return -EINVAL;
+	}
+	return count;
+}
+
+static const struct file_operations evt_control_fops = {
+	.owner = THIS_MODULE,
+	.open = evt_control_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = evt_control_write,
+};
+
+static int evt_check_params(void)
+{
+	if (subbuf_size < PAGE_SIZE || subbuf_size > (4UL << 20) || !is_power_of_2(subbuf_size)) {
+		pr_err("subbuf_size=%lu is invalid: it must be a power of two from %lu (PAGE_SIZE) to 4194304\n",
+		       subbuf_size, PAGE_SIZE);
+		return -EINVAL;
+	}
+	if (num_subbuf < 2 || num_subbuf > 4096 || !is_power_of_2(num_subbuf)) {
+		pr_err("num_subbuf=%lu is invalid: it must be a power of two from 2 to 4096\n",
+		       num_subbuf);
+		return -EINVAL;
+	}
+	if (high_water < 1 || high_water > 100) {
+		pr_err("high_water=%u is invalid: it must be a percentage from 1 to 100\n", high_water);
+		return -EINVAL;
+	}
+	if (flush_ms > 3600000) {
+		pr_err("flush_ms=%u is invalid: it must be from 0 (off) to 3600000\n", flush_ms);
+		return -EINVAL;
+	}
+	if (!mode || (strcmp(mode, "discard") && strcmp(mode, "overwrite"))) {
+		pr_err("mode=%s is invalid: it must be discard or overwrite\n", mode ? mode : "");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int evt_render_metadata(void)
+{
+	struct evt_meta_params mp = {
+		.hostname = utsname()->nodename,
+		.kernel_release = utsname()->release,
+		.tracer_version = EVT_VERSION,
+	};
+	u64 offset = ktime_get_real_ns() - ktime_get_mono_fast_ns();
+	unsigned long need;
+	u32 ns;
+
+	memcpy(mp.uuid, evt.uuid, sizeof(mp.uuid));
+	mp.clock_offset_s = div_u64_rem(offset, NSEC_PER_SEC, &ns);
+	mp.clock_offset_ns = ns;
+	need = evt_meta_render(NULL, 0, &mp);
+	evt.metadata = kmalloc(need + 1, GFP_KERNEL);
+	if (!evt.metadata)
+		return -ENOMEM;
+	evt.metadata_len = evt_meta_render(evt.metadata, need + 1, &mp);
+	return 0;
+}
+
+static void evt_free_rings(void)
+{
+	unsigned int ch;
+	int cpu;
+
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
+		if (!evt.rings[ch])
+			continue;
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			struct evt_cpu_ring *cr = evt.rings[ch][cpu];
+
+			if (!cr)
+				continue;
+			per_cpu(evt_cpu_rings[ch], cpu) = NULL;
+			evt_dev_remove_ring(cr);
+			evt_free_ring(cr);
+		}
+		kfree(evt.rings[ch]);
+		evt.rings[ch] = NULL;
+	}
+}
 
 static int __init evtrace_init(void)
 {
-	pr_info("loaded, %u CPUs\n", num_online_cpus());
+	unsigned int ch;
+	int ret;
+
+	ret = evt_check_params();
+	if (ret)
+		return ret;
+	evt.subbuf_size = subbuf_size;
+	evt.num_subbuf = num_subbuf;
+	evt.high_water = high_water;
+	evt.flush_ms = flush_ms;
+	evt.mode = strcmp(mode, "overwrite") ? EVT_MODE_DISCARD : EVT_MODE_OVERWRITE;
+	mutex_init(&evt.lock);
+	get_random_bytes(evt.uuid, sizeof(evt.uuid));
+	evt.uuid[6] = (evt.uuid[6] & 0x0f) | 0x40;	/* RFC 4122 version 4 */
+	evt.uuid[8] = (evt.uuid[8] & 0x3f) | 0x80;
+	ret = evt_render_metadata();
+	if (ret)
+		return ret;
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
+		evt.rings[ch] = kcalloc(nr_cpu_ids, sizeof(*evt.rings[ch]), GFP_KERNEL);
+		if (!evt.rings[ch]) {
+			ret = -ENOMEM;
+			goto err_rings;
+		}
+	}
+	ret = evt_dev_init();
+	if (ret)
+		goto err_rings;
+	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "evtrace:online",
+				evt_cpu_online, evt_cpu_offline);
+	if (ret < 0)
+		goto err_dev;
+	evt.cpuhp_state = ret;
+
+	evt_debugfs = debugfs_create_dir("evtrace", NULL);
+	debugfs_create_file("stats", 0444, evt_debugfs, NULL, &evt_stats_open_fops);
+	debugfs_create_file("control", 0600, evt_debugfs, NULL, &evt_control_fops);
+	ret = evt_gen_init(evt_debugfs);
+	if (ret)
+		goto err_cpuhp;
+	ret = evt_bench_init(evt_debugfs);
+	if (ret)
+		goto err_gen;
+
+	INIT_DELAYED_WORK(&evt_flush_work, evt_flush_work_fn);
+	if (evt.flush_ms)
+		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
+	if (autostart)
+		WRITE_ONCE(evt_tracing, true);
+	pr_info("loaded, %u CPUs, %lu x %lu bytes per CPU and channel, mode %s\n",
+		num_online_cpus(), evt.num_subbuf, evt.subbuf_size, mode);
 	return 0;
+
+err_gen:
+	evt_gen_exit();
+err_cpuhp:
+	debugfs_remove_recursive(evt_debugfs);
+	cpuhp_remove_state_nocalls(evt.cpuhp_state);
+err_dev:
+	evt_free_rings();
+	evt_dev_exit();
+	kfree(evt.metadata);
+	return ret;
+err_rings:
+	evt_free_rings();
+	kfree(evt.metadata);
+	return ret;
 }
 
 static void __exit evtrace_exit(void)
 {
+	evt_gen_exit();
+	evt_bench_exit();
+	evt_stop_tracing();
+	cancel_delayed_work_sync(&evt_flush_work);
+	debugfs_remove_recursive(evt_debugfs);
+	cpuhp_remove_state_nocalls(evt.cpuhp_state);
+	evt_free_rings();
+	evt_dev_exit();
+	kfree(evt.metadata);
 	pr_info("unloaded\n");
 }
 
 module_init(evtrace_init);
 module_exit(evtrace_exit);
 MODULE_LICENSE("GPL");
-MODULE_DESCRIPTION("evtrace per-CPU compact event recorder");
+MODULE_VERSION(EVT_VERSION);
+MODULE_DESCRIPTION("evtrace: per-CPU compact event recorder with CTF output");

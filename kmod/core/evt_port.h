@@ -16,6 +16,7 @@
 #include <linux/compiler.h>
 #include <linux/atomic.h>
 #include <asm/local.h>
+#include <linux/ktime.h>
 #include <linux/timekeeping.h>
 
 typedef local_t evt_local_t;

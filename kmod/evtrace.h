@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evtrace module internals: per-CPU rings around the portable core, the
+ * reader devices, the generator, and the glue between them.
+ */
+#ifndef EVTRACE_H
+#define EVTRACE_H
+
+#include <linux/types.h>
+#include <linux/percpu.h>
+#include <linux/irq_work.h>
+#include <linux/wait.h>
+#include <linux/mutex.h>
+#include <linux/cdev.h>
+#include "core/evt_ring.h"
+#include <evtrace/events.h>
+
+/* Nesting levels a CPU may record at: task, softirq, hardirq, NMI. */
+#define EVT_MAX_NESTING	4
+
+struct evt_cpu_ring {
+	struct evt_ring ring;		/* first: the fast path starts here */
+	char *mem;
+	struct evt_subbuf *sb;
+	unsigned int channel;
+	int cpu;
+	bool online;
+	atomic_t reader_open;
+	struct mutex reader_lock;	/* serialises the reader's ioctls */
+	bool holding;			/* the reader holds held_pos */
+	unsigned long held_pos;
+	unsigned long read_off;		/* read()/splice progress in the held packet */
+	wait_queue_head_t wq;
+	struct irq_work hw_work;	/* high-water: from the probe path, NMI-safe */
+	struct device *dev;
+};
+
+/* Module state; one instance. */
+struct evt_state {
+	unsigned long subbuf_size;
+	unsigned long num_subbuf;
+	unsigned int high_water;
+	unsigned int flush_ms;
+	enum evt_mode mode;
+	u8 uuid[16];
+	char *metadata;
+	size_t metadata_len;
+	/* rings[channel][cpu], allocated when a CPU first comes online */
+	struct evt_cpu_ring **rings[EVT_NR_CHANNELS];
+	struct mutex lock;		/* ring allocation, devices, hotplug */
+	int cpuhp_state;
+};
+
+extern struct evt_state evt;
+extern bool evt_tracing;
+DECLARE_PER_CPU(struct evt_cpu_ring *, evt_cpu_rings[EVT_NR_CHANNELS]);
+DECLARE_PER_CPU(int, evt_nesting);
+
+int evtrace_record(unsigned int channel, unsigned int id, const void *payload,
+		   unsigned int len);
+
+/**
+ * evtrace_record_inline() - the fast path, for callers inside the module
+ * @channel: EVT_CHAN_COMPACT or EVT_CHAN_NORMAL
+ * @id: event id within the channel
+ * @payload: bytes to copy
+ * @len: their number
+ *
+ * Return: 0, -ENODATA when not tracing, or a counted loss (-ENOBUFS,
+ * -E2BIG, -EBUSY for nesting too deep).
+ */
+static __always_inline int evtrace_record_inline(unsigned int channel, unsigned int id,
+						 const void *payload, unsigned int len)
+{
+	struct evt_cpu_ring *cr;
+	int ret;
+
+	if (unlikely(!READ_ONCE(evt_tracing)))
+		return -ENODATA;
+	preempt_disable_notrace();
+	cr = this_cpu_read(evt_cpu_rings[channel]);
+	if (unlikely(!cr)) {
+		ret = -ENODATA;
+	} else if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING)) {
+		evt_local_inc(&cr->ring.refused);
+		ret = -EBUSY;
+		this_cpu_dec(evt_nesting);
+	} else {
+		ret = evt_record_copy(&cr->ring, id, payload, len);
+		this_cpu_dec(evt_nesting);
+	}
+	preempt_enable_notrace();
+	return ret;
+}
+
+/* evtrace_main.c */
+struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
+int evt_flush_ring(struct evt_cpu_ring *cr);
+void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q);
+void evt_stats_show(struct seq_file *m);
+
+/* evtrace_dev.c */
+int evt_dev_init(void);
+void evt_dev_exit(void);
+int evt_dev_add_ring(struct evt_cpu_ring *cr);
+void evt_dev_remove_ring(struct evt_cpu_ring *cr);
+
+/* evtrace_gen.c */
+int evt_gen_init(struct dentry *dir);
+void evt_gen_exit(void);
+void evt_gen_stats_show(struct seq_file *m);
+
+/* evtrace_bench.c */
+int evt_bench_init(struct dentry *dir);
+void evt_bench_exit(void);
+
+#endif /* EVTRACE_H */

@@ -1,0 +1,364 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Test sources: a generator (one pinned kernel thread per CPU recording
+ * events that carry (cpu, seq)) and a per-CPU hrtimer recording from hard
+ * interrupt context. Controlled through debugfs files "generate" and "timer"
+ * until the netlink control plane takes over.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/kthread.h>
+#include <linux/delay.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/uaccess.h>
+#include <linux/hrtimer.h>
+#include <linux/cpumask.h>
+#include <linux/slab.h>
+#include <linux/sched.h>
+#include "evtrace.h"
+
+#define EVT_GEN_CH_COMPACT	1
+#define EVT_GEN_CH_NORMAL	2
+
+struct evt_gen_cpu {
+	struct task_struct *task;
+	u64 generated[EVT_NR_CHANNELS];	/* events offered to the tracer */
+	bool done;
+};
+
+struct evt_timer_cpu {
+	struct hrtimer timer;
+	u64 seq;
+	u64 generated;
+	bool running;
+};
+
+static struct evt_gen_cpu *gen_cpus;
+static DEFINE_PER_CPU(struct evt_timer_cpu, evt_timers);
+static DEFINE_MUTEX(gen_lock);
+static ktime_t timer_period;
+static bool timers_on;
+
+static struct {
+	u64 events;
+	u32 rate;		/* events per second per CPU, 0 = flat out */
+	u32 channels;		/* EVT_GEN_CH_* */
+	bool mix;		/* mix of payload sizes */
+	struct cpumask cpus;
+} gen_cfg;
+
+static int evt_gen_compact(u32 cpu, u64 seq, bool mix)
+{
+	struct {
+		u32 cpu;
+		u32 seq[2];
+		u32 a[2];
+		u32 b[2];
+	} pl = { cpu, { (u32)seq, (u32)(seq >> 32) } };
+	u64 a = seq * 2654435761ULL, b = ~seq;
+
+	if (mix && (seq & 3) == 3) {
+		memcpy(pl.a, &a, 8);
+		memcpy(pl.b, &b, 8);
+		return evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE, &pl, 28);
+	}
+	return evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT, &pl, 12);
+}
+
+static int evt_gen_normal(u32 cpu, u64 seq, bool mix)
+{
+	u8 buf[14 + 64];
+	u16 fill = mix ? seq % 64 : 16;
+
+	memcpy(buf, &cpu, 4);
+	memcpy(buf + 4, &seq, 8);
+	memcpy(buf + 12, &fill, 2);
+	memset(buf + 14, (int)(seq & 0xff), fill);
+	return evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL, buf, 14 + fill);
+}
+
+static int evt_gen_thread(void *arg)
+{
+	int cpu = (long)arg;
+	struct evt_gen_cpu *g = &gen_cpus[cpu];
+	u64 seq, start = ktime_get_ns();
+
+	for (seq = 0; seq < gen_cfg.events && !kthread_should_stop(); seq++) {
+		if ((gen_cfg.channels & EVT_GEN_CH_COMPACT) &&
+		    evt_gen_compact(cpu, seq, gen_cfg.mix) != -ENODATA)
+			WRITE_ONCE(g->generated[EVT_CHAN_COMPACT], g->generated[EVT_CHAN_COMPACT] + 1);
+		if ((gen_cfg.channels & EVT_GEN_CH_NORMAL) &&
+		    evt_gen_normal(cpu, seq, gen_cfg.mix) != -ENODATA)
+			WRITE_ONCE(g->generated[EVT_CHAN_NORMAL], g->generated[EVT_CHAN_NORMAL] + 1);
+		if (gen_cfg.rate) {
+			/* Sleep whenever ahead of the schedule seq / rate. */
+			u64 due = start + div_u64((seq + 1) * NSEC_PER_SEC, gen_cfg.rate);
+			s64 ahead = (s64)(due - ktime_get_ns());
+
+			if (ahead > 200 * NSEC_PER_USEC)
+				usleep_range(ahead / NSEC_PER_USEC, ahead / NSEC_PER_USEC + 100);
+		} else if ((seq & 255) == 255) {
+			cond_resched();
+		}
+	}
+	WRITE_ONCE(g->done, true);
+	while (!kthread_should_stop()) {
+		set_current_state(TASK_INTERRUPTIBLE);
+		if (!kthread_should_stop())
+			schedule();
+		__set_current_state(TASK_RUNNING);
+	}
+	return 0;
+}
+
+static void evt_gen_stop_locked(void)
+{
+	int cpu;
+
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		if (gen_cpus[cpu].task) {
+			kthread_stop(gen_cpus[cpu].task);
+			put_task_struct(gen_cpus[cpu].task);
+			gen_cpus[cpu].task = NULL;
+		}
+	}
+}
+
+static int evt_gen_start_locked(void)
+{
+	int cpu;
+
+	evt_gen_stop_locked();
+	for_each_cpu_and(cpu, &gen_cfg.cpus, cpu_online_mask) {
+		struct task_struct *t;
+
+		memset(&gen_cpus[cpu], 0, sizeof(gen_cpus[cpu]));
+		t = kthread_create_on_node(evt_gen_thread, (void *)(long)cpu, cpu_to_node(cpu),
+					   "evtrace_gen/%d", cpu);
+		if (IS_ERR(t)) {
+			evt_gen_stop_locked();
+			return PTR_ERR(t);
+		}
+		kthread_bind(t, cpu);
+		get_task_struct(t);
+		gen_cpus[cpu].task = t;
+	}
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+		if (gen_cpus[cpu].task)
+			wake_up_process(gen_cpus[cpu].task);
+	return 0;
+}
+
+static enum hrtimer_restart evt_timer_fn(struct hrtimer *t)
+{
+	struct evt_timer_cpu *tc = container_of(t, struct evt_timer_cpu, timer);
+	u32 cpu = smp_processor_id();
+	struct { u32 cpu; u32 seq[2]; } pl = { cpu, { (u32)tc->seq, (u32)(tc->seq >> 32) } };
+
+	if (evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, &pl, 12) != -ENODATA)
+		tc->generated++;
+	tc->seq++;
+	hrtimer_forward_now(t, timer_period);
+	return HRTIMER_RESTART;
+}
+
+static void evt_timer_start_local(void *unused)
+{
+	struct evt_timer_cpu *tc = this_cpu_ptr(&evt_timers);
+
+	hrtimer_start(&tc->timer, timer_period, HRTIMER_MODE_REL_PINNED_HARD);
+	tc->running = true;
+}
+
+static void evt_timers_stop_locked(void)
+{
+	int cpu;
+
+	for_each_possible_cpu(cpu) {
+		struct evt_timer_cpu *tc = per_cpu_ptr(&evt_timers, cpu);
+
+		hrtimer_cancel(&tc->timer);
+		tc->running = false;
+	}
+	timers_on = false;
+}
+
+/* Parse "1,3-5" style CPU lists and "all". */
+static int evt_parse_cpus(const char *s, struct cpumask *m)
+{
+	if (!strcmp(s, "all")) {
+		cpumask_copy(m, cpu_possible_mask);
+		return 0;
+	}
+	return cpulist_parse(s, m);
+}
+
+/*
+ * "generate" accepts: "stop", or space-separated key=value:
+ * events=N rate=R channel=compact|normal|both cpus=LIST sizes=mix|fixed
+ */
+static ssize_t evt_gen_write(struct file *file, const char __user *ubuf, size_t count,
+			     loff_t *ppos)
+{
+	char *buf, *p, *tok;
+	int ret = 0;
+
+	if (count > 256)
+		return -EINVAL;
+	buf = memdup_user_nul(ubuf, count);
+	if (IS_ERR(buf))
+		return PTR_ERR(buf);
+	p = strim(buf);
+	mutex_lock(&gen_lock);
+	if (!strcmp(p, "stop")) {
+		evt_gen_stop_locked();
+		goto out;
+	}
+	gen_cfg.events = 1000000;
+	gen_cfg.rate = 0;
+	gen_cfg.channels = EVT_GEN_CH_COMPACT;
+	gen_cfg.mix = true;
+	cpumask_copy(&gen_cfg.cpus, cpu_possible_mask);
+	while ((tok = strsep(&p, " \t\n")) != NULL) {
+		char *val;
+
+		if (!*tok)
+			continue;
+		val = strchr(tok, '=');
+		if (!val) {
+			ret = -EINVAL;
+			break;
+		}
+		*val++ = '\0';
+		if (!strcmp(tok, "events"))
+			ret = kstrtou64(val, 0, &gen_cfg.events);
+		else if (!strcmp(tok, "rate"))
+			ret = kstrtou32(val, 0, &gen_cfg.rate);
+		else if (!strcmp(tok, "channel"))
+			gen_cfg.channels = !strcmp(val, "compact") ? EVT_GEN_CH_COMPACT :
+					   !strcmp(val, "normal") ? EVT_GEN_CH_NORMAL :
+					   !strcmp(val, "both") ? EVT_GEN_CH_COMPACT | EVT_GEN_CH_NORMAL : 0;
+		else if (!strcmp(tok, "cpus"))
+			ret = evt_parse_cpus(val, &gen_cfg.cpus);
+		else if (!strcmp(tok, "sizes"))
+			gen_cfg.mix = !strcmp(val, "mix");
+		else
+			ret = -EINVAL;
+		if (ret || !gen_cfg.channels) {
+			pr_warn_ratelimited("generate: bad argument %s=%s\n", tok, val);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	if (!ret)
+		ret = evt_gen_start_locked();
+out:
+	mutex_unlock(&gen_lock);
+	kfree(buf);
+	return ret ? ret : count;
+}
+
+void evt_gen_stats_show(struct seq_file *m)
+{
+	int cpu;
+
+	seq_puts(m, "cpu running done compact normal timer\n");
+	for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+		struct evt_gen_cpu *g = &gen_cpus[cpu];
+		struct evt_timer_cpu *tc = per_cpu_ptr(&evt_timers, cpu);
+
+		if (!cpu_possible(cpu))
+			continue;
+		seq_printf(m, "%d %d %d %llu %llu %llu\n", cpu, g->task != NULL, READ_ONCE(g->done),
+			   READ_ONCE(g->generated[EVT_CHAN_COMPACT]),
+			   READ_ONCE(g->generated[EVT_CHAN_NORMAL]), READ_ONCE(tc->generated));
+	}
+}
+
+static int evt_gen_show(struct seq_file *m, void *v)
+{
+	evt_gen_stats_show(m);
+	return 0;
+}
+
+static int evt_gen_open(struct inode *inode, struct file *file)
+{
+	return single_open(file, evt_gen_show, NULL);
+}
+
+static const struct file_operations evt_gen_fops = {
+	.owner = THIS_MODULE,
+	.open = evt_gen_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = evt_gen_write,
+};
+
+/* "timer" accepts "start PERIOD_US" or "stop". */
+static ssize_t evt_timer_write(struct file *file, const char __user *ubuf, size_t count,
+			       loff_t *ppos)
+{
+	char buf[32];
+	unsigned int us;
+	size_t n = min(count, sizeof(buf) - 1);
+
+	if (copy_from_user(buf, ubuf, n))
+		return -EFAULT;
+	buf[n] = '\0';
+	mutex_lock(&gen_lock);
+	if (sscanf(buf, "start %u", &us) == 1 && us >= 10) {
+		evt_timers_stop_locked();
+		timer_period = ns_to_ktime((u64)us * NSEC_PER_USEC);
+		timers_on = true;
+		on_each_cpu(evt_timer_start_local, NULL, 1);
+	} else if (!strncmp(buf, "stop", 4)) {
+		evt_timers_stop_locked();
+	} else {
+		mutex_unlock(&gen_lock);
+		return -EINVAL;
+	}
+	mutex_unlock(&gen_lock);
+	return count;
+}
+
+static const struct file_operations evt_timer_fops = {
+	.owner = THIS_MODULE,
+	.open = evt_gen_open,
+	.read = seq_read,
+	.llseek = seq_lseek,
+	.release = single_release,
+	.write = evt_timer_write,
+};
+
+int evt_gen_init(struct dentry *dir)
+{
+	int cpu;
+
+	gen_cpus = kcalloc(nr_cpu_ids, sizeof(*gen_cpus), GFP_KERNEL);
+	if (!gen_cpus)
+		return -ENOMEM;
+	for_each_possible_cpu(cpu) {
+		struct evt_timer_cpu *tc = per_cpu_ptr(&evt_timers, cpu);
+
+		hrtimer_init(&tc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
+		tc->timer.function = evt_timer_fn;
+	}
+	debugfs_create_file("generate", 0600, dir, NULL, &evt_gen_fops);
+	debugfs_create_file("timer", 0600, dir, NULL, &evt_timer_fops);
+	return 0;
+}
+
+void evt_gen_exit(void)
+{
+	if (!gen_cpus)
+		return;
+	mutex_lock(&gen_lock);
+	evt_gen_stop_locked();
+	evt_timers_stop_locked();
+	mutex_unlock(&gen_lock);
+	kfree(gen_cpus);
+	gen_cpus = NULL;
+}

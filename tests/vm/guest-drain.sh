@@ -1,0 +1,21 @@
+#!/bin/sh
+# A reader drains at a moderate rate (splice) while the generator runs at a
+# rate on every CPU: nothing discarded, every (cpu, seq) read exactly once.
+. "$EVTRACE_TESTS/vm/lib.sh"
+set -e
+insmod "$EVTRACE_KO" flush_ms=200
+evtest drain "$OUT/trace" --splice --sleep-ms 10 &
+pid=$!
+echo start > $D/control
+echo "events=${EVENTS:-15000} rate=${RATE:-5000} channel=both sizes=mix" > $D/generate
+wait_gen_done 300
+echo stop > $D/control
+sleep 1
+kill -TERM $pid
+wait $pid
+check_exact
+cp $D/stats "$OUT/stats"
+[ "$(stat_sum compact 5)" -eq 0 ] || fail "events were discarded with a reader draining"
+[ "$(stat_sum normal 5)" -eq 0 ] || fail "events were discarded with a reader draining"
+rmmod evtrace
+echo drain ok

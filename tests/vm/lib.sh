@@ -1,0 +1,37 @@
+# Helpers for guest scripts (busybox sh). Source with: . "$EVTRACE_TESTS/vm/lib.sh"
+D=/sys/kernel/debug/evtrace
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+# Wait until every generator thread is done (or time out, in seconds).
+wait_gen_done() {
+	t=0
+	while grep -q ' 1 0 ' "$D/generate" 2>/dev/null; do
+		sleep 1
+		t=$((t + 1))
+		[ "$t" -lt "${1:-120}" ] || fail "generator still running after ${1:-120}s"
+	done
+}
+
+# Per CPU and channel: generated == recorded + discarded + too_big + refused.
+# Only valid when the generator is the only source and did not migrate.
+check_exact() {
+	cat "$D/stats" > /tmp/stats
+	cat "$D/generate" > /tmp/gen
+	awk '
+	FNR == 1 { file++ }
+	file == 1 && $1 ~ /^[0-9]+$/ { gen["compact", $1] = $4; gen["normal", $1] = $5 }
+	file == 2 && ($1 == "compact" || $1 == "normal") {
+		sum = $4 + $5 + $7 + $8
+		g = gen[$1, $2] + 0
+		printf "%s cpu %s generated %d recorded %d discarded %d too_big %d refused %d\n", $1, $2, g, $4, $5, $7, $8
+		if (sum != g) { bad = 1; printf "MISMATCH %s cpu %s: %d != %d\n", $1, $2, sum, g }
+	}
+	END { exit bad }' /tmp/gen /tmp/stats || fail "accounting is not exact"
+}
+
+# Sum of one stats column (4 recorded, 5 discarded, 6 overwritten, 7 too_big,
+# 8 refused, 11 skipped) over a channel.
+stat_sum() {
+	awk -v ch="$1" -v col="$2" '$1 == ch { s += $col } END { print s + 0 }' "$D/stats"
+}

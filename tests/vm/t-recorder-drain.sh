@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# vm-smp: 2 4
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+vm "$here/guest-drain.sh"
+"$evtest" check "$out/trace" --gen-events 15000 --exact
+recorded=$(stats_sum "$out/stats" 4)
+bt=$(bt_count "$out/trace")
+[ "$bt" = "$recorded" ] || die "babeltrace2 counted '$bt' events, the tracer recorded $recorded"
+echo "every (cpu, seq) exactly once; $recorded events; babeltrace2 agrees"
