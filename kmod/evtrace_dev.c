@@ -171,7 +171,7 @@ static ssize_t evt_splice_read(struct file *in, loff_t *ppos, struct pipe_inode_
 		char *addr = cr->mem + ((cr->held_pos + off) & cr->ring.ring_mask);
 		unsigned int poff = offset_in_page(addr);
 		unsigned int n = min_t(size_t, len, PAGE_SIZE - poff);
-		struct page *page = vmalloc_to_page(addr);
+		struct page *page = is_vmalloc_addr(addr) ? vmalloc_to_page(addr) : virt_to_page(addr);
 
 		get_page(page);
 		pages[spd.nr_pages] = page;

@@ -134,7 +134,8 @@ static int evt_gen_start_locked(void)
 	for_each_cpu_and(cpu, &gen_cfg.cpus, cpu_online_mask) {
 		struct task_struct *t;
 
-		memset(&gen_cpus[cpu], 0, sizeof(gen_cpus[cpu]));
+		/* Counts run on across runs, like the rings' statistics. */
+		gen_cpus[cpu].done = false;
 		t = kthread_create_on_node(evt_gen_thread, (void *)(long)cpu, cpu_to_node(cpu),
 					   "evtrace_gen/%d", cpu);
 		if (IS_ERR(t)) {

@@ -117,11 +117,12 @@ static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
 	if (!cr)
 		return NULL;
 	cr->sb = kcalloc_node(p.num_subbuf, sizeof(*cr->sb), GFP_KERNEL, cpu_to_node(cpu));
-	cr->mem = vmalloc_node(bytes, cpu_to_node(cpu));
+	/* Physically contiguous when it can be had (seed 003), else vmalloc. */
+	cr->mem = kvmalloc_node(bytes, GFP_KERNEL | __GFP_NOWARN, cpu_to_node(cpu));
 	if (!cr->sb || !cr->mem) {
 		pr_err("cannot allocate %lu bytes for the %s ring of CPU %d (subbuf_size=%lu x num_subbuf=%lu)\n",
 		       bytes, evt_channel_name(channel), cpu, p.subbuf_size, p.num_subbuf);
-		vfree(cr->mem);
+		kvfree(cr->mem);
 		kfree(cr->sb);
 		kfree(cr);
 		return NULL;
@@ -142,7 +143,7 @@ static void evt_free_ring(struct evt_cpu_ring *cr)
 	if (!cr)
 		return;
 	irq_work_sync(&cr->hw_work);
-	vfree(cr->mem);
+	kvfree(cr->mem);
 	kfree(cr->sb);
 	kfree(cr);
 }

@@ -1,0 +1,30 @@
+#!/bin/sh
+# 50 offline/online cycles of CPU 1 under load: no crash, and every event
+# recorded is read back (none vanishes with its CPU).
+. "$EVTRACE_TESTS/vm/lib.sh"
+set -e
+insmod "$EVTRACE_KO" flush_ms=100
+evtest drain "$OUT/trace" --sleep-ms 5 &
+pid=$!
+echo start > $D/control
+echo "start 200" > $D/timer
+echo "events=1000000 rate=2000 channel=both sizes=mix" > $D/generate
+i=0
+while [ $i -lt ${CYCLES:-50} ]; do
+	echo 0 > /sys/devices/system/cpu/cpu1/online
+	grep -q '^compact 1 0 ' $D/stats || fail "CPU 1's ring is not shown offline"
+	echo 1 > /sys/devices/system/cpu/cpu1/online
+	i=$((i + 1))
+done
+echo stop > $D/generate
+echo stop > $D/timer
+echo stop > $D/control
+sleep 1
+kill -TERM $pid
+wait $pid
+cat $D/stats
+cp $D/stats "$OUT/stats"
+echo "$i" > "$OUT/cycles"
+[ "$(stat_sum compact 5)" -eq 0 ] || fail "events discarded"
+rmmod evtrace
+echo hotplug ok

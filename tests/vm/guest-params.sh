@@ -1,0 +1,30 @@
+#!/bin/sh
+# Bad parameters fail insmod with -EINVAL and a line naming the parameter
+# and its range.
+. "$EVTRACE_TESTS/vm/lib.sh"
+try() { # expected-dmesg-text params...
+	want=$1
+	shift
+	if insmod "$EVTRACE_KO" "$@" 2>/tmp/err; then fail "insmod $* succeeded"; fi
+	cat /tmp/err
+	grep -q 'Invalid argument\|Invalid parameters' /tmp/err || fail "insmod $*: not EINVAL"
+	dmesg | grep -q "$want" || fail "insmod $*: no dmesg line '$want'"
+	dmesg | grep evtrace
+}
+try 'subbuf_size=1000 is invalid: it must be a power of two from 4096 (PAGE_SIZE) to 4194304' subbuf_size=1000
+try 'subbuf_size=8388608 is invalid' subbuf_size=8388608
+try 'num_subbuf=3 is invalid: it must be a power of two from 2 to 4096' num_subbuf=3
+try 'num_subbuf=8192 is invalid' num_subbuf=8192
+try 'high_water=0 is invalid: it must be a percentage from 1 to 100' high_water=0
+try 'high_water=101 is invalid' high_water=101
+try 'mode=sometimes is invalid: it must be discard or overwrite' mode=sometimes
+try 'flush_ms=4000000 is invalid' flush_ms=4000000
+# An allocation that cannot be met: -ENOMEM naming the size asked.
+if insmod "$EVTRACE_KO" subbuf_size=4194304 num_subbuf=4096 2>/tmp/err; then fail "a 16 GiB ring loaded"; fi
+cat /tmp/err
+grep -q 'Cannot allocate memory' /tmp/err || fail "not ENOMEM"
+dmesg | grep -q 'cannot allocate 17179869184 bytes' || fail "no size in the ENOMEM message"
+# Good limits load.
+insmod "$EVTRACE_KO" subbuf_size=4096 num_subbuf=2 high_water=100 flush_ms=0 mode=overwrite
+rmmod evtrace
+echo params ok

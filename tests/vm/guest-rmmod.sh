@@ -1,0 +1,27 @@
+#!/bin/sh
+# Unloading while generating, and while a reader holds a sub-buffer.
+. "$EVTRACE_TESTS/vm/lib.sh"
+set -e
+insmod "$EVTRACE_KO"
+echo start > $D/control
+echo "start 100" > $D/timer
+echo "events=100000000 channel=both" > $D/generate
+sleep 1
+rmmod evtrace
+test ! -d /sys/module/evtrace || fail "still loaded"
+# A reader holding a sub-buffer keeps the module (in use); closing lets it go.
+insmod "$EVTRACE_KO" flush_ms=50
+echo start > $D/control
+echo "events=100000000 rate=10000 channel=compact" > $D/generate
+evtest drain /tmp/t --hold-first &
+pid=$!
+sleep 2
+if rmmod evtrace 2>/tmp/err; then fail "rmmod succeeded with a reader open"; fi
+cat /tmp/err
+grep -q 'in use\|temporarily unavailable' /tmp/err || fail "unexpected rmmod error"
+[ "$(cat /sys/module/evtrace/refcnt)" -gt 0 ] || fail "no reference held by the open reader"
+kill -TERM $pid
+wait $pid
+rmmod evtrace
+test ! -d /sys/module/evtrace || fail "still loaded"
+echo rmmod ok

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# vm-smp: 2 4
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+vm --timeout 600 "$here/guest-hotplug.sh"
+[ "$(cat "$out/cycles")" = 50 ] || die "not 50 cycles"
+"$evtest" check "$out/trace"
+recorded=$(stats_sum "$out/stats" 4)
+read_back=$("$evtest" check "$out/trace" | sed -n 's/^total events \([0-9]*\).*/\1/p')
+[ "$read_back" = "$recorded" ] || die "recorded $recorded, read back $read_back"
+[ "$(bt_count "$out/trace")" = "$recorded" ] || die "babeltrace2 disagrees"
+echo "50 hotplug cycles: $recorded events recorded, all read back"
