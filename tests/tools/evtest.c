@@ -12,7 +12,8 @@
  *   evtest check DIR [--gen-events N] [--exact]
  *       Decode every stream file strictly; check per-file timestamp order
  *       and packet bounds; for generator events, each (channel, cpu, seq)
- *       at most once (--exact: every seq 0..N-1 exactly once). Prints
+ *       at most once (--exact: every seq 0..N-1 exactly once;
+ *       --contiguous: every seq from 0 to the highest seen). Prints
  *       "channel cpu events" lines and a total.
  */
 #include <dirent.h>
@@ -353,7 +354,7 @@ static int cmd_check(int argc, char **argv)
 	static struct seqset sets[2][MAX_RINGS];
 	const char *dir = argv[0];
 	uint64_t limit = 0, events = 0, bad = 0, total_gen = 0;
-	int exact = 0, i;
+	int exact = 0, contiguous = 0, i;
 	DIR *d;
 	struct dirent *de;
 
@@ -362,6 +363,8 @@ static int cmd_check(int argc, char **argv)
 			limit = strtoull(argv[++i], NULL, 0);
 		else if (!strcmp(argv[i], "--exact"))
 			exact = 1;
+		else if (!strcmp(argv[i], "--contiguous"))
+			contiguous = 1;
 	}
 	d = opendir(dir);
 	if (!d) {
@@ -390,8 +393,11 @@ static int cmd_check(int argc, char **argv)
 			       (unsigned long long)s->count, (unsigned long long)s->dups);
 			if (s->dups)
 				bad++;
-			if (exact) {
-				for (uint64_t q = 0; q < limit; q++) {
+			if (exact || contiguous) {
+				/* --contiguous: seqs 0..highest seen, none missing. */
+				uint64_t upto = exact ? limit : s->n;
+
+				for (uint64_t q = 0; q < upto; q++) {
 					if (!s->seen[q]) {
 						fprintf(stderr, "missing %s cpu %d seq %llu\n",
 							evt_channel_name(c), cpu, (unsigned long long)q);
@@ -415,6 +421,6 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "check"))
 		return cmd_check(argc - 2, argv + 2);
 	fprintf(stderr, "usage: evtest drain DIR [--sleep-ms N] [--splice] [--hold-first]\n"
-			"       evtest check DIR [--gen-events N] [--exact]\n");
+			"       evtest check DIR [--gen-events N] [--exact | --contiguous]\n");
 	return 2;
 }

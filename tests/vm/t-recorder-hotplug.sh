@@ -4,7 +4,7 @@ set -eu
 . "$(dirname "$0")/hostlib.sh"
 vm --timeout 600 "$here/guest-hotplug.sh"
 [ "$(cat "$out/cycles")" = 50 ] || die "not 50 cycles"
-"$evtest" check "$out/trace"
+"$evtest" check "$out/trace" --contiguous
 recorded=$(stats_sum "$out/stats" 4)
 read_back=$("$evtest" check "$out/trace" | sed -n 's/^total events \([0-9]*\).*/\1/p')
 [ "$read_back" = "$recorded" ] || die "recorded $recorded, read back $read_back"
