@@ -47,40 +47,49 @@ userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/unit $(BU
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) -c $< -o $@
+	@echo '  CC      $@'
+	@$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) -c $< -o $@
 
 $(BUILD)/san/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) -c $< -o $@
+	@echo '  CC      $@'
+	@$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) -c $< -o $@
 
 $(BUILD)/libevtrace.a: $(US_OBJ)
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	@echo '  AR      $@'
+	@ar rcs $@ $^
 
 $(BUILD)/libevtrace-san.a: $(SAN_OBJ)
 	@mkdir -p $(dir $@)
-	ar rcs $@ $^
+	@echo '  AR      $@'
+	@ar rcs $@ $^
 
 $(BUILD)/bin/%: userspace/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
+	@echo '  CC      $@'
+	@$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
 
 $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a
+	@echo '  CC      $@'
+	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a
 
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
+	@echo '  CC      $@'
+	@$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
 
 $(BUILD)/tests/unit-san: $(UNIT_SRC) $(BUILD)/libevtrace-san.a $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
+	@echo '  CC      $@'
+	@$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
 
 # Native benchmark: the core as the module compiles it (-O2), not a test.
 $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< $(CORE_SRC) -o $@
+	@echo '  CC      $@'
+	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< $(CORE_SRC) -o $@
 
 deps:
 	@scripts/deps
