@@ -242,6 +242,7 @@ static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 	return 0;
 }
 
+/* @end: where the closed, unread sub-buffers end (the one just opened starts). */
 static void evt_check_high_water(struct evt_ring *r, unsigned long end)
 {
 	unsigned long c = (unsigned long)evt_atomic_read(&r->consumed) & ~EVT_CONSUMED_HELD;
@@ -323,7 +324,7 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 			EVT_WRITE_ONCE(sb->delivered, (skip_pos + r->subbuf_size) | EVT_SB_SKIPPED);
 		}
 		evt_switch_in(r, new_sb, ts);
-		evt_check_high_water(r, new_sb + r->subbuf_size);
+		evt_check_high_water(r, new_sb);
 		c->pos = new_sb + EVT_PACKET_HEADER_SIZE;
 		c->len = end_in_sb - EVT_PACKET_HEADER_SIZE;
 		break;

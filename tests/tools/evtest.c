@@ -9,6 +9,8 @@
  *       it while draining nothing else of that ring until the signal, and
  *       writes its bytes to DIR/held.bin on taking it and DIR/held-end.bin
  *       before releasing it.
+ *   evtest poll DEVICE [TIMEOUT_MS]
+ *       Wait for POLLIN; print the ring's fill and counters when it comes.
  *   evtest check DIR [--gen-events N] [--exact]
  *       Decode every stream file strictly; check per-file timestamp order
  *       and packet bounds; for generator events, each (channel, cpu, seq)
@@ -23,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -414,8 +417,33 @@ static int cmd_check(int argc, char **argv)
 	return bad ? 1 : 0;
 }
 
+/* Wait for POLLIN on one ring device; print how long it took. */
+static int cmd_poll(int argc, char **argv)
+{
+	struct pollfd pfd;
+	struct evt_ring_stats st;
+	int timeout_ms = argc > 1 ? atoi(argv[1]) : 10000, n;
+
+	pfd.fd = open(argv[0], O_RDONLY);
+	if (pfd.fd < 0) {
+		perror(argv[0]);
+		return 2;
+	}
+	pfd.events = POLLIN;
+	n = poll(&pfd, 1, timeout_ms);
+	if (ioctl(pfd.fd, EVT_IOC_GET_STATS, &st)) {
+		perror("GET_STATS");
+		return 2;
+	}
+	printf("poll %s fill %u recorded %llu discarded %llu\n", n > 0 ? "POLLIN" : "timeout",
+	       st.fill_pct, (unsigned long long)st.recorded, (unsigned long long)st.discarded);
+	return n > 0 ? 0 : 1;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "poll"))
+		return cmd_poll(argc - 2, argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "drain"))
 		return cmd_drain(argc - 2, argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "check"))

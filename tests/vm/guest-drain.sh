@@ -3,11 +3,11 @@
 # rate on every CPU: nothing discarded, every (cpu, seq) read exactly once.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" flush_ms=200
-evtest drain "$OUT/trace" --splice --sleep-ms 10 &
+insmod "$EVTRACE_KO" flush_ms=200 num_subbuf=64
+evtest drain "$OUT/trace" --splice --sleep-ms 5 &
 pid=$!
 echo start > $D/control
-echo "events=${EVENTS:-15000} rate=${RATE:-5000} channel=both sizes=mix" > $D/generate
+echo "events=${EVENTS:-12000} rate=${RATE:-3000} channel=both sizes=mix" > $D/generate
 wait_gen_done 300
 echo stop > $D/control
 sleep 1

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 vm "$here/guest-drain.sh"
-"$evtest" check "$out/trace" --gen-events 15000 --exact
+"$evtest" check "$out/trace" --gen-events 12000 --exact
 recorded=$(stats_sum "$out/stats" 4)
 bt=$(bt_count "$out/trace")
 [ "$bt" = "$recorded" ] || die "babeltrace2 counted '$bt' events, the tracer recorded $recorded"

@@ -3,7 +3,7 @@
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 vm "$here/guest-hrtimer.sh"
-"$evtest" check "$out/trace" --gen-events 20000 --exact
+"$evtest" check "$out/trace"
 recorded=$(stats_sum "$out/stats" 4)
 read_back=$("$evtest" check "$out/trace" | sed -n 's/^total events \([0-9]*\).*/\1/p')
 [ "$read_back" = "$recorded" ] || die "recorded $recorded, read back $read_back"
