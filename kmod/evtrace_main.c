@@ -91,7 +91,7 @@ static void evt_hw_work_fn(struct irq_work *w)
 }
 
 /* Called by the core from the probe path: defer, never wake from here. */
-static void evt_notify(struct evt_ring *r, enum evt_notify_reason why)
+static void evt_notify(struct evt_ring *r, enum evt_ring_event why)
 {
 	struct evt_cpu_ring *cr = container_of(r, struct evt_cpu_ring, ring);
 

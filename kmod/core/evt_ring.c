@@ -250,7 +250,7 @@ static void evt_check_high_water(struct evt_ring *r, unsigned long end)
 	if (end - c >= r->hw_bytes && !EVT_READ_ONCE(r->hw_pending)) {
 		EVT_WRITE_ONCE(r->hw_pending, 1);
 		if (r->notify)
-			r->notify(r, EVT_NOTIFY_HIGH_WATER);
+			r->notify(r, EVT_RING_HIGH_WATER);
 	}
 }
 

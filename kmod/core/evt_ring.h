@@ -25,8 +25,8 @@ enum evt_mode {
 	EVT_MODE_OVERWRITE = 1,	/* full ring: the oldest unread packet is overwritten */
 };
 
-enum evt_notify_reason {
-	EVT_NOTIFY_HIGH_WATER = 1,
+enum evt_ring_event {
+	EVT_RING_HIGH_WATER = 1,
 };
 
 #define EVT_SB_SKIPPED	1UL	/* flag in evt_subbuf.delivered */
@@ -42,7 +42,7 @@ struct evt_subbuf {
 };
 
 struct evt_ring;
-typedef void (*evt_notify_fn)(struct evt_ring *ring, enum evt_notify_reason why);
+typedef void (*evt_notify_fn)(struct evt_ring *ring, enum evt_ring_event why);
 
 struct evt_ring {
 	/* Writer side: touched on every event by the owning CPU only. */

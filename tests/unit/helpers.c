@@ -28,7 +28,7 @@ void use_real_clock(void)
 
 static const uint8_t test_uuid[16] = { 0xe7, 0x7a, 0xce, 0x00, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 
-static void count_notify(struct evt_ring *r, enum evt_notify_reason why)
+static void count_notify(struct evt_ring *r, enum evt_ring_event why)
 {
 	struct tring *t = r->priv;
 

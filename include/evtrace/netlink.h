@@ -1,0 +1,117 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * evtrace generic netlink ABI: family "evtrace", version 1, multicast group
+ * "notify". Shared by the module and userspace (libevtrace, evctl, evdrain).
+ *
+ * Mutating commands need CAP_NET_ADMIN. STATUS is open to everyone: it
+ * reports counters and configuration of the tracer, no event contents, no
+ * addresses, nothing about other users' processes.
+ */
+#ifndef EVTRACE_NETLINK_H
+#define EVTRACE_NETLINK_H
+
+#define EVT_GENL_NAME		"evtrace"
+#define EVT_GENL_VERSION	1
+#define EVT_GENL_MCGRP_NOTIFY	"notify"
+
+enum evt_genl_cmd {
+	EVT_CMD_UNSPEC,
+	EVT_CMD_START,		/* start tracing */
+	EVT_CMD_STOP,		/* stop tracing, close partial sub-buffers */
+	EVT_CMD_STATUS,		/* reply: state, configuration, rings, generator */
+	EVT_CMD_CONFIG,		/* set MODE, HIGH_WATER, FLUSH_MS, EVENTS */
+	EVT_CMD_FLUSH,		/* close partial sub-buffers now */
+	EVT_CMD_GENERATE,	/* start the test generator: GEN_* attributes */
+	EVT_CMD_GENERATE_STOP,	/* stop it */
+	EVT_CMD_NOTIFY,		/* multicast only: NOTIFY_* attributes */
+	__EVT_CMD_MAX,
+};
+#define EVT_CMD_MAX (__EVT_CMD_MAX - 1)
+
+enum evt_genl_attr {
+	EVT_A_UNSPEC,
+	EVT_A_TRACING,		/* u8: 1 when tracing (STATUS) */
+	EVT_A_MODE,		/* u8: enum evt_mode (0 discard, 1 overwrite) */
+	EVT_A_HIGH_WATER,	/* u32: percent, 1..100 */
+	EVT_A_FLUSH_MS,		/* u32: 0 (off) .. 3600000 */
+	EVT_A_SUBBUF_SIZE,	/* u64, STATUS only */
+	EVT_A_NUM_SUBBUF,	/* u64, STATUS only */
+	EVT_A_EVENTS,		/* nested: EVT_A_EVENT... */
+	EVT_A_EVENT,		/* nested: EVT_EV_* */
+	EVT_A_RINGS,		/* nested: EVT_A_RING... (STATUS) */
+	EVT_A_RING,		/* nested: EVT_R_* */
+	EVT_A_GEN_EVENTS,	/* u64: events per CPU, >= 1 */
+	EVT_A_GEN_RATE,		/* u32: events per second per CPU, 0 = flat out */
+	EVT_A_GEN_CHANNELS,	/* u8: bit 0 compact, bit 1 normal */
+	EVT_A_GEN_SIZES,	/* u8: 0 fixed, 1 a mix of payload sizes */
+	EVT_A_GEN_CPUS,		/* string: CPU list "0-3,6" or "all" */
+	EVT_A_GENS,		/* nested: EVT_A_GEN... (STATUS) */
+	EVT_A_GEN,		/* nested: EVT_G_* */
+	EVT_A_NOTIFY_REASON,	/* u8: enum evt_notify */
+	EVT_A_CHANNEL,		/* u8: enum evt_channel */
+	EVT_A_CPU,		/* u32 */
+	EVT_A_FILL,		/* u32: percent */
+	EVT_A_PAD,
+	__EVT_A_MAX,
+};
+#define EVT_A_MAX (__EVT_A_MAX - 1)
+
+/* Inside EVT_A_EVENT */
+enum evt_event_attr {
+	EVT_EV_UNSPEC,
+	EVT_EV_NAME,		/* string */
+	EVT_EV_ENABLED,		/* u8 */
+	EVT_EV_CHANNEL,		/* u8, STATUS only */
+	__EVT_EV_MAX,
+};
+#define EVT_EV_MAX (__EVT_EV_MAX - 1)
+
+/* Inside EVT_A_RING */
+enum evt_ring_attr {
+	EVT_R_UNSPEC,
+	EVT_R_CHANNEL,		/* u8 */
+	EVT_R_CPU,		/* u32 */
+	EVT_R_ONLINE,		/* u8 */
+	EVT_R_RECORDED,		/* u64 */
+	EVT_R_DISCARDED,	/* u64 */
+	EVT_R_OVERWRITTEN,	/* u64 */
+	EVT_R_TOO_BIG,		/* u64 */
+	EVT_R_REFUSED,		/* u64 */
+	EVT_R_PRODUCED,		/* u64: sub-buffers */
+	EVT_R_CONSUMED,		/* u64: sub-buffers */
+	EVT_R_SKIPPED,		/* u64: sub-buffers */
+	EVT_R_FILL,		/* u32: percent */
+	EVT_R_PAD,
+	__EVT_R_MAX,
+};
+#define EVT_R_MAX (__EVT_R_MAX - 1)
+
+/* Inside EVT_A_GEN */
+enum evt_gen_attr {
+	EVT_G_UNSPEC,
+	EVT_G_CPU,		/* u32 */
+	EVT_G_RUNNING,		/* u8 */
+	EVT_G_DONE,		/* u8 */
+	EVT_G_COMPACT,		/* u64: events offered on the compact channel */
+	EVT_G_NORMAL,		/* u64: on the normal channel */
+	EVT_G_TIMER,		/* u64: hrtimer events */
+	EVT_G_PAD,
+	__EVT_G_MAX,
+};
+#define EVT_G_MAX (__EVT_G_MAX - 1)
+
+enum evt_notify {
+	EVT_NOTIFY_NONE,
+	EVT_NOTIFY_HIGH_WATER,	/* a ring's fill crossed high_water */
+	EVT_NOTIFY_FLUSHED,	/* partial sub-buffers were closed: data waits */
+	EVT_NOTIFY_DISCARDING,	/* first loss after a clean period */
+	EVT_NOTIFY_CPU_ONLINE,
+	EVT_NOTIFY_CPU_OFFLINE,
+	EVT_NOTIFY_STOPPED,	/* tracing stopped, everything flushed */
+	__EVT_NOTIFY_MAX,
+};
+
+#define EVT_GEN_CHANNEL_COMPACT	1
+#define EVT_GEN_CHANNEL_NORMAL	2
+
+#endif /* EVTRACE_NETLINK_H */
