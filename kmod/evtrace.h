@@ -31,7 +31,8 @@ struct evt_cpu_ring {
 	unsigned long held_pos;
 	unsigned long read_off;		/* read()/splice progress in the held packet */
 	wait_queue_head_t wq;
-	struct irq_work hw_work;	/* high-water: from the probe path, NMI-safe */
+	struct irq_work hw_work;	/* ring events from the probe path, NMI-safe */
+	unsigned long notify_pending;	/* BIT(enum evt_notify) to send */
 	struct device *dev;
 };
 
@@ -96,6 +97,14 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 /* evtrace_main.c */
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
 int evt_flush_ring(struct evt_cpu_ring *cr);
+void evt_flush_all(void);
+void evt_start_tracing(void);
+void evt_stop_tracing(void);
+void evt_set_mode(unsigned int mode);
+void evt_set_high_water(unsigned int pct);
+void evt_set_flush_ms(unsigned int ms);
+bool evt_event_enabled(const struct evt_event_desc *d);
+void evt_set_event_enabled(const struct evt_event_desc *d, bool on);
 void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q);
 void evt_stats_show(struct seq_file *m);
 
@@ -106,9 +115,32 @@ int evt_dev_add_ring(struct evt_cpu_ring *cr);
 void evt_dev_remove_ring(struct evt_cpu_ring *cr);
 
 /* evtrace_gen.c */
+struct evt_gen_params {
+	u64 events;		/* per CPU */
+	u32 rate;		/* per second per CPU, 0 = flat out */
+	u32 channels;		/* EVT_GEN_CHANNEL_* */
+	bool mix;		/* a mix of payload sizes */
+	struct cpumask cpus;
+};
+
+struct evt_gen_info {
+	bool running;
+	bool done;
+	u64 generated[EVT_NR_CHANNELS];
+	u64 timer;
+};
+
 int evt_gen_init(struct dentry *dir);
 void evt_gen_exit(void);
 void evt_gen_stats_show(struct seq_file *m);
+int evt_gen_start(const struct evt_gen_params *p);
+void evt_gen_stop(void);
+void evt_gen_info(int cpu, struct evt_gen_info *g);
+
+/* evtrace_nl.c */
+int evt_nl_init(void);
+void evt_nl_exit(void);
+void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason);
 
 /* evtrace_bench.c */
 int evt_bench_init(struct dentry *dir);

@@ -17,10 +17,11 @@
 #include <linux/cpumask.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
+#include <evtrace/netlink.h>
 #include "evtrace.h"
 
-#define EVT_GEN_CH_COMPACT	1
-#define EVT_GEN_CH_NORMAL	2
+#define EVT_GEN_CH_COMPACT	EVT_GEN_CHANNEL_COMPACT
+#define EVT_GEN_CH_NORMAL	EVT_GEN_CHANNEL_NORMAL
 
 struct evt_gen_cpu {
 	struct task_struct *task;
@@ -41,13 +42,9 @@ static DEFINE_MUTEX(gen_lock);
 static ktime_t timer_period;
 static bool timers_on;
 
-static struct {
-	u64 events;
-	u32 rate;		/* events per second per CPU, 0 = flat out */
-	u32 channels;		/* EVT_GEN_CH_* */
-	bool mix;		/* mix of payload sizes */
-	struct cpumask cpus;
-} gen_cfg;
+static struct evt_gen_params gen_cfg;
+
+static const struct evt_event_desc *ev_compact, *ev_wide, *ev_normal, *ev_tick;
 
 static int evt_gen_compact(u32 cpu, u64 seq, bool mix)
 {
@@ -60,10 +57,14 @@ static int evt_gen_compact(u32 cpu, u64 seq, bool mix)
 	u64 a = seq * 2654435761ULL, b = ~seq;
 
 	if (mix && (seq & 3) == 3) {
+		if (!evt_event_enabled(ev_wide))
+			return -ENODATA;
 		memcpy(pl.a, &a, 8);
 		memcpy(pl.b, &b, 8);
 		return evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE, &pl, 28);
 	}
+	if (!evt_event_enabled(ev_compact))
+		return -ENODATA;
 	return evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT, &pl, 12);
 }
 
@@ -72,6 +73,8 @@ static int evt_gen_normal(u32 cpu, u64 seq, bool mix)
 	u8 buf[14 + 64];
 	u16 fill = mix ? seq % 64 : 16;
 
+	if (!evt_event_enabled(ev_normal))
+		return -ENODATA;
 	memcpy(buf, &cpu, 4);
 	memcpy(buf + 4, &seq, 8);
 	memcpy(buf + 12, &fill, 2);
@@ -158,7 +161,8 @@ static enum hrtimer_restart evt_timer_fn(struct hrtimer *t)
 	u32 cpu = smp_processor_id();
 	struct { u32 cpu; u32 seq[2]; } pl = { cpu, { (u32)tc->seq, (u32)(tc->seq >> 32) } };
 
-	if (evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, &pl, 12) != -ENODATA)
+	if (evt_event_enabled(ev_tick) &&
+	    evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, &pl, 12) != -ENODATA)
 		tc->generated++;
 	tc->seq++;
 	hrtimer_forward_now(t, timer_period);
@@ -261,6 +265,39 @@ out:
 	return ret ? ret : count;
 }
 
+/**
+ * evt_gen_start() - (re)start the generator threads
+ * @p: what to generate
+ *
+ * Return: 0 or a negative errno.
+ */
+int evt_gen_start(const struct evt_gen_params *p)
+{
+	int ret;
+
+	mutex_lock(&gen_lock);
+	gen_cfg = *p;
+	ret = evt_gen_start_locked();
+	mutex_unlock(&gen_lock);
+	return ret;
+}
+
+void evt_gen_stop(void)
+{
+	mutex_lock(&gen_lock);
+	evt_gen_stop_locked();
+	mutex_unlock(&gen_lock);
+}
+
+void evt_gen_info(int cpu, struct evt_gen_info *g)
+{
+	g->running = gen_cpus[cpu].task != NULL;
+	g->done = READ_ONCE(gen_cpus[cpu].done);
+	g->generated[EVT_CHAN_COMPACT] = READ_ONCE(gen_cpus[cpu].generated[EVT_CHAN_COMPACT]);
+	g->generated[EVT_CHAN_NORMAL] = READ_ONCE(gen_cpus[cpu].generated[EVT_CHAN_NORMAL]);
+	g->timer = READ_ONCE(per_cpu_ptr(&evt_timers, cpu)->generated);
+}
+
 void evt_gen_stats_show(struct seq_file *m)
 {
 	int cpu;
@@ -338,6 +375,10 @@ int evt_gen_init(struct dentry *dir)
 {
 	int cpu;
 
+	ev_compact = evt_find_event(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT);
+	ev_wide = evt_find_event(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE);
+	ev_normal = evt_find_event(EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL);
+	ev_tick = evt_find_event(EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK);
 	gen_cpus = kcalloc(nr_cpu_ids, sizeof(*gen_cpus), GFP_KERNEL);
 	if (!gen_cpus)
 		return -ENOMEM;

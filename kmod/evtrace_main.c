@@ -22,6 +22,7 @@
 #include <linux/random.h>
 #include <linux/utsname.h>
 #include <linux/smp.h>
+#include <evtrace/netlink.h>
 #include "evtrace.h"
 
 #define EVT_VERSION "0.1"
@@ -52,6 +53,17 @@ DEFINE_PER_CPU(int, evt_nesting);
 
 static struct dentry *evt_debugfs;
 static struct delayed_work evt_flush_work;
+static u8 *evt_enabled;		/* per catalogue entry */
+
+bool evt_event_enabled(const struct evt_event_desc *d)
+{
+	return READ_ONCE(evt_enabled[d - evt_events]);
+}
+
+void evt_set_event_enabled(const struct evt_event_desc *d, bool on)
+{
+	WRITE_ONCE(evt_enabled[d - evt_events], on);
+}
 
 /**
  * evtrace_record() - record one event on the current CPU
@@ -82,19 +94,23 @@ struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu)
 	return READ_ONCE(evt.rings[channel][cpu]);
 }
 
-/* irq_work: hard interrupt context, never NMI. */
+/* irq_work: hard interrupt context, never NMI: wake readers, queue the netlink work. */
 static void evt_hw_work_fn(struct irq_work *w)
 {
 	struct evt_cpu_ring *cr = container_of(w, struct evt_cpu_ring, hw_work);
 
 	wake_up_interruptible(&cr->wq);
+	if (READ_ONCE(cr->notify_pending))
+		evt_nl_notify(cr, EVT_NOTIFY_NONE);
 }
 
-/* Called by the core from the probe path: defer, never wake from here. */
+/* Called by the core from the probe path: record the reason, defer the rest. */
 static void evt_notify(struct evt_ring *r, enum evt_ring_event why)
 {
 	struct evt_cpu_ring *cr = container_of(r, struct evt_cpu_ring, ring);
 
+	set_bit(why == EVT_RING_HIGH_WATER ? EVT_NOTIFY_HIGH_WATER : EVT_NOTIFY_DISCARDING,
+		&cr->notify_pending);
 	irq_work_queue(&cr->hw_work);
 }
 
@@ -173,6 +189,7 @@ static int evt_cpu_online(unsigned int cpu)
 			per_cpu(evt_cpu_rings[ch], cpu) = cr;
 		}
 		WRITE_ONCE(cr->online, true);
+		evt_nl_notify(cr, EVT_NOTIFY_CPU_ONLINE);
 	}
 	mutex_unlock(&evt.lock);
 	return ret;
@@ -196,6 +213,7 @@ static int evt_cpu_offline(unsigned int cpu)
 		preempt_enable();
 		WRITE_ONCE(cr->online, false);
 		wake_up_interruptible(&cr->wq);
+		evt_nl_notify(cr, EVT_NOTIFY_CPU_OFFLINE);
 	}
 	return 0;
 }
@@ -237,8 +255,10 @@ static void evt_flush_call(struct evt_flush_call *fc)
 		fc->q.flags |= EVT_QUIESCENT_OFFLINE;
 	}
 	cpus_read_unlock();
-	if (fc->flushed)
+	if (fc->flushed) {
 		wake_up_interruptible(&fc->cr->wq);
+		evt_nl_notify(fc->cr, EVT_NOTIFY_FLUSHED);
+	}
 }
 
 /**
@@ -295,7 +315,12 @@ static void evt_flush_work_fn(struct work_struct *w)
 		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
 }
 
-static void evt_stop_tracing(void)
+void evt_start_tracing(void)
+{
+	WRITE_ONCE(evt_tracing, true);
+}
+
+void evt_stop_tracing(void)
 {
 	WRITE_ONCE(evt_tracing, false);
 	/* Every probe runs with preemption off: this waits for them all. */
@@ -345,7 +370,7 @@ static int evt_control_open(struct inode *inode, struct file *file)
 	return single_open(file, evt_control_show, NULL);
 }
 
-static void evt_flush_all(void)
+void evt_flush_all(void)
 {
 	unsigned int ch;
 	int cpu;
@@ -368,10 +393,11 @@ static ssize_t evt_control_write(struct file *file, const char __user *ubuf,
 	buf[n] = '\0';
 	strim(buf);
 	if (!strcmp(buf, "start")) {
-		WRITE_ONCE(evt_tracing, true);
+		evt_start_tracing();
 	} else if (!strcmp(buf, "stop")) {
 		evt_stop_tracing();
 		evt_flush_all();
+		evt_nl_notify(NULL, EVT_NOTIFY_STOPPED);
 	} else if (!strcmp(buf, "flush")) {
 		evt_flush_all();
 	} else {
@@ -389,6 +415,52 @@ static const struct file_operations evt_control_fops = {
 	.release = single_release,
 	.write = evt_control_write,
 };
+
+static void evt_for_each_ring(void (*fn)(struct evt_cpu_ring *cr, unsigned long arg),
+			      unsigned long arg)
+{
+	unsigned int ch;
+	int cpu;
+
+	mutex_lock(&evt.lock);
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			if (evt.rings[ch][cpu])
+				fn(evt.rings[ch][cpu], arg);
+	mutex_unlock(&evt.lock);
+}
+
+static void evt_ring_mode_fn(struct evt_cpu_ring *cr, unsigned long mode)
+{
+	evt_ring_set_mode(&cr->ring, mode);
+}
+
+static void evt_ring_hw_fn(struct evt_cpu_ring *cr, unsigned long pct)
+{
+	evt_ring_set_high_water(&cr->ring, pct);
+}
+
+/* Only while stopped (writers gone): the caller checks. */
+void evt_set_mode(unsigned int mode)
+{
+	evt.mode = mode;
+	evt_for_each_ring(evt_ring_mode_fn, mode);
+}
+
+void evt_set_high_water(unsigned int pct)
+{
+	evt.high_water = pct;
+	evt_for_each_ring(evt_ring_hw_fn, pct);
+}
+
+void evt_set_flush_ms(unsigned int ms)
+{
+	evt.flush_ms = ms;
+	if (ms)
+		mod_delayed_work(system_wq, &evt_flush_work, msecs_to_jiffies(ms));
+	else
+		cancel_delayed_work(&evt_flush_work);
+}
 
 static int evt_check_params(void)
 {
@@ -481,6 +553,12 @@ static int __init evtrace_init(void)
 	ret = evt_render_metadata();
 	if (ret)
 		return ret;
+	evt_enabled = kmalloc(evt_nr_events, GFP_KERNEL);
+	if (!evt_enabled) {
+		kfree(evt.metadata);
+		return -ENOMEM;
+	}
+	memset(evt_enabled, 1, evt_nr_events);
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
 		evt.rings[ch] = kcalloc(nr_cpu_ids, sizeof(*evt.rings[ch]), GFP_KERNEL);
 		if (!evt.rings[ch]) {
@@ -506,8 +584,11 @@ static int __init evtrace_init(void)
 	ret = evt_bench_init(evt_debugfs);
 	if (ret)
 		goto err_gen;
-
 	INIT_DELAYED_WORK(&evt_flush_work, evt_flush_work_fn);
+	ret = evt_nl_init();
+	if (ret)
+		goto err_bench;
+
 	if (evt.flush_ms)
 		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
 	if (autostart)
@@ -516,6 +597,8 @@ static int __init evtrace_init(void)
 		num_online_cpus(), evt.num_subbuf, evt.subbuf_size, mode);
 	return 0;
 
+err_bench:
+	evt_bench_exit();
 err_gen:
 	evt_gen_exit();
 err_cpuhp:
@@ -525,11 +608,18 @@ err_dev:
 	evt_free_rings();
 	evt_dev_exit();
 	kfree(evt.metadata);
+	kfree(evt_enabled);
 	return ret;
 err_rings:
 	evt_free_rings();
 	kfree(evt.metadata);
+	kfree(evt_enabled);
 	return ret;
+}
+
+static void evt_irq_work_sync_fn(struct evt_cpu_ring *cr, unsigned long unused)
+{
+	irq_work_sync(&cr->hw_work);
 }
 
 static void __exit evtrace_exit(void)
@@ -540,9 +630,13 @@ static void __exit evtrace_exit(void)
 	cancel_delayed_work_sync(&evt_flush_work);
 	debugfs_remove_recursive(evt_debugfs);
 	cpuhp_remove_state_nocalls(evt.cpuhp_state);
+	/* Nothing can raise a notification any more; let the last ones finish. */
+	evt_for_each_ring(evt_irq_work_sync_fn, 0);
+	evt_nl_exit();
 	evt_free_rings();
 	evt_dev_exit();
 	kfree(evt.metadata);
+	kfree(evt_enabled);
 	pr_info("unloaded\n");
 }
 

@@ -300,6 +300,11 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 			if ((unsigned long)evt_local_read(&r->offset) != o)
 				continue;
 			evt_local_inc(&r->discarded);
+			if (!EVT_READ_ONCE(r->discard_pending)) {
+				EVT_WRITE_ONCE(r->discard_pending, 1);
+				if (r->notify)
+					r->notify(r, EVT_RING_DISCARDING);
+			}
 			return -ENOBUFS;
 		}
 		/* First event of a packet: timestamp_begin is its reference. */
@@ -423,6 +428,7 @@ void evt_ring_put(struct evt_ring *r, unsigned long pos)
 	}
 	r->consumed_count++;
 	EVT_WRITE_ONCE(r->hw_pending, 0);
+	EVT_WRITE_ONCE(r->discard_pending, 0);
 }
 
 unsigned int evt_ring_fill_pct(struct evt_ring *r)

@@ -26,7 +26,8 @@ enum evt_mode {
 };
 
 enum evt_ring_event {
-	EVT_RING_HIGH_WATER = 1,
+	EVT_RING_HIGH_WATER = 1,	/* unread fill crossed the high-water mark */
+	EVT_RING_DISCARDING = 2,	/* first loss since the reader last released */
 };
 
 #define EVT_SB_SKIPPED	1UL	/* flag in evt_subbuf.delivered */
@@ -62,6 +63,7 @@ struct evt_ring {
 	u8 channel;
 	u8 mode;
 	u8 hw_pending;
+	u8 discard_pending;
 	u32 cpu;
 	unsigned long num_subbuf;
 	unsigned long subbuf_size;

@@ -32,8 +32,10 @@ static void count_notify(struct evt_ring *r, enum evt_ring_event why)
 {
 	struct tring *t = r->priv;
 
-	(void)why;
-	t->notified++;
+	if (why == EVT_RING_HIGH_WATER)
+		t->notified++;
+	else if (why == EVT_RING_DISCARDING)
+		t->discarding++;
 }
 
 void tring_init(struct tring *t, unsigned long sb_size, unsigned long nsb,
@@ -52,6 +54,7 @@ void tring_init(struct tring *t, unsigned long sb_size, unsigned long nsb,
 	/* Stale bytes must never be read as events: poison the memory. */
 	memset(t->mem, 0xa5, evt_ring_mem_size(&p));
 	t->notified = 0;
+	t->discarding = 0;
 	evt_ring_init(&t->r, &p, t->mem, t->sb);
 }
 

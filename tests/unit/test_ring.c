@@ -201,6 +201,7 @@ START_TEST(discard_accounting)
 	ck_assert_uint_eq(st.recorded + st.discarded, 10000);
 	ck_assert_uint_ge(st.fill_pct, 99);
 	ck_assert_uint_eq(t.notified, 1);	/* high water crossed once */
+	ck_assert_uint_eq(t.discarding, 1);	/* the first loss, once */
 	evt_ring_flush(&t.r);
 	drain_all(&t.r, &s);
 	/* Everything recorded is read back, the first events, in order. */
@@ -210,8 +211,11 @@ START_TEST(discard_accounting)
 	ck_assert_uint_eq(s.packets, 4);
 	ck_assert_uint_eq(s.seq_gaps, 0);
 	ck_assert_uint_eq(s.last_discarded, dropped);
-	/* Once read, there is room again. */
+	/* Once read, there is room again; a new loss is reported again. */
 	ck_assert_int_eq(rec_compact(&t.r, 0, 99999), 0);
+	while (rec_compact(&t.r, 0, 99999) == 0)
+		;
+	ck_assert_uint_eq(t.discarding, 2);
 	seen_free(&s);
 	tring_free(&t);
 }

@@ -16,7 +16,8 @@ struct tring {
 	struct evt_ring r;
 	char *mem;
 	struct evt_subbuf *sb;
-	unsigned int notified;
+	unsigned int notified;		/* high-water notifications */
+	unsigned int discarding;	/* first-loss notifications */
 };
 
 void tring_init(struct tring *t, unsigned long sb_size, unsigned long nsb,

@@ -1,0 +1,417 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Generic netlink control plane: family "evtrace" (commands in
+ * <evtrace/netlink.h>) and the multicast group "notify".
+ *
+ * Notifications are raised anywhere (probe path through irq_work, hotplug,
+ * commands) as bits on a ring and sent from a work item, rate-limited: a
+ * dropped notification costs the drainer latency, never trace data (its
+ * fallback timer still finds the sub-buffers).
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <net/genetlink.h>
+#include <linux/cpumask.h>
+#include <linux/workqueue.h>
+#include <linux/jiffies.h>
+#include <evtrace/netlink.h>
+#include "evtrace.h"
+
+static struct genl_family evt_genl_family;
+static struct work_struct evt_notify_work;
+static bool evt_nl_ready;
+static unsigned long evt_stopped_pending;
+
+/* At most this many notifications per second; the excess is counted. */
+#define EVT_NOTIFY_PER_SEC 1000
+static unsigned long evt_notify_window;
+static unsigned int evt_notify_in_window;
+static u64 evt_notify_dropped;
+
+static struct netlink_range_validation evt_flush_ms_range = {
+	.min = 0, .max = 3600000,
+};
+static struct netlink_range_validation evt_gen_events_range = {
+	.min = 1, .max = 1ULL << 40,
+};
+
+static const struct nla_policy evt_event_policy[EVT_EV_MAX + 1] = {
+	[EVT_EV_NAME] = { .type = NLA_NUL_STRING, .len = 63 },
+	[EVT_EV_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+static const struct nla_policy evt_policy[EVT_A_MAX + 1] = {
+	[EVT_A_MODE] = NLA_POLICY_MAX(NLA_U8, EVT_MODE_OVERWRITE),
+	[EVT_A_HIGH_WATER] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
+	[EVT_A_FLUSH_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &evt_flush_ms_range),
+	[EVT_A_EVENTS] = { .type = NLA_NESTED },
+	[EVT_A_GEN_EVENTS] = NLA_POLICY_FULL_RANGE(NLA_U64, &evt_gen_events_range),
+	[EVT_A_GEN_RATE] = { .type = NLA_U32 },
+	[EVT_A_GEN_CHANNELS] = NLA_POLICY_RANGE(NLA_U8, 1, 3),
+	[EVT_A_GEN_SIZES] = NLA_POLICY_MAX(NLA_U8, 1),
+	[EVT_A_GEN_CPUS] = { .type = NLA_NUL_STRING, .len = 255 },
+};
+
+/**
+ * evt_nl_notify() - queue a notification about a ring
+ * @cr: the ring (NULL for a global one: STOPPED)
+ * @reason: enum evt_notify
+ *
+ * Callable from any context except NMI; the probe path goes through irq_work.
+ */
+void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason)
+{
+	if (!READ_ONCE(evt_nl_ready))
+		return;
+	if (cr)
+		set_bit(reason, &cr->notify_pending);
+	else
+		set_bit(reason, &evt_stopped_pending);
+	queue_work(system_wq, &evt_notify_work);
+}
+
+static bool evt_notify_budget(void)
+{
+	if (time_after(jiffies, evt_notify_window + HZ)) {
+		evt_notify_window = jiffies;
+		evt_notify_in_window = 0;
+	}
+	if (evt_notify_in_window >= EVT_NOTIFY_PER_SEC) {
+		evt_notify_dropped++;
+		return false;
+	}
+	evt_notify_in_window++;
+	return true;
+}
+
+static void evt_send_notify(struct evt_cpu_ring *cr, unsigned int reason)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!evt_notify_budget())
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &evt_genl_family, 0, EVT_CMD_NOTIFY);
+	if (!hdr)
+		goto fail;
+	if (nla_put_u8(skb, EVT_A_NOTIFY_REASON, reason))
+		goto fail;
+	if (cr && (nla_put_u8(skb, EVT_A_CHANNEL, cr->channel) ||
+		   nla_put_u32(skb, EVT_A_CPU, cr->cpu) ||
+		   nla_put_u32(skb, EVT_A_FILL, evt_ring_fill_pct(&cr->ring))))
+		goto fail;
+	genlmsg_end(skb, hdr);
+	/* No listener or a full socket: only latency is lost. */
+	genlmsg_multicast(&evt_genl_family, skb, 0, 0, GFP_KERNEL);
+	return;
+fail:
+	nlmsg_free(skb);
+}
+
+static void evt_notify_work_fn(struct work_struct *w)
+{
+	unsigned int ch, reason;
+	int cpu;
+
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
+			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
+			unsigned long pending;
+
+			if (!cr || !READ_ONCE(cr->notify_pending))
+				continue;
+			pending = xchg(&cr->notify_pending, 0);
+			for (reason = 1; reason < __EVT_NOTIFY_MAX; reason++)
+				if (pending & BIT(reason))
+					evt_send_notify(cr, reason);
+		}
+	}
+	if (test_and_clear_bit(EVT_NOTIFY_STOPPED, &evt_stopped_pending))
+		evt_send_notify(NULL, EVT_NOTIFY_STOPPED);
+}
+
+static int evt_nl_start(struct sk_buff *skb, struct genl_info *info)
+{
+	evt_start_tracing();
+	return 0;
+}
+
+static int evt_nl_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	evt_stop_tracing();
+	evt_flush_all();
+	evt_nl_notify(NULL, EVT_NOTIFY_STOPPED);
+	return 0;
+}
+
+static int evt_nl_flush(struct sk_buff *skb, struct genl_info *info)
+{
+	evt_flush_all();
+	return 0;
+}
+
+/* Parse EVT_A_EVENTS into (index, enabled) pairs; apply only if all are good. */
+static int evt_nl_events(struct nlattr *list, struct netlink_ext_ack *extack, bool apply)
+{
+	struct nlattr *ev, *tb[EVT_EV_MAX + 1];
+	int rem, ret;
+
+	nla_for_each_nested(ev, list, rem) {
+		const struct evt_event_desc *d;
+
+		if (nla_type(ev) != EVT_A_EVENT) {
+			NL_SET_ERR_MSG_ATTR(extack, ev, "EVT_A_EVENTS holds only EVT_A_EVENT entries");
+			return -EINVAL;
+		}
+		ret = nla_parse_nested(tb, EVT_EV_MAX, ev, evt_event_policy, extack);
+		if (ret)
+			return ret;
+		if (!tb[EVT_EV_NAME] || !tb[EVT_EV_ENABLED]) {
+			NL_SET_ERR_MSG_ATTR(extack, ev, "an event entry needs a name and an enabled flag");
+			return -EINVAL;
+		}
+		d = evt_find_event_by_name(nla_data(tb[EVT_EV_NAME]));
+		if (!d) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[EVT_EV_NAME], "unknown event name");
+			return -ENOENT;
+		}
+		if (apply)
+			evt_set_event_enabled(d, nla_get_u8(tb[EVT_EV_ENABLED]));
+	}
+	return 0;
+}
+
+static int evt_nl_config(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	int ret;
+
+	if (!a[EVT_A_MODE] && !a[EVT_A_HIGH_WATER] && !a[EVT_A_FLUSH_MS] && !a[EVT_A_EVENTS]) {
+		GENL_SET_ERR_MSG(info, "nothing to configure: give MODE, HIGH_WATER, FLUSH_MS or EVENTS");
+		return -EINVAL;
+	}
+	if (a[EVT_A_MODE] && READ_ONCE(evt_tracing) &&
+	    nla_get_u8(a[EVT_A_MODE]) != evt.mode) {
+		NL_SET_ERR_MSG_ATTR(info->extack, a[EVT_A_MODE],
+				    "the mode can only change while tracing is stopped: stop first");
+		return -EBUSY;
+	}
+	if (a[EVT_A_EVENTS]) {
+		ret = evt_nl_events(a[EVT_A_EVENTS], info->extack, false);
+		if (ret)
+			return ret;
+		evt_nl_events(a[EVT_A_EVENTS], info->extack, true);
+	}
+	if (a[EVT_A_MODE])
+		evt_set_mode(nla_get_u8(a[EVT_A_MODE]));
+	if (a[EVT_A_HIGH_WATER])
+		evt_set_high_water(nla_get_u32(a[EVT_A_HIGH_WATER]));
+	if (a[EVT_A_FLUSH_MS])
+		evt_set_flush_ms(nla_get_u32(a[EVT_A_FLUSH_MS]));
+	return 0;
+}
+
+static int evt_nl_generate(struct sk_buff *skb, struct genl_info *info)
+{
+	struct nlattr **a = info->attrs;
+	struct evt_gen_params p = {
+		.events = 1000000,
+		.rate = 0,
+		.channels = EVT_GEN_CHANNEL_COMPACT,
+		.mix = true,
+	};
+	int ret;
+
+	cpumask_copy(&p.cpus, cpu_possible_mask);
+	if (a[EVT_A_GEN_EVENTS])
+		p.events = nla_get_u64(a[EVT_A_GEN_EVENTS]);
+	if (a[EVT_A_GEN_RATE])
+		p.rate = nla_get_u32(a[EVT_A_GEN_RATE]);
+	if (a[EVT_A_GEN_CHANNELS])
+		p.channels = nla_get_u8(a[EVT_A_GEN_CHANNELS]);
+	if (a[EVT_A_GEN_SIZES])
+		p.mix = nla_get_u8(a[EVT_A_GEN_SIZES]);
+	if (a[EVT_A_GEN_CPUS]) {
+		const char *s = nla_data(a[EVT_A_GEN_CPUS]);
+
+		if (strcmp(s, "all") && cpulist_parse(s, &p.cpus)) {
+			NL_SET_ERR_MSG_ATTR(info->extack, a[EVT_A_GEN_CPUS],
+					    "bad CPU list: use e.g. 0-3,6 or all");
+			return -EINVAL;
+		}
+	}
+	if (!cpumask_intersects(&p.cpus, cpu_online_mask)) {
+		GENL_SET_ERR_MSG(info, "none of the CPUs asked for is online");
+		return -EINVAL;
+	}
+	ret = evt_gen_start(&p);
+	if (ret)
+		GENL_SET_ERR_MSG(info, "cannot start the generator threads");
+	return ret;
+}
+
+static int evt_nl_generate_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	evt_gen_stop();
+	return 0;
+}
+
+static int evt_put_ring(struct sk_buff *skb, struct evt_cpu_ring *cr)
+{
+	struct evt_ring_stats st;
+	struct nlattr *n = nla_nest_start(skb, EVT_A_RING);
+
+	if (!n)
+		return -EMSGSIZE;
+	evt_ring_stats(&cr->ring, &st);
+	if (nla_put_u8(skb, EVT_R_CHANNEL, cr->channel) ||
+	    nla_put_u32(skb, EVT_R_CPU, cr->cpu) ||
+	    nla_put_u8(skb, EVT_R_ONLINE, READ_ONCE(cr->online)) ||
+	    nla_put_u64_64bit(skb, EVT_R_RECORDED, st.recorded, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_DISCARDED, st.discarded, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_OVERWRITTEN, st.overwritten, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_TOO_BIG, st.too_big, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_REFUSED, st.refused, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_PRODUCED, st.produced, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_CONSUMED, st.consumed, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_SKIPPED, st.skipped, EVT_R_PAD) ||
+	    nla_put_u32(skb, EVT_R_FILL, st.fill_pct)) {
+		nla_nest_cancel(skb, n);
+		return -EMSGSIZE;
+	}
+	nla_nest_end(skb, n);
+	return 0;
+}
+
+static int evt_fill_status(struct sk_buff *skb)
+{
+	struct nlattr *list, *n;
+	unsigned int ch, i;
+	int cpu;
+
+	if (nla_put_u8(skb, EVT_A_TRACING, READ_ONCE(evt_tracing)) ||
+	    nla_put_u8(skb, EVT_A_MODE, evt.mode) ||
+	    nla_put_u32(skb, EVT_A_HIGH_WATER, evt.high_water) ||
+	    nla_put_u32(skb, EVT_A_FLUSH_MS, evt.flush_ms) ||
+	    nla_put_u64_64bit(skb, EVT_A_SUBBUF_SIZE, evt.subbuf_size, EVT_A_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_A_NUM_SUBBUF, evt.num_subbuf, EVT_A_PAD))
+		return -EMSGSIZE;
+	list = nla_nest_start(skb, EVT_A_EVENTS);
+	if (!list)
+		return -EMSGSIZE;
+	for (i = 0; i < evt_nr_events; i++) {
+		n = nla_nest_start(skb, EVT_A_EVENT);
+		if (!n || nla_put_string(skb, EVT_EV_NAME, evt_events[i].name) ||
+		    nla_put_u8(skb, EVT_EV_ENABLED, evt_event_enabled(&evt_events[i])) ||
+		    nla_put_u8(skb, EVT_EV_CHANNEL, evt_events[i].channel))
+			return -EMSGSIZE;
+		nla_nest_end(skb, n);
+	}
+	nla_nest_end(skb, list);
+	list = nla_nest_start(skb, EVT_A_RINGS);
+	if (!list)
+		return -EMSGSIZE;
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
+			if (evt_get_ring(ch, cpu) && evt_put_ring(skb, evt_get_ring(ch, cpu)))
+				return -EMSGSIZE;
+	nla_nest_end(skb, list);
+	list = nla_nest_start(skb, EVT_A_GENS);
+	if (!list)
+		return -EMSGSIZE;
+	for_each_possible_cpu(cpu) {
+		struct evt_gen_info g;
+
+		evt_gen_info(cpu, &g);
+		n = nla_nest_start(skb, EVT_A_GEN);
+		if (!n || nla_put_u32(skb, EVT_G_CPU, cpu) ||
+		    nla_put_u8(skb, EVT_G_RUNNING, g.running) ||
+		    nla_put_u8(skb, EVT_G_DONE, g.done) ||
+		    nla_put_u64_64bit(skb, EVT_G_COMPACT, g.generated[EVT_CHAN_COMPACT], EVT_G_PAD) ||
+		    nla_put_u64_64bit(skb, EVT_G_NORMAL, g.generated[EVT_CHAN_NORMAL], EVT_G_PAD) ||
+		    nla_put_u64_64bit(skb, EVT_G_TIMER, g.timer, EVT_G_PAD))
+			return -EMSGSIZE;
+		nla_nest_end(skb, n);
+	}
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int evt_nl_status(struct sk_buff *skb, struct genl_info *info)
+{
+	/* Sized for every ring, event and generator entry. */
+	size_t size = 512 + evt_nr_events * 96 +
+		      (size_t)nr_cpu_ids * (EVT_NR_CHANNELS * 192 + 96);
+	struct sk_buff *msg = genlmsg_new(size, GFP_KERNEL);
+	void *hdr;
+	int ret;
+
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put_reply(msg, info, &evt_genl_family, 0, EVT_CMD_STATUS);
+	if (!hdr) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	ret = evt_fill_status(msg);
+	if (ret) {
+		nlmsg_free(msg);
+		GENL_SET_ERR_MSG(info, "status does not fit in one message");
+		return ret;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_reply(msg, info);
+}
+
+static const struct genl_small_ops evt_genl_ops[] = {
+	{ .cmd = EVT_CMD_START, .doit = evt_nl_start, .flags = GENL_ADMIN_PERM },
+	{ .cmd = EVT_CMD_STOP, .doit = evt_nl_stop, .flags = GENL_ADMIN_PERM },
+	/* Counters and configuration only: readable by anyone. */
+	{ .cmd = EVT_CMD_STATUS, .doit = evt_nl_status },
+	{ .cmd = EVT_CMD_CONFIG, .doit = evt_nl_config, .flags = GENL_ADMIN_PERM },
+	{ .cmd = EVT_CMD_FLUSH, .doit = evt_nl_flush, .flags = GENL_ADMIN_PERM },
+	{ .cmd = EVT_CMD_GENERATE, .doit = evt_nl_generate, .flags = GENL_ADMIN_PERM },
+	{ .cmd = EVT_CMD_GENERATE_STOP, .doit = evt_nl_generate_stop, .flags = GENL_ADMIN_PERM },
+};
+
+static const struct genl_multicast_group evt_genl_mcgrps[] = {
+	{ .name = EVT_GENL_MCGRP_NOTIFY },
+};
+
+static struct genl_family evt_genl_family __ro_after_init = {
+	.name = EVT_GENL_NAME,
+	.version = EVT_GENL_VERSION,
+	.maxattr = EVT_A_MAX,
+	.policy = evt_policy,
+	.module = THIS_MODULE,
+	.small_ops = evt_genl_ops,
+	.n_small_ops = ARRAY_SIZE(evt_genl_ops),
+	/* Strict validation for every command: unknown attributes are errors. */
+	.resv_start_op = EVT_CMD_MAX + 1,
+	.mcgrps = evt_genl_mcgrps,
+	.n_mcgrps = ARRAY_SIZE(evt_genl_mcgrps),
+};
+
+int evt_nl_init(void)
+{
+	int ret;
+
+	INIT_WORK(&evt_notify_work, evt_notify_work_fn);
+	evt_notify_window = jiffies;
+	ret = genl_register_family(&evt_genl_family);
+	if (ret)
+		return ret;
+	WRITE_ONCE(evt_nl_ready, true);
+	return 0;
+}
+
+void evt_nl_exit(void)
+{
+	WRITE_ONCE(evt_nl_ready, false);
+	genl_unregister_family(&evt_genl_family);
+	cancel_work_sync(&evt_notify_work);
+}
