@@ -15,7 +15,7 @@
  *       Decode every stream file strictly; check per-file timestamp order
  *       and packet bounds; for generator events, each (channel, cpu, seq)
  *       at most once (--exact: every seq 0..N-1 exactly once;
- *       --contiguous: every seq from 0 to the highest seen). Prints
+ *       --contiguous: every seq from the lowest to the highest seen). Prints
  *       "channel cpu events" lines and a total.
  */
 #include <dirent.h>
@@ -269,9 +269,13 @@ struct seqset {
 	uint64_t dups;
 };
 
+static uint64_t packets_lost;	/* packet_seq_num gaps, all files */
+
 static int check_file(const char *path, struct seqset sets[2][MAX_RINGS], uint64_t limit,
 		      uint64_t *events, uint64_t *bad)
 {
+	uint64_t prev_seq = 0;
+	int first = 1;
 	FILE *f = fopen(path, "rb");
 	struct evt_packet_info pi;
 	uint8_t hdr[EVT_PACKET_HEADER_SIZE];
@@ -314,6 +318,10 @@ static int check_file(const char *path, struct seqset sets[2][MAX_RINGS], uint64
 			(*bad)++;
 		}
 		prev_end = pi.h.timestamp_end;
+		if (!first && pi.h.packet_seq_num > prev_seq + 1)
+			packets_lost += pi.h.packet_seq_num - prev_seq - 1;
+		prev_seq = pi.h.packet_seq_num;
+		first = 0;
 		evt_packet_iter_init(&it, pkt, h.packet_size / 8);
 		while ((rc = evt_packet_next(&it, &ev)) == 1) {
 			struct evt_field_val vc, vs;
@@ -397,10 +405,12 @@ static int cmd_check(int argc, char **argv)
 			if (s->dups)
 				bad++;
 			if (exact || contiguous) {
-				/* --contiguous: seqs 0..highest seen, none missing. */
-				uint64_t upto = exact ? limit : s->n;
+				/* --contiguous: lowest..highest seen, none missing. */
+				uint64_t upto = exact ? limit : s->n, from = 0;
 
-				for (uint64_t q = 0; q < upto; q++) {
+				while (!exact && from < s->n && !s->seen[from])
+					from++;
+				for (uint64_t q = from; q < upto; q++) {
 					if (!s->seen[q]) {
 						fprintf(stderr, "missing %s cpu %d seq %llu\n",
 							evt_channel_name(c), cpu, (unsigned long long)q);
@@ -412,6 +422,7 @@ static int cmd_check(int argc, char **argv)
 			free(s->seen);
 		}
 	}
+	printf("packets lost %llu\n", (unsigned long long)packets_lost);
 	printf("total events %llu generator %llu errors %llu\n", (unsigned long long)events,
 	       (unsigned long long)total_gen, (unsigned long long)bad);
 	return bad ? 1 : 0;

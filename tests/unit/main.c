@@ -6,6 +6,7 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, format_suite());
+	srunner_add_suite(sr, ctl_suite());
 	srunner_run_all(sr, CK_ENV);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

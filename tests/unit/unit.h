@@ -10,6 +10,9 @@
 
 Suite *ring_suite(void);
 Suite *format_suite(void);
+Suite *merge_suite(void);
+Suite *trace_suite(void);
+Suite *ctl_suite(void);
 
 /* A ring over heap memory. */
 struct tring {

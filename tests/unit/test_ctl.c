@@ -1,0 +1,694 @@
+/*
+ * evctl's command line (every subcommand, good and bad arguments, checked
+ * before anything reaches the kernel) and its output: the status table, the
+ * JSON document (checked by a small strict JSON parser and against an exact
+ * expected text), notification lines.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "unit.h"
+#include "evt_ctlfmt.h"
+
+/* ---- a strict JSON (RFC 8259) recogniser ---- */
+
+struct jp {
+	const char *s;
+	int depth;
+};
+
+static void jws(struct jp *p)
+{
+	while (*p->s == ' ' || *p->s == '\n' || *p->s == '\t' || *p->s == '\r')
+		p->s++;
+}
+
+static int jvalue(struct jp *p);
+
+static int jstring(struct jp *p)
+{
+	if (*p->s != '"')
+		return -1;
+	p->s++;
+	while (*p->s != '"') {
+		unsigned char c = (unsigned char)*p->s;
+
+		if (c < 0x20)
+			return -1;
+		if (c == '\\') {
+			p->s++;
+			if (strchr("\"\\/bfnrt", *p->s) && *p->s) {
+				p->s++;
+			} else if (*p->s == 'u') {
+				int i;
+
+				for (i = 1; i <= 4; i++)
+					if (!strchr("0123456789abcdefABCDEF", p->s[i]) || !p->s[i])
+						return -1;
+				p->s += 5;
+			} else {
+				return -1;
+			}
+		} else {
+			p->s++;
+		}
+	}
+	p->s++;
+	return 0;
+}
+
+static int jnumber(struct jp *p)
+{
+	if (*p->s == '-')
+		p->s++;
+	if (*p->s == '0')
+		p->s++;
+	else if (*p->s >= '1' && *p->s <= '9')
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	else
+		return -1;
+	if (*p->s == '.') {
+		p->s++;
+		if (*p->s < '0' || *p->s > '9')
+			return -1;
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	if (*p->s == 'e' || *p->s == 'E') {
+		p->s++;
+		if (*p->s == '+' || *p->s == '-')
+			p->s++;
+		if (*p->s < '0' || *p->s > '9')
+			return -1;
+		while (*p->s >= '0' && *p->s <= '9')
+			p->s++;
+	}
+	return 0;
+}
+
+static int jlist(struct jp *p, char close, int object)
+{
+	p->s++;
+	if (++p->depth > 64)
+		return -1;
+	jws(p);
+	if (*p->s == close) {
+		p->s++;
+		p->depth--;
+		return 0;
+	}
+	for (;;) {
+		jws(p);
+		if (object) {
+			if (jstring(p))
+				return -1;
+			jws(p);
+			if (*p->s++ != ':')
+				return -1;
+		}
+		if (jvalue(p))
+			return -1;
+		jws(p);
+		if (*p->s == ',') {
+			p->s++;
+			continue;
+		}
+		if (*p->s++ != close)
+			return -1;
+		p->depth--;
+		return 0;
+	}
+}
+
+static int jvalue(struct jp *p)
+{
+	jws(p);
+	switch (*p->s) {
+	case '{': return jlist(p, '}', 1);
+	case '[': return jlist(p, ']', 0);
+	case '"': return jstring(p);
+	case 't': if (!strncmp(p->s, "true", 4)) { p->s += 4; return 0; } return -1;
+	case 'f': if (!strncmp(p->s, "false", 5)) { p->s += 5; return 0; } return -1;
+	case 'n': if (!strncmp(p->s, "null", 4)) { p->s += 4; return 0; } return -1;
+	default: return jnumber(p);
+	}
+}
+
+/* One whole document, nothing after it. */
+static int json_valid(const char *s)
+{
+	struct jp p = { .s = s };
+
+	if (jvalue(&p))
+		return 0;
+	jws(&p);
+	return *p.s == '\0';
+}
+
+START_TEST(json_validator_self_test)
+{
+	ck_assert(json_valid("{\"a\": [1, -2.5e3, true, false, null, \"x\\u00e9\\n\"], \"b\": {}}"));
+	ck_assert(json_valid("[]"));
+	ck_assert(!json_valid("{\"a\": 1,}"));
+	ck_assert(!json_valid("{\"a\" 1}"));
+	ck_assert(!json_valid("[1, 2"));
+	ck_assert(!json_valid("{\"a\": 01}"));
+	ck_assert(!json_valid("{\"a\": \"tab\there\"}"));
+	ck_assert(!json_valid("{} {}"));
+	ck_assert(!json_valid("{\"a\": tru}"));
+	ck_assert(!json_valid("\"\\x\""));
+}
+END_TEST
+
+/* ---- parsing ---- */
+
+static int parse(struct evctl_cmd *cmd, char *err, const char *a0, ...)
+{
+	char *argv[32];
+	int argc = 0;
+	const char *a;
+	va_list ap;
+
+	argv[argc++] = (char *)"evctl";
+	va_start(ap, a0);
+	for (a = a0; a; a = va_arg(ap, const char *))
+		argv[argc++] = (char *)a;
+	va_end(ap);
+	argv[argc] = NULL;
+	return evctl_parse(argc, argv, cmd, err, 256);
+}
+
+#define OK(...) ck_assert_msg(parse(&cmd, err, __VA_ARGS__, NULL) == 0, "refused: %s", err)
+#define BAD(needle, ...) do {								\
+	ck_assert_int_eq(parse(&cmd, err, __VA_ARGS__, NULL), EVCTL_EXIT_USAGE);	\
+	ck_assert_msg(strstr(err, needle), "message '%s' lacks '%s'", err, needle);	\
+} while (0)
+
+START_TEST(parse_simple_commands)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+
+	OK("start");
+	ck_assert_int_eq(cmd.op, EVCTL_START);
+	ck_assert_int_eq(cmd.help, 0);
+	OK("stop");
+	ck_assert_int_eq(cmd.op, EVCTL_STOP);
+	OK("flush");
+	ck_assert_int_eq(cmd.op, EVCTL_FLUSH);
+	OK("generate-stop");
+	ck_assert_int_eq(cmd.op, EVCTL_GENERATE_STOP);
+	OK("status");
+	ck_assert_int_eq(cmd.op, EVCTL_STATUS);
+	ck_assert_int_eq(cmd.json, 0);
+	OK("status", "--json");
+	ck_assert_int_eq(cmd.json, 1);
+
+	BAD("takes no arguments", "start", "now");
+	BAD("takes no arguments", "generate-stop", "--events", "1");
+	BAD("unknown argument '--xml'", "status", "--xml");
+	BAD("unknown command 'strat'", "strat");
+	ck_assert_int_eq(evctl_parse(1, (char *[]){ (char *)"evctl", NULL }, &cmd, err, sizeof(err)),
+			 EVCTL_EXIT_USAGE);
+	ck_assert_ptr_nonnull(strstr(err, "no command"));
+}
+END_TEST
+
+START_TEST(parse_help)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int op;
+
+	OK("--help");
+	ck_assert(cmd.help && cmd.op == EVCTL_NONE);
+	OK("-h");
+	ck_assert(cmd.help && cmd.op == EVCTL_NONE);
+	OK("help", "watch");
+	ck_assert(cmd.help && cmd.op == EVCTL_WATCH);
+	OK("config", "--help");
+	ck_assert(cmd.help && cmd.op == EVCTL_CONFIG);
+	/* --help wins over bad arguments */
+	OK("generate", "--rate", "fast", "--help");
+	ck_assert(cmd.help && cmd.op == EVCTL_GENERATE);
+	BAD("unknown command 'nope'", "help", "nope");
+
+	/* Every command has its own usage, naming itself. */
+	for (op = EVCTL_NONE; op < EVCTL_NR_OPS; op++) {
+		f = open_memstream(&buf, &len);
+		evctl_usage(f, (enum evctl_op)op);
+		fclose(f);
+		ck_assert_msg(!strncmp(buf, "usage: evctl ", 13), "usage of %d: %s", op, buf);
+		if (op != EVCTL_NONE)
+			ck_assert(!strncmp(buf + 13, evctl_op_name((enum evctl_op)op),
+					   strlen(evctl_op_name((enum evctl_op)op))));
+		free(buf);
+		buf = NULL;
+	}
+}
+END_TEST
+
+START_TEST(parse_config)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+
+	OK("config", "mode=overwrite", "high_water=55", "flush_ms=0");
+	ck_assert_int_eq(cmd.op, EVCTL_CONFIG);
+	ck_assert_uint_eq(cmd.cfg.set, EVT_CFG_MODE | EVT_CFG_HIGH_WATER | EVT_CFG_FLUSH_MS);
+	ck_assert_int_eq(cmd.cfg.mode, 1);
+	ck_assert_uint_eq(cmd.cfg.high_water, 55);
+	ck_assert_uint_eq(cmd.cfg.flush_ms, 0);
+	OK("config", "mode=discard");
+	ck_assert_uint_eq(cmd.cfg.set, EVT_CFG_MODE);
+	ck_assert_int_eq(cmd.cfg.mode, 0);
+	OK("config", "high_water=1", "flush_ms=3600000");
+	ck_assert_uint_eq(cmd.cfg.high_water, 1);
+	ck_assert_uint_eq(cmd.cfg.flush_ms, 3600000);
+	OK("config", "high_water=100");
+	ck_assert_uint_eq(cmd.cfg.high_water, 100);
+
+	BAD("at least one KEY=VALUE", "config");
+	BAD("unknown key 'colour'", "config", "colour=blue");
+	BAD("unknown key 'modes'", "config", "modes=discard");
+	BAD("unknown key 'mod'", "config", "mod=discard");
+	BAD("not KEY=VALUE", "config", "mode");
+	BAD("not KEY=VALUE", "config", "=3");
+	BAD("discard or overwrite", "config", "mode=ring");
+	BAD("discard or overwrite", "config", "mode=");
+	BAD("1..100", "config", "high_water=0");
+	BAD("1..100", "config", "high_water=101");
+	BAD("1..100", "config", "high_water=-5");
+	BAD("1..100", "config", "high_water=50%");
+	BAD("1..100", "config", "high_water= 50");
+	BAD("1..100", "config", "high_water=99999999999999999999999");
+	BAD("0..3600000", "config", "flush_ms=3600001");
+	BAD("0..3600000", "config", "flush_ms=1e3");
+	BAD("0..3600000", "config", "flush_ms=");
+	BAD("given twice", "config", "high_water=10", "high_water=20");
+}
+END_TEST
+
+START_TEST(parse_enable_disable)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+	unsigned int i;
+
+	OK("enable", "gen_compact", "gen_normal", "gen_compact");
+	ck_assert_int_eq(cmd.op, EVCTL_ENABLE);
+	ck_assert_uint_eq(cmd.cfg.set, EVT_CFG_EVENTS);
+	ck_assert_uint_eq(cmd.cfg.nr_events, 2);	/* duplicates once */
+	ck_assert_ptr_eq(cmd.cfg.events, cmd.ev);
+	ck_assert_str_eq(cmd.ev[0].name, "gen_compact");
+	ck_assert_int_eq(cmd.ev[0].enabled, 1);
+	ck_assert_str_eq(cmd.ev[1].name, "gen_normal");
+
+	OK("disable", "timer_tick");
+	ck_assert_int_eq(cmd.op, EVCTL_DISABLE);
+	ck_assert_uint_eq(cmd.cfg.nr_events, 1);
+	ck_assert_int_eq(cmd.ev[0].enabled, 0);
+
+	OK("disable", "all");
+	ck_assert_uint_eq(cmd.cfg.nr_events, evt_nr_events);
+	for (i = 0; i < evt_nr_events; i++) {
+		ck_assert_str_eq(cmd.ev[i].name, evt_events[i].name);
+		ck_assert_int_eq(cmd.ev[i].enabled, 0);
+	}
+
+	BAD("unknown event 'sched_switch'", "enable", "gen_compact", "sched_switch");
+	BAD("known: gen_compact", "disable", "bogus");
+	BAD("name at least one event", "enable");
+	BAD("unknown option '--all'", "disable", "--all");
+}
+END_TEST
+
+START_TEST(parse_generate)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+
+	OK("generate");
+	ck_assert_int_eq(cmd.op, EVCTL_GENERATE);
+	ck_assert_uint_eq(cmd.gen.set, 0);
+
+	OK("generate", "--events", "5000", "--rate=2000", "--channel", "both", "--cpus", "0-3,6",
+	   "--sizes", "mix");
+	ck_assert_uint_eq(cmd.gen.set, EVT_GEN_SET_EVENTS | EVT_GEN_SET_RATE | EVT_GEN_SET_CHANNELS |
+			  EVT_GEN_SET_CPUS | EVT_GEN_SET_SIZES);
+	ck_assert_uint_eq(cmd.gen.events, 5000);
+	ck_assert_uint_eq(cmd.gen.rate, 2000);
+	ck_assert_uint_eq(cmd.gen.channels, EVT_GEN_CHANNEL_COMPACT | EVT_GEN_CHANNEL_NORMAL);
+	ck_assert_str_eq(cmd.gen.cpus, "0-3,6");
+	ck_assert_uint_eq(cmd.gen.sizes, 1);
+
+	OK("generate", "--channel=compact", "--sizes=fixed", "--cpus=all", "--rate", "0",
+	   "--events", "18446744073709551615");
+	ck_assert_uint_eq(cmd.gen.channels, EVT_GEN_CHANNEL_COMPACT);
+	ck_assert_uint_eq(cmd.gen.sizes, 0);
+	ck_assert_str_eq(cmd.gen.cpus, "all");
+	ck_assert_uint_eq(cmd.gen.rate, 0);
+	ck_assert_uint_eq(cmd.gen.events, UINT64_MAX);
+	OK("generate", "--channel", "normal", "--rate", "4294967295", "--cpus", "1");
+	ck_assert_uint_eq(cmd.gen.channels, EVT_GEN_CHANNEL_NORMAL);
+	ck_assert_uint_eq(cmd.gen.rate, UINT32_MAX);
+
+	BAD("--channel is compact, normal or both", "generate", "--channel", "fast");
+	BAD("--channel is compact, normal or both", "generate", "--channel=");
+	BAD("--events wants a number >= 1", "generate", "--events", "0");
+	BAD("--events wants a number >= 1", "generate", "--events", "18446744073709551616");
+	BAD("--events wants a number >= 1", "generate", "--events", "10k");
+	BAD("--rate wants events per second", "generate", "--rate", "4294967296");
+	BAD("--rate wants events per second", "generate", "--rate", "-1");
+	BAD("--sizes is fixed or mix", "generate", "--sizes", "big");
+	BAD("--cpus needs a value", "generate", "--cpus");
+	BAD("--events needs a value", "generate", "--rate", "5", "--events");
+	BAD("unknown argument '--cpu'", "generate", "--cpu", "1");
+	BAD("unknown argument 'fast'", "generate", "fast");
+	BAD("bad CPU list '1-'", "generate", "--cpus", "1-");
+	BAD("empty CPU list", "generate", "--cpus", "");
+	BAD("goes down", "generate", "--cpus", "0,5-2");
+}
+END_TEST
+
+START_TEST(parse_cpulist)
+{
+	static const char *const good[] = {
+		"all", "0", "7", "0-3", "0-3,6", "1,3,5", "0-0", "8191", "0-8191", "2,0",
+	};
+	static const char *const bad[] = {
+		"", ",", "0,", ",0", "1-", "-1", "a", "0-3,,6", "0 1", " 0", "0-3-5", "3-1",
+		"8192", "0-8192", "99999999999999999999", "ALL", "all,1", "0x1", "1;2", "1-2:1/2",
+	};
+	char err[256], big[400];
+	size_t i;
+
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++)
+		ck_assert_msg(evt_parse_cpulist(good[i], err, sizeof(err)) == 0, "'%s': %s", good[i], err);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		err[0] = '\0';
+		ck_assert_msg(evt_parse_cpulist(bad[i], err, sizeof(err)) == -1, "'%s' accepted", bad[i]);
+		ck_assert_msg(err[0], "no message for '%s'", bad[i]);
+	}
+	ck_assert_int_eq(evt_parse_cpulist("8192", err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "below 8192"));
+	/* Longer than the kernel takes: refused here. */
+	memset(big, 0, sizeof(big));
+	for (i = 0; strlen(big) < 300; i++)
+		snprintf(big + strlen(big), sizeof(big) - strlen(big), "%s%zu", i ? "," : "", i);
+	ck_assert_int_eq(evt_parse_cpulist(big, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "too long"));
+}
+END_TEST
+
+START_TEST(parse_watch)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+
+	OK("watch");
+	ck_assert_int_eq(cmd.op, EVCTL_WATCH);
+	ck_assert_uint_eq(cmd.count, 0);
+	ck_assert_int_eq(cmd.timeout_s, -1);
+	ck_assert_uint_eq(cmd.reasons, 0);
+	OK("watch", "--count", "3", "--timeout=60", "--reason", "high_water,CPU_Offline");
+	ck_assert_uint_eq(cmd.count, 3);
+	ck_assert_int_eq(cmd.timeout_s, 60);
+	ck_assert_uint_eq(cmd.reasons, (1u << EVT_NOTIFY_HIGH_WATER) | (1u << EVT_NOTIFY_CPU_OFFLINE));
+
+	BAD("--count wants a number >= 1", "watch", "--count", "0");
+	BAD("--count wants a number >= 1", "watch", "--count", "two");
+	BAD("--timeout wants seconds", "watch", "--timeout", "0");
+	BAD("--timeout wants seconds", "watch", "--timeout", "1.5");
+	BAD("--timeout wants seconds", "watch", "--timeout", "99999999999");
+	BAD("unknown reason 'LOW_WATER'", "watch", "--reason", "LOW_WATER");
+	BAD("unknown reason 'NONE'", "watch", "--reason", "NONE");
+	BAD("bad --reason list", "watch", "--reason", "");
+	BAD("--timeout needs a value", "watch", "--timeout");
+	BAD("unknown argument '-n'", "watch", "-n", "3");
+
+	ck_assert_int_eq(evt_parse_reason("stopped"), EVT_NOTIFY_STOPPED);
+	ck_assert_int_eq(evt_parse_reason("CPU_ONLINE"), EVT_NOTIFY_CPU_ONLINE);
+	ck_assert_int_eq(evt_parse_reason("cpu-online"), -1);
+}
+END_TEST
+
+START_TEST(parse_numbers)
+{
+	uint64_t v = 7;
+
+	ck_assert_int_eq(evt_parse_u64("0", 0, 10, &v), 0);
+	ck_assert_uint_eq(v, 0);
+	ck_assert_int_eq(evt_parse_u64("18446744073709551615", 0, UINT64_MAX, &v), 0);
+	ck_assert_uint_eq(v, UINT64_MAX);
+	ck_assert_int_eq(evt_parse_u64("18446744073709551616", 0, UINT64_MAX, &v), -1);
+	ck_assert_int_eq(evt_parse_u64("", 0, 10, &v), -1);
+	ck_assert_int_eq(evt_parse_u64("+1", 0, 10, &v), -1);
+	ck_assert_int_eq(evt_parse_u64("11", 0, 10, &v), -1);
+	ck_assert_int_eq(evt_parse_u64("4", 5, 10, &v), -1);
+	ck_assert_uint_eq(v, UINT64_MAX);	/* untouched on failure */
+}
+END_TEST
+
+/* ---- output ---- */
+
+static struct evt_status_event t_events[] = {
+	{ "gen_compact", 1, EVT_CHAN_COMPACT },
+	{ "gen_normal", 0, EVT_CHAN_NORMAL },
+	{ "odd\"name\\\n", 1, -1 },
+};
+static struct evt_status_ring t_rings[] = {
+	{ .channel = EVT_CHAN_COMPACT, .cpu = 0, .online = 1, .recorded = 123456789012ULL,
+	  .discarded = 5, .overwritten = 0, .too_big = 1, .refused = 2, .produced = 40,
+	  .consumed = 38, .skipped = 0, .fill = 6 },
+	{ .channel = EVT_CHAN_NORMAL, .cpu = 1, .online = 0, .recorded = UINT64_MAX,
+	  .produced = 1, .fill = 100 },
+};
+static struct evt_status_gen t_gens[] = {
+	{ .cpu = 0, .running = 1, .done = 0, .compact = 123456789020ULL, .normal = 7, .timer = 0 },
+	{ .cpu = 1, .running = 0, .done = 1, .compact = 0, .normal = UINT64_MAX, .timer = 3 },
+};
+
+static void fill_status(struct evt_status *st)
+{
+	evt_status_init(st);
+	st->tracing = 1;
+	st->mode = 1;
+	st->high_water = 70;
+	st->flush_ms = 0;
+	st->subbuf_size = 16384;
+	st->num_subbuf = 32;
+	st->events = t_events;
+	st->nr_events = 3;
+	st->rings = t_rings;
+	st->nr_rings = 2;
+	st->gens = t_gens;
+	st->nr_gens = 2;
+}
+
+static char *render(void (*fn)(FILE *, const struct evt_status *), const struct evt_status *st)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+
+	ck_assert_ptr_nonnull(f);
+	fn(f, st);
+	ck_assert_int_eq(fclose(f), 0);
+	return buf;
+}
+
+static const char expected_json[] =
+	"{\n"
+	"  \"state\": \"tracing\",\n"
+	"  \"config\": {\"mode\": \"overwrite\", \"high_water\": 70, \"flush_ms\": 0, "
+	"\"subbuf_size\": 16384, \"num_subbuf\": 32},\n"
+	"  \"events\": [\n"
+	"    {\"name\": \"gen_compact\", \"channel\": \"compact\", \"enabled\": true},\n"
+	"    {\"name\": \"gen_normal\", \"channel\": \"normal\", \"enabled\": false},\n"
+	"    {\"name\": \"odd\\\"name\\\\\\n\", \"channel\": null, \"enabled\": true}\n"
+	"  ],\n"
+	"  \"rings\": [\n"
+	"    {\"channel\": \"compact\", \"cpu\": 0, \"online\": true, \"recorded\": 123456789012, "
+	"\"discarded\": 5, \"overwritten\": 0, \"too_big\": 1, \"refused\": 2, \"produced\": 40, "
+	"\"consumed\": 38, \"skipped\": 0, \"fill\": 6},\n"
+	"    {\"channel\": \"normal\", \"cpu\": 1, \"online\": false, \"recorded\": 18446744073709551615, "
+	"\"discarded\": 0, \"overwritten\": 0, \"too_big\": 0, \"refused\": 0, \"produced\": 1, "
+	"\"consumed\": 0, \"skipped\": 0, \"fill\": 100}\n"
+	"  ],\n"
+	"  \"generator\": [\n"
+	"    {\"cpu\": 0, \"running\": true, \"done\": false, \"compact\": 123456789020, "
+	"\"normal\": 7, \"timer\": 0},\n"
+	"    {\"cpu\": 1, \"running\": false, \"done\": true, \"compact\": 0, "
+	"\"normal\": 18446744073709551615, \"timer\": 3}\n"
+	"  ]\n"
+	"}\n";
+
+START_TEST(status_json)
+{
+	struct evt_status st;
+	char *out;
+
+	fill_status(&st);
+	out = render(evt_status_print_json, &st);
+	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
+	ck_assert_str_eq(out, expected_json);
+	free(out);
+}
+END_TEST
+
+START_TEST(status_json_empty)
+{
+	struct evt_status st;
+	char *out;
+
+	/* Nothing reported: nulls and empty lists, still one valid document. */
+	evt_status_init(&st);
+	out = render(evt_status_print_json, &st);
+	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
+	ck_assert_str_eq(out, "{\n  \"state\": \"stopped\",\n"
+			 "  \"config\": {\"mode\": null, \"high_water\": null, \"flush_ms\": null, "
+			 "\"subbuf_size\": 0, \"num_subbuf\": 0},\n"
+			 "  \"events\": [],\n  \"rings\": [],\n  \"generator\": []\n}\n");
+	free(out);
+}
+END_TEST
+
+START_TEST(status_json_many)
+{
+	struct evt_status st;
+	struct evt_status_ring rings[256];
+	struct evt_status_event ev[40];
+	char *out;
+	size_t i;
+
+	fill_status(&st);
+	memset(rings, 0, sizeof(rings));
+	for (i = 0; i < 256; i++) {
+		rings[i].channel = (unsigned int)(i & 1);
+		rings[i].cpu = (unsigned int)(i / 2);
+		rings[i].recorded = i * 1000003ULL;
+	}
+	rings[255].channel = 7;		/* unknown channel: a number */
+	/* Every byte value in names: escaped into valid JSON. */
+	for (i = 0; i < 40; i++) {
+		size_t k;
+
+		for (k = 0; k < 63; k++)
+			ev[i].name[k] = (char)(1 + (i * 63 + k) % 255);
+		ev[i].name[63] = '\0';
+		ev[i].enabled = (int)(i & 1);
+		ev[i].channel = (int)i - 2;
+	}
+	st.rings = rings;
+	st.nr_rings = 256;
+	st.events = ev;
+	st.nr_events = 40;
+	out = render(evt_status_print_json, &st);
+	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "\"channel\": 7, \"cpu\": 127"));
+	free(out);
+}
+END_TEST
+
+START_TEST(status_text)
+{
+	struct evt_status st;
+	char *out, *line;
+	unsigned int cpu;
+	char ch[16], online[8];
+	unsigned long long rec, dis, ovw, tb, ref;
+
+	fill_status(&st);
+	out = render(evt_status_print_text, &st);
+	ck_assert_ptr_nonnull(strstr(out, "state        tracing\n"));
+	ck_assert_ptr_nonnull(strstr(out, "mode         overwrite\n"));
+	ck_assert_ptr_nonnull(strstr(out, "high_water   70%\n"));
+	ck_assert_ptr_nonnull(strstr(out, "flush_ms     0 (off)\n"));
+	ck_assert_ptr_nonnull(strstr(out, "32 x 16384 bytes"));
+	ck_assert_ptr_nonnull(strstr(out, "  gen_normal               normal   no\n"));
+	/* Ring rows keep debugfs stats' columns: channel cpu online recorded
+	 * discarded overwritten too_big refused ... (the VM tests' awk). */
+	line = strstr(out, "\ncompact ");
+	ck_assert_ptr_nonnull(line);
+	ck_assert_int_eq(sscanf(line + 1, "%15s %u %7s %llu %llu %llu %llu %llu", ch, &cpu, online,
+				&rec, &dis, &ovw, &tb, &ref), 8);
+	ck_assert_str_eq(ch, "compact");
+	ck_assert_uint_eq(cpu, 0);
+	ck_assert_str_eq(online, "yes");
+	ck_assert_uint_eq(rec, 123456789012ULL);
+	ck_assert_uint_eq(dis, 5);
+	ck_assert_uint_eq(tb, 1);
+	ck_assert_uint_eq(ref, 2);
+	ck_assert_ptr_nonnull(strstr(line, "38          0   6%\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\nnormal     1 no     18446744073709551615"));
+	/* Generator rows: "gen cpu running done compact normal timer". */
+	ck_assert_ptr_nonnull(strstr(out, "\ngen        0 yes     no   123456789020            7            0\n"));
+	ck_assert_ptr_nonnull(strstr(out, "\ngen        1 no      yes             0 18446744073709551615            3\n"));
+	free(out);
+}
+END_TEST
+
+START_TEST(notification_lines)
+{
+	struct evt_notification n[] = {
+		{ EVT_NOTIFY_HIGH_WATER, EVT_CHAN_COMPACT, 0, 72 },
+		{ EVT_NOTIFY_CPU_OFFLINE, -1, 1, -1 },
+		{ EVT_NOTIFY_STOPPED, -1, -1, -1 },
+		{ 42, 9, 3, 0 },
+	};
+	char *buf = NULL;
+	size_t len = 0, i;
+	FILE *f = open_memstream(&buf, &len);
+
+	for (i = 0; i < 4; i++)
+		evt_notification_print(f, &n[i]);
+	fclose(f);
+	ck_assert_str_eq(buf, "HIGH_WATER channel=compact cpu=0 fill=72\n"
+			 "CPU_OFFLINE channel=- cpu=1 fill=-\n"
+			 "STOPPED channel=- cpu=- fill=-\n"
+			 "REASON_42 channel=9 cpu=3 fill=0\n");
+	free(buf);
+	ck_assert_str_eq(evt_notify_name(EVT_NOTIFY_DISCARDING), "DISCARDING");
+	ck_assert_str_eq(evt_notify_name(-1), "?");
+	ck_assert_str_eq(evt_notify_name(__EVT_NOTIFY_MAX), "?");
+}
+END_TEST
+
+START_TEST(error_words)
+{
+	ck_assert_ptr_nonnull(strstr(evt_ctl_strerror(-ENOENT), "module not loaded"));
+	ck_assert_ptr_nonnull(strstr(evt_ctl_strerror(-EPERM), "CAP_NET_ADMIN"));
+	ck_assert_ptr_nonnull(strstr(evt_ctl_strerror(-ENOBUFS), "lost"));
+	ck_assert_str_eq(evt_ctl_strerror(-EINVAL), strerror(EINVAL));
+}
+END_TEST
+
+Suite *ctl_suite(void)
+{
+	Suite *s = suite_create("ctl");
+	TCase *tc = tcase_create("evctl");
+
+	tcase_add_test(tc, json_validator_self_test);
+	tcase_add_test(tc, parse_simple_commands);
+	tcase_add_test(tc, parse_help);
+	tcase_add_test(tc, parse_config);
+	tcase_add_test(tc, parse_enable_disable);
+	tcase_add_test(tc, parse_generate);
+	tcase_add_test(tc, parse_cpulist);
+	tcase_add_test(tc, parse_watch);
+	tcase_add_test(tc, parse_numbers);
+	tcase_add_test(tc, status_json);
+	tcase_add_test(tc, status_json_empty);
+	tcase_add_test(tc, status_json_many);
+	tcase_add_test(tc, status_text);
+	tcase_add_test(tc, notification_lines);
+	tcase_add_test(tc, error_words);
+	suite_add_tcase(s, tc);
+	return s;
+}

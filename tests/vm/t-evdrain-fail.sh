@@ -1,0 +1,14 @@
+#!/usr/bin/env bash
+# vm-smp: 2
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+vm --timeout 400 "$here/guest-evdrain-fail.sh"
+# SIGKILL + --attach: the trace reads, with no duplicate event.
+"$evtest" check "$out/first"
+babeltrace2 "$out/first" > /dev/null || die "babeltrace2 cannot read the attached trace"
+# Disk full: whole packets only, babeltrace2 reads them without error.
+ls -la "$out/full"
+"$evtest" check "$out/full"
+babeltrace2 "$out/full" > /dev/null 2> "$out/bt.err" || { cat "$out/bt.err"; die "babeltrace2 fails on the disk-full trace"; }
+! grep -q ERROR "$out/bt.err" || die "babeltrace2 errors on the disk-full trace"
+echo "second instance refused; SIGKILL + --attach resumed; disk full left a readable trace"

@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# vm-smp: 2
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+vm --timeout 400 "$here/guest-evdrain-modes.sh"
+# Discard: babeltrace2's discarded warnings add up to the module's counter.
+"$evtest" check "$out/discard"
+disc=$(stats_sum "$out/discard.stats" 5)
+rec=$(stats_sum "$out/discard.stats" 4)
+btd=$(bt_discarded "$out/discard")
+[ "$btd" = "$disc" ] || die "babeltrace2 reports $btd discarded, the module counted $disc"
+[ "$(bt_count "$out/discard")" = "$rec" ] || die "babeltrace2 count != recorded $rec"
+echo "discard: recorded $rec + discarded $disc = generated; babeltrace2 agrees"
+# Overwrite: babeltrace2's lost packets match the sequence gaps in the files.
+gaps=$("$evtest" check "$out/overwrite" | sed -n 's/^packets lost //p')
+btp=$(babeltrace2 "$out/overwrite" 2>&1 >/dev/null | grep -o 'Tracer lost [0-9]* packets\|[0-9]* packets' | grep -o '[0-9]*' | awk '{ s += $1 } END { print s + 0 }')
+echo "overwrite: $gaps packets lost in the files, babeltrace2 reports $btp"
+[ "$gaps" -gt 0 ] || die "no packet lost in overwrite mode under overload"
+[ "$btp" = "$gaps" ] || die "babeltrace2 reports $btp lost packets, the files have $gaps gaps"
+# --duration: complete up to the stop, every seq from 0 with no hole.
+"$evtest" check "$out/duration" --contiguous
+[ "$(stats_sum "$out/duration.stats" 5)" = 0 ] || die "discarded during the --duration run"
+echo "duration: complete"
