@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * evctl: control the evtrace tracer over generic netlink.
+ * The command line and the output formats live in the library
+ * (evt_ctlfmt.c), the netlink side too (evt_ctl.c); see `evctl --help`.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "evt_ctl.h"
+#include "evt_ctlfmt.h"
+
+static volatile sig_atomic_t interrupted;
+
+static void on_signal(int sig)
+{
+	(void)sig;
+	interrupted = 1;
+}
+
+static int refused(struct evt_ctl *ctl, const char *what)
+{
+	const char *ext = evt_ctl_extack(ctl);
+
+	if (ext[0])
+		fprintf(stderr, "evctl: %s refused: %s\n", what, ext);
+	else
+		fprintf(stderr, "evctl: %s: %s\n", what, evt_ctl_errmsg(ctl));
+	return EVCTL_EXIT_REFUSED;
+}
+
+struct watch_state {
+	const struct evctl_cmd *cmd;
+	uint64_t seen;
+};
+
+static void on_notification(const struct evt_notification *n, void *arg)
+{
+	struct watch_state *ws = arg;
+
+	if (ws->cmd->count && ws->seen >= ws->cmd->count)
+		return;
+	if (ws->cmd->reasons && (n->reason < 0 || n->reason >= 32 ||
+				 !(ws->cmd->reasons & (1u << n->reason))))
+		return;
+	evt_notification_print(stdout, n);
+	fflush(stdout);
+	ws->seen++;
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static int watch(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
+{
+	struct watch_state ws = { .cmd = cmd };
+	struct sigaction sa;
+	int64_t deadline = cmd->timeout_s >= 0 ? now_ms() + cmd->timeout_s * 1000 : -1;
+	int ret;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	if (evt_ctl_subscribe(ctl) < 0)
+		return refused(ctl, "watch");
+	/* Tells a script that nothing from now on is missed. */
+	fprintf(stderr, "evctl: watching evtrace notifications\n");
+	while (!interrupted && (!cmd->count || ws.seen < cmd->count)) {
+		int wait_ms = -1;
+
+		if (deadline >= 0) {
+			int64_t left = deadline - now_ms();
+
+			if (left <= 0)
+				break;
+			wait_ms = left > 1000000 ? 1000000 : (int)left;
+		}
+		ret = evt_ctl_notify_wait(ctl, wait_ms, on_notification, &ws);
+		if (ret == -ENOBUFS) {
+			fprintf(stderr, "evctl: some notifications were lost (receive buffer overrun)\n");
+			continue;
+		}
+		if (ret < 0)
+			return refused(ctl, "watch");
+	}
+	if (cmd->count && ws.seen < cmd->count && !interrupted) {
+		fprintf(stderr, "evctl: watch: %llu of %llu notifications before the time-out\n",
+			(unsigned long long)ws.seen, (unsigned long long)cmd->count);
+		return EVCTL_EXIT_TIMEOUT;
+	}
+	return EVCTL_EXIT_OK;
+}
+
+static int status(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
+{
+	struct evt_status st;
+	int ret = evt_ctl_status(ctl, &st);
+
+	if (ret < 0) {
+		evt_status_free(&st);
+		return refused(ctl, "status");
+	}
+	if (cmd->json)
+		evt_status_print_json(stdout, &st);
+	else
+		evt_status_print_text(stdout, &st);
+	evt_status_free(&st);
+	return EVCTL_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	struct evctl_cmd cmd;
+	struct evt_ctl *ctl;
+	char err[512];
+	int ret;
+
+	ret = evctl_parse(argc, argv, &cmd, err, sizeof(err));
+	if (ret) {
+		fprintf(stderr, "evctl: %s\n", err);
+		return EVCTL_EXIT_USAGE;
+	}
+	if (cmd.help) {
+		evctl_usage(stdout, cmd.op);
+		return EVCTL_EXIT_OK;
+	}
+	ret = evt_ctl_open(&ctl);
+	if (ret < 0) {
+		fprintf(stderr, "evctl: %s\n", evt_ctl_strerror(ret));
+		return EVCTL_EXIT_REFUSED;
+	}
+	switch (cmd.op) {
+	case EVCTL_START:
+		ret = evt_ctl_start(ctl);
+		break;
+	case EVCTL_STOP:
+		ret = evt_ctl_stop(ctl);
+		break;
+	case EVCTL_FLUSH:
+		ret = evt_ctl_flush(ctl);
+		break;
+	case EVCTL_CONFIG:
+	case EVCTL_ENABLE:
+	case EVCTL_DISABLE:
+		ret = evt_ctl_config(ctl, &cmd.cfg);
+		break;
+	case EVCTL_GENERATE:
+		ret = evt_ctl_generate(ctl, &cmd.gen);
+		break;
+	case EVCTL_GENERATE_STOP:
+		ret = evt_ctl_generate_stop(ctl);
+		break;
+	case EVCTL_STATUS:
+		ret = status(ctl, &cmd);
+		evt_ctl_close(ctl);
+		return ret;
+	case EVCTL_WATCH:
+		ret = watch(ctl, &cmd);
+		evt_ctl_close(ctl);
+		return ret;
+	default:
+		ret = -EINVAL;
+		break;
+	}
+	if (ret < 0)
+		ret = refused(ctl, evctl_op_name(cmd.op));
+	evt_ctl_close(ctl);
+	return ret;
+}

@@ -1,0 +1,149 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The evtrace control API: the generic netlink family "evtrace" (see
+ * include/evtrace/netlink.h) through libnl-3. Used by evctl and evdrain.
+ *
+ * Every function that talks to the kernel returns 0 or a negative errno.
+ * After a failure, evt_ctl_errmsg() says what happened in words a person can
+ * act on: the kernel's extended-ack message when it sent one, else a
+ * description of the errno ("permission denied: ..." for -EPERM).
+ *
+ * Notifications: evt_ctl_subscribe() joins the "notify" multicast group on a
+ * second, non-blocking socket; evt_ctl_notify_fd() is its descriptor for
+ * poll(), evt_ctl_notify_read() delivers what is pending to a callback,
+ * evt_ctl_notify_wait() polls and reads with a time-out.
+ */
+#ifndef EVT_CTL_H
+#define EVT_CTL_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <evtrace/netlink.h>
+
+struct evt_ctl;
+
+/* STATUS, parsed. Absent attributes leave their field at its initial value. */
+struct evt_status_event {
+	char name[64];
+	int enabled;
+	int channel;			/* enum evt_channel, -1 when not reported */
+};
+
+struct evt_status_ring {
+	unsigned int channel;		/* enum evt_channel */
+	unsigned int cpu;
+	int online;
+	uint64_t recorded, discarded, overwritten, too_big, refused;
+	uint64_t produced, consumed, skipped;	/* sub-buffers */
+	uint32_t fill;			/* percent */
+};
+
+struct evt_status_gen {
+	unsigned int cpu;
+	int running, done;
+	uint64_t compact, normal, timer;	/* events offered */
+};
+
+struct evt_status {
+	int tracing;
+	int mode;			/* 0 discard, 1 overwrite; -1 not reported */
+	int64_t high_water;		/* percent; -1 not reported */
+	int64_t flush_ms;		/* -1 not reported */
+	uint64_t subbuf_size, num_subbuf;	/* 0 when not reported */
+	size_t nr_events, nr_rings, nr_gens;
+	struct evt_status_event *events;
+	struct evt_status_ring *rings;
+	struct evt_status_gen *gens;
+};
+
+/* CONFIG request: only the fields named in @set are sent. */
+#define EVT_CFG_MODE		0x1u
+#define EVT_CFG_HIGH_WATER	0x2u
+#define EVT_CFG_FLUSH_MS	0x4u
+#define EVT_CFG_EVENTS		0x8u
+
+struct evt_event_switch {
+	const char *name;
+	int enabled;
+};
+
+struct evt_config {
+	unsigned int set;		/* EVT_CFG_* */
+	int mode;			/* enum evt_mode: 0 discard, 1 overwrite */
+	uint32_t high_water;		/* 1..100 */
+	uint32_t flush_ms;		/* 0..3600000 */
+	size_t nr_events;
+	const struct evt_event_switch *events;
+};
+
+/* GENERATE request: only the fields named in @set are sent (the kernel
+ * supplies defaults for the others). */
+#define EVT_GEN_SET_EVENTS	0x1u
+#define EVT_GEN_SET_RATE	0x2u
+#define EVT_GEN_SET_CHANNELS	0x4u
+#define EVT_GEN_SET_SIZES	0x8u
+#define EVT_GEN_SET_CPUS	0x10u
+
+#define EVT_CPULIST_MAX		256	/* bytes of a CPU list, NUL included */
+
+struct evt_gen_params {
+	unsigned int set;		/* EVT_GEN_SET_* */
+	uint64_t events;		/* per CPU, >= 1 */
+	uint32_t rate;			/* per second per CPU, 0 = flat out */
+	uint8_t channels;		/* EVT_GEN_CHANNEL_* bits */
+	uint8_t sizes;			/* 0 fixed, 1 mix */
+	char cpus[EVT_CPULIST_MAX];	/* "0-3,6" or "all" */
+};
+
+/* One NOTIFY message. Fields the kernel left out are -1. */
+struct evt_notification {
+	int reason;			/* enum evt_notify */
+	int channel;			/* enum evt_channel */
+	int cpu;
+	int fill;			/* percent */
+};
+
+typedef void (*evt_notify_cb)(const struct evt_notification *n, void *arg);
+
+/*
+ * Connect and resolve the family. On failure *ctl is NULL and the return is
+ * -ENOENT (module not loaded), or another -errno; evt_ctl_strerror() words it.
+ */
+int evt_ctl_open(struct evt_ctl **ctl);
+void evt_ctl_close(struct evt_ctl *ctl);
+
+int evt_ctl_start(struct evt_ctl *ctl);
+int evt_ctl_stop(struct evt_ctl *ctl);
+int evt_ctl_flush(struct evt_ctl *ctl);
+int evt_ctl_config(struct evt_ctl *ctl, const struct evt_config *cfg);
+int evt_ctl_generate(struct evt_ctl *ctl, const struct evt_gen_params *p);
+int evt_ctl_generate_stop(struct evt_ctl *ctl);
+
+/* Fills @st (which the caller frees with evt_status_free, also on error). */
+int evt_ctl_status(struct evt_ctl *ctl, struct evt_status *st);
+void evt_status_init(struct evt_status *st);
+void evt_status_free(struct evt_status *st);
+
+int evt_ctl_subscribe(struct evt_ctl *ctl);
+int evt_ctl_notify_fd(const struct evt_ctl *ctl);
+/*
+ * Deliver every pending notification (never blocks). Returns how many were
+ * delivered, or -ENOBUFS when the socket overflowed and some were lost (the
+ * socket keeps working: read again), or another -errno.
+ */
+int evt_ctl_notify_read(struct evt_ctl *ctl, evt_notify_cb cb, void *arg);
+/* Wait up to @timeout_ms (-1: for ever) for notifications, then read them. */
+int evt_ctl_notify_wait(struct evt_ctl *ctl, int timeout_ms, evt_notify_cb cb, void *arg);
+
+/* A sentence for an error code from evt_ctl_open or any request. */
+const char *evt_ctl_strerror(int err);
+/* The last request's error: the kernel's extack text, else evt_ctl_strerror. */
+const char *evt_ctl_errmsg(const struct evt_ctl *ctl);
+/* The kernel's extack text of the last request, "" when it sent none. */
+const char *evt_ctl_extack(const struct evt_ctl *ctl);
+
+/* Names of enum values ("?" when unknown). */
+const char *evt_notify_name(int reason);	/* "HIGH_WATER", ... */
+const char *evt_mode_name(int mode);		/* "discard", "overwrite" */
+
+#endif /* EVT_CTL_H */

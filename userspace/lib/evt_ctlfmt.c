@@ -1,0 +1,688 @@
+// SPDX-License-Identifier: GPL-2.0
+/* evctl's command line, usage texts and output formats. See evt_ctlfmt.h. */
+#include <ctype.h>
+#include <inttypes.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <evtrace/events.h>
+#include "evt_ctlfmt.h"
+
+static const char *const op_names[EVCTL_NR_OPS] = {
+	[EVCTL_NONE] = "",
+	[EVCTL_START] = "start",
+	[EVCTL_STOP] = "stop",
+	[EVCTL_STATUS] = "status",
+	[EVCTL_CONFIG] = "config",
+	[EVCTL_FLUSH] = "flush",
+	[EVCTL_ENABLE] = "enable",
+	[EVCTL_DISABLE] = "disable",
+	[EVCTL_GENERATE] = "generate",
+	[EVCTL_GENERATE_STOP] = "generate-stop",
+	[EVCTL_WATCH] = "watch",
+};
+
+static const char *const usages[EVCTL_NR_OPS] = {
+	[EVCTL_NONE] =
+	"usage: evctl COMMAND [ARGS...]\n"
+	"       evctl COMMAND --help\n"
+	"\n"
+	"Control the evtrace kernel tracer over generic netlink (family \"evtrace\").\n"
+	"\n"
+	"commands:\n"
+	"  start                      start tracing\n"
+	"  stop                       stop tracing (partial sub-buffers are closed)\n"
+	"  status [--json]            state, configuration, events, rings, generator\n"
+	"  config KEY=VALUE...        mode=discard|overwrite high_water=1..100\n"
+	"                             flush_ms=0..3600000\n"
+	"  flush                      close partial sub-buffers now\n"
+	"  enable EVENT...|all        enable events of the catalogue\n"
+	"  disable EVENT...|all       disable them\n"
+	"  generate [OPTIONS]         start the test generator\n"
+	"  generate-stop              stop it\n"
+	"  watch [OPTIONS]            print notifications as they arrive\n"
+	"\n"
+	"exit status: 0 done; 1 refused by the kernel (its message is printed) or the\n"
+	"kernel could not be reached (module not loaded, permission denied); 2 usage\n"
+	"error; 3 watch timed out before --count notifications.\n"
+	"Changing anything needs CAP_NET_ADMIN; status is open to everyone.\n",
+	[EVCTL_START] =
+	"usage: evctl start\n"
+	"Start tracing: events are recorded into the per-CPU rings.\n",
+	[EVCTL_STOP] =
+	"usage: evctl stop\n"
+	"Stop tracing; partial sub-buffers are closed so that readers get them.\n",
+	[EVCTL_STATUS] =
+	"usage: evctl status [--json]\n"
+	"Show the state, the configuration, the events and whether each is\n"
+	"enabled, per channel and CPU the ring counters (recorded, discarded,\n"
+	"overwritten, too_big, refused events; sub-buffers produced, consumed,\n"
+	"skipped; fill %), and per CPU the generator's counts.\n"
+	"  --json   one JSON document: state, config, events, rings[], generator[]\n",
+	[EVCTL_CONFIG] =
+	"usage: evctl config KEY=VALUE...\n"
+	"  mode=discard|overwrite   what a full ring does with new events\n"
+	"  high_water=N             ring fill (percent, 1..100) that wakes the reader\n"
+	"  flush_ms=N               close partial sub-buffers this often (ms,\n"
+	"                           0 = never, at most 3600000)\n"
+	"Some changes need a stopped tracer: the kernel says which (exit 1).\n",
+	[EVCTL_FLUSH] =
+	"usage: evctl flush\n"
+	"Close every partial sub-buffer now, so that readers get what was recorded.\n",
+	[EVCTL_ENABLE] =
+	"usage: evctl enable EVENT...|all\n"
+	"Enable events by name (see evctl status); \"all\" names every event.\n",
+	[EVCTL_DISABLE] =
+	"usage: evctl disable EVENT...|all\n"
+	"Disable events by name (see evctl status); \"all\" names every event.\n",
+	[EVCTL_GENERATE] =
+	"usage: evctl generate [--events N] [--rate R] [--channel compact|normal|both]\n"
+	"                      [--cpus LIST] [--sizes fixed|mix]\n"
+	"Start the test generator: a kernel thread per CPU offering events.\n"
+	"  --events N     events per CPU (>= 1)\n"
+	"  --rate R       events per second per CPU, 0 = as fast as possible\n"
+	"  --channel C    compact, normal or both\n"
+	"  --cpus LIST    CPUs: \"all\" or a list like 0-3,6\n"
+	"  --sizes S      payload sizes: fixed or mix\n"
+	"Options not given take the module's defaults.\n",
+	[EVCTL_GENERATE_STOP] =
+	"usage: evctl generate-stop\n"
+	"Stop the test generator.\n",
+	[EVCTL_WATCH] =
+	"usage: evctl watch [--count N] [--timeout S] [--reason LIST]\n"
+	"Print a line per notification of the kernel as it arrives:\n"
+	"  REASON channel=CHANNEL cpu=CPU fill=PERCENT   (\"-\" when not sent)\n"
+	"REASON is HIGH_WATER, FLUSHED, DISCARDING, CPU_ONLINE, CPU_OFFLINE or STOPPED.\n"
+	"  --count N      exit after N notifications (those --reason selects)\n"
+	"  --timeout S    exit after S seconds (status 3 if --count was not reached)\n"
+	"  --reason LIST  only these reasons, comma-separated (case does not matter)\n"
+	"Lost notifications (receive buffer overrun) are reported on stderr.\n",
+};
+
+const char *evctl_op_name(enum evctl_op op)
+{
+	return op < EVCTL_NR_OPS ? op_names[op] : "?";
+}
+
+void evctl_usage(FILE *f, enum evctl_op op)
+{
+	fputs(usages[op < EVCTL_NR_OPS ? op : EVCTL_NONE], f);
+}
+
+__attribute__((format(printf, 3, 4)))
+static int usage_err(char *err, size_t errlen, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	if (err && errlen)
+		vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return EVCTL_EXIT_USAGE;
+}
+
+int evt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+
+	if (!s || !*s)
+		return -1;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*s - '0');
+	}
+	if (v < min || v > max)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+/* A CPU number in a list: digits, below EVT_CPU_LIMIT. */
+static int cpu_num(const char **p, unsigned long *out)
+{
+	unsigned long v = 0;
+	const char *s = *p;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	while (*s >= '0' && *s <= '9') {
+		v = v * 10 + (unsigned long)(*s - '0');
+		if (v >= EVT_CPU_LIMIT)
+			return -2;
+		s++;
+	}
+	*p = s;
+	*out = v;
+	return 0;
+}
+
+int evt_parse_cpulist(const char *s, char *err, size_t errlen)
+{
+	const char *p = s;
+	unsigned long a, b;
+	int r;
+
+	if (!s || !*s)
+		return usage_err(err, errlen, "empty CPU list"), -1;
+	if (strlen(s) >= EVT_CPULIST_MAX)
+		return usage_err(err, errlen, "CPU list too long (%zu bytes, at most %d)",
+				 strlen(s), EVT_CPULIST_MAX - 1), -1;
+	if (!strcmp(s, "all"))
+		return 0;
+	for (;;) {
+		r = cpu_num(&p, &a);
+		if (r == 0 && *p == '-') {
+			p++;
+			r = cpu_num(&p, &b);
+			if (r == 0 && b < a)
+				return usage_err(err, errlen, "bad CPU list '%s': range %lu-%lu goes down",
+						 s, a, b), -1;
+		}
+		if (r == -2)
+			return usage_err(err, errlen, "bad CPU list '%s': CPU numbers are below %d",
+					 s, EVT_CPU_LIMIT), -1;
+		if (r < 0)
+			break;
+		if (*p == '\0')
+			return 0;
+		if (*p != ',')
+			break;
+		p++;
+	}
+	return usage_err(err, errlen, "bad CPU list '%s' (want \"all\" or a list like 0-3,6)", s), -1;
+}
+
+int evt_parse_reason(const char *name)
+{
+	int i;
+
+	for (i = EVT_NOTIFY_NONE + 1; i < __EVT_NOTIFY_MAX; i++)
+		if (!strcasecmp(name, evt_notify_name(i)))
+			return i;
+	return -1;
+}
+
+int evt_parse_config_kv(const char *kv, struct evt_config *cfg, char *err, size_t errlen)
+{
+	const char *eq = strchr(kv, '=');
+	const char *val;
+	size_t klen;
+	uint64_t v;
+	unsigned int bit;
+
+	if (!eq || eq == kv)
+		return usage_err(err, errlen, "config: '%s' is not KEY=VALUE", kv), -1;
+	klen = (size_t)(eq - kv);
+	val = eq + 1;
+	if (klen == 4 && !strncmp(kv, "mode", 4))
+		bit = EVT_CFG_MODE;
+	else if (klen == 10 && !strncmp(kv, "high_water", 10))
+		bit = EVT_CFG_HIGH_WATER;
+	else if (klen == 8 && !strncmp(kv, "flush_ms", 8))
+		bit = EVT_CFG_FLUSH_MS;
+	else
+		return usage_err(err, errlen, "config: unknown key '%.*s' (mode, high_water, flush_ms)",
+				 (int)klen, kv), -1;
+	if (cfg->set & bit)
+		return usage_err(err, errlen, "config: '%.*s' given twice", (int)klen, kv), -1;
+	switch (bit) {
+	case EVT_CFG_MODE:
+		if (!strcmp(val, "discard"))
+			cfg->mode = 0;
+		else if (!strcmp(val, "overwrite"))
+			cfg->mode = 1;
+		else
+			return usage_err(err, errlen, "config: mode is discard or overwrite, not '%s'",
+					 val), -1;
+		break;
+	case EVT_CFG_HIGH_WATER:
+		if (evt_parse_u64(val, 1, 100, &v))
+			return usage_err(err, errlen, "config: high_water is a percentage 1..100, not '%s'",
+					 val), -1;
+		cfg->high_water = (uint32_t)v;
+		break;
+	case EVT_CFG_FLUSH_MS:
+		if (evt_parse_u64(val, 0, 3600000, &v))
+			return usage_err(err, errlen,
+					 "config: flush_ms is milliseconds 0..3600000 (0 = off), not '%s'",
+					 val), -1;
+		cfg->flush_ms = (uint32_t)v;
+		break;
+	}
+	cfg->set |= bit;
+	return 0;
+}
+
+static int add_event(struct evctl_cmd *cmd, const char *name, int enabled, char *err, size_t errlen)
+{
+	size_t i;
+
+	for (i = 0; i < cmd->cfg.nr_events; i++)
+		if (!strcmp(cmd->ev[i].name, name))
+			return 0;
+	if (cmd->cfg.nr_events >= EVCTL_MAX_EVENTS)
+		return usage_err(err, errlen, "too many events (at most %d)", EVCTL_MAX_EVENTS), -1;
+	cmd->ev[cmd->cfg.nr_events].name = name;
+	cmd->ev[cmd->cfg.nr_events].enabled = enabled;
+	cmd->cfg.nr_events++;
+	return 0;
+}
+
+static int parse_events(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
+			char *err, size_t errlen)
+{
+	int enabled = cmd->op == EVCTL_ENABLE;
+	unsigned int k;
+
+	cmd->cfg.events = cmd->ev;
+	cmd->cfg.set = EVT_CFG_EVENTS;
+	if (i >= argc)
+		return usage_err(err, errlen, "%s: name at least one event (or all)", op_names[cmd->op]);
+	for (; i < argc; i++) {
+		if (!strcmp(argv[i], "all")) {
+			for (k = 0; k < evt_nr_events; k++)
+				if (add_event(cmd, evt_events[k].name, enabled, err, errlen))
+					return EVCTL_EXIT_USAGE;
+			continue;
+		}
+		if (argv[i][0] == '-')
+			return usage_err(err, errlen, "%s: unknown option '%s'", op_names[cmd->op], argv[i]);
+		if (!evt_find_event_by_name(argv[i])) {
+			char known[512];
+			size_t len = 0;
+
+			known[0] = '\0';
+			for (k = 0; k < evt_nr_events && len < sizeof(known); k++)
+				len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
+							k ? ", " : "", evt_events[k].name);
+			return usage_err(err, errlen, "%s: unknown event '%s' (known: %s)",
+					 op_names[cmd->op], argv[i], known);
+		}
+		if (add_event(cmd, argv[i], enabled, err, errlen))
+			return EVCTL_EXIT_USAGE;
+	}
+	return 0;
+}
+
+/*
+ * "--name VALUE" or "--name=VALUE": returns the value and advances *i, NULL
+ * when argv[*i] is not this option; *missing is set when the value is absent.
+ */
+static const char *opt_value(int argc, char *const argv[], int *i, const char *name, int *missing)
+{
+	const char *a = argv[*i];
+	size_t n = strlen(name);
+
+	if (strncmp(a, name, n))
+		return NULL;
+	if (a[n] == '=')
+		return a + n + 1;
+	if (a[n] != '\0')
+		return NULL;
+	if (*i + 1 >= argc) {
+		*missing = 1;
+		return NULL;
+	}
+	return argv[++*i];
+}
+
+static int parse_generate(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
+			  char *err, size_t errlen)
+{
+	struct evt_gen_params *g = &cmd->gen;
+	const char *v;
+	uint64_t n;
+
+	for (; i < argc; i++) {
+		int missing = 0;
+
+		if ((v = opt_value(argc, argv, &i, "--events", &missing))) {
+			if (evt_parse_u64(v, 1, UINT64_MAX, &n))
+				return usage_err(err, errlen, "generate: --events wants a number >= 1, not '%s'", v);
+			g->events = n;
+			g->set |= EVT_GEN_SET_EVENTS;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--rate", &missing))) {
+			if (evt_parse_u64(v, 0, UINT32_MAX, &n))
+				return usage_err(err, errlen,
+						 "generate: --rate wants events per second 0..%u, not '%s'",
+						 UINT32_MAX, v);
+			g->rate = (uint32_t)n;
+			g->set |= EVT_GEN_SET_RATE;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--channel", &missing))) {
+			if (!strcmp(v, "compact"))
+				g->channels = EVT_GEN_CHANNEL_COMPACT;
+			else if (!strcmp(v, "normal"))
+				g->channels = EVT_GEN_CHANNEL_NORMAL;
+			else if (!strcmp(v, "both"))
+				g->channels = EVT_GEN_CHANNEL_COMPACT | EVT_GEN_CHANNEL_NORMAL;
+			else
+				return usage_err(err, errlen,
+						 "generate: --channel is compact, normal or both, not '%s'", v);
+			g->set |= EVT_GEN_SET_CHANNELS;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--cpus", &missing))) {
+			char why[200];
+
+			if (evt_parse_cpulist(v, why, sizeof(why)))
+				return usage_err(err, errlen, "generate: %s", why);
+			snprintf(g->cpus, sizeof(g->cpus), "%s", v);
+			g->set |= EVT_GEN_SET_CPUS;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--sizes", &missing))) {
+			if (!strcmp(v, "fixed"))
+				g->sizes = 0;
+			else if (!strcmp(v, "mix"))
+				g->sizes = 1;
+			else
+				return usage_err(err, errlen, "generate: --sizes is fixed or mix, not '%s'", v);
+			g->set |= EVT_GEN_SET_SIZES;
+		} else if (missing) {
+			return usage_err(err, errlen, "generate: %s needs a value", argv[i]);
+		} else {
+			return usage_err(err, errlen, "generate: unknown argument '%s'", argv[i]);
+		}
+	}
+	return 0;
+}
+
+static int parse_reasons(const char *list, unsigned int *mask, char *err, size_t errlen)
+{
+	char buf[256], *tok, *save = NULL;
+	int r;
+
+	if (strlen(list) >= sizeof(buf) || !*list)
+		return usage_err(err, errlen, "watch: bad --reason list '%s'", list);
+	strcpy(buf, list);
+	for (tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		r = evt_parse_reason(tok);
+		if (r < 0)
+			return usage_err(err, errlen,
+					 "watch: unknown reason '%s' (HIGH_WATER, FLUSHED, DISCARDING, "
+					 "CPU_ONLINE, CPU_OFFLINE, STOPPED)", tok);
+		*mask |= 1u << r;
+	}
+	return 0;
+}
+
+static int parse_watch(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
+		       char *err, size_t errlen)
+{
+	const char *v;
+	uint64_t n;
+
+	for (; i < argc; i++) {
+		int missing = 0;
+
+		if ((v = opt_value(argc, argv, &i, "--count", &missing))) {
+			if (evt_parse_u64(v, 1, UINT64_MAX, &n))
+				return usage_err(err, errlen, "watch: --count wants a number >= 1, not '%s'", v);
+			cmd->count = n;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--timeout", &missing))) {
+			/* At most a year: the milliseconds fit everything. */
+			if (evt_parse_u64(v, 1, 366ULL * 86400, &n))
+				return usage_err(err, errlen,
+						 "watch: --timeout wants seconds 1..31622400, not '%s'", v);
+			cmd->timeout_s = (int64_t)n;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--reason", &missing))) {
+			if (parse_reasons(v, &cmd->reasons, err, errlen))
+				return EVCTL_EXIT_USAGE;
+		} else if (missing) {
+			return usage_err(err, errlen, "watch: %s needs a value", argv[i]);
+		} else {
+			return usage_err(err, errlen, "watch: unknown argument '%s'", argv[i]);
+		}
+	}
+	return 0;
+}
+
+static int is_help(const char *a)
+{
+	return !strcmp(a, "--help") || !strcmp(a, "-h");
+}
+
+int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
+{
+	int i, op;
+
+	memset(cmd, 0, sizeof(*cmd));
+	cmd->timeout_s = -1;
+	if (err && errlen)
+		err[0] = '\0';
+	if (argc < 2)
+		return usage_err(err, errlen, "no command (see evctl --help)");
+	if (is_help(argv[1]) || !strcmp(argv[1], "help")) {
+		cmd->help = 1;
+		/* "evctl help CMD" */
+		if (argc > 2 && !strcmp(argv[1], "help")) {
+			for (op = EVCTL_START; op < EVCTL_NR_OPS; op++)
+				if (!strcmp(argv[2], op_names[op]))
+					cmd->op = (enum evctl_op)op;
+			if (cmd->op == EVCTL_NONE)
+				return usage_err(err, errlen, "unknown command '%s' (see evctl --help)", argv[2]);
+		}
+		return 0;
+	}
+	for (op = EVCTL_START; op < EVCTL_NR_OPS; op++)
+		if (!strcmp(argv[1], op_names[op]))
+			cmd->op = (enum evctl_op)op;
+	if (cmd->op == EVCTL_NONE)
+		return usage_err(err, errlen, "unknown command '%s' (see evctl --help)", argv[1]);
+	for (i = 2; i < argc; i++)
+		if (is_help(argv[i])) {
+			cmd->help = 1;
+			return 0;
+		}
+
+	switch (cmd->op) {
+	case EVCTL_START:
+	case EVCTL_STOP:
+	case EVCTL_FLUSH:
+	case EVCTL_GENERATE_STOP:
+		if (argc > 2)
+			return usage_err(err, errlen, "%s takes no arguments, not '%s'",
+					 op_names[cmd->op], argv[2]);
+		return 0;
+	case EVCTL_STATUS:
+		for (i = 2; i < argc; i++) {
+			if (!strcmp(argv[i], "--json"))
+				cmd->json = 1;
+			else
+				return usage_err(err, errlen, "status: unknown argument '%s'", argv[i]);
+		}
+		return 0;
+	case EVCTL_CONFIG:
+		if (argc < 3)
+			return usage_err(err, errlen, "config: give at least one KEY=VALUE");
+		for (i = 2; i < argc; i++)
+			if (evt_parse_config_kv(argv[i], &cmd->cfg, err, errlen))
+				return EVCTL_EXIT_USAGE;
+		return 0;
+	case EVCTL_ENABLE:
+	case EVCTL_DISABLE:
+		return parse_events(argc, argv, 2, cmd, err, errlen);
+	case EVCTL_GENERATE:
+		return parse_generate(argc, argv, 2, cmd, err, errlen);
+	case EVCTL_WATCH:
+		return parse_watch(argc, argv, 2, cmd, err, errlen);
+	default:
+		return usage_err(err, errlen, "unknown command");
+	}
+}
+
+/* ---- output ---- */
+
+static const char *chan_name(int ch)
+{
+	return ch == EVT_CHAN_COMPACT || ch == EVT_CHAN_NORMAL ? evt_channel_name((unsigned int)ch) : "?";
+}
+
+static const char *yes(int b)
+{
+	return b ? "yes" : "no";
+}
+
+void evt_status_print_text(FILE *f, const struct evt_status *st)
+{
+	size_t i;
+
+	fprintf(f, "state        %s\n", st->tracing ? "tracing" : "stopped");
+	fprintf(f, "mode         %s\n", st->mode < 0 ? "-" : evt_mode_name(st->mode));
+	if (st->high_water >= 0)
+		fprintf(f, "high_water   %" PRId64 "%%\n", st->high_water);
+	if (st->flush_ms >= 0)
+		fprintf(f, "flush_ms     %" PRId64 "%s\n", st->flush_ms, st->flush_ms ? "" : " (off)");
+	if (st->subbuf_size || st->num_subbuf)
+		fprintf(f, "sub-buffers  %" PRIu64 " x %" PRIu64 " bytes per channel and CPU\n",
+			st->num_subbuf, st->subbuf_size);
+
+	fprintf(f, "\nevents\n  %-24s %-8s %s\n", "name", "channel", "enabled");
+	for (i = 0; i < st->nr_events; i++) {
+		const struct evt_status_event *e = &st->events[i];
+
+		fprintf(f, "  %-24s %-8s %s\n", e->name, e->channel < 0 ? "-" : chan_name(e->channel),
+			yes(e->enabled));
+	}
+
+	/* Ring rows: the columns of debugfs "stats" (channel first). */
+	fprintf(f, "\nrings\n%-7s %4s %-6s %12s %12s %12s %10s %10s %10s %10s %10s %4s\n",
+		"channel", "cpu", "online", "recorded", "discarded", "overwritten", "too_big",
+		"refused", "produced", "consumed", "skipped", "fill");
+	for (i = 0; i < st->nr_rings; i++) {
+		const struct evt_status_ring *r = &st->rings[i];
+
+		fprintf(f, "%-7s %4u %-6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64
+			" %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %3u%%\n",
+			chan_name((int)r->channel), r->cpu, yes(r->online), r->recorded, r->discarded,
+			r->overwritten, r->too_big, r->refused, r->produced, r->consumed, r->skipped,
+			r->fill);
+	}
+
+	fprintf(f, "\ngenerator\n%-7s %4s %-7s %-4s %12s %12s %12s\n", "", "cpu", "running", "done",
+		"compact", "normal", "timer");
+	for (i = 0; i < st->nr_gens; i++) {
+		const struct evt_status_gen *g = &st->gens[i];
+
+		fprintf(f, "%-7s %4u %-7s %-4s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", "gen",
+			g->cpu, yes(g->running), yes(g->done), g->compact, g->normal, g->timer);
+	}
+}
+
+static void json_string(FILE *f, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', f);
+	for (; *p; p++) {
+		switch (*p) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		default:
+			if (*p < 0x20 || *p >= 0x7f)
+				fprintf(f, "\\u%04x", *p);	/* names are ASCII: no UTF-8 to keep */
+			else
+				fputc(*p, f);
+		}
+	}
+	fputc('"', f);
+}
+
+static const char *jbool(int b)
+{
+	return b ? "true" : "false";
+}
+
+void evt_status_print_json(FILE *f, const struct evt_status *st)
+{
+	size_t i;
+
+	fprintf(f, "{\n  \"state\": \"%s\",\n  \"config\": {", st->tracing ? "tracing" : "stopped");
+	fputs("\"mode\": ", f);
+	if (st->mode == 0 || st->mode == 1)
+		json_string(f, evt_mode_name(st->mode));
+	else
+		fputs("null", f);
+	fputs(", \"high_water\": ", f);
+	if (st->high_water >= 0)
+		fprintf(f, "%" PRId64, st->high_water);
+	else
+		fputs("null", f);
+	fputs(", \"flush_ms\": ", f);
+	if (st->flush_ms >= 0)
+		fprintf(f, "%" PRId64, st->flush_ms);
+	else
+		fputs("null", f);
+	fprintf(f, ", \"subbuf_size\": %" PRIu64 ", \"num_subbuf\": %" PRIu64 "},\n",
+		st->subbuf_size, st->num_subbuf);
+
+	fputs("  \"events\": [", f);
+	for (i = 0; i < st->nr_events; i++) {
+		const struct evt_status_event *e = &st->events[i];
+
+		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
+		json_string(f, e->name);
+		fputs(", \"channel\": ", f);
+		if (e->channel == EVT_CHAN_COMPACT || e->channel == EVT_CHAN_NORMAL)
+			json_string(f, chan_name(e->channel));
+		else
+			fputs("null", f);
+		fprintf(f, ", \"enabled\": %s}", jbool(e->enabled));
+	}
+	fputs(st->nr_events ? "\n  ],\n" : "],\n", f);
+
+	fputs("  \"rings\": [", f);
+	for (i = 0; i < st->nr_rings; i++) {
+		const struct evt_status_ring *r = &st->rings[i];
+
+		fputs(i ? ",\n    {\"channel\": " : "\n    {\"channel\": ", f);
+		if (r->channel == EVT_CHAN_COMPACT || r->channel == EVT_CHAN_NORMAL)
+			json_string(f, chan_name((int)r->channel));
+		else
+			fprintf(f, "%u", r->channel);
+		fprintf(f, ", \"cpu\": %u, \"online\": %s, \"recorded\": %" PRIu64
+			", \"discarded\": %" PRIu64 ", \"overwritten\": %" PRIu64
+			", \"too_big\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"produced\": %" PRIu64
+			", \"consumed\": %" PRIu64 ", \"skipped\": %" PRIu64 ", \"fill\": %u}",
+			r->cpu, jbool(r->online), r->recorded, r->discarded, r->overwritten, r->too_big,
+			r->refused, r->produced, r->consumed, r->skipped, r->fill);
+	}
+	fputs(st->nr_rings ? "\n  ],\n" : "],\n", f);
+
+	fputs("  \"generator\": [", f);
+	for (i = 0; i < st->nr_gens; i++) {
+		const struct evt_status_gen *g = &st->gens[i];
+
+		fprintf(f, "%s    {\"cpu\": %u, \"running\": %s, \"done\": %s, \"compact\": %" PRIu64
+			", \"normal\": %" PRIu64 ", \"timer\": %" PRIu64 "}",
+			i ? ",\n" : "\n", g->cpu, jbool(g->running), jbool(g->done), g->compact,
+			g->normal, g->timer);
+	}
+	fputs(st->nr_gens ? "\n  ]\n}\n" : "]\n}\n", f);
+}
+
+void evt_notification_print(FILE *f, const struct evt_notification *n)
+{
+	if (n->reason > EVT_NOTIFY_NONE && n->reason < __EVT_NOTIFY_MAX)
+		fputs(evt_notify_name(n->reason), f);
+	else
+		fprintf(f, "REASON_%d", n->reason);
+	fputs(" channel=", f);
+	if (n->channel < 0)
+		fputc('-', f);
+	else if (n->channel == EVT_CHAN_COMPACT || n->channel == EVT_CHAN_NORMAL)
+		fputs(chan_name(n->channel), f);
+	else
+		fprintf(f, "%d", n->channel);
+	if (n->cpu < 0)
+		fputs(" cpu=-", f);
+	else
+		fprintf(f, " cpu=%d", n->cpu);
+	if (n->fill < 0)
+		fputs(" fill=-\n", f);
+	else
+		fprintf(f, " fill=%d\n", n->fill);
+}

@@ -1,0 +1,70 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evctl's command line and output, kept out of the program so that the unit
+ * tests can reach them: parsing of every subcommand and its arguments
+ * (checked before anything is sent to the kernel), usage texts, the status
+ * table and its JSON form, notification lines.
+ */
+#ifndef EVT_CTLFMT_H
+#define EVT_CTLFMT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "evt_ctl.h"
+
+enum evctl_op {
+	EVCTL_NONE,		/* no subcommand: only --help makes sense */
+	EVCTL_START,
+	EVCTL_STOP,
+	EVCTL_STATUS,
+	EVCTL_CONFIG,
+	EVCTL_FLUSH,
+	EVCTL_ENABLE,
+	EVCTL_DISABLE,
+	EVCTL_GENERATE,
+	EVCTL_GENERATE_STOP,
+	EVCTL_WATCH,
+	EVCTL_NR_OPS
+};
+
+/* Exit codes. */
+#define EVCTL_EXIT_OK		0
+#define EVCTL_EXIT_REFUSED	1	/* the kernel refused, or cannot be reached */
+#define EVCTL_EXIT_USAGE	2
+#define EVCTL_EXIT_TIMEOUT	3	/* watch: --timeout before --count */
+
+#define EVCTL_MAX_EVENTS	64
+#define EVT_CPU_LIMIT		8192	/* CPU numbers in a list are below this */
+
+struct evctl_cmd {
+	enum evctl_op op;
+	int help;			/* --help: print the usage of op */
+	int json;			/* status --json */
+	struct evt_config cfg;		/* config, enable, disable */
+	struct evt_event_switch ev[EVCTL_MAX_EVENTS];	/* cfg.events */
+	struct evt_gen_params gen;	/* generate */
+	uint64_t count;			/* watch: stop after this many, 0 = never */
+	int64_t timeout_s;		/* watch: stop after this long, -1 = never */
+	unsigned int reasons;		/* watch: bit per enum evt_notify, 0 = all */
+};
+
+/*
+ * Parse argv (argv[0] is the program). Returns 0, or EVCTL_EXIT_USAGE with
+ * a one-line message in @err. Event names are checked against the catalogue.
+ */
+int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen);
+void evctl_usage(FILE *f, enum evctl_op op);
+const char *evctl_op_name(enum evctl_op op);
+
+/* Strict parsers (0 or -1 with a message). */
+int evt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
+int evt_parse_cpulist(const char *s, char *err, size_t errlen);
+int evt_parse_config_kv(const char *kv, struct evt_config *cfg, char *err, size_t errlen);
+int evt_parse_reason(const char *name);		/* enum evt_notify, -1 unknown */
+
+void evt_status_print_text(FILE *f, const struct evt_status *st);
+void evt_status_print_json(FILE *f, const struct evt_status *st);
+/* "HIGH_WATER channel=compact cpu=0 fill=72" ("-" for what is absent) */
+void evt_notification_print(FILE *f, const struct evt_notification *n);
+
+#endif /* EVT_CTLFMT_H */
