@@ -137,6 +137,12 @@ int evt_gen_start(const struct evt_gen_params *p);
 void evt_gen_stop(void);
 void evt_gen_info(int cpu, struct evt_gen_info *g);
 
+/* evtrace_probes.c */
+int evt_probes_init(void);
+void evt_probes_exit(void);
+void evt_probes_sync(bool tracing);
+bool evt_probe_available(const struct evt_event_desc *d);
+
 /* evtrace_nl.c */
 int evt_nl_init(void);
 void evt_nl_exit(void);

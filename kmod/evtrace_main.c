@@ -42,6 +42,9 @@ MODULE_PARM_DESC(high_water, "ring fill (percent, 1 to 100) that wakes the drain
 static unsigned int flush_ms = 1000;
 module_param(flush_ms, uint, 0444);
 MODULE_PARM_DESC(flush_ms, "close partial sub-buffers holding events every this many ms, 0 = never, at most 3600000 (default 1000)");
+static bool probes = true;
+module_param(probes, bool, 0444);
+MODULE_PARM_DESC(probes, "enable the kernel tracepoint events at load (default on; off leaves only markers and the test sources)");
 static bool autostart;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start tracing at load (default off)");
@@ -63,6 +66,7 @@ bool evt_event_enabled(const struct evt_event_desc *d)
 void evt_set_event_enabled(const struct evt_event_desc *d, bool on)
 {
 	WRITE_ONCE(evt_enabled[d - evt_events], on);
+	evt_probes_sync(READ_ONCE(evt_tracing));
 }
 
 /**
@@ -318,10 +322,12 @@ static void evt_flush_work_fn(struct work_struct *w)
 void evt_start_tracing(void)
 {
 	WRITE_ONCE(evt_tracing, true);
+	evt_probes_sync(true);
 }
 
 void evt_stop_tracing(void)
 {
+	evt_probes_sync(false);
 	WRITE_ONCE(evt_tracing, false);
 	/* Every probe runs with preemption off: this waits for them all. */
 	synchronize_rcu();
@@ -559,6 +565,18 @@ static int __init evtrace_init(void)
 		return -ENOMEM;
 	}
 	memset(evt_enabled, 1, evt_nr_events);
+	if (!probes) {
+		unsigned int i;
+		static const char * const tp_events[] = {
+			"sys_enter", "sys_exit", "irq_handler_entry", "irq_handler_exit",
+			"softirq_entry", "softirq_exit", "sched_switch", "sched_wakeup",
+			"sched_process_fork", "sched_process_exec", "sched_process_exit",
+			"page_fault_user",
+		};
+
+		for (i = 0; i < ARRAY_SIZE(tp_events); i++)
+			evt_enabled[evt_find_event_by_name(tp_events[i]) - evt_events] = 0;
+	}
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
 		evt.rings[ch] = kcalloc(nr_cpu_ids, sizeof(*evt.rings[ch]), GFP_KERNEL);
 		if (!evt.rings[ch]) {
@@ -585,18 +603,23 @@ static int __init evtrace_init(void)
 	if (ret)
 		goto err_gen;
 	INIT_DELAYED_WORK(&evt_flush_work, evt_flush_work_fn);
-	ret = evt_nl_init();
+	ret = evt_probes_init();
 	if (ret)
 		goto err_bench;
+	ret = evt_nl_init();
+	if (ret)
+		goto err_probes;
 
 	if (evt.flush_ms)
 		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
 	if (autostart)
-		WRITE_ONCE(evt_tracing, true);
+		evt_start_tracing();
 	pr_info("loaded, %u CPUs, %lu x %lu bytes per CPU and channel, mode %s\n",
 		num_online_cpus(), evt.num_subbuf, evt.subbuf_size, mode);
 	return 0;
 
+err_probes:
+	evt_probes_exit();
 err_bench:
 	evt_bench_exit();
 err_gen:
@@ -626,6 +649,7 @@ static void __exit evtrace_exit(void)
 {
 	evt_gen_exit();
 	evt_bench_exit();
+	evt_probes_exit();
 	evt_stop_tracing();
 	cancel_delayed_work_sync(&evt_flush_work);
 	debugfs_remove_recursive(evt_debugfs);

@@ -20,6 +20,7 @@ enum evt_field_type {
 	EVT_F_X64,	/* u64 shown in hex */
 	EVT_F_STRING,	/* NUL-terminated */
 	EVT_F_SEQ_U8,	/* u16 length, then that many bytes */
+	EVT_F_COMM,	/* char[16], NUL-padded (a task's comm) */
 };
 
 struct evt_field_desc {
@@ -41,12 +42,28 @@ enum {
 	EVT_ID_GEN_COMPACT_WIDE = 1,	/* cpu, seq, a, b */
 	EVT_ID_GEN_PING = 2,		/* no payload: a one-word event */
 	EVT_ID_TIMER_TICK = 3,		/* cpu, seq: recorded from an hrtimer */
+	EVT_ID_SYS_ENTER = 4,		/* hot kernel events: fixed sizes */
+	EVT_ID_SYS_EXIT = 5,
+	EVT_ID_IRQ_ENTRY = 6,
+	EVT_ID_IRQ_EXIT = 7,
+	EVT_ID_SOFTIRQ_ENTRY = 8,
+	EVT_ID_SOFTIRQ_EXIT = 9,
+	EVT_ID_SCHED_SWITCH = 10,
 };
 
 /* Ids: normal channel. */
 enum {
 	EVT_ID_GEN_NORMAL = 0,		/* cpu, seq, fill[len] */
+	EVT_ID_SCHED_WAKEUP = 1,
+	EVT_ID_SCHED_FORK = 2,
+	EVT_ID_SCHED_EXEC = 3,
+	EVT_ID_SCHED_EXIT = 4,
+	EVT_ID_PAGE_FAULT_USER = 5,
+	EVT_ID_MARKER = 6,
 };
+
+/* Longest marker text (bytes, NUL excluded); longer writes get -EINVAL. */
+#define EVT_MARKER_MAX	1024
 
 extern const struct evt_event_desc evt_events[];
 extern const unsigned int evt_nr_events;

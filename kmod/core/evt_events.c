@@ -28,6 +28,47 @@ static const struct evt_field_desc f_gen_normal[] = {
 	F("cpu", EVT_F_U32), F("seq", EVT_F_U64), F("fill", EVT_F_SEQ_U8),
 };
 
+static const struct evt_field_desc f_sys_enter[] = {
+	F("nr", EVT_F_S32), F("arg0", EVT_F_X64), F("arg1", EVT_F_X64), F("arg2", EVT_F_X64),
+	F("arg3", EVT_F_X64), F("arg4", EVT_F_X64), F("arg5", EVT_F_X64),
+};
+static const struct evt_field_desc f_sys_exit[] = {
+	F("nr", EVT_F_S32), F("ret", EVT_F_S64),
+};
+static const struct evt_field_desc f_irq_entry[] = {
+	F("irq", EVT_F_S32),
+};
+static const struct evt_field_desc f_irq_exit[] = {
+	F("irq", EVT_F_S32), F("ret", EVT_F_S32),
+};
+static const struct evt_field_desc f_softirq[] = {
+	F("vec", EVT_F_U32),
+};
+static const struct evt_field_desc f_sched_switch[] = {
+	F("prev_comm", EVT_F_COMM), F("prev_tid", EVT_F_S32), F("prev_prio", EVT_F_S32),
+	F("prev_state", EVT_F_U32), F("next_comm", EVT_F_COMM), F("next_tid", EVT_F_S32),
+	F("next_prio", EVT_F_S32),
+};
+static const struct evt_field_desc f_sched_wakeup[] = {
+	F("comm", EVT_F_COMM), F("tid", EVT_F_S32), F("prio", EVT_F_S32), F("target_cpu", EVT_F_S32),
+};
+static const struct evt_field_desc f_sched_fork[] = {
+	F("parent_comm", EVT_F_COMM), F("parent_tid", EVT_F_S32),
+	F("child_comm", EVT_F_COMM), F("child_tid", EVT_F_S32),
+};
+static const struct evt_field_desc f_sched_exec[] = {
+	F("tid", EVT_F_S32), F("old_tid", EVT_F_S32), F("filename", EVT_F_STRING),
+};
+static const struct evt_field_desc f_sched_exit[] = {
+	F("comm", EVT_F_COMM), F("tid", EVT_F_S32), F("prio", EVT_F_S32),
+};
+static const struct evt_field_desc f_page_fault[] = {
+	F("address", EVT_F_X64), F("ip", EVT_F_X64), F("error_code", EVT_F_X64),
+};
+static const struct evt_field_desc f_marker[] = {
+	F("tid", EVT_F_S32), F("text", EVT_F_STRING),
+};
+
 #define EV(nm, ch, i, f) { .name = nm, .channel = ch, .id = i, \
 	.nr_fields = ARRAY_LEN(f), .fields = f }
 #define EV0(nm, ch, i) { .name = nm, .channel = ch, .id = i, .nr_fields = 0, .fields = NULL }
@@ -38,6 +79,19 @@ const struct evt_event_desc evt_events[] = {
 	EV0("gen_ping", EVT_CHAN_COMPACT, EVT_ID_GEN_PING),
 	EV("timer_tick", EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, f_gen_compact),
 	EV("gen_normal", EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL, f_gen_normal),
+	EV("sys_enter", EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, f_sys_enter),
+	EV("sys_exit", EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, f_sys_exit),
+	EV("irq_handler_entry", EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, f_irq_entry),
+	EV("irq_handler_exit", EVT_CHAN_COMPACT, EVT_ID_IRQ_EXIT, f_irq_exit),
+	EV("softirq_entry", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_ENTRY, f_softirq),
+	EV("softirq_exit", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_EXIT, f_softirq),
+	EV("sched_switch", EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, f_sched_switch),
+	EV("sched_wakeup", EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKEUP, f_sched_wakeup),
+	EV("sched_process_fork", EVT_CHAN_NORMAL, EVT_ID_SCHED_FORK, f_sched_fork),
+	EV("sched_process_exec", EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, f_sched_exec),
+	EV("sched_process_exit", EVT_CHAN_NORMAL, EVT_ID_SCHED_EXIT, f_sched_exit),
+	EV("page_fault_user", EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, f_page_fault),
+	EV("marker", EVT_CHAN_NORMAL, EVT_ID_MARKER, f_marker),
 };
 const unsigned int evt_nr_events = ARRAY_LEN(evt_events);
 
@@ -111,6 +165,7 @@ static const char *field_type(enum evt_field_type t)
 	case EVT_F_X64: return "uint64a32_hex_t";
 	case EVT_F_STRING: return "string";
 	case EVT_F_SEQ_U8: return "uint8_t";
+	case EVT_F_COMM: return "char_t";
 	}
 	return "uint8_t";
 }
@@ -126,7 +181,8 @@ static const char metadata_head[] =
 	"/* Events are 4-byte aligned, so are their 64-bit fields. */\n"
 	"typealias integer { size = 64; align = 32; signed = false; } := uint64a32_t;\n"
 	"typealias integer { size = 64; align = 32; signed = true; } := int64a32_t;\n"
-	"typealias integer { size = 64; align = 32; signed = false; base = 16; } := uint64a32_hex_t;\n\n";
+	"typealias integer { size = 64; align = 32; signed = false; base = 16; } := uint64a32_hex_t;\n"
+	"typealias integer { size = 8; align = 8; signed = false; encoding = UTF8; } := char_t;\n\n";
 
 static const char metadata_streams[] =
 	"typealias integer { size = 27; align = 1; signed = false; map = clock.monotonic.value; } := uint27_clock_monotonic_t;\n"
@@ -205,7 +261,9 @@ unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_me
 		for (j = 0; j < e->nr_fields; j++) {
 			const struct evt_field_desc *f = &e->fields[j];
 
-			if (f->type == EVT_F_SEQ_U8)
+			if (f->type == EVT_F_COMM)
+				out(&o, "\t\tchar_t %s[16];\n", f->name);
+			else if (f->type == EVT_F_SEQ_U8)
 				out(&o, "\t\tuint16_t %s_len;\n\t\tuint8_t %s[%s_len];\n",
 				    f->name, f->name, f->name);
 			else

@@ -3,7 +3,7 @@
 # default ring sizes) while evdrain drains it, splice then --copy.
 set -e
 secs=${1:-5}
-insmod "$EVTRACE_KO"
+insmod "$EVTRACE_KO" probes=0
 run() { # label evdrain-options
 	label=$1
 	shift

@@ -321,7 +321,7 @@ START_TEST(parse_enable_disable)
 		ck_assert_int_eq(cmd.ev[i].enabled, 0);
 	}
 
-	BAD("unknown event 'sched_switch'", "enable", "gen_compact", "sched_switch");
+	BAD("unknown event 'no_such_event'", "enable", "gen_compact", "no_such_event");
 	BAD("known: gen_compact", "disable", "bogus");
 	BAD("name at least one event", "enable");
 	BAD("unknown option '--all'", "disable", "--all");

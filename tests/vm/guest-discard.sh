@@ -3,7 +3,7 @@
 # later events are discarded, and the accounting is exact per CPU.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" subbuf_size=4096 num_subbuf=4
+insmod "$EVTRACE_KO" probes=0 subbuf_size=4096 num_subbuf=4
 echo start > $D/control
 echo "events=20000 channel=both sizes=mix" > $D/generate
 wait_gen_done 120

@@ -3,7 +3,7 @@
 # rate on every CPU: nothing discarded, every (cpu, seq) read exactly once.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" flush_ms=200 num_subbuf=64
+insmod "$EVTRACE_KO" probes=0 flush_ms=200 num_subbuf=64
 evtest drain "$OUT/trace" --splice --sleep-ms 5 &
 pid=$!
 echo start > $D/control

@@ -4,7 +4,7 @@
 # by itself with a complete trace.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" subbuf_size=4096 num_subbuf=4
+insmod "$EVTRACE_KO" probes=0 subbuf_size=4096 num_subbuf=4
 evdrain -q -o "$OUT/discard" &
 pid=$!
 sleep 1
@@ -17,7 +17,7 @@ cp $D/stats "$OUT/discard.stats"
 [ "$(stat_sum compact 5)" -gt 0 ] || fail "no overload: nothing discarded"
 rmmod evtrace
 
-insmod "$EVTRACE_KO" subbuf_size=4096 num_subbuf=4
+insmod "$EVTRACE_KO" probes=0 subbuf_size=4096 num_subbuf=4
 evdrain -q -o "$OUT/overwrite" --mode overwrite &
 pid=$!
 sleep 1
@@ -34,7 +34,7 @@ wait $pid || fail "evdrain (overwrite) exit $?"
 cp $D/stats "$OUT/overwrite.stats"
 rmmod evtrace
 
-insmod "$EVTRACE_KO" num_subbuf=64
+insmod "$EVTRACE_KO" probes=0 num_subbuf=64
 evctl generate --events 100000000 --rate 2000 --channel compact --sizes fixed
 evdrain -q -o "$OUT/duration" --duration 3 || fail "evdrain --duration exit $?"
 evctl generate-stop

@@ -3,7 +3,7 @@
 # SIGTERM mid-run stops, flushes and drains everything.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" num_subbuf=64
+insmod "$EVTRACE_KO" probes=0 num_subbuf=64
 evdrain -o "$OUT/trace" --stats-json "$OUT/summary.json" > "$OUT/evdrain.out" 2>&1 &
 pid=$!
 sleep 2

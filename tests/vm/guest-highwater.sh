@@ -4,7 +4,7 @@
 # wakes it.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" subbuf_size=4096 num_subbuf=16 high_water=50 flush_ms=0
+insmod "$EVTRACE_KO" probes=0 subbuf_size=4096 num_subbuf=16 high_water=50 flush_ms=0
 echo start > $D/control
 evtest poll /dev/evtrace/compact/cpu0 1000 && fail "woken with an empty ring"
 evtest poll /dev/evtrace/compact/cpu0 60000 > /tmp/poll &

@@ -3,7 +3,7 @@
 # recorded is read back (none vanishes with its CPU).
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" flush_ms=100 num_subbuf=64
+insmod "$EVTRACE_KO" probes=0 flush_ms=100 num_subbuf=64
 evtest drain "$OUT/trace" --sleep-ms 5 &
 pid=$!
 echo start > $D/control

@@ -3,7 +3,7 @@
 # the generator records from a thread: nesting, no corruption, exact counts.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" flush_ms=100 num_subbuf=64
+insmod "$EVTRACE_KO" probes=0 flush_ms=100 num_subbuf=64
 evtest drain "$OUT/trace" --sleep-ms 5 &
 pid=$!
 echo start > $D/control

@@ -5,7 +5,7 @@
 # counted as overwritten events and show as sequence gaps.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0
+insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0
 echo start > $D/control
 echo "events=2000 channel=compact cpus=0" > $D/generate
 wait_gen_done 60

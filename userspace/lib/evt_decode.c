@@ -88,6 +88,7 @@ static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t
 		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: sz = 8; a = 4; break;
 		case EVT_F_STRING: break;
 		case EVT_F_SEQ_U8: a = 2; break;
+		case EVT_F_COMM: sz = 16; break;
 		}
 		off = align_up(off, a);
 		if (off > avail)
@@ -100,6 +101,11 @@ static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t
 			bytes = p + off;
 			len = (unsigned int)(nul - bytes);
 			sz = len + 1;
+		} else if (f->type == EVT_F_COMM) {
+			if (avail - off < 16)
+				return -1;
+			bytes = p + off;
+			len = (unsigned int)strnlen((const char *)bytes, 16);
 		} else if (f->type == EVT_F_SEQ_U8) {
 			if (avail - off < 2)
 				return -1;
