@@ -1,0 +1,183 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * evsynth: write a synthetic evtrace trace through the portable ring core.
+ * See usage() and userspace/lib/evt_synth.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "evt_synth.h"
+#include "evt_trace.h"
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: evsynth DIR [options]\n"
+"Write a synthetic evtrace trace (metadata + compact_N/normal_N files) into DIR,\n"
+"through the same ring core as the kernel module.\n"
+"  --cpus K            CPUs 0..K-1 (default 4)\n"
+"  --events N          events generated in total, spread over the active CPUs (100000)\n"
+"  --seed S            random seed (1)\n"
+"  --period NS         mean gap between two events of one CPU (1000)\n"
+"  --skew NS           CPU c's timeline starts c*NS later (may be negative; 0)\n"
+"  --start NS          clock value of the first event (1000000000000)\n"
+"  --burst-every N     every N events of a CPU, a burst ... (0: none)\n"
+"  --burst-len L       ... of L events ...\n"
+"  --burst-gap NS      ... at most NS apart (20)\n"
+"  --stall-every N     every N events of a CPU the drainer stalls (losses; 0: none)\n"
+"  --stall-len N       for N events (default: two rings' worth)\n"
+"  --overwrite         overwrite mode: stalls lose whole packets (seq gaps), not new events\n"
+"  --normal-pct P      P%% of the events go to the normal channel (0)\n"
+"  --mix               every compact event kind, not only gen_compact\n"
+"  --subbuf BYTES      sub-buffer (packet) size (16384)\n"
+"  --num-subbuf N      sub-buffers per ring (8)\n"
+"  --idle LIST         CPUs that record nothing (empty stream files), e.g. 2,5-6\n"
+"  --offline LIST      CPUs without stream files at all\n"
+"  --quiet             print nothing\n"
+"Prints a summary: events generated, recorded, discarded, overwritten, written.\n"
+"Exit status: 0 ok, 1 error writing, 2 usage.\n");
+}
+
+static int num(const char *opt, const char *v, uint64_t *out)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!v || !*v || *v == '-')
+		goto bad;
+	errno = 0;
+	x = strtoull(v, &end, 0);
+	if (errno || *end)
+		goto bad;
+	*out = x;
+	return 0;
+bad:
+	fprintf(stderr, "evsynth: %s needs a non-negative number, not \"%s\"\n", opt, v ? v : "");
+	return -1;
+}
+
+int main(int argc, char **argv)
+{
+	static uint8_t idle_bm[EVT_SYNTH_MAX_CPUS / 8], off_bm[EVT_SYNTH_MAX_CPUS / 8];
+	static uint8_t idle[EVT_SYNTH_MAX_CPUS], offline[EVT_SYNTH_MAX_CPUS];
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	const char *dir = NULL;
+	char err[512];
+	int quiet = 0, i, have_idle = 0, have_off = 0;
+
+	evt_synth_defaults(&p);
+	for (i = 1; i < argc; i++) {
+		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+		uint64_t x;
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			return 0;
+		} else if (!strcmp(a, "--quiet")) {
+			quiet = 1;
+		} else if (!strcmp(a, "--overwrite")) {
+			p.overwrite = 1;
+		} else if (!strcmp(a, "--mix")) {
+			p.mix = 1;
+		} else if (!strcmp(a, "--skew")) {
+			char *end;
+
+			if (!v || !*v)
+				goto usage_err;
+			errno = 0;
+			p.skew_ns = strtoll(v, &end, 0);
+			if (errno || *end) {
+				fprintf(stderr, "evsynth: --skew needs a number, not \"%s\"\n", v);
+				return 2;
+			}
+			i++;
+		} else if (!strcmp(a, "--idle") || !strcmp(a, "--offline")) {
+			int is_idle = a[2] == 'i';
+
+			if (!v || evt_parse_cpu_list(v, is_idle ? idle_bm : off_bm, EVT_SYNTH_MAX_CPUS)) {
+				fprintf(stderr, "evsynth: %s needs a CPU list like 0,2-3, not \"%s\"\n",
+					a, v ? v : "");
+				return 2;
+			}
+			if (is_idle)
+				have_idle = 1;
+			else
+				have_off = 1;
+			i++;
+		} else if (a[0] == '-' && a[1] == '-') {
+			static const char *const nopts[] = {
+				"--cpus", "--events", "--seed", "--period", "--start", "--burst-every",
+				"--burst-len", "--burst-gap", "--stall-every", "--stall-len",
+				"--normal-pct", "--subbuf", "--num-subbuf",
+			};
+			unsigned int k;
+
+			for (k = 0; k < sizeof(nopts) / sizeof(nopts[0]); k++)
+				if (!strcmp(a, nopts[k]))
+					break;
+			if (k == sizeof(nopts) / sizeof(nopts[0])) {
+				fprintf(stderr, "evsynth: unknown option %s\n", a);
+				goto usage_err;
+			}
+			if (num(a, v, &x))
+				return 2;
+			i++;
+			switch (k) {
+			case 0: p.cpus = (unsigned int)(x > EVT_SYNTH_MAX_CPUS ? 0 : x); break;
+			case 1: p.events = x; break;
+			case 2: p.seed = x; break;
+			case 3: p.period_ns = x; break;
+			case 4: p.start_ns = x; break;
+			case 5: p.burst_every = (unsigned int)x; break;
+			case 6: p.burst_len = (unsigned int)x; break;
+			case 7: p.burst_gap_ns = x; break;
+			case 8: p.stall_every = (unsigned int)x; break;
+			case 9: p.stall_len = (unsigned int)x; break;
+			case 10:
+				if (x > 100) {
+					fprintf(stderr, "evsynth: --normal-pct is 0..100\n");
+					return 2;
+				}
+				p.normal_pct = (unsigned int)x;
+				break;
+			case 11: p.subbuf_size = (unsigned long)x; break;
+			case 12: p.num_subbuf = (unsigned long)x; break;
+			}
+		} else if (!dir) {
+			dir = a;
+		} else {
+			fprintf(stderr, "evsynth: one directory only (\"%s\"?)\n", a);
+			goto usage_err;
+		}
+	}
+	if (!dir) {
+		fprintf(stderr, "evsynth: no directory given\n");
+		goto usage_err;
+	}
+	if (!p.cpus) {
+		fprintf(stderr, "evsynth: --cpus is 1..%d\n", EVT_SYNTH_MAX_CPUS);
+		return 2;
+	}
+	for (i = 0; i < EVT_SYNTH_MAX_CPUS; i++) {
+		idle[i] = (idle_bm[i / 8] >> (i % 8)) & 1;
+		offline[i] = (off_bm[i / 8] >> (i % 8)) & 1;
+	}
+	p.idle = have_idle ? idle : NULL;
+	p.offline = have_off ? offline : NULL;
+	if (evt_synth_write(dir, &p, &r, err, sizeof(err))) {
+		fprintf(stderr, "evsynth: %s\n", err);
+		return 1;
+	}
+	if (!quiet)
+		printf("%s: %llu events written (generated %llu, recorded %llu, discarded %llu, "
+		       "overwritten %llu), %llu packets\n", dir,
+		       (unsigned long long)r.written, (unsigned long long)r.generated,
+		       (unsigned long long)r.recorded, (unsigned long long)r.discarded,
+		       (unsigned long long)r.overwritten, (unsigned long long)r.packets);
+	return 0;
+usage_err:
+	usage(stderr);
+	return 2;
+}

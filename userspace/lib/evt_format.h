@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Printing events: text close to babeltrace2's layout, or JSON, one event
+ * per line, into a large output buffer written with write(2).
+ *
+ * text:  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, ... }
+ * json:  {"ts":CLOCK_NS,"time":"YYYY-MM-DDTHH:MM:SS.nnnnnnnnnZ","cpu":N,
+ *         "event":"name","fields":{"field":value,...}}
+ *
+ * Times are the clock value plus the metadata's clock offset, in UTC. The
+ * delta is to the previous event printed (+?.????????? for the first).
+ */
+#ifndef EVT_FORMAT_H
+#define EVT_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <evtrace/events.h>
+
+struct evt_out {
+	int fd;
+	int err;		/* errno of a failed write */
+	char *buf;
+	size_t len, cap;
+};
+
+/* 0 or -1 (no memory). */
+int evt_out_init(struct evt_out *o, int fd, size_t cap);
+/* Write what is buffered: 0 or -1 (o->err). */
+int evt_out_flush(struct evt_out *o);
+void evt_out_free(struct evt_out *o);
+/* Room for @n more bytes at o->buf + o->len: NULL on a write error / no memory. */
+char *evt_out_room(struct evt_out *o, size_t n);
+
+enum evt_fmt_kind {
+	EVT_FMT_TEXT = 0,
+	EVT_FMT_JSON = 1,
+};
+
+struct evt_fmt {
+	enum evt_fmt_kind kind;
+	uint64_t offset_ns;	/* realtime = clock + offset */
+	uint64_t prev_ts;
+	int have_prev;
+	uint64_t cached_sec;
+	int have_cached;
+	char cached[32];	/* "HH:MM:SS" or "YYYY-MM-DDTHH:MM:SS" for cached_sec */
+	size_t cached_len;
+};
+
+#define EVT_FMT_LATE 1U
+
+void evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns);
+/* Append one event line; 0 or -1 (output error). */
+int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
+		  const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
+		  unsigned int flags);
+
+/* Helpers also used for statistics: "HH:MM:SS.nnnnnnnnn" of a realtime ns value. */
+size_t evt_fmt_clock(char *out, uint64_t realtime_ns, int with_date);
+/* Decimal digits of @v at @out (no NUL): the length. */
+size_t evt_fmt_u64(char *out, uint64_t v);
+
+#endif /* EVT_FORMAT_H */

@@ -1,0 +1,323 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace synthesizer: see evt_synth.h.
+ */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "evt_ring.h"
+#include "evt_synth.h"
+#include <evtrace/events.h>
+
+void evt_synth_defaults(struct evt_synth_params *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->cpus = 4;
+	p->events = 100000;
+	p->seed = 1;
+	p->start_ns = 1000000000000ULL;	/* 1000 s after boot */
+	p->period_ns = 1000;
+	p->burst_gap_ns = 20;
+	p->subbuf_size = 16384;
+	p->num_subbuf = 8;
+	p->clock_offset_s = 1700000000ULL;
+}
+
+static uint64_t synth_now;
+static u64 synth_clock(void)
+{
+	return synth_now;
+}
+
+static uint64_t rnd(uint64_t *s)
+{
+	/* xorshift64* */
+	uint64_t x = *s;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*s = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+struct sring {
+	struct evt_ring r;
+	char *mem;
+	struct evt_subbuf *sb;
+	FILE *f;
+	char *fbuf;
+};
+
+__attribute__((format(printf, 3, 4)))
+static void seterr(char *err, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, len, fmt, ap);
+	va_end(ap);
+}
+
+static int drain(struct sring *s, struct evt_synth_result *res)
+{
+	unsigned long pos;
+
+	while (evt_ring_get(&s->r, &pos) == 0) {
+		const struct evt_packet_header *h = evt_ring_packet(&s->r, pos);
+
+		if (fwrite(h, 1, s->r.subbuf_size, s->f) != s->r.subbuf_size) {
+			evt_ring_put(&s->r, pos);
+			return -1;
+		}
+		res->packets++;
+		evt_ring_put(&s->r, pos);
+	}
+	return 0;
+}
+
+static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum evt_channel ch,
+		      const struct evt_synth_params *p, const uint8_t *uuid, char *err, size_t errlen)
+{
+	struct evt_ring_params rp = {
+		.subbuf_size = p->subbuf_size, .num_subbuf = p->num_subbuf, .channel = ch,
+		.mode = p->overwrite ? EVT_MODE_OVERWRITE : EVT_MODE_DISCARD,
+		.high_water = 70, .cpu = cpu, .uuid = uuid,
+	};
+	char path[4096];
+
+	memset(s, 0, sizeof(*s));
+	if (evt_ring_check_params(&rp)) {
+		seterr(err, errlen, "bad ring geometry: subbuf_size %lu, num_subbuf %lu "
+		       "(powers of two, >= 1024 and >= 2)", p->subbuf_size, p->num_subbuf);
+		return -1;
+	}
+	s->mem = malloc(evt_ring_mem_size(&rp));
+	s->sb = calloc(rp.num_subbuf, sizeof(*s->sb));
+	s->fbuf = malloc(1 << 20);
+	if (!s->mem || !s->sb || !s->fbuf) {
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	evt_ring_init(&s->r, &rp, s->mem, s->sb);
+	snprintf(path, sizeof(path), "%s/%s_%u", dir, evt_channel_name(ch), cpu);
+	s->f = fopen(path, "w");
+	if (!s->f) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	setvbuf(s->f, s->fbuf, _IOFBF, 1 << 20);
+	return 0;
+}
+
+static int sring_close(struct sring *s, struct evt_synth_result *res)
+{
+	int ret = 0;
+
+	if (s->mem) {
+		struct evt_ring_stats st;
+
+		evt_ring_flush(&s->r);
+		if (s->f && drain(s, res))
+			ret = -1;
+		evt_ring_stats(&s->r, &st);
+		res->recorded += st.recorded;
+		res->discarded += st.discarded + st.too_big + st.refused;
+		res->overwritten += st.overwritten;
+		res->skipped += st.skipped;
+		res->written += st.recorded - st.overwritten;
+	}
+	if (s->f && fclose(s->f))
+		ret = -1;
+	free(s->mem);
+	free(s->sb);
+	free(s->fbuf);
+	memset(s, 0, sizeof(*s));
+	return ret;
+}
+
+static int write_metadata(const char *dir, const struct evt_synth_params *p, const uint8_t *uuid,
+			  char *err, size_t errlen)
+{
+	struct evt_meta_params mp = {
+		.clock_offset_s = p->clock_offset_s, .clock_offset_ns = p->clock_offset_ns,
+		.hostname = "evsynth", .kernel_release = "synthetic", .tracer_version = "evsynth",
+	};
+	unsigned long need;
+	char path[4096], *buf;
+	FILE *f;
+	int ret = 0;
+
+	memcpy(mp.uuid, uuid, 16);
+	need = evt_meta_render(NULL, 0, &mp);
+	buf = malloc(need + 1);
+	if (!buf) {
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	evt_meta_render(buf, need + 1, &mp);
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "w");
+	if (!f || fwrite(buf, 1, need, f) != need) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	if (f && fclose(f) && !ret) {
+		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		ret = -1;
+	}
+	free(buf);
+	return ret;
+}
+
+static int record_one(struct sring *rings, uint64_t *rs, const struct evt_synth_params *p,
+		      uint32_t cpu, uint64_t seq)
+{
+	uint64_t r = rnd(rs);
+
+	if (p->normal_pct && r % 100 < p->normal_pct) {
+		uint8_t buf[14 + 64];
+		uint16_t fl = (uint16_t)((r >> 8) % 40);
+		struct evt_rctx c;
+		char *w;
+
+		memcpy(buf, &cpu, 4);
+		memcpy(buf + 4, &seq, 8);
+		memcpy(buf + 12, &fl, 2);
+		memset(buf + 14, (int)(seq & 0xff), fl);
+		if (evt_reserve(&rings[1].r, EVT_ID_GEN_NORMAL, 14u + fl, &c))
+			return 0;
+		w = evt_write_header(&rings[1].r, &c, EVT_ID_GEN_NORMAL, 14u + fl);
+		memcpy(w, buf, 14u + fl);
+		evt_commit(&rings[1].r, &c);
+		return 1;
+	}
+	if (p->mix) {
+		unsigned int k = (unsigned int)((r >> 16) % 100);
+
+		if (k < 15)
+			return !evt_record_copy(&rings[0].r, EVT_ID_GEN_PING, NULL, 0);
+		if (k < 30) {
+			struct { uint32_t cpu, s0, s1, a0, a1, b0, b1; } w = {
+				cpu, (uint32_t)seq, (uint32_t)(seq >> 32),
+				(uint32_t)r, (uint32_t)(r >> 32), 0xdeadbeef, (uint32_t)k };
+
+			return !evt_record_copy(&rings[0].r, EVT_ID_GEN_COMPACT_WIDE, &w, sizeof(w));
+		}
+		if (k < 40) {
+			struct { uint32_t cpu, s0, s1; } t = { cpu, (uint32_t)seq, (uint32_t)(seq >> 32) };
+
+			return !evt_record_copy(&rings[0].r, EVT_ID_TIMER_TICK, &t, sizeof(t));
+		}
+	}
+	{
+		struct { uint32_t cpu, s0, s1; } g = { cpu, (uint32_t)seq, (uint32_t)(seq >> 32) };
+
+		return !evt_record_copy(&rings[0].r, EVT_ID_GEN_COMPACT, &g, sizeof(g));
+	}
+}
+
+int evt_synth_write(const char *dir, const struct evt_synth_params *p,
+		    struct evt_synth_result *res, char *err, size_t errlen)
+{
+	u64 (*saved)(void) = evt_clock_fn;
+	uint8_t uuid[16];
+	uint64_t rs = p->seed * 0x9E3779B97F4A7C15ULL + 0x1234567, per, extra;
+	unsigned int cpu, active = 0, i;
+	unsigned long ev_per_packet;
+	int ret = 0;
+
+	memset(res, 0, sizeof(*res));
+	res->first_ts = UINT64_MAX;
+	if (!p->cpus || p->cpus > EVT_SYNTH_MAX_CPUS) {
+		seterr(err, errlen, "cpus must be 1..%d", EVT_SYNTH_MAX_CPUS);
+		return -1;
+	}
+	if (mkdir(dir, 0755) && errno != EEXIST) {
+		seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		return -1;
+	}
+	for (i = 0; i < 16; i++)
+		uuid[i] = (uint8_t)(rnd(&rs) >> 56);
+	uuid[6] = (uuid[6] & 0x0f) | 0x40;
+	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+	if (write_metadata(dir, p, uuid, err, errlen))
+		return -1;
+	for (cpu = 0; cpu < p->cpus; cpu++)
+		if (!(p->offline && p->offline[cpu]) && !(p->idle && p->idle[cpu]))
+			active++;
+	per = active ? p->events / active : 0;
+	extra = active ? p->events % active : 0;
+	ev_per_packet = p->subbuf_size / 16;
+
+	evt_clock_fn = synth_clock;
+	for (cpu = 0; cpu < p->cpus && !ret; cpu++) {
+		struct sring rings[2];
+		uint64_t n, e, now, seq = 0;
+		int64_t start;
+		unsigned int burst_left = 0, stall_left = 0;
+		uint64_t stall_len = p->stall_len ? p->stall_len :
+				     2 * p->num_subbuf * (p->subbuf_size / 16 + 1);
+
+		if (p->offline && p->offline[cpu])
+			continue;
+		if (sring_open(&rings[0], dir, cpu, EVT_CHAN_COMPACT, p, uuid, err, errlen) ||
+		    sring_open(&rings[1], dir, cpu, EVT_CHAN_NORMAL, p, uuid, err, errlen)) {
+			sring_close(&rings[0], res);
+			sring_close(&rings[1], res);
+			ret = -1;
+			break;
+		}
+		n = (p->idle && p->idle[cpu]) ? 0 : per + (extra ? 1 : 0);
+		if (n && extra)
+			extra--;
+		start = (int64_t)p->start_ns + (int64_t)cpu * p->skew_ns;
+		now = start > 0 ? (uint64_t)start : 1;
+		for (e = 0; e < n; e++) {
+			uint64_t r = rnd(&rs);
+
+			if (e) {
+				if (burst_left) {
+					now += 1 + r % (p->burst_gap_ns ? p->burst_gap_ns : 1);
+					burst_left--;
+				} else {
+					now += p->period_ns > 1 ? 1 + r % (2 * p->period_ns - 1) : 1;
+				}
+			}
+			if (p->burst_every && e % p->burst_every == p->burst_every - 1)
+				burst_left = p->burst_len;
+			if (p->stall_every && e % p->stall_every == p->stall_every - 1)
+				stall_left = (unsigned int)stall_len;
+			synth_now = now;
+			res->generated++;
+			if (now < res->first_ts)
+				res->first_ts = now;
+			if (now > res->last_ts)
+				res->last_ts = now;
+			record_one(rings, &rs, p, cpu, seq++);
+			if (stall_left) {
+				stall_left--;
+			} else if ((e & 15) == 15 || ev_per_packet < 32) {
+				if (drain(&rings[0], res) || drain(&rings[1], res)) {
+					seterr(err, errlen, "%s: write: %s", dir, strerror(errno));
+					ret = -1;
+					break;
+				}
+			}
+		}
+		/* The flush timer's last packet closes at the last event's time. */
+		synth_now = now;
+		if (sring_close(&rings[0], res) | sring_close(&rings[1], res)) {
+			if (!ret)
+				seterr(err, errlen, "%s: write: %s", dir, strerror(errno));
+			ret = -1;
+		}
+	}
+	evt_clock_fn = saved;
+	if (res->first_ts == UINT64_MAX)
+		res->first_ts = 0;
+	return ret;
+}

@@ -1,0 +1,1058 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Trace directory reader and merged reader: see evt_trace.h.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "evt_trace.h"
+
+/* ---- The catalogue as lookup tables ---- */
+
+#define SMALL_IDS 256
+static int16_t desc_by_id[EVT_NR_CHANNELS][SMALL_IDS];
+static int32_t fixed_len[256];	/* payload bytes of a fixed-size event, -1: variable */
+/*
+ * The compact fast path, by the 5-bit id of a small header: header +
+ * payload bytes (0: take the slow path), the step to the next event
+ * (aligned), and the meta bits other than the offset.
+ */
+static uint32_t c_need[32], c_step[32];
+static uint64_t c_meta[32];
+static int tables_ready;
+
+static void tables_init(void)
+{
+	static const uint8_t zeros[1024];
+	unsigned int c, i;
+
+	if (tables_ready)
+		return;
+	for (c = 0; c < EVT_NR_CHANNELS; c++)
+		for (i = 0; i < SMALL_IDS; i++)
+			desc_by_id[c][i] = -1;
+	for (i = 0; i < evt_nr_events && i < 256; i++) {
+		const struct evt_event_desc *d = &evt_events[i];
+		unsigned int j, var = 0;
+
+		if (d->channel < EVT_NR_CHANNELS && d->id < SMALL_IDS &&
+		    desc_by_id[d->channel][d->id] < 0)
+			desc_by_id[d->channel][d->id] = (int16_t)i;
+		for (j = 0; j < d->nr_fields; j++)
+			var |= d->fields[j].type == EVT_F_STRING || d->fields[j].type == EVT_F_SEQ_U8;
+		fixed_len[i] = var ? -1 : (int32_t)evt_payload_size(d, zeros, sizeof(zeros));
+	}
+	for (i = 0; i < EVT_COMPACT_ID_EXT; i++) {
+		int16_t di = desc_by_id[EVT_CHAN_COMPACT][i];
+
+		if (di < 0 || fixed_len[di] < 0)
+			continue;
+		c_need[i] = EVT_COMPACT_HDR + (uint32_t)fixed_len[di];
+		c_step[i] = (c_need[i] + EVT_EVENT_ALIGN - 1) & ~(uint32_t)(EVT_EVENT_ALIGN - 1);
+		c_meta[i] = EVT_DMETA(0, fixed_len[di], di);
+	}
+	tables_ready = 1;
+}
+
+static long lookup_desc(unsigned int chan, uint32_t id)
+{
+	const struct evt_event_desc *d;
+
+	if (id < SMALL_IDS)
+		return desc_by_id[chan][id];
+	d = evt_find_event(chan, id);
+	return d && d - evt_events < 256 ? d - evt_events : -1;
+}
+
+/* ---- Errors ---- */
+
+__attribute__((format(printf, 3, 4)))
+static void seterr(char *buf, size_t len, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, len, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- Metadata ---- */
+
+/* Copy of @text without comments; strings kept. */
+static char *strip_comments(const char *text, size_t len)
+{
+	char *out = malloc(len + 1), *o = out;
+	size_t i = 0;
+
+	if (!out)
+		return NULL;
+	while (i < len) {
+		if (text[i] == '"') {
+			*o++ = text[i++];
+			while (i < len && text[i] != '"') {
+				if (text[i] == '\\' && i + 1 < len)
+					*o++ = text[i++];
+				*o++ = text[i++];
+			}
+			if (i < len)
+				*o++ = text[i++];
+		} else if (text[i] == '/' && i + 1 < len && text[i + 1] == '*') {
+			const char *e = NULL;
+			size_t j;
+
+			for (j = i + 2; j + 1 < len; j++)
+				if (text[j] == '*' && text[j + 1] == '/') {
+					e = text + j;
+					break;
+				}
+			i = e ? (size_t)(e - text) + 2 : len;
+			*o++ = ' ';
+		} else if (text[i] == '/' && i + 1 < len && text[i + 1] == '/') {
+			while (i < len && text[i] != '\n')
+				i++;
+		} else {
+			*o++ = text[i++];
+		}
+	}
+	*o = 0;
+	return out;
+}
+
+/* Body [*b, *e) of the top-level block named @name ("clock", "trace"). */
+static int find_block(const char *s, const char *name, const char **b, const char **e)
+{
+	size_t nl = strlen(name);
+	int depth = 0;
+	const char *p;
+
+	for (p = s; *p; p++) {
+		if (*p == '"') {
+			for (p++; *p && *p != '"'; p++)
+				if (*p == '\\' && p[1])
+					p++;
+			if (!*p)
+				return -1;
+		} else if (*p == '{') {
+			depth++;
+		} else if (*p == '}') {
+			depth--;
+		} else if (depth == 0 && !strncmp(p, name, nl) &&
+			   (p == s || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+			   !(isalnum((unsigned char)p[nl]) || p[nl] == '_')) {
+			const char *q = p + nl;
+			int d = 1;
+
+			while (isspace((unsigned char)*q))
+				q++;
+			if (*q != '{')
+				continue;
+			*b = ++q;
+			for (; *q && d; q++) {
+				if (*q == '"') {
+					for (q++; *q && *q != '"'; q++)
+						if (*q == '\\' && q[1])
+							q++;
+					if (!*q)
+						return -1;
+				} else if (*q == '{') {
+					d++;
+				} else if (*q == '}') {
+					d--;
+				}
+			}
+			if (d)
+				return -1;
+			*e = q - 1;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+/* Value text of `key = value;` at the top level of [b, e): 0 or -1. */
+static int find_assign(const char *b, const char *e, const char *key, char *val, size_t vlen)
+{
+	size_t kl = strlen(key);
+	int depth = 0;
+	const char *p;
+
+	for (p = b; p < e; p++) {
+		if (*p == '"') {
+			for (p++; p < e && *p != '"'; p++)
+				if (*p == '\\')
+					p++;
+		} else if (*p == '{') {
+			depth++;
+		} else if (*p == '}') {
+			depth--;
+		} else if (depth == 0 && (size_t)(e - p) > kl && !strncmp(p, key, kl) &&
+			   (p == b || !(isalnum((unsigned char)p[-1]) || p[-1] == '_')) &&
+			   !(isalnum((unsigned char)p[kl]) || p[kl] == '_')) {
+			const char *q = p + kl, *v;
+			size_t n;
+
+			while (q < e && isspace((unsigned char)*q))
+				q++;
+			if (q >= e || *q != '=')
+				continue;
+			q++;
+			while (q < e && isspace((unsigned char)*q))
+				q++;
+			v = q;
+			while (q < e && *q != ';')
+				q++;
+			if (q >= e)
+				return -1;
+			while (q > v && isspace((unsigned char)q[-1]))
+				q--;
+			n = (size_t)(q - v);
+			if (n >= vlen)
+				return -1;
+			memcpy(val, v, n);
+			val[n] = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static int parse_u64(const char *s, uint64_t *v)
+{
+	char *end;
+	unsigned long long x;
+
+	if (!isdigit((unsigned char)*s))
+		return -1;
+	errno = 0;
+	x = strtoull(s, &end, 0);
+	if (errno || *end)
+		return -1;
+	*v = x;
+	return 0;
+}
+
+static int parse_uuid(const char *s, uint8_t *u)
+{
+	unsigned int i, n = 0;
+
+	if (*s++ != '"')
+		return -1;
+	for (i = 0; i < 16; i++) {
+		unsigned int x;
+
+		if (*s == '-' && (n == 4 || n == 6 || n == 8 || n == 10))
+			s++;
+		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
+		    sscanf(s, "%2x", &x) != 1)
+			return -1;
+		u[i] = (uint8_t)x;
+		s += 2;
+		n++;
+	}
+	return *s == '"' ? 0 : -1;
+}
+
+int evt_metadata_parse(const char *text, size_t len, struct evt_trace *t,
+		       char *err, size_t errlen)
+{
+	char *s, val[128];
+	const char *b, *e;
+	int ret = -1;
+
+	if (len >= 4 && !memcmp(text, "\x57\x1d\xd1\x75", 4)) {
+		seterr(err, errlen, "packetized metadata is not supported (evtrace writes plain text)");
+		return -1;
+	}
+	if (len < 8 || memcmp(text, "/* CTF 1.8", 10 <= len ? 10 : len)) {
+		seterr(err, errlen, "not CTF 1.8 plain-text metadata (no \"/* CTF 1.8\" at the start)");
+		return -1;
+	}
+	if (memchr(text, 0, len)) {
+		seterr(err, errlen, "NUL byte in the metadata text");
+		return -1;
+	}
+	s = strip_comments(text, len);
+	if (!s) {
+		seterr(err, errlen, "out of memory");
+		return -1;
+	}
+	t->has_clock = 0;
+	t->clock_offset_s = 0;
+	t->clock_offset_ns = 0;
+	if (find_block(s, "clock", &b, &e) == 0) {
+		t->has_clock = 1;
+		if (find_assign(b, e, "offset_s", val, sizeof(val)) == 0 &&
+		    parse_u64(val, &t->clock_offset_s)) {
+			seterr(err, errlen, "clock offset_s \"%s\" is not a number", val);
+			goto out;
+		}
+		if (find_assign(b, e, "offset", val, sizeof(val)) == 0 &&
+		    parse_u64(val, &t->clock_offset_ns)) {
+			seterr(err, errlen, "clock offset \"%s\" is not a number", val);
+			goto out;
+		}
+		if (find_assign(b, e, "freq", val, sizeof(val)) == 0) {
+			uint64_t f;
+
+			if (parse_u64(val, &f) || f != 1000000000ULL) {
+				seterr(err, errlen, "clock freq %s: only 1000000000 (ns) is supported", val);
+				goto out;
+			}
+		}
+	}
+	t->has_uuid = 0;
+	if (find_block(s, "trace", &b, &e) == 0 &&
+	    find_assign(b, e, "uuid", val, sizeof(val)) == 0) {
+		if (parse_uuid(val, t->uuid)) {
+			seterr(err, errlen, "trace uuid %s is malformed", val);
+			goto out;
+		}
+		t->has_uuid = 1;
+	}
+	ret = 0;
+out:
+	free(s);
+	return ret;
+}
+
+/* ---- Opening ---- */
+
+int evt_parse_cpu_list(const char *s, uint8_t *bitmap, unsigned int bits)
+{
+	memset(bitmap, 0, (bits + 7) / 8);
+	if (!*s)
+		return -1;
+	for (;;) {
+		unsigned long a, b;
+		char *end;
+
+		if (!isdigit((unsigned char)*s))
+			return -1;
+		a = strtoul(s, &end, 10);
+		b = a;
+		s = end;
+		if (*s == '-') {
+			s++;
+			if (!isdigit((unsigned char)*s))
+				return -1;
+			b = strtoul(s, &end, 10);
+			s = end;
+		}
+		if (a > b || b >= bits)
+			return -1;
+		for (; a <= b; a++)
+			bitmap[a / 8] |= (uint8_t)(1U << (a % 8));
+		if (!*s)
+			return 0;
+		if (*s++ != ',')
+			return -1;
+	}
+}
+
+static int parse_stream_name(const char *name, unsigned int *chan, unsigned int *cpu)
+{
+	const char *p;
+	unsigned long v = 0;
+	unsigned int c;
+
+	for (c = 0; c < EVT_NR_CHANNELS; c++) {
+		size_t l = strlen(evt_channel_name(c));
+
+		if (!strncmp(name, evt_channel_name(c), l) && name[l] == '_')
+			break;
+	}
+	if (c == EVT_NR_CHANNELS)
+		return -1;
+	p = name + strlen(evt_channel_name(c)) + 1;
+	if (!*p || strlen(p) > 7 || (p[0] == '0' && p[1]))
+		return -1;
+	for (; *p; p++) {
+		if (!isdigit((unsigned char)*p))
+			return -1;
+		v = v * 10 + (unsigned long)(*p - '0');
+	}
+	*chan = c;
+	*cpu = (unsigned int)v;
+	return 0;
+}
+
+static int stream_cmp(const void *a, const void *b)
+{
+	const struct evt_stream *x = a, *y = b;
+
+	if (x->cpu != y->cpu)
+		return x->cpu < y->cpu ? -1 : 1;
+	return x->channel < y->channel ? -1 : x->channel > y->channel;
+}
+
+static int read_metadata(struct evt_trace *t)
+{
+	char path[4096];
+	struct stat st;
+	char *buf;
+	int fd, ret;
+	size_t got = 0;
+
+	snprintf(path, sizeof(path), "%s/metadata", t->dir);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		seterr(t->err, sizeof(t->err), "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size > (64 << 20)) {
+		seterr(t->err, sizeof(t->err), "%s: not a regular file of at most 64 MiB", path);
+		close(fd);
+		return -1;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	if (!buf) {
+		close(fd);
+		seterr(t->err, sizeof(t->err), "%s: out of memory", path);
+		return -1;
+	}
+	while (got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	buf[got] = 0;
+	ret = evt_metadata_parse(buf, got, t, t->err, sizeof(t->err));
+	if (ret) {
+		char msg[EVT_TRACE_ERRLEN];
+
+		snprintf(msg, sizeof(msg), "%s", t->err);
+		seterr(t->err, sizeof(t->err), "%s: %s", path, msg);
+	}
+	free(buf);
+	return ret;
+}
+
+static int open_stream(struct evt_trace *t, struct evt_stream *s)
+{
+	char path[4096];
+	struct stat st;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", t->dir, s->name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		seterr(t->err, sizeof(t->err), "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		seterr(t->err, sizeof(t->err), "%s: not a regular file", path);
+		close(fd);
+		return -1;
+	}
+	s->size = (size_t)st.st_size;
+	if (s->size) {
+		void *p = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
+
+		if (p == MAP_FAILED) {
+			seterr(t->err, sizeof(t->err), "%s: mmap: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		madvise(p, s->size, MADV_SEQUENTIAL);
+		s->map = p;
+	}
+	close(fd);
+	return 0;
+}
+
+int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o)
+{
+	struct dirent *de;
+	DIR *d;
+	unsigned int cap = 0, i;
+
+	tables_init();
+	memset(t, 0, sizeof(*t));
+	t->dir = strdup(dir);
+	if (!t->dir) {
+		seterr(t->err, sizeof(t->err), "out of memory");
+		return -1;
+	}
+	d = opendir(dir);
+	if (!d) {
+		seterr(t->err, sizeof(t->err), "%s: %s", dir, strerror(errno));
+		goto fail;
+	}
+	if (read_metadata(t)) {
+		closedir(d);
+		goto fail;
+	}
+	while ((de = readdir(d))) {
+		unsigned int chan, cpu;
+		struct evt_stream *s;
+
+		if (parse_stream_name(de->d_name, &chan, &cpu))
+			continue;
+		if (o && o->cpu_set && (cpu >= o->cpu_set_bits ||
+					!(o->cpu_set[cpu / 8] & (1U << (cpu % 8)))))
+			continue;
+		if (t->nr_streams == cap) {
+			struct evt_stream *n;
+
+			cap = cap ? cap * 2 : 16;
+			n = realloc(t->streams, cap * sizeof(*n));
+			if (!n) {
+				closedir(d);
+				seterr(t->err, sizeof(t->err), "out of memory");
+				goto fail;
+			}
+			t->streams = n;
+		}
+		s = &t->streams[t->nr_streams++];
+		memset(s, 0, sizeof(*s));
+		s->channel = chan;
+		s->cpu = cpu;
+		/* Canonical (no leading zeros): the same name as on disk. */
+		snprintf(s->name, sizeof(s->name), "%s_%u", evt_channel_name(chan), cpu);
+	}
+	closedir(d);
+	if (t->nr_streams)
+		qsort(t->streams, t->nr_streams, sizeof(*t->streams), stream_cmp);
+	for (i = 0; i < t->nr_streams; i++) {
+		t->streams[i].id = i;
+		if (open_stream(t, &t->streams[i]))
+			goto fail;
+	}
+	return 0;
+fail:
+	{
+		char msg[EVT_TRACE_ERRLEN];
+
+		memcpy(msg, t->err, sizeof(msg));
+		evt_trace_close(t);
+		memcpy(t->err, msg, sizeof(msg));
+	}
+	return -1;
+}
+
+void evt_trace_close(struct evt_trace *t)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nr_streams; i++) {
+		struct evt_stream *s = &t->streams[i];
+
+		if (s->map)
+			munmap((void *)s->map, s->size);
+		free(s->ev);
+	}
+	free(t->streams);
+	free(t->dir);
+	t->streams = NULL;
+	t->dir = NULL;
+	t->nr_streams = 0;
+}
+
+/* ---- Decoding a stream, one packet at a time ---- */
+
+static inline uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+#define SFAIL(t, s, off, ...) do { \
+	char m_[EVT_TRACE_ERRLEN]; \
+	snprintf(m_, sizeof(m_), __VA_ARGS__); \
+	seterr((s)->errmsg, sizeof((s)->errmsg), "%s/%s: offset %zu: %s", \
+	       (t)->dir, (s)->name, (size_t)(off), m_); \
+} while (0)
+
+/* Check the packet at s->next_off and make it current: 0 or -1. */
+static int load_packet(struct evt_trace *t, struct evt_stream *s)
+{
+	size_t off = s->next_off, avail = s->size - off;
+	struct evt_packet_info pi;
+	char msg[256];
+	const struct evt_packet_header *h = &pi.h;
+
+	if (evt_packet_parse(s->map + off, avail, &pi, msg, sizeof(msg))) {
+		SFAIL(t, s, off, "packet: %s", msg);
+		return -1;
+	}
+	if (h->stream_id != s->channel) {
+		SFAIL(t, s, off, "packet of stream %u (%s) in a %s file", h->stream_id,
+		      evt_channel_name(h->stream_id), evt_channel_name(s->channel));
+		return -1;
+	}
+	if (h->cpu_id != s->cpu || h->stream_instance_id != s->cpu) {
+		SFAIL(t, s, off, "packet of cpu_id %u, stream_instance_id %llu in the file of CPU %u",
+		      h->cpu_id, (unsigned long long)h->stream_instance_id, s->cpu);
+		return -1;
+	}
+	if (t->has_uuid && memcmp(h->uuid, t->uuid, 16)) {
+		SFAIL(t, s, off, "packet uuid differs from the metadata's trace uuid");
+		return -1;
+	}
+	if (s->packets) {
+		if (h->packet_seq_num <= s->seq_last) {
+			SFAIL(t, s, off, "packet_seq_num %llu not after the previous packet's %llu",
+			      (unsigned long long)h->packet_seq_num, (unsigned long long)s->seq_last);
+			return -1;
+		}
+		if (h->events_discarded < s->discarded) {
+			SFAIL(t, s, off, "events_discarded %llu below the previous packet's %llu",
+			      (unsigned long long)h->events_discarded,
+			      (unsigned long long)s->discarded);
+			return -1;
+		}
+		if (h->timestamp_begin < s->last_ts) {
+			SFAIL(t, s, off, "timestamp_begin %llu before the stream's previous event or packet %llu",
+			      (unsigned long long)h->timestamp_begin, (unsigned long long)s->last_ts);
+			return -1;
+		}
+		s->seq_gaps += h->packet_seq_num - s->seq_last - 1;
+	} else {
+		s->seq_first = h->packet_seq_num;
+		s->first_ts = h->timestamp_begin;
+	}
+	s->seq_last = h->packet_seq_num;
+	s->discarded = h->events_discarded;
+	s->end_ts = h->timestamp_end;
+	s->last_ts = h->timestamp_begin;
+	s->packets++;
+	s->pi = pi;
+	s->pkt_off = off;
+	s->next_off = off + pi.packet_bytes;
+	return 0;
+}
+
+/* Room for @need events (+ two look-ahead slots) in ev[]. */
+static int grow(struct evt_stream *s, uint32_t need)
+{
+	struct evt_dev *ev;
+
+	if (need + 2 <= s->cap)
+		return 0;
+	ev = malloc(((size_t)need + 2) * sizeof(*ev));
+	if (!ev)
+		return -1;
+	free(s->ev);
+	s->ev = ev;
+	s->cap = need + 2;
+	return 0;
+}
+
+/*
+ * Decode the current packet's events into s->ts/s->meta: the rules of
+ * evt_packet_next(), with a fast path for small compact headers of
+ * fixed-size events. Returns 0, or -1 (s->n events decoded before the error).
+ */
+static int decode_packet(struct evt_trace *t, struct evt_stream *s)
+{
+	const uint8_t *pkt = s->map + s->pkt_off;
+	const size_t end = s->pi.content_bytes;
+	const uint64_t tend = s->pi.h.timestamp_end;
+	const unsigned int chan = s->channel;
+	size_t pos = EVT_PACKET_HEADER_SIZE;
+	uint64_t prev = s->pi.h.timestamp_begin, ts;
+	struct evt_dev *ev;
+	uint32_t n = 0;
+	int ret = 0;
+
+	s->n = s->i = 0;
+	if (grow(s, (uint32_t)((end - EVT_PACKET_HEADER_SIZE) / EVT_EVENT_ALIGN + 1))) {
+		SFAIL(t, s, s->pkt_off, "out of memory");
+		return -1;
+	}
+	ev = s->ev;
+#define EFAIL(...) do { SFAIL(t, s, s->pkt_off + pos, __VA_ARGS__); ret = -1; goto out; } while (0)
+	while (pos < end) {
+		const size_t room = end - pos;
+		uint32_t id, hdr, hsize = 0;
+		long di, plen;
+		int ext;
+
+		if (chan == EVT_CHAN_COMPACT) {
+			const uint64_t mask = (1ULL << EVT_COMPACT_TS_BITS) - 1;
+			uint32_t w, need, last_step = 0;
+
+			/*
+			 * Fast path: small header, fixed-size payload. The step is
+			 * predicted to be the previous one, so the loop does not
+			 * wait for the table load to know where the next event is.
+			 */
+			while (__builtin_expect(end - pos >= EVT_COMPACT_HDR, 1)) {
+				uint32_t step;
+
+				w = ld32(pkt + pos);
+				id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
+				need = c_need[id];
+				if (__builtin_expect(!need || end - pos < need, 0))
+					break;
+				ts = (prev & ~mask) | (w >> EVT_COMPACT_ID_BITS);
+				ts += ts < prev ? mask + 1 : 0;
+				if (__builtin_expect(ts > tend, 0))
+					break;
+				ev[n].ts = ts;
+				ev[n].meta = c_meta[id] | (pos + EVT_COMPACT_HDR);
+				n++;
+				prev = ts;
+				step = c_step[id];
+				if (__builtin_expect(step == last_step, 1)) {
+					__asm__("" : "+r"(last_step));
+					pos += last_step;
+				} else {
+					pos += step;
+					last_step = step;
+				}
+				if (pos >= end)
+					break;
+			}
+			if (pos >= end)
+				break;
+			/* The general path, for one event. */
+			if (end - pos < EVT_COMPACT_HDR)
+				EFAIL("truncated compact event header");
+			w = ld32(pkt + pos);
+			id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
+			ext = id == EVT_COMPACT_ID_EXT;
+			hdr = ext ? EVT_COMPACT_EXT_HDR : EVT_COMPACT_HDR;
+			if (!ext) {
+				ts = (prev & ~mask) | (w >> EVT_COMPACT_ID_BITS);
+				ts += ts < prev ? mask + 1 : 0;
+			}
+		} else {
+			const uint64_t mask = (1ULL << EVT_NORMAL_TS_BITS) - 1;
+
+			if (room < EVT_NORMAL_HDR)
+				EFAIL("truncated normal event header");
+			id = ld16(pkt + pos);
+			hsize = ld16(pkt + pos + 2);
+			ext = id == EVT_NORMAL_ID_EXT;
+			hdr = ext ? EVT_NORMAL_EXT_HDR : EVT_NORMAL_HDR;
+			if (!ext) {
+				ts = (prev & ~mask) | ld32(pkt + pos + 4);
+				ts += ts < prev ? mask + 1 : 0;
+			}
+		}
+		if (ext) {
+			if (end - pos < hdr)
+				EFAIL("truncated extended event header");
+			id = ld32(pkt + pos + 4);
+			ts = ld64(pkt + pos + 8);
+			if (ts < prev)
+				EFAIL("timestamp %llu goes back (previous %llu)",
+				      (unsigned long long)ts, (unsigned long long)prev);
+		}
+		if (ts > tend)
+			EFAIL("timestamp %llu after the packet's timestamp_end %llu",
+			      (unsigned long long)ts, (unsigned long long)tend);
+		di = lookup_desc(chan, id);
+		if (di < 0)
+			EFAIL("unknown event id %u in stream %u", id, chan);
+		plen = fixed_len[di];
+		if (plen < 0)
+			plen = evt_payload_size(&evt_events[di], pkt + pos + hdr, end - pos - hdr);
+		if (plen < 0 || (size_t)plen > end - pos - hdr)
+			EFAIL("event %s overruns the packet content", evt_events[di].name);
+		if (chan == EVT_CHAN_NORMAL && (uint32_t)plen != hsize)
+			EFAIL("event %s: header says %u payload bytes, fields take %ld",
+			      evt_events[di].name, hsize, plen);
+		ev[n].ts = ts;
+		ev[n].meta = EVT_DMETA(pos + hdr, plen, di);
+		n++;
+		prev = ts;
+		pos = (pos + hdr + (size_t)plen + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
+	}
+#undef EFAIL
+out:
+	/* The merge's look-ahead reads two slots past the end. */
+	memset(ev + n, 0, 2 * sizeof(*ev));
+	s->n = n;
+	s->events += n;
+	if (n)
+		s->last_ts = prev;
+	return ret;
+}
+
+int evt_stream_fill(struct evt_trace *t, struct evt_stream *s)
+{
+	while (s->i >= s->n) {
+		if (s->err)
+			return -1;
+		if (s->eof)
+			return 0;
+		s->n = s->i = 0;
+		if (s->next_off >= s->size) {
+			s->eof = 1;
+			return 0;
+		}
+		if (load_packet(t, s) || decode_packet(t, s))
+			s->err = 1;
+	}
+	return 1;
+}
+
+/* ---- The merged reader ---- */
+
+int evt_mtrace_init(struct evt_mtrace *mt, struct evt_trace *t, enum evt_merge_kind kind)
+{
+	memset(mt, 0, sizeof(*mt));
+	mt->t = t;
+	mt->to = UINT64_MAX;
+	mt->done = -1;		/* not started */
+	mt->cur = calloc(t->nr_streams ? t->nr_streams : 1, sizeof(*mt->cur));
+	if (!mt->cur)
+		return -1;
+	if (evt_merge_init(&mt->m, kind, t->nr_streams)) {
+		free(mt->cur);
+		mt->cur = NULL;
+		return -1;
+	}
+	return 0;
+}
+
+void evt_mtrace_free(struct evt_mtrace *mt)
+{
+	evt_merge_free(&mt->m);
+	free(mt->cur);
+	mt->cur = NULL;
+}
+
+void evt_mtrace_set_range(struct evt_mtrace *mt, uint64_t from, uint64_t to)
+{
+	mt->from = from;
+	mt->to = to;
+}
+
+void evt_mtrace_set_events(struct evt_mtrace *mt, uint8_t *mask)
+{
+	mt->event_mask = mask;
+}
+
+/* Point the cursor at the stream's current event: 0, or -1 out of key range. */
+static int cur_load(struct evt_mtrace *mt, struct evt_mcur *c, struct evt_stream *s, uint32_t src)
+{
+	const struct evt_merge *m = &mt->m;
+
+	/* Every event of the packet is <= timestamp_end: one check for all. */
+	if (s->pi.h.timestamp_end - mt->base > m->max_rel) {
+		snprintf(mt->errmsg, sizeof(mt->errmsg),
+			 "%s/%s: offset %zu: timestamp_end %llu lies more than %llu ns after the "
+			 "trace's first packet (%llu): too far apart to merge",
+			 mt->t->dir, s->name, s->pkt_off, (unsigned long long)s->pi.h.timestamp_end,
+			 (unsigned long long)m->max_rel, (unsigned long long)mt->base);
+		return -1;
+	}
+	c->p = s->ev + s->i;
+	c->end = s->ev + s->n;
+	c->next = evt_mkey(m, c->p[1].ts - mt->base, src);
+	c->pkt = s->map + s->pkt_off;
+	return 0;
+}
+
+static int mtrace_start(struct evt_mtrace *mt)
+{
+	struct evt_trace *t = mt->t;
+	unsigned int k = t->nr_streams, i;
+	uint64_t *ts = calloc(k ? k : 1, sizeof(*ts));
+	unsigned char *has = calloc(k ? k : 1, 1);
+	int ret = 0;
+
+	if (!ts || !has) {
+		snprintf(mt->errmsg, sizeof(mt->errmsg), "out of memory");
+		ret = -1;
+		goto out;
+	}
+	mt->base = UINT64_MAX;
+	for (i = 0; i < k; i++) {
+		struct evt_stream *s = &t->streams[i];
+		int r = evt_stream_has(t, s);
+
+		if (r < 0) {
+			/* An error before the stream's first event: nothing precedes it. */
+			snprintf(mt->errmsg, sizeof(mt->errmsg), "%s", s->errmsg);
+			ret = -1;
+			goto out;
+		}
+		has[i] = (unsigned char)r;
+		if (r && s->pi.h.timestamp_begin < mt->base)
+			mt->base = s->pi.h.timestamp_begin;
+	}
+	for (i = 0; i < k; i++) {
+		struct evt_stream *s = &t->streams[i];
+
+		if (!has[i])
+			continue;
+		if (cur_load(mt, &mt->cur[i], s, i)) {
+			ret = -1;
+			goto out;
+		}
+		ts[i] = evt_stream_ts(s) - mt->base;
+	}
+	evt_merge_build(&mt->m, ts, has);
+out:
+	free(ts);
+	free(has);
+	return ret;
+}
+
+/* A stream's packet is used up: the next one, and the stream's new key. */
+static evt_mkey_t __attribute__((noinline))
+mtrace_refill(struct evt_mtrace *mt, struct evt_mcur *c, uint32_t src)
+{
+	struct evt_stream *s = &mt->t->streams[src];
+	int r;
+
+	s->i = s->n;
+	r = evt_stream_fill(mt->t, s);
+	if (r > 0) {
+		if (cur_load(mt, c, s, src)) {
+			mt->err = 1;
+			return EVT_MKEY_NONE;
+		}
+		return evt_mkey(&mt->m, c->p->ts - mt->base, src);
+	}
+	if (r < 0) {
+		mt->err = 1;
+		snprintf(mt->errmsg, sizeof(mt->errmsg), "%s", s->errmsg);
+	}
+	return EVT_MKEY_NONE;
+}
+
+/*
+ * The per-event loop, specialised per merge kind and for filtering, with
+ * the merge state in locals (the build uses -fno-strict-aliasing: any
+ * store through a pointer would otherwise reload it). Its critical path
+ * is top -> the source's precomputed next key -> the replay: no load of
+ * the stream state sits between two replays.
+ */
+static inline __attribute__((always_inline))
+long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
+		 const int kind, const int filt)
+{
+	struct evt_merge *m = &mt->m;
+	struct evt_mcur *const cur = mt->cur;
+	const uint8_t *const mask = mt->event_mask;
+	const uint64_t base = mt->base;
+	const uint64_t from = mt->from > base ? mt->from - base : 0;
+	const uint64_t to = mt->to - base;	/* the caller checked to >= base */
+	const unsigned int shift = m->shift;
+	const uint64_t src_mask = m->src_mask;
+	evt_mkey_t *const node = m->node;
+	const uint32_t p = m->p;
+	uint32_t head = m->head;
+	evt_mkey_t cache = m->cache;
+	evt_mkey_t top = kind == EVT_MERGE_TREE ? node[0] :
+			 head == EVT_MERGE_NONE ? EVT_MKEY_NONE : node[head];
+	size_t n = 0;
+	uint64_t merged = 0;
+
+	while (n < max) {
+		const uint32_t src = (uint32_t)(top & src_mask);
+		const uint64_t rel = top >> shift;
+		struct evt_mcur *c;
+		const struct evt_dev *ep;
+		struct evt_ref *o;
+		uint64_t m64;
+		evt_mkey_t key;
+
+		if (top == EVT_MKEY_NONE || (filt && rel > to)) {
+			mt->done = 1;
+			break;
+		}
+		c = &cur[src];
+		ep = c->p;
+		m64 = ep->meta;
+		o = &out[n];
+		o->ts = rel + base;
+		o->payload = c->pkt + EVT_DMETA_OFF(m64);
+		o->info = (m64 & ~(uint64_t)0x3ffffff) | src;
+		if (filt) {
+			unsigned int keep = rel >= from;
+
+			if (mask)
+				keep &= mask[EVT_DMETA_DESC(m64)];
+			n += keep;
+		} else {
+			n++;
+		}
+		merged++;
+		if (__builtin_expect(ep + 1 < c->end, 1)) {
+			key = c->next;
+			c->p = ep + 1;
+			c->next = ((ep[2].ts - base) << shift) | src;
+		} else {
+			key = mtrace_refill(mt, c, src);
+		}
+		if (kind == EVT_MERGE_TREE) {
+			top = evt_merge_tree_replay(node, p, src, key);
+		} else if (key <= cache) {
+			/* The cache hit: the head stays the head. */
+			if (key == EVT_MKEY_NONE)
+				head = EVT_MERGE_NONE;
+			else
+				node[head] = key;
+			top = key;
+		} else {
+			m->head = head;
+			m->cache = cache;
+			evt_merge_list_replace(m, key);
+			head = m->head;
+			cache = m->cache;
+			top = node[head];
+		}
+		if (__builtin_expect(mt->err, 0))
+			break;
+	}
+	if (kind == EVT_MERGE_TREE) {
+		node[0] = top;
+	} else {
+		m->head = head;
+		m->cache = cache;
+	}
+	mt->merged += merged;
+	return (long)n;
+}
+
+long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max)
+{
+	long n;
+
+	if (mt->done < 0) {
+		if (mtrace_start(mt)) {
+			mt->err = 1;
+			mt->done = 1;
+			return -1;
+		}
+		mt->done = 0;
+	}
+	for (;;) {
+		if (mt->err)
+			return -1;
+		if (mt->done)
+			return 0;
+		if (mt->to < mt->base) {
+			mt->done = 1;
+			return 0;
+		}
+		if (mt->from == 0 && mt->to == UINT64_MAX && !mt->event_mask)
+			n = mt->m.kind == EVT_MERGE_TREE ?
+			    mtrace_next(mt, out, max, EVT_MERGE_TREE, 0) :
+			    mtrace_next(mt, out, max, EVT_MERGE_LIST, 0);
+		else
+			n = mt->m.kind == EVT_MERGE_TREE ?
+			    mtrace_next(mt, out, max, EVT_MERGE_TREE, 1) :
+			    mtrace_next(mt, out, max, EVT_MERGE_LIST, 1);
+		if (n > 0)
+			return n;
+		/* A whole batch filtered out: go on. */
+	}
+}
