@@ -6,6 +6,8 @@ int main(void)
 	int failed;
 
 	srunner_add_suite(sr, format_suite());
+	srunner_add_suite(sr, merge_suite());
+	srunner_add_suite(sr, trace_suite());
 	srunner_add_suite(sr, ctl_suite());
 	srunner_run_all(sr, CK_ENV);
 	failed = srunner_ntests_failed(sr);

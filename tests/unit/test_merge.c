@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "unit.h"
+#include "fastcheck.h"
 #include "evt_merge.h"
 #include "evt_reorder.h"
 

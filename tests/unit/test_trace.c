@@ -1,0 +1,906 @@
+/*
+ * The trace reader and merged reader over synthesized traces (counts,
+ * order, tree = list, losses, missing CPUs), corrupted traces (errors that
+ * name the file and offset, never a crash: the ASan build runs these too),
+ * and evcat against babeltrace2.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include "unit.h"
+#include "fastcheck.h"
+#include "evt_trace.h"
+#include "evt_synth.h"
+
+static uint64_t rng_state = 77;
+
+static uint64_t rnd(void)
+{
+	uint64_t x = rng_state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	rng_state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}
+
+static void mktmp(char *dir, size_t len)
+{
+	snprintf(dir, len, "/tmp/evt-trace-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+static void rmtree(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void synth(const char *dir, const struct evt_synth_params *p, struct evt_synth_result *r)
+{
+	char err[512];
+
+	if (evt_synth_write(dir, p, r, err, sizeof(err)))
+		ck_abort_msg("synth: %s", err);
+}
+
+struct mref {
+	uint64_t ts;
+	const uint8_t *payload;
+	uint32_t stream, desc, len;
+};
+
+struct merged {
+	struct mref *ev;
+	size_t n, cap;
+	int rc;			/* 0, or -1 with err */
+	char err[EVT_TRACE_ERRLEN];
+};
+
+/* Open @dir and merge it all with @kind into @out (the trace stays open in @t). */
+static void merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind kind,
+		      const struct evt_trace_opts *o, struct merged *out)
+{
+	struct evt_mtrace mt;
+	struct evt_ref refs[97];	/* an odd batch size: batches end anywhere */
+	long n;
+
+	memset(out, 0, sizeof(*out));
+	if (evt_trace_open(t, dir, o)) {
+		out->rc = -1;
+		snprintf(out->err, sizeof(out->err), "%s", t->err);
+		return;
+	}
+	ck_assert_int_eq(evt_mtrace_init(&mt, t, kind), 0);
+	while ((n = evt_mtrace_next(&mt, refs, 97)) > 0) {
+		long i;
+
+		ck_assert_int_le(n, 97);
+		for (i = 0; i < n; i++) {
+			if (out->n == out->cap) {
+				out->cap = out->cap ? out->cap * 2 : 4096;
+				out->ev = realloc(out->ev, out->cap * sizeof(*out->ev));
+			}
+			out->ev[out->n++] = (struct mref){
+				refs[i].ts, refs[i].payload, EVT_REF_STREAM(&refs[i]),
+				EVT_REF_DESC(&refs[i]), EVT_REF_LEN(&refs[i]) };
+		}
+	}
+	if (n < 0) {
+		out->rc = -1;
+		snprintf(out->err, sizeof(out->err), "%s", mt.errmsg);
+	}
+	evt_mtrace_free(&mt);
+}
+
+/* Merged order: (ts, buffer id) non-decreasing, file order within a stream. */
+static void check_order(const struct evt_trace *t, const struct merged *m)
+{
+	const uint8_t **lastp = calloc(t->nr_streams + 1, sizeof(*lastp));
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		const struct mref *e = &m->ev[i];
+
+		ck_assert_uint_lt(e->stream, t->nr_streams);
+		if (i) {
+			const struct mref *p = &m->ev[i - 1];
+
+			ck_assert_msg(p->ts < e->ts || (p->ts == e->ts && p->stream <= e->stream),
+				      "merge order broken at %zu", i);
+		}
+		/* Payload pointers grow within a stream file. */
+		ck_assert(!lastp[e->stream] || e->payload > lastp[e->stream]);
+		lastp[e->stream] = e->payload;
+	}
+	free(lastp);
+}
+
+/* The same events, decoded independently by evt_decode's iterator, per stream. */
+static void check_against_decoder(const struct evt_trace *t, const struct merged *m)
+{
+	unsigned int s;
+
+	for (s = 0; s < t->nr_streams; s++) {
+		const struct evt_stream *st = &t->streams[s];
+		size_t off = 0, k = 0;
+
+		while (off < st->size) {
+			struct evt_packet_iter it;
+			struct evt_event ev;
+			int rc;
+
+			ck_assert_int_eq(evt_packet_iter_init(&it, st->map + off, st->size - off), 0);
+			while ((rc = evt_packet_next(&it, &ev)) == 1) {
+				/* Find this stream's k-th event in the merged output. */
+				while (k < m->n && m->ev[k].stream != s)
+					k++;
+				ck_assert_uint_lt(k, m->n);
+				ck_assert_uint_eq(m->ev[k].ts, ev.ts);
+				ck_assert(m->ev[k].payload == ev.payload);
+				ck_assert_uint_eq(m->ev[k].len, ev.payload_len);
+				ck_assert_str_eq(evt_events[m->ev[k].desc].name, ev.desc->name);
+				k++;
+			}
+			ck_assert_int_eq(rc, 0);
+			off += it.info.packet_bytes;
+		}
+		while (k < m->n)
+			ck_assert_uint_ne(m->ev[k++].stream, s);
+	}
+}
+
+static void check_same(const struct merged *a, const struct merged *b)
+{
+	size_t i;
+
+	ck_assert_uint_eq(a->n, b->n);
+	for (i = 0; i < a->n; i++) {
+		ck_assert_uint_eq(a->ev[i].ts, b->ev[i].ts);
+		ck_assert_uint_eq(a->ev[i].stream, b->ev[i].stream);
+		ck_assert_uint_eq(a->ev[i].len, b->ev[i].len);
+		/* Two opens map the files at different addresses: compare offsets via content. */
+		ck_assert_int_eq(memcmp(a->ev[i].payload, b->ev[i].payload, a->ev[i].len), 0);
+	}
+}
+
+static void small_params(struct evt_synth_params *p, unsigned int variant)
+{
+	evt_synth_defaults(p);
+	p->cpus = 2 + variant % 5;
+	p->events = 3000 + 1000 * variant;
+	p->seed = 100 + variant;
+	p->subbuf_size = variant % 2 ? 4096 : 2048;
+	p->num_subbuf = 4;
+	p->period_ns = variant % 3 ? 700 : 50000000;	/* wraps the 27-bit field often */
+	p->skew_ns = (int64_t)(variant * 997) - 3000;
+	p->burst_every = variant % 2 ? 200 : 0;
+	p->burst_len = 60;
+	p->mix = variant % 2;
+	p->normal_pct = variant % 3 ? 15 : 0;
+}
+
+START_TEST(read_synth_traces)
+{
+	unsigned int variant = (unsigned int)_i;
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_trace t1, t2;
+	struct merged a, b;
+	char dir[64];
+
+	mktmp(dir, sizeof(dir));
+	small_params(&p, variant);
+	synth(dir, &p, &r);
+	ck_assert_uint_eq(r.generated, p.events);
+	merge_dir(&t1, dir, EVT_MERGE_TREE, NULL, &a);
+	ck_assert_msg(a.rc == 0, "%s", a.err);
+	merge_dir(&t2, dir, EVT_MERGE_LIST, NULL, &b);
+	ck_assert_msg(b.rc == 0, "%s", b.err);
+	ck_assert_uint_eq(a.n, r.written);
+	ck_assert_uint_eq(t1.nr_streams, 2 * p.cpus);
+	check_order(&t1, &a);
+	check_same(&a, &b);
+	check_against_decoder(&t1, &a);
+	ck_assert_uint_eq(t1.clock_offset_s, p.clock_offset_s);
+	ck_assert_uint_eq(t1.clock_offset_ns, p.clock_offset_ns);
+	evt_trace_close(&t1);
+	evt_trace_close(&t2);
+	free(a.ev);
+	free(b.ev);
+	rmtree(dir);
+}
+END_TEST
+
+/* Losses: events_discarded totals, packet_seq_num gaps; offline CPUs leave no id holes. */
+START_TEST(read_losses_and_missing_cpus)
+{
+	static uint8_t idle[8] = { 0, 0, 1, 0, 0, 0, 0, 0 }, offline[8] = { 0, 1, 0, 0, 0, 1, 0, 0 };
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_trace t, t2;
+	struct merged a, b;
+	uint64_t disc = 0, gaps = 0, cnt[8] = { 0 };
+	char dir[64];
+	unsigned int i;
+	size_t k;
+
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 7;
+	p.events = 40000;
+	p.subbuf_size = 2048;
+	p.num_subbuf = 4;
+	p.stall_every = 1500;
+	p.stall_len = 1000;
+	p.idle = idle;
+	p.offline = offline;
+	synth(dir, &p, &r);
+	ck_assert_uint_gt(r.discarded, 0);
+	merge_dir(&t, dir, EVT_MERGE_TREE, NULL, &a);
+	ck_assert_msg(a.rc == 0, "%s", a.err);
+	ck_assert_uint_eq(a.n, r.written);
+	/* CPUs 0 2 3 4 6, two channels each: buffer ids 0..9, no holes. */
+	ck_assert_uint_eq(t.nr_streams, 10);
+	for (i = 0; i < t.nr_streams; i++) {
+		static const unsigned int cpus[] = { 0, 2, 3, 4, 6 };
+
+		ck_assert_uint_eq(t.streams[i].id, i);
+		ck_assert_uint_eq(t.streams[i].cpu, cpus[i / 2]);
+		ck_assert_uint_eq(t.streams[i].channel, i % 2);
+		disc += t.streams[i].discarded;
+		gaps += t.streams[i].seq_gaps;
+	}
+	ck_assert_uint_eq(disc, r.discarded);
+	ck_assert_uint_eq(gaps, 0);
+	for (k = 0; k < a.n; k++)
+		cnt[t.streams[a.ev[k].stream].cpu]++;
+	ck_assert_uint_eq(cnt[2], 0);	/* idle */
+	ck_assert_uint_gt(cnt[6], 0);
+	check_order(&t, &a);
+	evt_trace_close(&t);
+	free(a.ev);
+	rmtree(dir);
+
+	/* Overwrite mode: whole packets lost, seen as sequence gaps. */
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 3;
+	p.events = 30000;
+	p.subbuf_size = 2048;
+	p.num_subbuf = 4;
+	p.stall_every = 2000;
+	p.stall_len = 1500;
+	p.overwrite = 1;
+	synth(dir, &p, &r);
+	ck_assert_uint_gt(r.overwritten, 0);
+	merge_dir(&t, dir, EVT_MERGE_LIST, NULL, &a);
+	ck_assert_msg(a.rc == 0, "%s", a.err);
+	ck_assert_uint_eq(a.n, r.written);
+	for (i = 0, gaps = 0; i < t.nr_streams; i++)
+		gaps += t.streams[i].seq_gaps;
+	ck_assert_uint_gt(gaps, 0);
+	merge_dir(&t2, dir, EVT_MERGE_TREE, NULL, &b);
+	check_same(&a, &b);
+	evt_trace_close(&t);
+	evt_trace_close(&t2);
+	free(a.ev);
+	free(b.ev);
+
+	/* Only some CPUs: the others are not opened. */
+	{
+		uint8_t set[1] = { 0x5 };	/* CPUs 0 and 2 */
+		struct evt_trace_opts o = { .cpu_set = set, .cpu_set_bits = 8 };
+
+		merge_dir(&t, dir, EVT_MERGE_TREE, &o, &a);
+		ck_assert_msg(a.rc == 0, "%s", a.err);
+		ck_assert_uint_eq(t.nr_streams, 4);
+		ck_assert_uint_eq(t.streams[2].cpu, 2);
+		for (k = 0; k < a.n; k++)
+			ck_assert_uint_ne(t.streams[a.ev[k].stream].cpu, 1);
+		evt_trace_close(&t);
+		free(a.ev);
+	}
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(metadata_parsing)
+{
+	struct evt_trace t;
+	char err[256];
+	static const char good[] =
+		"/* CTF 1.8 */\n"
+		"trace { major = 1; minor = 8; uuid = \"e77ace00-0102-0304-0506-0708090a0b0c\"; "
+		"packet.header := struct { uint32_t magic; }; };\n"
+		"/* offset_s = 5; in a comment */\n"
+		"clock { name = \"monotonic\"; description = \"x { offset = 9; }\"; freq = 1000000000;\n"
+		"\toffset_s = 1700000000; offset = 123; absolute = false; };\n";
+
+	memset(&t, 0, sizeof(t));
+	ck_assert_int_eq(evt_metadata_parse(good, strlen(good), &t, err, sizeof(err)), 0);
+	ck_assert_uint_eq(t.clock_offset_s, 1700000000);
+	ck_assert_uint_eq(t.clock_offset_ns, 123);
+	ck_assert_int_eq(t.has_uuid, 1);
+	ck_assert_uint_eq(t.uuid[0], 0xe7);
+	ck_assert_uint_eq(t.uuid[15], 0x0c);
+	ck_assert_int_eq(evt_metadata_parse("hello", 5, &t, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "CTF 1.8"));
+	ck_assert_int_eq(evt_metadata_parse("\x57\x1d\xd1\x75rest", 8, &t, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "packetized"));
+	{
+		static const char bad[] = "/* CTF 1.8 */ clock { offset_s = banana; };";
+
+		ck_assert_int_eq(evt_metadata_parse(bad, strlen(bad), &t, err, sizeof(err)), -1);
+		ck_assert_ptr_nonnull(strstr(err, "offset_s"));
+	}
+	{
+		static const char freq[] = "/* CTF 1.8 */ clock { freq = 1000; };";
+
+		ck_assert_int_eq(evt_metadata_parse(freq, strlen(freq), &t, err, sizeof(err)), -1);
+	}
+	{
+		static const char trunc[] = "/* CTF 1.8 */ trace { uuid = \"e77a";
+
+		ck_assert_int_eq(evt_metadata_parse(trunc, strlen(trunc), &t, err, sizeof(err)), 0);
+		ck_assert_int_eq(t.has_uuid, 0);
+	}
+}
+END_TEST
+
+/* ---- Corrupted traces ---- */
+
+struct tfile {
+	char name[32];
+	uint8_t *buf;
+	size_t len;
+};
+
+struct tcopy {
+	struct tfile f[16];
+	unsigned int n;
+	char *meta;
+	size_t meta_len;
+};
+
+static uint8_t *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "r");
+	uint8_t *buf;
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n + 1);
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+static void spit(const char *dir, const char *name, const void *buf, size_t len)
+{
+	char path[256];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(buf, 1, len, f), len);
+	fclose(f);
+}
+
+/* A small trace in memory: the original of every corruption. */
+static void make_original(struct tcopy *c, char *dir, size_t dirlen)
+{
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	static const char *names[] = { "compact_0", "normal_0", "compact_1", "normal_1" };
+	char path[256];
+	unsigned int i;
+
+	mktmp(dir, dirlen);
+	evt_synth_defaults(&p);
+	p.cpus = 2;
+	p.events = 2400;
+	p.subbuf_size = 1024;
+	p.num_subbuf = 4;
+	p.mix = 1;
+	p.normal_pct = 20;
+	p.period_ns = 30000000;		/* extended headers every few events */
+	synth(dir, &p, &r);
+	memset(c, 0, sizeof(*c));
+	for (i = 0; i < 4; i++) {
+		snprintf(c->f[i].name, sizeof(c->f[i].name), "%s", names[i]);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		c->f[i].buf = slurp(path, &c->f[i].len);
+		ck_assert_uint_gt(c->f[i].len, 4096);
+	}
+	c->n = 4;
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	c->meta = (char *)slurp(path, &c->meta_len);
+}
+
+static void free_original(struct tcopy *c)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		free(c->f[i].buf);
+	free(c->meta);
+}
+
+/* Write file @which of @c with @buf/@len instead, merge, return rc and the message. */
+static int try_corrupt(const char *dir, const struct tcopy *c, unsigned int which,
+		       const uint8_t *buf, size_t len, enum evt_merge_kind kind, char *err, size_t errlen,
+		       size_t *events)
+{
+	struct evt_trace t;
+	struct merged m;
+	unsigned int i;
+
+	for (i = 0; i < c->n; i++)
+		spit(dir, c->f[i].name, i == which ? buf : c->f[i].buf, i == which ? len : c->f[i].len);
+	merge_dir(&t, dir, kind, NULL, &m);
+	if (m.rc == 0)
+		evt_trace_close(&t);
+	else if (t.streams)
+		evt_trace_close(&t);
+	snprintf(err, errlen, "%s", m.err);
+	if (events)
+		*events = m.n;
+	free(m.ev);
+	return m.rc;
+}
+
+static void expect_error(const char *dir, const struct tcopy *c, unsigned int which,
+			 const uint8_t *buf, size_t len, const char *what, size_t off)
+{
+	char err[EVT_TRACE_ERRLEN], want[128];
+	int kind;
+
+	for (kind = 0; kind < 2; kind++) {
+		ck_assert_int_eq(try_corrupt(dir, c, which, buf, len, kind, err, sizeof(err), NULL), -1);
+		ck_assert_msg(strstr(err, c->f[which].name), "no file name in \"%s\"", err);
+		snprintf(want, sizeof(want), "offset %zu:", off);
+		ck_assert_msg(strstr(err, want), "expected \"%s\" in \"%s\"", want, err);
+		ck_assert_msg(strstr(err, what), "expected \"%s\" in \"%s\"", what, err);
+	}
+}
+
+START_TEST(corrupt_traces_give_errors)
+{
+	struct tcopy c;
+	char dir[64], err[EVT_TRACE_ERRLEN];
+	uint8_t *b;
+	size_t len, n_ok, n_bad;
+	struct evt_packet_header *h;
+
+	make_original(&c, dir, sizeof(dir));
+	len = c.f[0].len;
+	b = malloc(len + 64);
+
+	/* Intact: no error, and the count of events of reference. */
+	ck_assert_int_eq(try_corrupt(dir, &c, 99, NULL, 0, EVT_MERGE_TREE, err, sizeof(err), &n_ok), 0);
+
+	/* Truncated: the last packet is partial. */
+	memcpy(b, c.f[0].buf, len);
+	expect_error(dir, &c, 0, b, len - 100, "truncated packet", len - 1024);
+	/* Truncated inside the packet header. */
+	expect_error(dir, &c, 0, b, len - 1024 + 40, "truncated packet header", len - 1024);
+	/* The events before the error are all delivered. */
+	ck_assert_int_eq(try_corrupt(dir, &c, 0, b, len - 100, EVT_MERGE_TREE, err, sizeof(err), &n_bad), -1);
+	ck_assert_uint_gt(n_bad, 0);
+	ck_assert_uint_lt(n_bad, n_ok);
+
+	/* Wrong magic in the third packet. */
+	memcpy(b, c.f[0].buf, len);
+	b[2048] ^= 0x10;
+	expect_error(dir, &c, 0, b, len, "bad magic", 2048);
+
+	/* Bad sizes: content beyond the packet, packet size not in bytes, huge, tiny. */
+	memcpy(b, c.f[0].buf, len);
+	h = (struct evt_packet_header *)(b + 1024);
+	h->content_size = h->packet_size + 8;
+	expect_error(dir, &c, 0, b, len, "bad sizes", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->packet_size = 1024 * 8 + 3;
+	expect_error(dir, &c, 0, b, len, "bad sizes", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->packet_size = 1ULL << 62;
+	expect_error(dir, &c, 0, b, len, "bad sizes", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->packet_size = 16 * 8;
+	expect_error(dir, &c, 0, b, len, "bad sizes", 1024);
+	/* A larger packet that runs past the end of the file. */
+	memcpy(b, c.f[0].buf, len);
+	h = (struct evt_packet_header *)(b + len - 1024);
+	h->packet_size = 2048 * 8;
+	expect_error(dir, &c, 0, b, len, "truncated packet", len - 1024);
+
+	/* A packet of another stream, of another CPU, out of sequence, time going back. */
+	memcpy(b, c.f[0].buf, len);
+	h = (struct evt_packet_header *)(b + 1024);
+	h->stream_id = 1;
+	expect_error(dir, &c, 0, b, len, "packet of stream 1", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->cpu_id = 5;
+	expect_error(dir, &c, 0, b, len, "cpu_id 5", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->packet_seq_num = 0;
+	expect_error(dir, &c, 0, b, len, "packet_seq_num", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->events_discarded = 0;
+	((struct evt_packet_header *)b)->events_discarded = 5;
+	expect_error(dir, &c, 0, b, len, "events_discarded", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->timestamp_begin = 1;
+	expect_error(dir, &c, 0, b, len, "timestamp_begin", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->timestamp_end = h->timestamp_begin - 1;
+	expect_error(dir, &c, 0, b, len, "timestamp_end", 1024);
+	memcpy(b, c.f[0].buf, len);
+	h->uuid[3] ^= 1;
+	expect_error(dir, &c, 0, b, len, "uuid", 1024);
+
+	/* An unknown event id, named with its offset. */
+	memcpy(b, c.f[0].buf, len);
+	b[1024 + EVT_PACKET_HEADER_SIZE] = (uint8_t)((b[1024 + EVT_PACKET_HEADER_SIZE] & ~31) | 29);
+	expect_error(dir, &c, 0, b, len, "unknown event id 29", 1024 + EVT_PACKET_HEADER_SIZE);
+	/* An event timestamp past the packet's end. */
+	memcpy(b, c.f[0].buf, len);
+	h = (struct evt_packet_header *)(b + 1024);
+	h->timestamp_end = h->timestamp_begin;
+	{
+		char e2[EVT_TRACE_ERRLEN];
+
+		ck_assert_int_eq(try_corrupt(dir, &c, 0, b, len, EVT_MERGE_LIST, e2, sizeof(e2), NULL), -1);
+		ck_assert_ptr_nonnull(strstr(e2, "after the packet's timestamp_end"));
+	}
+	/* A normal event whose header size disagrees with its fields. */
+	memcpy(b, c.f[1].buf, c.f[1].len);
+	b[EVT_PACKET_HEADER_SIZE + 2] ^= 1;
+	expect_error(dir, &c, 1, b, c.f[1].len, "header says", EVT_PACKET_HEADER_SIZE);
+
+	/* Metadata: missing, not CTF. */
+	{
+		char path[256];
+
+		snprintf(path, sizeof(path), "%s/metadata", dir);
+		ck_assert_int_eq(unlink(path), 0);
+		ck_assert_int_eq(try_corrupt(dir, &c, 99, NULL, 0, EVT_MERGE_TREE, err, sizeof(err), NULL), -1);
+		ck_assert_ptr_nonnull(strstr(err, "metadata"));
+		spit(dir, "metadata", "garbage", 7);
+		ck_assert_int_eq(try_corrupt(dir, &c, 99, NULL, 0, EVT_MERGE_TREE, err, sizeof(err), NULL), -1);
+		ck_assert_ptr_nonnull(strstr(err, "CTF 1.8"));
+		spit(dir, "metadata", c.meta, c.meta_len);
+	}
+	free(b);
+	free_original(&c);
+	rmtree(dir);
+}
+END_TEST
+
+/* Random byte flips, truncations and bad sizes: an error or a clean read, never a crash. */
+START_TEST(corrupt_random_flips_never_crash)
+{
+	struct tcopy c;
+	char dir[64], err[EVT_TRACE_ERRLEN];
+	unsigned int round, errors = 0;
+	uint8_t *b;
+
+	rng_state = 0xabcdef + (uint64_t)_i;
+	make_original(&c, dir, sizeof(dir));
+	b = malloc(c.f[0].len > c.f[1].len ? c.f[0].len : c.f[1].len);
+	for (round = 0; round < 120; round++) {
+		unsigned int which = (unsigned int)(rnd() % c.n), flips = 1 + (unsigned int)(rnd() % 6), i;
+		size_t len = c.f[which].len;
+		int rc;
+
+		memcpy(b, c.f[which].buf, len);
+		for (i = 0; i < flips && len; i++) {
+			size_t pos = rnd() % len;
+
+			switch (rnd() % 4) {
+			case 0:		/* anywhere */
+				b[pos] ^= (uint8_t)(1u << (rnd() % 8));
+				break;
+			case 1:		/* in a packet header */
+				b[(pos & ~(size_t)1023) | (rnd() % EVT_PACKET_HEADER_SIZE)] = (uint8_t)rnd();
+				break;
+			case 2:		/* an event header's id/timestamp bits */
+				b[(pos & ~(size_t)3) | 0] ^= (uint8_t)(1u << (rnd() % 8));
+				break;
+			default:	/* cut the file */
+				len = pos;
+				break;
+			}
+		}
+		rc = try_corrupt(dir, &c, which, b, len, round & 1, err, sizeof(err), NULL);
+		if (rc) {
+			errors++;
+			ck_assert_msg(strstr(err, "offset "), "no offset in \"%s\"", err);
+			ck_assert_msg(strstr(err, c.f[which].name), "no file in \"%s\"", err);
+		}
+	}
+	/* Most corruptions are caught (flipping a payload byte is not an error). */
+	ck_assert_uint_gt(errors, 30);
+	free(b);
+	free_original(&c);
+	rmtree(dir);
+}
+END_TEST
+
+START_TEST(empty_and_odd_directories)
+{
+	struct evt_trace t;
+	struct merged m;
+	char dir[64];
+
+	mktmp(dir, sizeof(dir));
+	/* No such directory. */
+	merge_dir(&t, "/nonexistent/evt", EVT_MERGE_TREE, NULL, &m);
+	ck_assert_int_eq(m.rc, -1);
+	ck_assert_ptr_nonnull(strstr(m.err, "/nonexistent/evt"));
+	/* Metadata only: no events, no error. Other files are not streams. */
+	{
+		struct evt_synth_params p;
+		struct evt_synth_result r;
+
+		evt_synth_defaults(&p);
+		p.cpus = 1;
+		p.events = 0;
+		synth(dir, &p, &r);
+	}
+	spit(dir, "held.bin", "xx", 2);
+	spit(dir, "compact_01", "xx", 2);
+	spit(dir, "notes", "xx", 2);
+	merge_dir(&t, dir, EVT_MERGE_TREE, NULL, &m);
+	ck_assert_msg(m.rc == 0, "%s", m.err);
+	ck_assert_uint_eq(m.n, 0);
+	ck_assert_uint_eq(t.nr_streams, 2);
+	evt_trace_close(&t);
+	free(m.ev);
+	rmtree(dir);
+}
+END_TEST
+
+/* ---- evcat ---- */
+
+static char evcat_path[1024];
+
+static int have_evcat(void)
+{
+	char self[900];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
+	char *slash;
+
+	if (n <= 0)
+		return 0;
+	self[n] = 0;
+	/* build/tests/unit(-san) -> build/bin/evcat */
+	slash = strrchr(self, '/');
+	if (!slash)
+		return 0;
+	*slash = 0;
+	snprintf(evcat_path, sizeof(evcat_path), "%s/../bin/evcat", self);
+	return access(evcat_path, X_OK) == 0;
+}
+
+/* Run a shell command; its stdout (malloc'd) and exit status. */
+static char *sh(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	size_t cap = 1 << 16, len = 0, n;
+	char *out = malloc(cap);
+	int st;
+
+	ck_assert_ptr_nonnull(p);
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 == cap)
+			out = realloc(out, cap *= 2);
+	}
+	out[len] = 0;
+	st = pclose(p);
+	if (status)
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return out;
+}
+
+static uint64_t sh_u64(const char *cmd)
+{
+	int st;
+	char *out = sh(cmd, &st);
+	uint64_t v = strtoull(out, NULL, 10);
+
+	ck_assert_msg(st == 0, "%s: exit %d: %s", cmd, st, out);
+	free(out);
+	return v;
+}
+
+START_TEST(evcat_against_babeltrace2)
+{
+	static uint8_t offline[4] = { 0, 1, 0, 0 };
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char dir[64], cmd[8192];
+	uint64_t ours, theirs, n;
+	char *out, *a, *b;
+	int st;
+
+	if (!have_evcat()) {
+		fprintf(stderr, "evcat_against_babeltrace2: no %s, skipped\n", evcat_path);
+		return;
+	}
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 4;
+	p.offline = offline;
+	p.events = 30000;
+	p.subbuf_size = 4096;
+	p.num_subbuf = 4;
+	p.mix = 1;
+	p.normal_pct = 10;
+	p.skew_ns = 2500;
+	p.burst_every = 300;
+	p.burst_len = 40;
+	p.stall_every = 4000;
+	p.stall_len = 2500;
+	synth(dir, &p, &r);
+	ck_assert_uint_gt(r.discarded, 0);
+
+	/* Counts: ours (both merges) = babeltrace2's = what was written. */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --count", evcat_path, dir);
+	ours = sh_u64(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --count --merge list", evcat_path, dir);
+	ck_assert_uint_eq(sh_u64(cmd), ours);
+	snprintf(cmd, sizeof(cmd), "babeltrace2 -c sink.utils.counter '%s' 2>/dev/null | "
+		 "awk '/Event messages/ { n = $1 } END { print n }'", dir);
+	theirs = sh_u64(cmd);
+	ck_assert_uint_eq(ours, theirs);
+	ck_assert_uint_eq(ours, r.written);
+
+	/*
+	 * Text: the same lines as babeltrace2's once its "hostname name: {
+	 * cpu_id = N }, { ... }" is put as "cpu N name: { ... }"; compared
+	 * sorted and without the delta, since equal timestamps on different
+	 * CPUs may come in another order.
+	 */
+	snprintf(cmd, sizeof(cmd), "babeltrace2 --clock-gmt '%s' 2>/dev/null | sed -E "
+		 "'s/ evsynth ([a-z_]+): \\{ cpu_id = ([0-9]+) \\}, \\{/ cpu \\2 \\1: {/; "
+		 "s/ evsynth ([a-z_]+): \\{ cpu_id = ([0-9]+) \\}$/ cpu \\2 \\1: { }/; "
+		 "s/\\(.[0-9?.]+\\) //' | LC_ALL=C sort | md5sum", dir);
+	a = sh(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' | sed -E 's/\\(.[0-9?.]+\\) //' | LC_ALL=C sort | md5sum",
+		 evcat_path, dir);
+	b = sh(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	/* ... and the merged output is in time order. */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' | cut -c2-19 | LC_ALL=C sort -c && echo sorted",
+		 evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_str_eq(out, "sorted\n");
+	free(out);
+
+	/* Stats: losses equal what the rings counted. */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --stats --format json", evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	{
+		char want[128];
+
+		snprintf(want, sizeof(want), "\"events\":%llu,", (unsigned long long)r.written);
+		ck_assert_msg(strstr(out, want), "%s", out);
+		snprintf(want, sizeof(want), "\"discarded\":%llu,", (unsigned long long)r.discarded);
+		ck_assert_msg(strstr(out, want), "%s", out);
+		ck_assert_ptr_nonnull(strstr(out, "\"packets_lost\":0,"));
+	}
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --stats", evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "losses: "));
+	ck_assert_ptr_nonnull(strstr(out, "gen_compact_wide"));
+	free(out);
+
+	/* JSON: one object per event line. */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --format json | grep -c '^{\"ts\":[0-9]*,\"time\":\"2023-.*Z\",\"cpu\":[0-9]*,\"event\":\"[a-z_]*\",\"fields\":{.*}}$'",
+		 evcat_path, dir);
+	ck_assert_uint_eq(sh_u64(cmd), r.written);
+
+	/* Filters: CPUs, events, a time window (ends included). */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --cpu 0,2-3 --count", evcat_path, dir);
+	ck_assert_uint_eq(sh_u64(cmd), ours);	/* CPU 1 is offline */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --cpu 2 --count", evcat_path, dir);
+	n = sh_u64(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' | grep -c ') cpu 2 '", evcat_path, dir);
+	ck_assert_uint_eq(sh_u64(cmd), n);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event gen_ping --event timer_tick,gen_normal --count",
+		 evcat_path, dir);
+	n = sh_u64(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' | grep -c ' \\(gen_ping\\|timer_tick\\|gen_normal\\): '",
+		 evcat_path, dir);
+	ck_assert_uint_eq(sh_u64(cmd), n);
+	{
+		uint64_t t0 = r.first_ts + 2000000, t1 = r.first_ts + 3000000;
+
+		snprintf(cmd, sizeof(cmd), "'%s' '%s' --from @%llu --to @%llu --format json | "
+			 "awk -F'[:,]' '$2 < %llu || $2 > %llu { bad++ } END { print NR + 1000000000 * bad }'",
+			 evcat_path, dir, (unsigned long long)t0, (unsigned long long)t1,
+			 (unsigned long long)t0, (unsigned long long)t1);
+		n = sh_u64(cmd);
+		ck_assert_uint_gt(n, 0);
+		ck_assert_uint_lt(n, 1000000000);
+		/* The same window as UTC times of day and as seconds after the start. */
+		snprintf(cmd, sizeof(cmd), "'%s' '%s' --from 22:30:00.002 --to 22:30:00.003 --count",
+			 evcat_path, dir);
+		ck_assert_uint_eq(sh_u64(cmd), n);
+		snprintf(cmd, sizeof(cmd), "'%s' '%s' --from +0.002 --to '2023-11-14 22:30:00.003' --count",
+			 evcat_path, dir);
+		ck_assert_uint_eq(sh_u64(cmd), n);
+	}
+
+	/* Exit codes: usage 2, trace errors 1 with the file and offset. */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --bogus 2>&1", evcat_path, dir);
+	free(sh(cmd, &st));
+	ck_assert_int_eq(st, 2);
+	snprintf(cmd, sizeof(cmd), "'%s' 2>&1", evcat_path);
+	free(sh(cmd, &st));
+	ck_assert_int_eq(st, 2);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event nosuch 2>&1", evcat_path, dir);
+	free(sh(cmd, &st));
+	ck_assert_int_eq(st, 2);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --from yesterday 2>&1", evcat_path, dir);
+	free(sh(cmd, &st));
+	ck_assert_int_eq(st, 2);
+	snprintf(cmd, sizeof(cmd), "'%s' --help", evcat_path);
+	out = sh(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_ptr_nonnull(strstr(out, "Exit status"));
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' /nonexistent/trace 2>&1", evcat_path);
+	free(sh(cmd, &st));
+	ck_assert_int_eq(st, 1);
+	snprintf(cmd, sizeof(cmd), "truncate -s -100 '%s/compact_2' && '%s' '%s' 2>&1 >/dev/null",
+		 dir, evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_int_eq(st, 1);
+	ck_assert_msg(strstr(out, "compact_2: offset ") && strstr(out, "truncated packet"), "%s", out);
+	free(out);
+	rmtree(dir);
+}
+END_TEST
+
+Suite *trace_suite(void)
+{
+	Suite *s = suite_create("trace");
+	TCase *tr = tcase_create("read");
+	TCase *tc = tcase_create("corrupt");
+	TCase *te = tcase_create("evcat");
+
+	tcase_add_loop_test(tr, read_synth_traces, 0, 6);
+	tcase_add_test(tr, read_losses_and_missing_cpus);
+	tcase_add_test(tr, metadata_parsing);
+	tcase_add_test(tr, empty_and_odd_directories);
+	tcase_add_test(tc, corrupt_traces_give_errors);
+	tcase_add_loop_test(tc, corrupt_random_flips_never_crash, 0, 2);
+	tcase_set_timeout(te, 120);
+	tcase_add_test(te, evcat_against_babeltrace2);
+	suite_add_tcase(s, tr);
+	suite_add_tcase(s, tc);
+	suite_add_tcase(s, te);
+	return s;
+}
