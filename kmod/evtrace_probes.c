@@ -25,26 +25,31 @@ static void copy_comm(char dst[16], const struct task_struct *t)
 	dst[15] = '\0';
 }
 
+/* Hot path: the arguments go straight into the ring, no staging copy. */
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct { s32 nr; u32 a[12]; } pl = { .nr = id };
+	struct evt_write w;
+	char *p = evtrace_begin(EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, 4 + 6 * 8, &w);
 	unsigned long args[6];
-	int i;
 
+	if (!p)
+		return;
+	*(s32 *)p = id;
 	syscall_get_arguments(current, regs, args);
-	for (i = 0; i < 6; i++) {
-		pl.a[2 * i] = (u32)args[i];
-		pl.a[2 * i + 1] = (u32)((u64)args[i] >> 32);
-	}
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, &pl, sizeof(pl));
+	memcpy(p + 4, args, sizeof(args));
+	evtrace_end(&w);
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct { s32 nr; u32 ret[2]; } pl = { .nr = syscall_get_nr(current, regs),
-		.ret = { (u32)ret, (u32)((u64)ret >> 32) } };
+	struct evt_write w;
+	char *p = evtrace_begin(EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, 12, &w);
 
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, &pl, sizeof(pl));
+	if (!p)
+		return;
+	*(s32 *)p = syscall_get_nr(current, regs);
+	memcpy(p + 4, &ret, 8);
+	evtrace_end(&w);
 }
 
 static void probe_irq_entry(void *data, int irq, struct irqaction *action)
