@@ -1,0 +1,100 @@
+#!/bin/sh
+# evctl's errors and exit codes: 2 for usage errors (caught before anything
+# is sent), 1 with the kernel's own message when it refuses (CONFIG of the
+# mode while tracing: -EBUSY), 1 with "permission denied" for a process
+# without CAP_NET_ADMIN (uid 65534, no capabilities), which may still read
+# STATUS; 1 with "module not loaded" without the module; 3 when watch times
+# out; --help for the program and every command.
+. "$EVTRACE_TESTS/vm/lib.sh"
+. "$EVTRACE_TESTS/vm/nllib.sh"
+set -e
+ncpu=$(grep -c ^processor /proc/cpuinfo)
+
+expect 1 evctl status
+err_has "evtrace module not loaded"
+expect 1 evctl start
+err_has "insmod evtrace.ko"
+
+insmod "$EVTRACE_KO" flush_ms=0
+
+# Usage errors: exit 2, the message names the problem.
+expect 2 evctl
+err_has "no command"
+expect 2 evctl begin
+err_has "unknown command 'begin'"
+expect 2 evctl config
+expect 2 evctl config high_water=0
+err_has "high_water is a percentage 1..100"
+expect 2 evctl config flush_ms=3600001
+expect 2 evctl config colour=blue
+err_has "unknown key 'colour'"
+expect 2 evctl config mode=ring
+expect 2 evctl enable no_such_event
+err_has "unknown event 'no_such_event'"
+expect 2 evctl disable gen_compact bogus
+expect 2 evctl generate --channel fast
+err_has "--channel is compact, normal or both"
+expect 2 evctl generate --cpus 3-1
+err_has "bad CPU list"
+expect 2 evctl generate --cpus 0,,1
+expect 2 evctl generate --events 0
+expect 2 evctl generate --rate 4294967296
+expect 2 evctl watch --count 0
+expect 2 evctl status --xml
+expect 2 evctl start now
+evctl status | grep -q '^  gen_compact  *compact  *yes$' || fail "a refused enable/disable changed something"
+
+# Help: exit 0 on stdout, for the program and each command.
+expect 0 evctl --help
+grep -q '^usage: evctl COMMAND' /tmp/out || fail "evctl --help"
+grep -q '^exit status: 0' /tmp/out || fail "exit codes are not documented in --help"
+for c in start stop status config flush enable disable generate generate-stop watch; do
+	expect 0 evctl $c --help
+	grep -q "^usage: evctl $c" /tmp/out || fail "evctl $c --help"
+done
+
+# The kernel refuses: exit 1, its extack message printed.
+evctl start
+expect 1 evctl config mode=overwrite
+err_has "the mode can only change while tracing is stopped"
+cat /tmp/err
+evctl status | grep -q '^mode  *discard$' || fail "the mode changed anyway"
+expect 0 evctl config high_water=90 flush_ms=100
+evctl status | grep -q '^high_water  *90%$' || fail "high_water while tracing"
+expect 1 evctl generate --cpus $ncpu-$((ncpu + 3))
+err_has "bad CPU list"
+cat /tmp/err
+echo 0 > /sys/devices/system/cpu/cpu1/online
+expect 1 evctl generate --cpus 1
+err_has "none of the CPUs asked for is online"
+cat /tmp/err
+echo 1 > /sys/devices/system/cpu/cpu1/online
+evctl stop
+expect 0 evctl config mode=overwrite
+evctl status | grep -q '^mode  *overwrite$' || fail "mode after stop"
+evctl config mode=discard
+
+# Without CAP_NET_ADMIN: status yes, changes no.
+expect 0 nopriv evctl status
+grep -q '^state  *stopped$' /tmp/out || fail "unprivileged status"
+expect 0 nopriv evctl status --json
+for c in start stop flush generate-stop "config mode=overwrite" "config high_water=10" \
+	 "enable gen_ping" "disable gen_compact" "generate --events 1 --cpus 0"; do
+	expect 1 nopriv evctl $c
+	err_has "permission denied: evtrace control needs CAP_NET_ADMIN"
+done
+cat /tmp/err
+evctl status > /tmp/st
+grep -q '^state  *stopped$' /tmp/st || fail "started by an unprivileged process"
+grep -q '^high_water  *90%$' /tmp/st || fail "configured by an unprivileged process"
+grep -q '^  gen_ping  *compact  *yes$' /tmp/st || fail "an unprivileged process changed an event"
+nopriv id
+
+# watch: 3 when --count is not reached in --timeout.
+expect 3 evctl watch --reason STOPPED --count 1 --timeout 2
+err_has "0 of 1 notifications before the time-out"
+
+rmmod evtrace
+expect 1 evctl stop
+err_has "evtrace module not loaded"
+echo netlink errors ok
