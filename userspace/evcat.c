@@ -403,14 +403,14 @@ int main(int argc, char **argv)
 	st.per_stream = calloc(t.nr_streams + 1, sizeof(*st.per_stream));
 	st.per_event = calloc(evt_nr_events, sizeof(*st.per_event));
 	if (!refs || !st.per_stream || !st.per_event || evt_mtrace_init(&mt, &t, o.merge) ||
-	    evt_out_init(&out, STDOUT_FILENO, 1 << 20)) {
+	    evt_out_init(&out, STDOUT_FILENO, 1 << 20) ||
+	    evt_fmt_init(&fmt, o.fmt, evt_trace_offset_ns(&t))) {
 		fprintf(stderr, "evcat: out of memory\n");
 		return EXIT_TRACE;
 	}
 	evt_mtrace_set_range(&mt, from, tov);
 	if (o.event_mask)
 		evt_mtrace_set_events(&mt, o.event_mask);
-	evt_fmt_init(&fmt, o.fmt, evt_trace_offset_ns(&t));
 
 	while ((n = evt_mtrace_next(&mt, refs, NREFS)) > 0) {
 		long i;
@@ -459,6 +459,7 @@ int main(int argc, char **argv)
 		}
 	}
 	evt_out_free(&out);
+	evt_fmt_free(&fmt);
 	evt_mtrace_free(&mt);
 	evt_trace_close(&t);
 	free(refs);

@@ -4,6 +4,7 @@
  * (no printf on the per-event path).
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -70,30 +71,45 @@ static const char digits2[201] =
 	"40414243444546474849505152535455565758596061626364656667686970717273747576777879"
 	"8081828384858687888990919293949596979899";
 
-size_t evt_fmt_u64(char *out, uint64_t v)
+static inline unsigned int ndigits(uint64_t v)
 {
-	char tmp[20];
-	char *p = tmp + 20;
-	size_t n;
+	static const uint64_t pow10[20] = {
+		1ULL, 10ULL, 100ULL, 1000ULL, 10000ULL, 100000ULL, 1000000ULL, 10000000ULL,
+		100000000ULL, 1000000000ULL, 10000000000ULL, 100000000000ULL, 1000000000000ULL,
+		10000000000000ULL, 100000000000000ULL, 1000000000000000ULL,
+		10000000000000000ULL, 100000000000000000ULL, 1000000000000000000ULL,
+		10000000000000000000ULL,
+	};
+	/* log10 from the bit length (at most 19), then one correction. */
+	unsigned int t = (unsigned int)((64 - __builtin_clzll(v | 1)) * 1233) >> 12;
+
+	return v ? t + (v >= pow10[t]) : 1;
+}
+
+/* Decimal digits of @v at @p, written in place: the end. */
+static inline char *put_u64(char *p, uint64_t v)
+{
+	char *e = p + ndigits(v), *q = e;
 
 	while (v >= 100) {
 		unsigned int d = (unsigned int)(v % 100) * 2;
 
 		v /= 100;
-		p -= 2;
-		p[0] = digits2[d];
-		p[1] = digits2[d + 1];
+		q -= 2;
+		memcpy(q, digits2 + d, 2);
 	}
 	if (v >= 10) {
-		p -= 2;
-		p[0] = digits2[v * 2];
-		p[1] = digits2[v * 2 + 1];
+		q -= 2;
+		memcpy(q, digits2 + v * 2, 2);
 	} else {
-		*--p = (char)('0' + v);
+		*--q = (char)('0' + v);
 	}
-	n = (size_t)(tmp + 20 - p);
-	memcpy(out, p, n);
-	return n;
+	return e;
+}
+
+size_t evt_fmt_u64(char *out, uint64_t v)
+{
+	return (size_t)(put_u64(out, v) - out);
 }
 
 /* Exactly 9 digits. */
@@ -121,7 +137,7 @@ static size_t fmt_sec(char *out, uint64_t sec, int with_date)
 
 	gmtime_r(&t, &tm);
 	if (with_date) {
-		p += evt_fmt_u64(p, (uint64_t)tm.tm_year + 1900);
+		p = put_u64(p, (uint64_t)tm.tm_year + 1900);
 		*p++ = '-';
 		memcpy(p, digits2 + (tm.tm_mon + 1) * 2, 2);
 		p += 2;
@@ -146,13 +162,6 @@ size_t evt_fmt_clock(char *out, uint64_t realtime_ns, int with_date)
 	put9(out + n + 1, (uint32_t)(realtime_ns % 1000000000ULL));
 	out[n + 10] = 0;
 	return n + 10;
-}
-
-void evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns)
-{
-	memset(f, 0, sizeof(*f));
-	f->kind = kind;
-	f->offset_ns = offset_ns;
 }
 
 static inline char *put(char *p, const char *s, size_t n)
@@ -188,9 +197,9 @@ static char *put_s64(char *p, int64_t v)
 {
 	if (v < 0) {
 		*p++ = '-';
-		return p + evt_fmt_u64(p, (uint64_t)0 - (uint64_t)v);
+		return put_u64(p, (uint64_t)0 - (uint64_t)v);
 	}
-	return p + evt_fmt_u64(p, (uint64_t)v);
+	return put_u64(p, (uint64_t)v);
 }
 
 /* A quoted string, escaped for text (babeltrace2 prints strings as they are) or JSON. */
@@ -252,9 +261,7 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: sz = 8; a = 4; break;
 		case EVT_F_STRING: break;
 		case EVT_F_SEQ_U8: sz = 2; a = 2; break;
-#ifdef EVT_MARKER_MAX	/* the catalogue that has char[16] comm fields */
 		case EVT_F_COMM: sz = 16; break;
-#endif
 		}
 		off = (off + a - 1) & ~(a - 1);
 		if (off > avail || avail - off < sz)
@@ -274,10 +281,10 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 			}
 		}
 		switch (f->type) {
-		case EVT_F_U8: p += evt_fmt_u64(p, pl[off]); break;
-		case EVT_F_U16: p += evt_fmt_u64(p, ld16(pl + off)); break;
-		case EVT_F_U32: p += evt_fmt_u64(p, ld32(pl + off)); break;
-		case EVT_F_U64: p += evt_fmt_u64(p, ld64(pl + off)); break;
+		case EVT_F_U8: p = put_u64(p, pl[off]); break;
+		case EVT_F_U16: p = put_u64(p, ld16(pl + off)); break;
+		case EVT_F_U32: p = put_u64(p, ld32(pl + off)); break;
+		case EVT_F_U64: p = put_u64(p, ld64(pl + off)); break;
 		case EVT_F_S32: p = put_s64(p, (int32_t)ld32(pl + off)); break;
 		case EVT_F_S64: p = put_s64(p, (int64_t)ld64(pl + off)); break;
 		case EVT_F_X64:
@@ -295,12 +302,10 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 			sz = (size_t)n + 1;
 			break;
 		}
-#ifdef EVT_MARKER_MAX
 		case EVT_F_COMM:
 			/* char[16], NUL-padded: a string, as babeltrace2 shows it. */
 			p = put_str(p, pl + off, (unsigned int)strnlen((const char *)pl + off, 16), json);
 			break;
-#endif
 		case EVT_F_SEQ_U8: {
 			unsigned int n = ld16(pl + off), j;
 
@@ -311,22 +316,22 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 				for (j = 0; j < n; j++) {
 					if (j)
 						*p++ = ',';
-					p += evt_fmt_u64(p, pl[off + 2 + j]);
+					p = put_u64(p, pl[off + 2 + j]);
 				}
 				*p++ = ']';
 			} else {
 				/* babeltrace2: fill_len = 2, fill = [ [0] = 7, [1] = 7 ] */
 				p = put(p, f->name, nl);
 				p = PUTS(p, "_len = ");
-				p += evt_fmt_u64(p, n);
+				p = put_u64(p, n);
 				p = PUTS(p, ", ");
 				p = put(p, f->name, nl);
 				p = PUTS(p, " = [");
 				for (j = 0; j < n; j++) {
 					p = PUTS(p, " [");
-					p += evt_fmt_u64(p, j);
+					p = put_u64(p, j);
 					p = PUTS(p, "] = ");
-					p += evt_fmt_u64(p, pl[off + 2 + j]);
+					p = put_u64(p, pl[off + 2 + j]);
 					if (j + 1 < n)
 						*p++ = ',';
 				}
@@ -341,6 +346,146 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 	return p;
 }
 
+/*
+ * Per event: the text around its name and each field's prefix, ready to
+ * copy, and each field's offset when the layout is fixed. Pieces are
+ * copied whole (TPL bytes) and the output pointer moves by their length:
+ * no strlen, no variable-length memcpy on the per-event path.
+ */
+#define TPL 48
+struct ftmpl {
+	char pre[TPL];
+	uint8_t len;
+	uint8_t type;
+	uint16_t off;
+};
+
+struct evt_fmt_tmpl {
+	char head[TPL + 16];
+	uint8_t head_len;
+	uint8_t fast;		/* fixed layout, every piece fits */
+	uint16_t nf;
+	size_t bound;		/* line bytes at most, slack included (fast events) */
+	struct ftmpl f[];
+};
+
+static struct evt_fmt_tmpl *build_tmpl(const struct evt_event_desc *d, int json)
+{
+	struct evt_fmt_tmpl *t = calloc(1, sizeof(*t) + d->nr_fields * sizeof(struct ftmpl));
+	size_t off = 0, n;
+	unsigned int i;
+
+	if (!t)
+		return NULL;
+	t->nf = d->nr_fields;
+	t->fast = 1;
+	n = (size_t)snprintf(t->head, sizeof(t->head), json ? ",\"event\":\"%s\",\"fields\":{" : " %s: {",
+			     d->name);
+	if (n >= sizeof(t->head))
+		t->fast = 0;
+	t->head_len = (uint8_t)(n < sizeof(t->head) ? n : 0);
+	t->bound = 160 + TPL + sizeof(t->head);
+	for (i = 0; i < d->nr_fields; i++) {
+		const struct evt_field_desc *f = &d->fields[i];
+		struct ftmpl *ft = &t->f[i];
+		size_t a = 1, sz = 0;
+
+		switch (f->type) {
+		case EVT_F_U8: sz = 1; break;
+		case EVT_F_U16: sz = 2; a = 2; break;
+		case EVT_F_U32: case EVT_F_S32: sz = 4; a = 4; break;
+		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: sz = 8; a = 4; break;
+		case EVT_F_COMM: sz = 16; break;
+		case EVT_F_STRING: case EVT_F_SEQ_U8: t->fast = 0; break;
+		}
+		off = (off + a - 1) & ~(a - 1);
+		ft->off = (uint16_t)off;
+		ft->type = (uint8_t)f->type;
+		off += sz;
+		n = (size_t)snprintf(ft->pre, sizeof(ft->pre), json ? "%s\"%s\":" : "%s%s = ",
+				     i ? (json ? "," : ", ") : (json ? "" : " "), f->name);
+		if (n >= sizeof(ft->pre))
+			t->fast = 0;
+		ft->len = (uint8_t)(n < sizeof(ft->pre) ? n : 0);
+		/* prefix, a number or a 16-char comm escaped (4 bytes a char at most) */
+		t->bound += TPL + 72;
+	}
+	if (off > 0xffff)
+		t->fast = 0;
+	return t;
+}
+
+int evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns)
+{
+	struct evt_fmt_tmpl **tp;
+	unsigned int i;
+
+	memset(f, 0, sizeof(*f));
+	f->kind = kind;
+	f->offset_ns = offset_ns;
+	tp = calloc(evt_nr_events ? evt_nr_events : 1, sizeof(*tp));
+	if (!tp)
+		return -1;
+	for (i = 0; i < evt_nr_events; i++) {
+		tp[i] = build_tmpl(&evt_events[i], kind == EVT_FMT_JSON);
+		if (!tp[i]) {
+			while (i--)
+				free(tp[i]);
+			free(tp);
+			return -1;
+		}
+	}
+	f->tmpl = (const struct evt_fmt_tmpl *)tp;
+	return 0;
+}
+
+void evt_fmt_free(struct evt_fmt *f)
+{
+	struct evt_fmt_tmpl **tp = (struct evt_fmt_tmpl **)f->tmpl;
+	unsigned int i;
+
+	for (i = 0; tp && i < evt_nr_events; i++)
+		free(tp[i]);
+	free(tp);
+	f->tmpl = NULL;
+}
+
+/* Fixed-layout fields from the templates. */
+static inline char *put_fast_fields(char *p, const struct evt_fmt_tmpl *t, const uint8_t *pl,
+				    int json)
+{
+	unsigned int i;
+
+	for (i = 0; i < t->nf; i++) {
+		const struct ftmpl *ft = &t->f[i];
+		const uint8_t *v = pl + ft->off;
+
+		memcpy(p, ft->pre, TPL);
+		p += ft->len;
+		switch (ft->type) {
+		case EVT_F_U8: p = put_u64(p, v[0]); break;
+		case EVT_F_U16: p = put_u64(p, ld16(v)); break;
+		case EVT_F_U32: p = put_u64(p, ld32(v)); break;
+		case EVT_F_U64: p = put_u64(p, ld64(v)); break;
+		case EVT_F_S32: p = put_s64(p, (int32_t)ld32(v)); break;
+		case EVT_F_S64: p = put_s64(p, (int64_t)ld64(v)); break;
+		case EVT_F_X64:
+			if (json)
+				*p++ = '"';
+			p = put_hex(p, ld64(v));
+			if (json)
+				*p++ = '"';
+			break;
+		case EVT_F_COMM:
+			p = put_str(p, v, (unsigned int)strnlen((const char *)v, 16), json);
+			break;
+		default:
+			break;
+		}
+	}
+	return p;
+}
+
 int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
 		  const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
 		  unsigned int flags)
@@ -348,10 +493,14 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 	uint64_t rt = ts + f->offset_ns, sec = rt / 1000000000ULL;
 	uint32_t ns = (uint32_t)(rt - sec * 1000000000ULL);
 	const int json = f->kind == EVT_FMT_JSON;
-	char *p0 = evt_out_room(o, line_bound(d, len)), *p = p0;
+	const struct evt_fmt_tmpl *t = ((struct evt_fmt_tmpl *const *)f->tmpl)[d - evt_events];
+	char *p0, *p;
 
-	if (!p)
+	/* Fast events: a fixed bound; others: their payload's worth more. */
+	p0 = evt_out_room(o, t->fast ? t->bound : t->bound + line_bound(d, len));
+	if (!p0)
 		return -1;
+	p = p0;
 	if (!f->have_cached || sec != f->cached_sec) {
 		f->cached_len = fmt_sec(f->cached, sec, json);
 		f->cached_sec = sec;
@@ -359,25 +508,32 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 	}
 	if (json) {
 		p = PUTS(p, "{\"ts\":");
-		p += evt_fmt_u64(p, ts);
+		p = put_u64(p, ts);
 		p = PUTS(p, ",\"time\":\"");
-		p = put(p, f->cached, f->cached_len);
+		memcpy(p, f->cached, sizeof(f->cached));
+		p += f->cached_len;
 		*p++ = '.';
 		put9(p, ns);
 		p += 9;
 		p = PUTS(p, "Z\",\"cpu\":");
-		p += evt_fmt_u64(p, cpu);
-		p = PUTS(p, ",\"event\":\"");
-		p = put(p, d->name, strlen(d->name));
-		p = PUTS(p, "\",\"fields\":{");
-		p = put_fields(p, d, payload, len, 1);
+		p = put_u64(p, cpu);
+		if (t->head_len) {
+			memcpy(p, t->head, sizeof(t->head));
+			p += t->head_len;
+		} else {
+			p = PUTS(p, ",\"event\":\"");
+			p = put(p, d->name, strlen(d->name));
+			p = PUTS(p, "\",\"fields\":{");
+		}
+		p = t->fast ? put_fast_fields(p, t, payload, 1) : put_fields(p, d, payload, len, 1);
 		*p++ = '}';
 		if (flags & EVT_FMT_LATE)
 			p = PUTS(p, ",\"late\":true");
 		p = PUTS(p, "}\n");
 	} else {
 		*p++ = '[';
-		p = put(p, f->cached, f->cached_len);
+		memcpy(p, f->cached, 8);
+		p += 8;
 		*p++ = '.';
 		put9(p, ns);
 		p += 9;
@@ -393,17 +549,27 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 			} else {
 				*p++ = '+';
 			}
-			p += evt_fmt_u64(p, dt / 1000000000ULL);
+			if (dt < 1000000000ULL) {
+				*p++ = '0';
+			} else {
+				p = put_u64(p, dt / 1000000000ULL);
+				dt %= 1000000000ULL;
+			}
 			*p++ = '.';
-			put9(p, (uint32_t)(dt % 1000000000ULL));
+			put9(p, (uint32_t)dt);
 			p += 9;
 		}
 		p = PUTS(p, ") cpu ");
-		p += evt_fmt_u64(p, cpu);
-		*p++ = ' ';
-		p = put(p, d->name, strlen(d->name));
-		p = PUTS(p, ": {");
-		p = put_fields(p, d, payload, len, 0);
+		p = put_u64(p, cpu);
+		if (t->head_len) {
+			memcpy(p, t->head, sizeof(t->head));
+			p += t->head_len;
+		} else {
+			*p++ = ' ';
+			p = put(p, d->name, strlen(d->name));
+			p = PUTS(p, ": {");
+		}
+		p = t->fast ? put_fast_fields(p, t, payload, 0) : put_fields(p, d, payload, len, 0);
 		p = PUTS(p, " }");
 		if (flags & EVT_FMT_LATE)
 			p = PUTS(p, " (late)");

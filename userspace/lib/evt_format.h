@@ -37,8 +37,11 @@ enum evt_fmt_kind {
 	EVT_FMT_JSON = 1,
 };
 
+struct evt_fmt_tmpl;
+
 struct evt_fmt {
 	enum evt_fmt_kind kind;
+	const struct evt_fmt_tmpl *tmpl;	/* per evt_events[] entry */
 	uint64_t offset_ns;	/* realtime = clock + offset */
 	uint64_t prev_ts;
 	int have_prev;
@@ -50,7 +53,9 @@ struct evt_fmt {
 
 #define EVT_FMT_LATE 1U
 
-void evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns);
+/* 0, or -1 (no memory). */
+int evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns);
+void evt_fmt_free(struct evt_fmt *f);
 /* Append one event line; 0 or -1 (output error). */
 int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
 		  const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,

@@ -173,51 +173,112 @@ static int write_metadata(const char *dir, const struct evt_synth_params *p, con
 	return ret;
 }
 
+/*
+ * A payload for @d laid out as the catalogue says (the decoder's rules):
+ * "cpu" and "seq" fields get the CPU and its event number, sequences bytes
+ * equal to seq & 0xff, strings and comms printable text, the rest random.
+ */
+static uint32_t build_payload(const struct evt_event_desc *d, uint8_t *buf, uint32_t cpu,
+			      uint64_t seq, uint64_t *rs)
+{
+	static const char chars[] = "abcdefghijklmnopqrstuvwxyz0123456789 -_/.:";
+	size_t off = 0;
+	unsigned int i;
+
+	for (i = 0; i < d->nr_fields; i++) {
+		const struct evt_field_desc *f = &d->fields[i];
+		uint64_t r = rnd(rs), v;
+		size_t a = 1, n, j;
+
+		switch (f->type) {
+		case EVT_F_U16: case EVT_F_SEQ_U8: a = 2; break;
+		case EVT_F_U32: case EVT_F_S32: case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: a = 4; break;
+		default: break;
+		}
+		while (off % a)
+			buf[off++] = 0;
+		v = !strcmp(f->name, "cpu") ? cpu : !strcmp(f->name, "seq") ? seq : r;
+		switch (f->type) {
+		case EVT_F_U8: buf[off++] = (uint8_t)v; break;
+		case EVT_F_U16: memcpy(buf + off, &v, 2); off += 2; break;
+		case EVT_F_U32: memcpy(buf + off, &v, 4); off += 4; break;
+		case EVT_F_S32: {
+			int32_t x = (int32_t)(v % 2000) - 100;
+
+			if (!strcmp(f->name, "cpu"))
+				x = (int32_t)cpu;
+			memcpy(buf + off, &x, 4);
+			off += 4;
+			break;
+		}
+		case EVT_F_U64: case EVT_F_X64: memcpy(buf + off, &v, 8); off += 8; break;
+		case EVT_F_S64: {
+			int64_t x = (int64_t)(v % 100000) - 50000;
+
+			memcpy(buf + off, &x, 8);
+			off += 8;
+			break;
+		}
+		case EVT_F_STRING:
+			/*
+			 * Never empty: babeltrace2 2.0 shows an empty string as the
+			 * previous one of its stream, and the tests compare with it.
+			 */
+			n = 1 + (size_t)(r % 23);
+			for (j = 0; j < n; j++)
+				buf[off++] = (uint8_t)chars[(r >> (8 + j % 48)) % (sizeof(chars) - 1)];
+			buf[off++] = 0;
+			break;
+		case EVT_F_SEQ_U8: {
+			uint16_t len = (uint16_t)((r >> 8) % 40);
+
+			memcpy(buf + off, &len, 2);
+			memset(buf + off + 2, (int)(seq & 0xff), len);
+			off += 2 + (size_t)len;
+			break;
+		}
+		case EVT_F_COMM:
+			memset(buf + off, 0, 16);
+			snprintf((char *)buf + off, 16, "task-%u", (unsigned int)(r % 100000));
+			off += 16;
+			break;
+		}
+	}
+	return (uint32_t)off;
+}
+
+/* The catalogue's events of a channel (gen_* first). */
+static unsigned int channel_events(unsigned int ch, const struct evt_event_desc **out)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < evt_nr_events && n < 64; i++)
+		if (evt_events[i].channel == ch)
+			out[n++] = &evt_events[i];
+	return n;
+}
+
 static int record_one(struct sring *rings, uint64_t *rs, const struct evt_synth_params *p,
 		      uint32_t cpu, uint64_t seq)
 {
+	static const struct evt_event_desc *cev[64], *nev[64];
+	static unsigned int nc, nn;
+	const struct evt_event_desc *d;
 	uint64_t r = rnd(rs);
+	unsigned int ch = p->normal_pct && r % 100 < p->normal_pct;
+	uint8_t buf[EVT_MARKER_MAX + 512];
+	uint32_t len;
 
-	if (p->normal_pct && r % 100 < p->normal_pct) {
-		uint8_t buf[14 + 64];
-		uint16_t fl = (uint16_t)((r >> 8) % 40);
-		struct evt_rctx c;
-		char *w;
-
-		memcpy(buf, &cpu, 4);
-		memcpy(buf + 4, &seq, 8);
-		memcpy(buf + 12, &fl, 2);
-		memset(buf + 14, (int)(seq & 0xff), fl);
-		if (evt_reserve(&rings[1].r, EVT_ID_GEN_NORMAL, 14u + fl, &c))
-			return 0;
-		w = evt_write_header(&rings[1].r, &c, EVT_ID_GEN_NORMAL, 14u + fl);
-		memcpy(w, buf, 14u + fl);
-		evt_commit(&rings[1].r, &c);
-		return 1;
+	if (!nc) {
+		nc = channel_events(EVT_CHAN_COMPACT, cev);
+		nn = channel_events(EVT_CHAN_NORMAL, nev);
 	}
-	if (p->mix) {
-		unsigned int k = (unsigned int)((r >> 16) % 100);
-
-		if (k < 15)
-			return !evt_record_copy(&rings[0].r, EVT_ID_GEN_PING, NULL, 0);
-		if (k < 30) {
-			struct { uint32_t cpu, s0, s1, a0, a1, b0, b1; } w = {
-				cpu, (uint32_t)seq, (uint32_t)(seq >> 32),
-				(uint32_t)r, (uint32_t)(r >> 32), 0xdeadbeef, (uint32_t)k };
-
-			return !evt_record_copy(&rings[0].r, EVT_ID_GEN_COMPACT_WIDE, &w, sizeof(w));
-		}
-		if (k < 40) {
-			struct { uint32_t cpu, s0, s1; } t = { cpu, (uint32_t)seq, (uint32_t)(seq >> 32) };
-
-			return !evt_record_copy(&rings[0].r, EVT_ID_TIMER_TICK, &t, sizeof(t));
-		}
-	}
-	{
-		struct { uint32_t cpu, s0, s1; } g = { cpu, (uint32_t)seq, (uint32_t)(seq >> 32) };
-
-		return !evt_record_copy(&rings[0].r, EVT_ID_GEN_COMPACT, &g, sizeof(g));
-	}
+	if (p->mix)
+		d = ch ? nev[(r >> 16) % nn] : cev[(r >> 16) % nc];
+	else
+		d = evt_find_event(ch, ch ? EVT_ID_GEN_NORMAL : EVT_ID_GEN_COMPACT);
+	len = build_payload(d, buf, cpu, seq, rs);
+	return !evt_record_copy(&rings[ch].r, d->id, buf, len);
 }
 
 int evt_synth_write(const char *dir, const struct evt_synth_params *p,

@@ -991,6 +991,9 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 			c->next = ((ep[2].ts - base) << shift) | src;
 		} else {
 			key = mtrace_refill(mt, c, src);
+			/* An error is final: the events before it are out, stop. */
+			if (mt->err)
+				break;
 		}
 		if (kind == EVT_MERGE_TREE) {
 			top = evt_merge_tree_replay(node, p, src, key);
@@ -1009,8 +1012,6 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 			cache = m->cache;
 			top = node[head];
 		}
-		if (__builtin_expect(mt->err, 0))
-			break;
 	}
 	if (kind == EVT_MERGE_TREE) {
 		node[0] = top;
