@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "evt_format.h"
+#include "evt_par.h"
 #include "evt_trace.h"
 
 #define EXIT_TRACE 1
@@ -42,6 +43,9 @@ static void usage(FILE *f)
 "  --stats             print per-CPU and per-event counts, time span and losses\n"
 "                      (events_discarded, packet_seq_num gaps), text or json\n"
 "  --merge tree|list   k-way merge: tournament tree (default) or sorted list + cache\n"
+"  --threads N         merge time slices on N threads (default: one per CPU, at\n"
+"                      most 8; 1: one merge, streaming); the output is the same\n"
+"  --slice-bytes N     packet content per time slice with threads (2097152)\n"
 "  --help              this text\n"
 "\n"
 "Exit status: 0 success; 1 trace error (unreadable or corrupt trace: the message\n"
@@ -57,6 +61,8 @@ struct opts {
 	uint8_t *event_mask;
 	int count, stats;
 	enum evt_merge_kind merge;
+	unsigned int threads;
+	uint64_t slice_bytes;
 };
 
 static int parse_frac(const char *s, uint64_t *ns)
@@ -213,6 +219,26 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->count = 1;
 		} else if (!strcmp(a, "--stats")) {
 			o->stats = 1;
+		} else if (!strcmp(a, "--threads") || !strcmp(a, "--slice-bytes")) {
+			int th = a[2] == 't';
+			char *end;
+			unsigned long long n;
+
+			if (!v) {
+				fprintf(stderr, "evcat: %s needs a value\n", a);
+				return -1;
+			}
+			errno = 0;
+			n = strtoull(v, &end, 10);
+			if (*end || !*v || *v == '-' || errno || n < 1 || (th && n > 256)) {
+				fprintf(stderr, "evcat: %s needs a number (threads: 1..256), not \"%s\"\n", a, v);
+				return -1;
+			}
+			if (th)
+				o->threads = (unsigned int)n;
+			else
+				o->slice_bytes = n;
+			i++;
 		} else if (!strcmp(a, "--format") || !strcmp(a, "--merge") || !strcmp(a, "--from") ||
 			   !strcmp(a, "--to") || !strcmp(a, "--cpu") || !strcmp(a, "--event")) {
 			if (!v) {
@@ -268,6 +294,11 @@ static int parse_args(int argc, char **argv, struct opts *o)
 	if (!o->dir) {
 		fprintf(stderr, "evcat: no trace directory given\n");
 		return -1;
+	}
+	if (!o->threads) {
+		long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+		o->threads = n < 1 ? 1 : n > 8 ? 8 : (unsigned int)n;
 	}
 	return 0;
 }
@@ -348,25 +379,228 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 		       "(packet_seq_num gaps)\n", (unsigned long long)disc, (unsigned long long)lost);
 }
 
+/* ---- Consuming the merged events: one slice (sequential) or many (threads) ---- */
+
+struct cat {
+	const struct opts *o;
+	struct evt_trace *t;
+	int print;
+	struct evt_out out;		/* stdout */
+	struct evt_fmt fmt;		/* the output's: its delta runs across slices */
+	struct stats st;
+	char *err;			/* the decode error the merge stopped at */
+};
+
+struct slice {
+	uint64_t count, first, last;
+	uint64_t *per_stream, *per_event;
+	int direct;			/* print straight to stdout (sequential) */
+	struct evt_out out;		/* in memory, for a slice on a thread */
+	struct evt_fmt fmt;
+	int have_first;
+	struct evt_ref first_ref;	/* printed by the main thread: its delta */
+};
+
+static void slice_free(struct slice *sl)
+{
+	if (!sl)
+		return;
+	if (!sl->direct)
+		evt_out_free(&sl->out);
+	free(sl->per_stream);
+	free(sl->per_event);
+	free(sl);
+}
+
+static void *slice_begin(void *ctx, unsigned int j)
+{
+	struct cat *c = ctx;
+	struct slice *sl = calloc(1, sizeof(*sl));
+
+	(void)j;
+	if (!sl)
+		return NULL;
+	if (c->o->stats) {
+		sl->per_stream = calloc(c->t->nr_streams + 1, sizeof(*sl->per_stream));
+		sl->per_event = calloc(evt_nr_events, sizeof(*sl->per_event));
+		if (!sl->per_stream || !sl->per_event) {
+			slice_free(sl);
+			return NULL;
+		}
+	}
+	if (c->print) {
+		if (evt_out_init(&sl->out, -1, 1 << 20)) {
+			slice_free(sl);
+			return NULL;
+		}
+		/* The shared templates, this slice's own time cache and delta. */
+		sl->fmt = c->fmt;
+		sl->fmt.have_prev = 0;
+		sl->fmt.have_cached = 0;
+	}
+	return sl;
+}
+
+static void print_ref(struct cat *c, struct evt_fmt *f, struct evt_out *out, const struct evt_ref *r)
+{
+	evt_fmt_event(f, out, r->ts, c->t->streams[EVT_REF_STREAM(r)].cpu,
+		      &evt_events[EVT_REF_DESC(r)], r->payload, EVT_REF_LEN(r), 0);
+}
+
+static int slice_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
+{
+	struct cat *c = ctx;
+	struct slice *sl = state;
+	size_t i = 0;
+
+	if (!n)
+		return 0;
+	if (!sl->count)
+		sl->first = r[0].ts;
+	sl->count += n;
+	sl->last = r[n - 1].ts;
+	if (sl->per_stream) {
+		for (i = 0; i < n; i++) {
+			sl->per_stream[EVT_REF_STREAM(&r[i])]++;
+			sl->per_event[EVT_REF_DESC(&r[i])]++;
+		}
+	}
+	if (!c->print)
+		return 0;
+	if (sl->direct) {
+		for (i = 0; i < n; i++)
+			print_ref(c, &c->fmt, &c->out, &r[i]);
+		return c->out.err ? -1 : 0;
+	}
+	i = 0;
+	if (!sl->have_first) {
+		/* Its delta needs the previous slice's last event: printed later. */
+		sl->first_ref = r[0];
+		sl->have_first = 1;
+		sl->fmt.prev_ts = r[0].ts;
+		sl->fmt.have_prev = 1;
+		i = 1;
+	}
+	for (; i < n; i++)
+		print_ref(c, &sl->fmt, &sl->out, &r[i]);
+	return sl->out.err ? -1 : 0;
+}
+
+static int write_all(int fd, const char *p, size_t len)
+{
+	while (len) {
+		ssize_t w = write(fd, p, len);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+static void slice_drop(void *ctx, void *state)
+{
+	(void)ctx;
+	slice_free(state);
+}
+
+/* In order, on the main thread: output and totals. */
+static int slice_end(void *ctx, void *state, const char *err)
+{
+	struct cat *c = ctx;
+	struct slice *sl = state;
+	unsigned int i;
+	int ret = 0;
+
+	if (c->print && !sl->direct && sl->have_first) {
+		if (sl->out.err) {
+			c->out.err = sl->out.err;
+		} else {
+			print_ref(c, &c->fmt, &c->out, &sl->first_ref);
+			if (!c->out.err && !evt_out_flush(&c->out) &&
+			    write_all(c->out.fd, sl->out.buf, sl->out.len))
+				c->out.err = errno ? errno : EIO;
+		}
+		c->fmt.prev_ts = sl->last;
+	}
+	if (sl->count) {
+		if (!c->st.total)
+			c->st.first = sl->first;
+		c->st.last = sl->last;
+		c->st.total += sl->count;
+	}
+	if (sl->per_stream) {
+		for (i = 0; i < c->t->nr_streams; i++)
+			c->st.per_stream[i] += sl->per_stream[i];
+		for (i = 0; i < evt_nr_events; i++)
+			c->st.per_event[i] += sl->per_event[i];
+	}
+	if (err) {
+		c->err = strdup(err);
+		ret = -1;
+	}
+	if (c->out.err)
+		ret = -1;
+	slice_free(sl);
+	return ret;
+}
+
+static const struct evt_par_ops cat_ops = {
+	.begin = slice_begin, .refs = slice_refs, .end = slice_end, .drop = slice_drop,
+};
+
+/* The sequential path: one merge, printed as it goes. */
+static int run_sequential(struct cat *c, uint64_t from, uint64_t to)
+{
+	struct evt_mtrace mt;
+	struct evt_ref *refs = malloc(NREFS * sizeof(*refs));
+	struct slice *sl;
+	long n;
+	int ret;
+
+	if (!refs || evt_mtrace_init(&mt, c->t, c->o->merge)) {
+		free(refs);
+		return -1;
+	}
+	evt_mtrace_set_range(&mt, from, to);
+	if (c->o->event_mask)
+		evt_mtrace_set_events(&mt, c->o->event_mask);
+	sl = slice_begin(c, 0);
+	if (!sl) {
+		evt_mtrace_free(&mt);
+		free(refs);
+		return -1;
+	}
+	if (c->print) {
+		evt_out_free(&sl->out);
+		sl->direct = 1;
+	}
+	while ((n = evt_mtrace_next(&mt, refs, NREFS)) > 0)
+		if (slice_refs(c, sl, refs, (size_t)n))
+			break;
+	ret = slice_end(c, sl, n < 0 ? mt.errmsg : NULL);
+	evt_mtrace_free(&mt);
+	free(refs);
+	return ret < 0 ? 1 : 0;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .fmt = EVT_FMT_TEXT, .merge = EVT_MERGE_TREE };
 	struct evt_trace_opts to = { 0 };
 	struct evt_trace t;
-	struct evt_mtrace mt;
-	struct evt_ref *refs;
-	struct evt_out out;
-	struct evt_fmt fmt;
-	struct stats st = { 0 };
+	struct cat c = { 0 };
 	uint64_t from = 0, tov = UINT64_MAX;
-	int print, ret = 0;
-	long n;
+	char err[512];
+	int ret = 0, rc;
 
 	if (parse_args(argc, argv, &o)) {
 		fprintf(stderr, "Try 'evcat --help'.\n");
 		return EXIT_USAGE;
 	}
-	print = !o.count && !o.stats;
 	if (o.cpu_set) {
 		to.cpu_set = o.cpu_set;
 		to.cpu_set_bits = MAX_CPUS;
@@ -383,8 +617,8 @@ int main(int argc, char **argv)
 		for (i = 0; i < t.nr_streams; i++) {
 			struct evt_stream *s = &t.streams[i];
 
-			if (evt_stream_has(&t, s) > 0 && evt_stream_ts(s) < first)
-				first = evt_stream_ts(s);
+			if (s->npk && s->pk[0].begin < first)
+				first = s->pk[0].begin;
 		}
 		if (first == UINT64_MAX)
 			first = 0;
@@ -399,72 +633,57 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	refs = malloc(NREFS * sizeof(*refs));
-	st.per_stream = calloc(t.nr_streams + 1, sizeof(*st.per_stream));
-	st.per_event = calloc(evt_nr_events, sizeof(*st.per_event));
-	if (!refs || !st.per_stream || !st.per_event || evt_mtrace_init(&mt, &t, o.merge) ||
-	    evt_out_init(&out, STDOUT_FILENO, 1 << 20) ||
-	    evt_fmt_init(&fmt, o.fmt, evt_trace_offset_ns(&t))) {
+	c.o = &o;
+	c.t = &t;
+	c.print = !o.count && !o.stats;
+	c.st.per_stream = calloc(t.nr_streams + 1, sizeof(*c.st.per_stream));
+	c.st.per_event = calloc(evt_nr_events, sizeof(*c.st.per_event));
+	if (!c.st.per_stream || !c.st.per_event || evt_out_init(&c.out, STDOUT_FILENO, 1 << 20) ||
+	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(&t))) {
 		fprintf(stderr, "evcat: out of memory\n");
 		return EXIT_TRACE;
 	}
-	evt_mtrace_set_range(&mt, from, tov);
-	if (o.event_mask)
-		evt_mtrace_set_events(&mt, o.event_mask);
+	{
+		struct evt_par_opts po = {
+			.threads = o.threads, .kind = o.merge, .from = from, .to = tov,
+			.event_mask = o.event_mask, .slice_bytes = o.slice_bytes,
+		};
 
-	while ((n = evt_mtrace_next(&mt, refs, NREFS)) > 0) {
-		long i;
-
-		if (!st.total)
-			st.first = refs[0].ts;
-		st.total += (uint64_t)n;
-		st.last = refs[n - 1].ts;
-		if (print) {
-			for (i = 0; i < n; i++) {
-				const struct evt_ref *r = &refs[i];
-
-				if (evt_fmt_event(&fmt, &out, r->ts, t.streams[EVT_REF_STREAM(r)].cpu,
-						  &evt_events[EVT_REF_DESC(r)], r->payload,
-						  EVT_REF_LEN(r), 0))
-					break;
-			}
-			if (out.err)
-				break;
-		}
-		if (o.stats) {
-			for (i = 0; i < n; i++) {
-				st.per_stream[EVT_REF_STREAM(&refs[i])]++;
-				st.per_event[EVT_REF_DESC(&refs[i])]++;
-			}
+		if (o.threads > 1 && evt_par_slices(&t, &po) > 1) {
+			rc = evt_par_run(&t, &po, &cat_ops, &c, err, sizeof(err));
+			if (rc < 0 && !c.err)
+				c.err = strdup(err);
+		} else {
+			rc = run_sequential(&c, from, tov);
+			if (rc && !c.err && !c.out.err)
+				c.err = strdup("out of memory");
 		}
 	}
-	if (print && !out.err)
-		evt_out_flush(&out);
-	if (out.err) {
-		fprintf(stderr, "evcat: writing the output: %s\n", strerror(out.err));
+	if (c.print && !c.out.err)
+		evt_out_flush(&c.out);
+	if (c.out.err) {
+		fprintf(stderr, "evcat: writing the output: %s\n", strerror(c.out.err));
 		ret = EXIT_TRACE;
 	} else {
-		if (o.count) {
-			printf("%llu\n", (unsigned long long)st.total);
-		}
+		if (o.count)
+			printf("%llu\n", (unsigned long long)c.st.total);
 		if (o.stats)
-			print_stats(&o, &t, &st);
+			print_stats(&o, &t, &c.st);
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "evcat: writing the output: %s\n", strerror(errno));
 			ret = EXIT_TRACE;
 		}
-		if (n < 0) {
-			fprintf(stderr, "evcat: %s\n", mt.errmsg);
-			ret = EXIT_TRACE;
-		}
 	}
-	evt_out_free(&out);
-	evt_fmt_free(&fmt);
-	evt_mtrace_free(&mt);
+	if (c.err) {
+		fprintf(stderr, "evcat: %s\n", c.err);
+		ret = EXIT_TRACE;
+	}
+	evt_out_free(&c.out);
+	evt_fmt_free(&c.fmt);
 	evt_trace_close(&t);
-	free(refs);
-	free(st.per_stream);
-	free(st.per_event);
+	free(c.err);
+	free(c.st.per_stream);
+	free(c.st.per_event);
 	free(o.cpu_set);
 	free(o.event_mask);
 	return ret;

@@ -14,6 +14,7 @@
 #include "unit.h"
 #include "fastcheck.h"
 #include "evt_trace.h"
+#include "evt_par.h"
 #include "evt_synth.h"
 
 static uint64_t rng_state = 77;
@@ -98,6 +99,97 @@ static void merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind 
 		snprintf(out->err, sizeof(out->err), "%s", mt.errmsg);
 	}
 	evt_mtrace_free(&mt);
+}
+
+/* ---- The same merge on threads, slices collected in order ---- */
+
+struct par_ctx {
+	struct merged *out;
+	int ended;
+};
+
+static void *par_begin(void *ctx, unsigned int j)
+{
+	(void)ctx;
+	(void)j;
+	return calloc(1, sizeof(struct merged));
+}
+
+static int par_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
+{
+	struct merged *m = state;
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < n; i++) {
+		if (m->n == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 1024;
+			m->ev = realloc(m->ev, m->cap * sizeof(*m->ev));
+		}
+		m->ev[m->n++] = (struct mref){ r[i].ts, r[i].payload, EVT_REF_STREAM(&r[i]),
+					       EVT_REF_DESC(&r[i]), EVT_REF_LEN(&r[i]) };
+	}
+	return 0;
+}
+
+static int par_end(void *ctx, void *state, const char *err)
+{
+	struct par_ctx *c = ctx;
+	struct merged *m = state, *o = c->out;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		if (o->n == o->cap) {
+			o->cap = o->cap ? o->cap * 2 : 4096;
+			o->ev = realloc(o->ev, o->cap * sizeof(*o->ev));
+		}
+		o->ev[o->n++] = m->ev[i];
+	}
+	c->ended++;
+	free(m->ev);
+	free(m);
+	if (err) {
+		o->rc = -1;
+		snprintf(o->err, sizeof(o->err), "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void par_drop(void *ctx, void *state)
+{
+	struct merged *m = state;
+
+	(void)ctx;
+	free(m->ev);
+	free(m);
+}
+
+static const struct evt_par_ops par_ops = {
+	.begin = par_begin, .refs = par_refs, .end = par_end, .drop = par_drop,
+};
+
+/* Like merge_dir, on @threads threads with slices of about @slice bytes. */
+static void par_merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind kind,
+			  unsigned int threads, uint64_t slice, uint64_t from, uint64_t to,
+			  struct merged *out)
+{
+	struct evt_par_opts po = {
+		.threads = threads, .kind = kind, .from = from, .to = to, .slice_bytes = slice,
+	};
+	struct par_ctx c = { .out = out };
+	char err[256];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (evt_trace_open(t, dir, NULL)) {
+		out->rc = -1;
+		snprintf(out->err, sizeof(out->err), "%s", t->err);
+		return;
+	}
+	rc = evt_par_run(t, &po, &par_ops, &c, err, sizeof(err));
+	ck_assert_msg(rc >= 0, "%s", err);
+	ck_assert_int_eq(rc, out->rc ? 1 : 0);
 }
 
 /* Merged order: (ts, buffer id) non-decreasing, file order within a stream. */
@@ -215,6 +307,76 @@ START_TEST(read_synth_traces)
 	evt_trace_close(&t2);
 	free(a.ev);
 	free(b.ev);
+	rmtree(dir);
+}
+END_TEST
+
+/* Time slices on threads: the sequential merge's events, in the same order, ranges too. */
+START_TEST(parallel_equals_sequential)
+{
+	unsigned int variant = (unsigned int)_i;
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_trace t1, t2;
+	struct merged a, b;
+	char dir[64];
+	unsigned int threads;
+
+	mktmp(dir, sizeof(dir));
+	small_params(&p, variant + 2);
+	p.events = 20000;
+	synth(dir, &p, &r);
+	merge_dir(&t1, dir, variant & 1, NULL, &a);
+	ck_assert_msg(a.rc == 0, "%s", a.err);
+	for (threads = 1; threads <= 4; threads++) {
+		par_merge_dir(&t2, dir, (variant + threads) & 1, threads, 700 * threads, 0, UINT64_MAX, &b);
+		ck_assert_msg(b.rc == 0, "%s", b.err);
+		check_same(&a, &b);
+		evt_trace_close(&t2);
+		free(b.ev);
+	}
+	/* A range: the sequential merge's events within it. */
+	{
+		uint64_t lo = a.ev[a.n / 3].ts, hi = a.ev[2 * a.n / 3].ts;
+		struct evt_mtrace mt;
+		struct evt_ref refs[64];
+		struct evt_trace t3;
+		size_t k = 0, first = 0;
+		long n;
+
+		while (a.ev[first].ts < lo)
+			first++;
+		par_merge_dir(&t2, dir, EVT_MERGE_TREE, 3, 1000, lo, hi, &b);
+		ck_assert_msg(b.rc == 0, "%s", b.err);
+		ck_assert_uint_gt(b.n, 0);
+		for (k = 0; k < b.n; k++) {
+			ck_assert_uint_eq(b.ev[k].ts, a.ev[first + k].ts);
+			ck_assert_uint_eq(b.ev[k].stream, a.ev[first + k].stream);
+		}
+		ck_assert(first + k == a.n || a.ev[first + k].ts > hi);
+		/* The sequential reader with the same range (it seeks too). */
+		ck_assert_int_eq(evt_trace_open(&t3, dir, NULL), 0);
+		ck_assert_int_eq(evt_mtrace_init(&mt, &t3, EVT_MERGE_LIST), 0);
+		evt_mtrace_set_range(&mt, lo, hi);
+		k = 0;
+		while ((n = evt_mtrace_next(&mt, refs, 64)) > 0) {
+			long i;
+
+			for (i = 0; i < n; i++, k++) {
+				ck_assert_uint_lt(k, b.n);
+				ck_assert_uint_eq(refs[i].ts, b.ev[k].ts);
+				ck_assert_uint_eq(EVT_REF_STREAM(&refs[i]), b.ev[k].stream);
+			}
+		}
+		ck_assert_int_eq(n, 0);
+		ck_assert_uint_eq(k, b.n);
+		evt_mtrace_free(&mt);
+		evt_trace_close(&t3);
+		evt_trace_close(&t2);
+		free(b.ev);
+	}
+	evt_trace_close(&t1);
+	free(a.ev);
 	rmtree(dir);
 }
 END_TEST
@@ -603,7 +765,7 @@ START_TEST(corrupt_random_flips_never_crash)
 	b = malloc(c.f[0].len > c.f[1].len ? c.f[0].len : c.f[1].len);
 	for (round = 0; round < 120; round++) {
 		unsigned int which = (unsigned int)(rnd() % c.n), flips = 1 + (unsigned int)(rnd() % 6), i;
-		size_t len = c.f[which].len;
+		size_t len = c.f[which].len, nseq;
 		int rc;
 
 		memcpy(b, c.f[which].buf, len);
@@ -625,11 +787,25 @@ START_TEST(corrupt_random_flips_never_crash)
 				break;
 			}
 		}
-		rc = try_corrupt(dir, &c, which, b, len, round & 1, err, sizeof(err), NULL);
+		rc = try_corrupt(dir, &c, which, b, len, round & 1, err, sizeof(err), &nseq);
 		if (rc) {
 			errors++;
 			ck_assert_msg(strstr(err, "offset "), "no offset in \"%s\"", err);
 			ck_assert_msg(strstr(err, c.f[which].name), "no file in \"%s\"", err);
+		}
+		/* On threads, in slices: the same events before the same error. */
+		if (round % 3 == 0) {
+			struct evt_trace t;
+			struct merged m;
+
+			par_merge_dir(&t, dir, round & 1, 3, 900, 0, UINT64_MAX, &m);
+			ck_assert_int_eq(m.rc, rc);
+			ck_assert_uint_eq(m.n, nseq);
+			if (rc)
+				ck_assert_str_eq(m.err, err);
+			if (t.dir)
+				evt_trace_close(&t);
+			free(m.ev);
 		}
 	}
 	/* Most corruptions are caught (flipping a payload byte is not an error). */
@@ -788,6 +964,23 @@ START_TEST(evcat_against_babeltrace2)
 	ck_assert_str_eq(a, b);
 	free(a);
 	free(b);
+	/* On threads, in small slices: byte for byte the same output. */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 1 | md5sum", evcat_path, dir);
+	a = sh(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 3 --slice-bytes 5000 --merge list | md5sum",
+		 evcat_path, dir);
+	b = sh(cmd, &st);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 1 --format json --stats | md5sum", evcat_path, dir);
+	a = sh(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 2 --slice-bytes 3000 --format json --stats | md5sum",
+		 evcat_path, dir);
+	b = sh(cmd, &st);
+	ck_assert_str_eq(a, b);
+	free(a);
+	free(b);
 	/* ... and the merged output is in time order. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' | cut -c2-19 | LC_ALL=C sort -c && echo sorted",
 		 evcat_path, dir);
@@ -893,6 +1086,7 @@ Suite *trace_suite(void)
 
 	tcase_add_loop_test(tr, read_synth_traces, 0, 6);
 	tcase_add_test(tr, read_losses_and_missing_cpus);
+	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);
 	tcase_add_test(tr, metadata_parsing);
 	tcase_add_test(tr, empty_and_odd_directories);
 	tcase_add_test(tc, corrupt_traces_give_errors);

@@ -51,6 +51,19 @@ char *evt_out_room(struct evt_out *o, size_t n)
 {
 	if (o->cap - o->len >= n)
 		return o->buf + o->len;
+	if (o->fd < 0) {
+		/* In memory: grow. */
+		size_t cap = o->cap * 2 > o->len + n ? o->cap * 2 : o->len + n;
+		char *b = realloc(o->buf, cap);
+
+		if (!b) {
+			o->err = ENOMEM;
+			return NULL;
+		}
+		o->buf = b;
+		o->cap = cap;
+		return o->buf + o->len;
+	}
 	if (evt_out_flush(o))
 		return NULL;
 	if (o->cap < n) {

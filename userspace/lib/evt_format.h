@@ -24,7 +24,7 @@ struct evt_out {
 	size_t len, cap;
 };
 
-/* 0 or -1 (no memory). */
+/* 0 or -1 (no memory). @fd < 0: in memory only, the buffer grows. */
 int evt_out_init(struct evt_out *o, int fd, size_t cap);
 /* Write what is buffered: 0 or -1 (o->err). */
 int evt_out_flush(struct evt_out *o);

@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -384,6 +385,8 @@ static int parse_stream_name(const char *name, unsigned int *chan, unsigned int 
 	return 0;
 }
 
+static int index_stream(struct evt_trace *t, struct evt_stream *s);
+
 static int stream_cmp(const void *a, const void *b)
 {
 	const struct evt_stream *x = a, *y = b;
@@ -526,10 +529,15 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	closedir(d);
 	if (t->nr_streams)
 		qsort(t->streams, t->nr_streams, sizeof(*t->streams), stream_cmp);
+	t->base = UINT64_MAX;
 	for (i = 0; i < t->nr_streams; i++) {
-		t->streams[i].id = i;
-		if (open_stream(t, &t->streams[i]))
+		struct evt_stream *s = &t->streams[i];
+
+		s->id = i;
+		if (open_stream(t, s) || index_stream(t, s))
 			goto fail;
+		if (s->npk && s->pk[0].begin < t->base)
+			t->base = s->pk[0].begin;
 	}
 	return 0;
 fail:
@@ -550,8 +558,10 @@ void evt_trace_close(struct evt_trace *t)
 	for (i = 0; i < t->nr_streams; i++) {
 		struct evt_stream *s = &t->streams[i];
 
-		if (s->map)
+		if (s->map && !s->shared)
 			munmap((void *)s->map, s->size);
+		if (!s->shared)
+			free(s->pk);
 		free(s->ev);
 	}
 	free(t->streams);
@@ -559,6 +569,38 @@ void evt_trace_close(struct evt_trace *t)
 	t->streams = NULL;
 	t->dir = NULL;
 	t->nr_streams = 0;
+}
+
+int evt_trace_clone(struct evt_trace *dst, const struct evt_trace *src)
+{
+	unsigned int i;
+
+	memcpy(dst, src, sizeof(*dst));
+	dst->streams = NULL;
+	dst->dir = strdup(src->dir);
+	if (src->nr_streams)
+		dst->streams = calloc(src->nr_streams, sizeof(*dst->streams));
+	if (!dst->dir || (src->nr_streams && !dst->streams)) {
+		free(dst->dir);
+		free(dst->streams);
+		memset(dst, 0, sizeof(*dst));
+		return -1;
+	}
+	for (i = 0; i < src->nr_streams; i++) {
+		struct evt_stream *d = &dst->streams[i];
+		const struct evt_stream *s = &src->streams[i];
+
+		/* Identity, mapping, index and accounting; fresh cursors. */
+		memcpy(d, s, offsetof(struct evt_stream, ipk));
+		d->packets = s->packets;
+		d->discarded = s->discarded;
+		d->seq_first = s->seq_first;
+		d->seq_gaps = s->seq_gaps;
+		d->first_ts = s->first_ts;
+		d->end_ts = s->end_ts;
+		d->shared = 1;
+	}
+	return 0;
 }
 
 /* ---- Decoding a stream, one packet at a time ---- */
@@ -574,63 +616,126 @@ static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); re
 	       (t)->dir, (s)->name, (size_t)(off), m_); \
 } while (0)
 
-/* Check the packet at s->next_off and make it current: 0 or -1. */
-static int load_packet(struct evt_trace *t, struct evt_stream *s)
+#define IFAIL(t, s, off, ...) do { \
+	char m_[EVT_TRACE_ERRLEN]; \
+	snprintf(m_, sizeof(m_), __VA_ARGS__); \
+	seterr((s)->tail_errmsg, sizeof((s)->tail_errmsg), "%s/%s: offset %zu: %s", \
+	       (t)->dir, (s)->name, (size_t)(off), m_); \
+	(s)->tail_err = 1; \
+} while (0)
+
+/*
+ * Index a stream's packets from their headers. Stops at the first bad
+ * one: the error is kept for when the reader reaches it. 0, or -1 when
+ * out of memory (t->err).
+ */
+static int index_stream(struct evt_trace *t, struct evt_stream *s)
 {
-	size_t off = s->next_off, avail = s->size - off;
+	size_t off = 0, cap = 0;
+	const struct evt_packet_header *h;
 	struct evt_packet_info pi;
 	char msg[256];
-	const struct evt_packet_header *h = &pi.h;
 
-	if (evt_packet_parse(s->map + off, avail, &pi, msg, sizeof(msg))) {
-		SFAIL(t, s, off, "packet: %s", msg);
-		return -1;
-	}
-	if (h->stream_id != s->channel) {
-		SFAIL(t, s, off, "packet of stream %u (%s) in a %s file", h->stream_id,
-		      evt_channel_name(h->stream_id), evt_channel_name(s->channel));
-		return -1;
-	}
-	if (h->cpu_id != s->cpu || h->stream_instance_id != s->cpu) {
-		SFAIL(t, s, off, "packet of cpu_id %u, stream_instance_id %llu in the file of CPU %u",
-		      h->cpu_id, (unsigned long long)h->stream_instance_id, s->cpu);
-		return -1;
-	}
-	if (t->has_uuid && memcmp(h->uuid, t->uuid, 16)) {
-		SFAIL(t, s, off, "packet uuid differs from the metadata's trace uuid");
-		return -1;
-	}
-	if (s->packets) {
-		if (h->packet_seq_num <= s->seq_last) {
-			SFAIL(t, s, off, "packet_seq_num %llu not after the previous packet's %llu",
-			      (unsigned long long)h->packet_seq_num, (unsigned long long)s->seq_last);
-			return -1;
+	s->npk = 0;
+	h = &pi.h;
+	while (off < s->size) {
+		if (evt_packet_parse(s->map + off, s->size - off, &pi, msg, sizeof(msg))) {
+			IFAIL(t, s, off, "packet: %s", msg);
+			break;
 		}
-		if (h->events_discarded < s->discarded) {
-			SFAIL(t, s, off, "events_discarded %llu below the previous packet's %llu",
-			      (unsigned long long)h->events_discarded,
-			      (unsigned long long)s->discarded);
-			return -1;
+		if (h->stream_id != s->channel) {
+			IFAIL(t, s, off, "packet of stream %u (%s) in a %s file", h->stream_id,
+			      evt_channel_name(h->stream_id), evt_channel_name(s->channel));
+			break;
 		}
-		if (h->timestamp_begin < s->last_ts) {
-			SFAIL(t, s, off, "timestamp_begin %llu before the stream's previous event or packet %llu",
-			      (unsigned long long)h->timestamp_begin, (unsigned long long)s->last_ts);
-			return -1;
+		if (h->cpu_id != s->cpu || h->stream_instance_id != s->cpu) {
+			IFAIL(t, s, off, "packet of cpu_id %u, stream_instance_id %llu in the file of CPU %u",
+			      h->cpu_id, (unsigned long long)h->stream_instance_id, s->cpu);
+			break;
 		}
-		s->seq_gaps += h->packet_seq_num - s->seq_last - 1;
-	} else {
-		s->seq_first = h->packet_seq_num;
-		s->first_ts = h->timestamp_begin;
+		if (t->has_uuid && memcmp(h->uuid, t->uuid, 16)) {
+			IFAIL(t, s, off, "packet uuid differs from the metadata's trace uuid");
+			break;
+		}
+		if (s->npk) {
+			const struct evt_pkt *prev = &s->pk[s->npk - 1];
+			const struct evt_packet_header *ph = (const void *)(s->map + prev->off);
+			uint64_t pseq, pdisc;
+
+			memcpy(&pseq, &ph->packet_seq_num, 8);
+			memcpy(&pdisc, &ph->events_discarded, 8);
+			if (h->packet_seq_num <= pseq) {
+				IFAIL(t, s, off, "packet_seq_num %llu not after the previous packet's %llu",
+				      (unsigned long long)h->packet_seq_num, (unsigned long long)pseq);
+				break;
+			}
+			if (h->events_discarded < pdisc) {
+				IFAIL(t, s, off, "events_discarded %llu below the previous packet's %llu",
+				      (unsigned long long)h->events_discarded, (unsigned long long)pdisc);
+				break;
+			}
+			/* Time never goes back in a stream: not across packets either. */
+			if (h->timestamp_begin < prev->end) {
+				IFAIL(t, s, off, "timestamp_begin %llu before the previous packet's timestamp_end %llu",
+				      (unsigned long long)h->timestamp_begin, (unsigned long long)prev->end);
+				break;
+			}
+			s->seq_gaps += h->packet_seq_num - pseq - 1;
+		} else {
+			s->seq_first = h->packet_seq_num;
+			s->first_ts = h->timestamp_begin;
+		}
+		if (s->npk == cap) {
+			struct evt_pkt *n;
+
+			cap = cap ? cap * 2 : 64;
+			n = realloc(s->pk, cap * sizeof(*n));
+			if (!n) {
+				seterr(t->err, sizeof(t->err), "%s/%s: out of memory", t->dir, s->name);
+				return -1;
+			}
+			s->pk = n;
+		}
+		s->pk[s->npk].off = off;
+		s->pk[s->npk].begin = h->timestamp_begin;
+		s->pk[s->npk].end = h->timestamp_end;
+		s->pk[s->npk].content = pi.content_bytes;
+		s->npk++;
+		s->discarded = h->events_discarded;
+		s->end_ts = h->timestamp_end;
+		off += pi.packet_bytes;
 	}
-	s->seq_last = h->packet_seq_num;
-	s->discarded = h->events_discarded;
-	s->end_ts = h->timestamp_end;
-	s->last_ts = h->timestamp_begin;
-	s->packets++;
-	s->pi = pi;
-	s->pkt_off = off;
-	s->next_off = off + pi.packet_bytes;
+	s->packets = s->npk;
 	return 0;
+}
+
+/* Make packet s->ipk current (its header was checked by the index). */
+static void load_packet(struct evt_stream *s)
+{
+	const struct evt_pkt *k = &s->pk[s->ipk++];
+
+	memcpy(&s->pi.h, s->map + k->off, sizeof(s->pi.h));
+	s->pi.content_bytes = (size_t)k->content;
+	s->pi.packet_bytes = (size_t)(s->pi.h.packet_size / 8);
+	s->pkt_off = (size_t)k->off;
+}
+
+void evt_stream_seek(struct evt_stream *s, uint64_t ts)
+{
+	uint32_t lo = 0, hi = s->npk;
+
+	/* Packet ends never go back: the first one ending at or after ts. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (s->pk[mid].end < ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	s->ipk = lo;
+	s->n = s->i = 0;
+	s->err = s->eof = 0;
 }
 
 /* Room for @need events (+ two look-ahead slots) in ev[]. */
@@ -777,8 +882,6 @@ out:
 	memset(ev + n, 0, 2 * sizeof(*ev));
 	s->n = n;
 	s->events += n;
-	if (n)
-		s->last_ts = prev;
 	return ret;
 }
 
@@ -790,11 +893,17 @@ int evt_stream_fill(struct evt_trace *t, struct evt_stream *s)
 		if (s->eof)
 			return 0;
 		s->n = s->i = 0;
-		if (s->next_off >= s->size) {
+		if (s->ipk >= s->npk) {
+			if (s->tail_err) {
+				memcpy(s->errmsg, s->tail_errmsg, sizeof(s->errmsg));
+				s->err = 1;
+				return -1;
+			}
 			s->eof = 1;
 			return 0;
 		}
-		if (load_packet(t, s) || decode_packet(t, s))
+		load_packet(s);
+		if (decode_packet(t, s))
 			s->err = 1;
 	}
 	return 1;
@@ -828,8 +937,14 @@ void evt_mtrace_free(struct evt_mtrace *mt)
 
 void evt_mtrace_set_range(struct evt_mtrace *mt, uint64_t from, uint64_t to)
 {
+	unsigned int i;
+
 	mt->from = from;
 	mt->to = to;
+	/* Whole packets that end before @from are not even decoded. */
+	if (from)
+		for (i = 0; i < mt->t->nr_streams; i++)
+			evt_stream_seek(&mt->t->streams[i], from);
 }
 
 void evt_mtrace_set_events(struct evt_mtrace *mt, uint8_t *mask)
@@ -846,7 +961,7 @@ static int cur_load(struct evt_mtrace *mt, struct evt_mcur *c, struct evt_stream
 	if (s->pi.h.timestamp_end - mt->base > m->max_rel) {
 		snprintf(mt->errmsg, sizeof(mt->errmsg),
 			 "%s/%s: offset %zu: timestamp_end %llu lies more than %llu ns after the "
-			 "trace's first packet (%llu): too far apart to merge",
+			 "trace's first packet begins (%llu): too far apart to merge",
 			 mt->t->dir, s->name, s->pkt_off, (unsigned long long)s->pi.h.timestamp_end,
 			 (unsigned long long)m->max_rel, (unsigned long long)mt->base);
 		return -1;
@@ -871,7 +986,8 @@ static int mtrace_start(struct evt_mtrace *mt)
 		ret = -1;
 		goto out;
 	}
-	mt->base = UINT64_MAX;
+	/* The same base for every reader of the trace (threads): the same keys. */
+	mt->base = t->base;
 	for (i = 0; i < k; i++) {
 		struct evt_stream *s = &t->streams[i];
 		int r = evt_stream_has(t, s);
@@ -883,8 +999,6 @@ static int mtrace_start(struct evt_mtrace *mt)
 			goto out;
 		}
 		has[i] = (unsigned char)r;
-		if (r && s->pi.h.timestamp_begin < mt->base)
-			mt->base = s->pi.h.timestamp_begin;
 	}
 	for (i = 0; i < k; i++) {
 		struct evt_stream *s = &t->streams[i];

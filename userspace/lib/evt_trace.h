@@ -47,6 +47,13 @@ struct evt_dev {
 	uint64_t meta;
 };
 
+/* A packet of the index: where it is and its time range. */
+struct evt_pkt {
+	uint64_t off;
+	uint64_t begin, end;		/* timestamp_begin, timestamp_end */
+	uint64_t content;		/* content bytes */
+};
+
 struct evt_stream {
 	unsigned int id;	/* buffer id */
 	unsigned int channel;
@@ -54,29 +61,40 @@ struct evt_stream {
 	char name[32];		/* file name in the directory */
 	const uint8_t *map;
 	size_t size;
+	int shared;		/* a clone: map and index belong to the original */
 
 	/*
-	 * The packet being delivered, decoded: ev[0..n), two slack entries
-	 * after them for the merge's look-ahead.
+	 * The packet index, built at open from the headers alone: every
+	 * packet-level rule (header, sizes, stream, CPU, uuid, sequence,
+	 * running discard total, time never going back) checked once. A bad
+	 * header ends the index; its error (tail_errmsg) is raised when the
+	 * reader gets there, after the events before it.
 	 */
+	struct evt_pkt *pk;
+	uint32_t npk;
+	int tail_err;
+	char tail_errmsg[EVT_TRACE_ERRLEN];
+
+	/*
+	 * The packet being delivered (index ipk - 1), decoded: ev[0..n), two
+	 * slack entries after them for the merge's look-ahead.
+	 */
+	uint32_t ipk;		/* next packet to decode */
 	size_t pkt_off;
-	size_t next_off;	/* where the next packet starts */
 	struct evt_packet_info pi;
 	struct evt_dev *ev;
 	uint32_t n, i, cap;
 	int err;		/* an error follows the decoded events */
 	int eof;
+	uint64_t events;	/* decoded so far */
 
-	/* Whole-file accounting, up to the packet being delivered. */
+	/* Whole-file accounting, from the index. */
 	uint64_t packets;
-	uint64_t events;		/* decoded */
-	uint64_t discarded;		/* events_discarded of the latest packet */
+	uint64_t discarded;		/* events_discarded of the last packet */
 	uint64_t seq_first;		/* packet_seq_num of the first packet */
-	uint64_t seq_last;
-	uint64_t seq_gaps;		/* packets missing between read packets */
-	uint64_t last_ts;		/* of the latest decoded event, or packet begin */
+	uint64_t seq_gaps;		/* packets missing between packets */
 	uint64_t first_ts;		/* timestamp_begin of the first packet */
-	uint64_t end_ts;		/* timestamp_end of the latest packet */
+	uint64_t end_ts;		/* timestamp_end of the last packet */
 	char errmsg[EVT_TRACE_ERRLEN];
 };
 
@@ -95,12 +113,21 @@ struct evt_trace {
 	uint64_t clock_offset_ns;
 	int has_uuid;
 	uint8_t uuid[16];
+	uint64_t base;			/* earliest timestamp_begin: merge keys are relative to it */
 	char err[EVT_TRACE_ERRLEN];
 };
 
 /* 0, or -1 with t->err set (t is then closed already). */
 int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o);
 void evt_trace_close(struct evt_trace *t);
+/*
+ * A second reader of the same open trace (for another thread): shares the
+ * mappings and the index, has its own cursors. Close it before @src.
+ * 0 or -1 (no memory).
+ */
+int evt_trace_clone(struct evt_trace *dst, const struct evt_trace *src);
+/* Position a stream (before reading) at the first packet that may hold @ts or later. */
+void evt_stream_seek(struct evt_stream *s, uint64_t ts);
 
 /* Realtime = clock value + this (nanoseconds). */
 static inline uint64_t evt_trace_offset_ns(const struct evt_trace *t)
@@ -177,7 +204,11 @@ struct evt_mtrace {
 /* 0, or -1 (no memory). Loads every stream's first packet lazily. */
 int evt_mtrace_init(struct evt_mtrace *mt, struct evt_trace *t, enum evt_merge_kind kind);
 void evt_mtrace_free(struct evt_mtrace *mt);
-/* Only events in [from, to] (clock values). Before the first batch. */
+/*
+ * Only events in [from, to] (clock values). Before the first batch: the
+ * streams are sought to the first packet that can hold @from (packets
+ * wholly before it are skipped undecoded).
+ */
 void evt_mtrace_set_range(struct evt_mtrace *mt, uint64_t from, uint64_t to);
 /* Only events whose mask[evt_events index] is set (kept by reference). */
 void evt_mtrace_set_events(struct evt_mtrace *mt, uint8_t *mask);

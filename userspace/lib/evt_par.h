@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The merged reader on several threads: the trace's time range is cut into
+ * slices at packet starts (from the packet index, about slice_bytes of
+ * content each); worker threads each merge whole slices, every one with its
+ * own k-way merge (evt_mtrace) over its own cursors on the shared mappings;
+ * the calling thread takes the slices' results in time order.
+ *
+ * The result is the sequential merge's, event for event: a slice is
+ * [lo, hi] in time, each stream sought to the first packet that can hold lo
+ * (packets decode on their own: the one-wrap timestamps restart at each
+ * packet's timestamp_begin), events before lo merged but not given. A
+ * decode error is met by the slice whose merge reaches it, after the same
+ * events as sequentially: the caller stops there.
+ */
+#ifndef EVT_PAR_H
+#define EVT_PAR_H
+
+#include "evt_trace.h"
+
+struct evt_par_ops {
+	/* Worker thread: a new slice's state (NULL: no memory, the run stops). */
+	void *(*begin)(void *ctx, unsigned int slice);
+	/* Worker thread: the slice's next events, in merge order. 0, or -1 to stop. */
+	int (*refs)(void *ctx, void *state, const struct evt_ref *r, size_t n);
+	/*
+	 * Calling thread, slices in order: the slice is complete; @err is the
+	 * decode error the merge stopped at, or NULL. Frees @state. 0 to go
+	 * on, -1 to stop.
+	 */
+	int (*end)(void *ctx, void *state, const char *err);
+	/* Calling thread: free a state that will not be ended (stopping). */
+	void (*drop)(void *ctx, void *state);
+};
+
+struct evt_par_opts {
+	unsigned int threads;		/* workers, >= 1 */
+	enum evt_merge_kind kind;
+	uint64_t from, to;		/* inclusive time range (clock values) */
+	uint8_t *event_mask;		/* as evt_mtrace_set_events(), NULL: all */
+	uint64_t slice_bytes;		/* packet content per slice (0: 2 MiB) */
+};
+
+/*
+ * Run it: 0 when every slice was ended, 1 when end() stopped it (an error
+ * it reported, or its own), -1 on a setup failure (@err).
+ */
+int evt_par_run(struct evt_trace *t, const struct evt_par_opts *o, const struct evt_par_ops *ops,
+		void *ctx, char *err, size_t errlen);
+
+/* How many slices a run with @o would cut (for callers choosing a path). */
+unsigned int evt_par_slices(const struct evt_trace *t, const struct evt_par_opts *o);
+
+#endif /* EVT_PAR_H */
