@@ -23,6 +23,7 @@
 #include <unistd.h>
 #include <evtrace/abi.h>
 #include "evt_ctl.h"
+#include "evt_io.h"
 
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1
@@ -129,24 +130,6 @@ static int take_lock(void)
 	return 0;	/* the descriptor stays open: the lock lives as long as we do */
 }
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int copy_metadata(void)
 {
 	char path[4096], buf[65536];
@@ -166,7 +149,7 @@ static int copy_metadata(void)
 		return -1;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0) {
-		if (write_all(out, buf, (size_t)n)) {
+		if (evt_write_all(out, buf, (size_t)n)) {
 			fprintf(stderr, "evdrain: cannot write %s: %s\n", path, strerror(errno));
 			close(in);
 			close(out);
@@ -271,7 +254,7 @@ static int write_packet(struct ring *r, size_t len)
 					ssize_t k;
 
 					while (n > 0 && (k = read(pipefd[0], tmp, sizeof(tmp))) > 0) {
-						if (write_all(r->out, tmp, (size_t)k))
+						if (evt_write_all(r->out, tmp, (size_t)k))
 							return -1;
 						n -= k;
 						left -= (size_t)k;
@@ -296,7 +279,7 @@ static int write_packet(struct ring *r, size_t len)
 	}
 	if (lseek(r->fd, 0, SEEK_SET) != 0 || read(r->fd, copybuf, len) != (ssize_t)len)
 		return -1;
-	return write_all(r->out, copybuf, len);
+	return evt_write_all(r->out, copybuf, len);
 }
 
 /* Take, write and release every complete sub-buffer of @r. */

@@ -30,6 +30,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "evt_decode.h"
+#include "evt_io.h"
 
 #define MAX_RINGS 512
 
@@ -49,24 +50,6 @@ struct ring_fd {
 	int holding;
 };
 
-static int write_all(int fd, const void *buf, size_t len)
-{
-	const char *p = buf;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 static int copy_file(const char *from, const char *to)
 {
 	char buf[65536];
@@ -81,7 +64,7 @@ static int copy_file(const char *from, const char *to)
 		return -1;
 	}
 	while ((n = read(in, buf, sizeof(buf))) > 0)
-		write_all(out, buf, (size_t)n);
+		evt_write_all(out, buf, (size_t)n);
 	close(in);
 	close(out);
 	return 0;
@@ -108,7 +91,7 @@ static void dump_held(struct ring_fd *r, const char *dir, const char *name)
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	write_all(out, buf, (size_t)n);
+	evt_write_all(out, buf, (size_t)n);
 	close(out);
 	free(buf);
 }
@@ -165,7 +148,7 @@ static int drain_ring(struct ring_fd *r, int use_splice, int *pipefd, char *buf,
 				fprintf(stderr, "evtest: short read on %s\n", r->name);
 				exit(1);
 			}
-			write_all(r->out, buf, padded);
+			evt_write_all(r->out, buf, padded);
 		}
 		if (ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF) < 0) {
 			fprintf(stderr, "evtest: PUT_NEXT_SUBBUF %s: %s\n", r->name, strerror(errno));
@@ -241,13 +224,14 @@ static int cmd_drain(int argc, char **argv)
 			/* Re-read the held packet as it is now, keep it, then let it go. */
 			dump_held(&rings[i], dir, "held-end.bin");
 			snprintf(path, sizeof(path), "%s/held-end.bin", dir);
-			if (copy_file(path, "/tmp/evtest-held") == 0) {
-				int in = open("/tmp/evtest-held", O_RDONLY);
-				ssize_t n = read(in, buf, bufsz);
+			{
+				int in = open(path, O_RDONLY);
+				ssize_t n = in >= 0 ? read(in, buf, bufsz) : -1;
 
 				if (n > 0)
-					write_all(rings[i].out, buf, (size_t)n);
-				close(in);
+					evt_write_all(rings[i].out, buf, (size_t)n);
+				if (in >= 0)
+					close(in);
 			}
 			rings[i].holding = 0;
 			ioctl(rings[i].fd, EVT_IOC_PUT_NEXT_SUBBUF);
