@@ -5,6 +5,7 @@
  */
 #include <ctype.h>
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -381,10 +382,19 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 
 /* ---- Consuming the merged events: one slice (sequential) or many (threads) ---- */
 
+#define POOL 64
+
 struct cat {
 	const struct opts *o;
 	struct evt_trace *t;
 	int print;
+	/*
+	 * Slice text buffers, recycled: fresh ones would be faulted in and
+	 * zeroed by the kernel for every slice.
+	 */
+	pthread_mutex_t pool_lock;
+	struct evt_out pool[POOL];
+	unsigned int npool;
 	struct evt_out out;		/* stdout */
 	struct evt_fmt fmt;		/* the output's: its delta runs across slices */
 	struct stats st;
@@ -401,12 +411,20 @@ struct slice {
 	struct evt_ref first_ref;	/* printed by the main thread: its delta */
 };
 
-static void slice_free(struct slice *sl)
+static void slice_free(struct cat *c, struct slice *sl)
 {
 	if (!sl)
 		return;
-	if (!sl->direct)
-		evt_out_free(&sl->out);
+	if (!sl->direct && sl->out.buf) {
+		pthread_mutex_lock(&c->pool_lock);
+		if (c->npool < POOL && !sl->out.err) {
+			sl->out.len = 0;
+			c->pool[c->npool++] = sl->out;
+		} else {
+			evt_out_free(&sl->out);
+		}
+		pthread_mutex_unlock(&c->pool_lock);
+	}
 	free(sl->per_stream);
 	free(sl->per_event);
 	free(sl);
@@ -424,13 +442,17 @@ static void *slice_begin(void *ctx, unsigned int j)
 		sl->per_stream = calloc(c->t->nr_streams + 1, sizeof(*sl->per_stream));
 		sl->per_event = calloc(evt_nr_events, sizeof(*sl->per_event));
 		if (!sl->per_stream || !sl->per_event) {
-			slice_free(sl);
+			slice_free(c, sl);
 			return NULL;
 		}
 	}
 	if (c->print) {
-		if (evt_out_init(&sl->out, -1, 1 << 20)) {
-			slice_free(sl);
+		pthread_mutex_lock(&c->pool_lock);
+		if (c->npool)
+			sl->out = c->pool[--c->npool];
+		pthread_mutex_unlock(&c->pool_lock);
+		if (!sl->out.buf && evt_out_init(&sl->out, -1, 1 << 20)) {
+			slice_free(c, sl);
 			return NULL;
 		}
 		/* The shared templates, this slice's own time cache and delta. */
@@ -503,8 +525,7 @@ static int write_all(int fd, const char *p, size_t len)
 
 static void slice_drop(void *ctx, void *state)
 {
-	(void)ctx;
-	slice_free(state);
+	slice_free(ctx, state);
 }
 
 /* In order, on the main thread: output and totals. */
@@ -544,7 +565,7 @@ static int slice_end(void *ctx, void *state, const char *err)
 	}
 	if (c->out.err)
 		ret = -1;
-	slice_free(sl);
+	slice_free(c, sl);
 	return ret;
 }
 
@@ -635,6 +656,7 @@ int main(int argc, char **argv)
 	}
 	c.o = &o;
 	c.t = &t;
+	pthread_mutex_init(&c.pool_lock, NULL);
 	c.print = !o.count && !o.stats;
 	c.st.per_stream = calloc(t.nr_streams + 1, sizeof(*c.st.per_stream));
 	c.st.per_event = calloc(evt_nr_events, sizeof(*c.st.per_event));
@@ -679,6 +701,9 @@ int main(int argc, char **argv)
 		ret = EXIT_TRACE;
 	}
 	evt_out_free(&c.out);
+	while (c.npool)
+		evt_out_free(&c.pool[--c.npool]);
+	pthread_mutex_destroy(&c.pool_lock);
 	evt_fmt_free(&c.fmt);
 	evt_trace_close(&t);
 	free(c.err);

@@ -16,6 +16,7 @@
 #include "evt_trace.h"
 #include "evt_par.h"
 #include "evt_synth.h"
+#include "evt_format.h"
 
 static uint64_t rng_state = 77;
 
@@ -850,6 +851,79 @@ START_TEST(empty_and_odd_directories)
 }
 END_TEST
 
+/* ---- Formatting ---- */
+
+START_TEST(format_numbers_and_escapes)
+{
+	static const uint64_t vals[] = {
+		0, 1, 9, 10, 99, 100, 999999999, 1000000000, 4294967295ULL, 4294967296ULL,
+		9999999999999999999ULL, 10000000000000000000ULL, UINT64_MAX,
+	};
+	char buf[32], want[32];
+	unsigned int i;
+	uint64_t v;
+	struct evt_fmt f;
+	struct evt_out o;
+	const struct evt_event_desc *marker = evt_find_event_by_name("marker");
+	const struct evt_event_desc *sw = evt_find_event_by_name("sched_switch");
+	const struct evt_event_desc *ex = evt_find_event_by_name("sys_exit");
+	uint8_t pl[128];
+	int32_t tid = -42;
+	int64_t ret = -9000000000LL;
+
+	for (i = 0; i < sizeof(vals) / sizeof(vals[0]); i++) {
+		buf[evt_fmt_u64(buf, vals[i])] = 0;
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)vals[i]);
+		ck_assert_str_eq(buf, want);
+	}
+	for (v = 1; v < (1ULL << 62); v = v * 7 + 3) {
+		buf[evt_fmt_u64(buf, v)] = 0;
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		ck_assert_str_eq(buf, want);
+	}
+	ck_assert_ptr_nonnull(marker);
+	ck_assert_ptr_nonnull(sw);
+	ck_assert_ptr_nonnull(ex);
+	/* Text and JSON, in memory; realtime = clock + 1700000000 s. */
+	ck_assert_int_eq(evt_out_init(&o, -1, 4096), 0);
+	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_TEXT, 1700000000ULL * 1000000000ULL), 0);
+	memcpy(pl, &tid, 4);
+	memcpy(pl + 4, "a\"b\\c\nd\xff", 9);
+	pl[13] = 0;
+	ck_assert_int_eq(evt_fmt_event(&f, &o, 5, 3, marker, pl, 14, 0), 0);
+	memset(pl, 0, sizeof(pl));
+	memcpy(pl, "swapper/0", 9);				/* prev_comm */
+	memcpy(pl + 16, &tid, 4);
+	memcpy(pl + 28, "0123456789abcdef", 16);		/* next_comm: no NUL */
+	ck_assert_int_eq(evt_fmt_event(&f, &o, 1000000007, 0, sw, pl, 56, EVT_FMT_LATE), 0);
+	memcpy(pl, &tid, 4);
+	memcpy(pl + 4, &ret, 8);
+	ck_assert_int_eq(evt_fmt_event(&f, &o, 1000000006, 1, ex, pl, 12, 0), 0);
+	ck_assert_int_eq(evt_out_room(&o, 1) != NULL, 1);
+	o.buf[o.len] = 0;
+	ck_assert_str_eq(o.buf,
+		"[22:13:20.000000005] (+?.?????????" ") cpu 3 marker: { tid = -42, text = \"a\\\"b\\\\c\\nd\xff\" }\n"
+		"[22:13:21.000000007] (+1.000000002) cpu 0 sched_switch: { prev_comm = \"swapper/0\", "
+		"prev_tid = -42, prev_prio = 0, prev_state = 0, next_comm = \"0123456789abcdef\", "
+		"next_tid = 0, next_prio = 0 } (late)\n"
+		"[22:13:21.000000006] (-0.000000001) cpu 1 sys_exit: { nr = -42, ret = -9000000000 }\n");
+	evt_fmt_free(&f);
+	o.len = 0;
+	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_JSON, 1700000000ULL * 1000000000ULL), 0);
+	memcpy(pl, &tid, 4);
+	memcpy(pl + 4, "a\"b\\c\nd\xff", 9);
+	pl[13] = 0;
+	ck_assert_int_eq(evt_fmt_event(&f, &o, 5, 3, marker, pl, 14, EVT_FMT_LATE), 0);
+	ck_assert_int_eq(evt_out_room(&o, 1) != NULL, 1);
+	o.buf[o.len] = 0;
+	ck_assert_str_eq(o.buf,
+		"{\"ts\":5,\"time\":\"2023-11-14T22:13:20.000000005Z\",\"cpu\":3,\"event\":\"marker\","
+		"\"fields\":{\"tid\":-42,\"text\":\"a\\\"b\\\\c\\nd\\u00ff\"},\"late\":true}\n");
+	evt_fmt_free(&f);
+	evt_out_free(&o);
+}
+END_TEST
+
 /* ---- evcat ---- */
 
 static char evcat_path[1024];
@@ -1089,6 +1163,7 @@ Suite *trace_suite(void)
 	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);
 	tcase_add_test(tr, metadata_parsing);
 	tcase_add_test(tr, empty_and_odd_directories);
+	tcase_add_test(tr, format_numbers_and_escapes);
 	tcase_add_test(tc, corrupt_traces_give_errors);
 	tcase_add_loop_test(tc, corrupt_random_flips_never_crash, 0, 2);
 	tcase_set_timeout(te, 120);
