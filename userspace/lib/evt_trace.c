@@ -755,6 +755,50 @@ static int grow(struct evt_stream *s, uint32_t need)
 }
 
 /*
+ * The compact fast path: small headers of fixed-size events, as many in a
+ * row as there are. Few live values, so that they all stay in registers;
+ * the step to the next event is predicted to be the previous one, so the
+ * loop does not wait for the table load to know where the next event is.
+ * Returns where it stopped (an event for the general path, or the end).
+ */
+static inline size_t compact_fast(const uint8_t *pkt, size_t pos, const size_t end,
+				  uint64_t *prevp, const uint64_t tend, struct evt_dev **evp)
+{
+	const uint64_t mask = (1ULL << EVT_COMPACT_TS_BITS) - 1;
+	struct evt_dev *e = *evp;
+	uint64_t prev = *prevp;
+	uint32_t last_step = 0;
+
+	while (__builtin_expect(pos + EVT_COMPACT_HDR <= end, 1)) {
+		uint32_t w = ld32(pkt + pos), id = w & ((1U << EVT_COMPACT_ID_BITS) - 1), step;
+		uint64_t ts;
+
+		/* need - 1 wraps for ids without a fast entry: one test for both. */
+		if (__builtin_expect((size_t)c_need[id] - 1 >= end - pos, 0))
+			break;
+		/* The one-wrap rule: the first time >= prev with these low bits. */
+		ts = prev + (((w >> EVT_COMPACT_ID_BITS) - prev) & mask);
+		if (__builtin_expect(ts > tend, 0))
+			break;
+		e->ts = ts;
+		e->meta = c_meta[id] | (pos + EVT_COMPACT_HDR);
+		e++;
+		prev = ts;
+		step = c_step[id];
+		if (__builtin_expect(step == last_step, 1)) {
+			__asm__("" : "+r"(last_step));
+			pos += last_step;
+		} else {
+			pos += step;
+			last_step = step;
+		}
+	}
+	*evp = e;
+	*prevp = prev;
+	return pos;
+}
+
+/*
  * Decode the current packet's events into s->ts/s->meta: the rules of
  * evt_packet_next(), with a fast path for small compact headers of
  * fixed-size events. Returns 0, or -1 (s->n events decoded before the error).
@@ -786,40 +830,11 @@ static int decode_packet(struct evt_trace *t, struct evt_stream *s)
 
 		if (chan == EVT_CHAN_COMPACT) {
 			const uint64_t mask = (1ULL << EVT_COMPACT_TS_BITS) - 1;
-			uint32_t w, need, last_step = 0;
+			struct evt_dev *e = ev + n;
+			uint32_t w;
 
-			/*
-			 * Fast path: small header, fixed-size payload. The step is
-			 * predicted to be the previous one, so the loop does not
-			 * wait for the table load to know where the next event is.
-			 */
-			while (__builtin_expect(end - pos >= EVT_COMPACT_HDR, 1)) {
-				uint32_t step;
-
-				w = ld32(pkt + pos);
-				id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
-				need = c_need[id];
-				if (__builtin_expect(!need || end - pos < need, 0))
-					break;
-				ts = (prev & ~mask) | (w >> EVT_COMPACT_ID_BITS);
-				ts += ts < prev ? mask + 1 : 0;
-				if (__builtin_expect(ts > tend, 0))
-					break;
-				ev[n].ts = ts;
-				ev[n].meta = c_meta[id] | (pos + EVT_COMPACT_HDR);
-				n++;
-				prev = ts;
-				step = c_step[id];
-				if (__builtin_expect(step == last_step, 1)) {
-					__asm__("" : "+r"(last_step));
-					pos += last_step;
-				} else {
-					pos += step;
-					last_step = step;
-				}
-				if (pos >= end)
-					break;
-			}
+			pos = compact_fast(pkt, pos, end, &prev, tend, &e);
+			n = (uint32_t)(e - ev);
 			if (pos >= end)
 				break;
 			/* The general path, for one event. */
@@ -1050,7 +1065,7 @@ mtrace_refill(struct evt_mtrace *mt, struct evt_mcur *c, uint32_t src)
  */
 static inline __attribute__((always_inline))
 long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
-		 const int kind, const int filt)
+		 const int kind, const int filt, const int depth)
 {
 	struct evt_merge *m = &mt->m;
 	struct evt_mcur *const cur = mt->cur;
@@ -1109,7 +1124,20 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 			if (mt->err)
 				break;
 		}
-		if (kind == EVT_MERGE_TREE) {
+		if (kind == EVT_MERGE_TREE && depth >= 0) {
+			/* The tree's depth known here: the replay fully unrolled. */
+			uint32_t nd = ((1U << depth) + src) >> 1;
+			int d;
+
+#pragma GCC unroll 8
+			for (d = 0; d < depth; d++, nd >>= 1) {
+				evt_mkey_t t = node[nd];
+
+				node[nd] = t < key ? key : t;
+				key = t < key ? t : key;
+			}
+			top = key;
+		} else if (kind == EVT_MERGE_TREE) {
 			top = evt_merge_tree_replay(node, p, src, key);
 		} else if (key <= cache) {
 			/* The cache hit: the head stays the head. */
@@ -1137,6 +1165,29 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 	return (long)n;
 }
 
+/* One specialised loop per merge kind, filtering, and tree depth up to 5 (32 streams). */
+#define TREE_DEPTHS(filt) \
+	switch (mt->m.shift) { \
+	case 0: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 0); \
+	case 1: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 1); \
+	case 2: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 2); \
+	case 3: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 3); \
+	case 4: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 4); \
+	case 5: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 5); \
+	default: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, -1); \
+	}
+
+static long mtrace_dispatch(struct evt_mtrace *mt, struct evt_ref *out, size_t max, int filt)
+{
+	if (mt->m.kind == EVT_MERGE_LIST)
+		return filt ? mtrace_next(mt, out, max, EVT_MERGE_LIST, 1, -1) :
+			      mtrace_next(mt, out, max, EVT_MERGE_LIST, 0, -1);
+	if (filt) {
+		TREE_DEPTHS(1)
+	}
+	TREE_DEPTHS(0)
+}
+
 long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max)
 {
 	long n;
@@ -1159,13 +1210,9 @@ long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max)
 			return 0;
 		}
 		if (mt->from == 0 && mt->to == UINT64_MAX && !mt->event_mask)
-			n = mt->m.kind == EVT_MERGE_TREE ?
-			    mtrace_next(mt, out, max, EVT_MERGE_TREE, 0) :
-			    mtrace_next(mt, out, max, EVT_MERGE_LIST, 0);
+			n = mtrace_dispatch(mt, out, max, 0);
 		else
-			n = mt->m.kind == EVT_MERGE_TREE ?
-			    mtrace_next(mt, out, max, EVT_MERGE_TREE, 1) :
-			    mtrace_next(mt, out, max, EVT_MERGE_LIST, 1);
+			n = mtrace_dispatch(mt, out, max, 1);
 		if (n > 0)
 			return n;
 		/* A whole batch filtered out: go on. */
