@@ -799,7 +799,7 @@ static inline size_t compact_fast(const uint8_t *pkt, size_t pos, const size_t e
 }
 
 /*
- * Decode the current packet's events into s->ts/s->meta: the rules of
+ * Decode the current packet's events into s->ev[]: the rules of
  * evt_packet_next(), with a fast path for small compact headers of
  * fixed-size events. Returns 0, or -1 (s->n events decoded before the error).
  */
@@ -1073,8 +1073,9 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 	const uint64_t base = mt->base;
 	const uint64_t from = mt->from > base ? mt->from - base : 0;
 	const uint64_t to = mt->to - base;	/* the caller checked to >= base */
-	const unsigned int shift = m->shift;
-	const uint64_t src_mask = m->src_mask;
+	/* A tree of known depth: its keys' shift is the depth, a constant. */
+	const unsigned int shift = kind == EVT_MERGE_TREE && depth >= 0 ? (unsigned int)depth : m->shift;
+	const uint64_t src_mask = ((uint64_t)1 << shift) - 1;
 	evt_mkey_t *const node = m->node;
 	const uint32_t p = m->p;
 	uint32_t head = m->head;
