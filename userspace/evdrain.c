@@ -24,6 +24,10 @@
 #include <evtrace/abi.h>
 #include "evt_ctl.h"
 #include "evt_io.h"
+#include "evt_decode.h"
+#include "evt_format.h"
+#include "evt_reorder.h"
+#include "evt_trace.h"
 
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1
@@ -38,6 +42,7 @@
 
 static const char usage_text[] =
 "usage: evdrain -o DIR [options]\n"
+"       evdrain --live [-o DIR] [--format text|json] [--delay-ticks D] [--tick-ms MS] [options]\n"
 "Drain evtrace's rings into DIR as a CTF 1.8 trace (DIR/metadata and one\n"
 "stream file per channel and CPU: DIR/compact_0, DIR/normal_3, ...).\n"
 "\n"
@@ -50,6 +55,11 @@ static const char usage_text[] =
 "      --copy               read()/write() instead of splice()\n"
 "  -q, --quiet              no progress line, no summary\n"
 "      --stats-json FILE    write the final summary as JSON to FILE\n"
+"      --live               print the merged, time-ordered stream while draining\n"
+"                           (watermark reordering; -o still writes DIR)\n"
+"      --format FMT         text (default) or json, with --live\n"
+"      --delay-ticks D      emit up to the watermark of D ticks ago (default 2)\n"
+"      --tick-ms MS         tick period (default 100)\n"
 "  -h, --help               this text\n"
 "\n"
 "On SIGINT, SIGTERM or the end of --duration it stops tracing, flushes, drains\n"
@@ -84,6 +94,12 @@ static uint64_t bytes_written;
 static uint64_t packet_bytes = 4096;	/* the module's subbuf_size */
 static int write_failed;
 static char write_error[512];
+
+/* --live: every drained packet is decoded into the watermark reorderer. */
+static int live;
+static struct evt_reorder reorder;
+static struct evt_fmt live_fmt;
+static struct evt_out live_out;
 
 static void on_signal(int sig)
 {
@@ -208,6 +224,14 @@ static int open_rings(int append)
 			r->channel = ch;
 			r->cpu = cpu;
 			snprintf(r->name, sizeof(r->name), "%s_%d", chans[ch], cpu);
+			r->packets = 0;
+			r->copy = use_copy || live;	/* --live reads the bytes itself */
+			r->size = 0;
+			r->out = -1;
+			if (!outdir) {
+				nr_rings++;
+				continue;
+			}
 			snprintf(path, sizeof(path), "%s/%s", outdir, r->name);
 			r->out = open(path, O_WRONLY | O_CREAT | O_CLOEXEC | (append ? 0 : O_TRUNC), 0644);
 			if (r->out < 0) {
@@ -225,8 +249,6 @@ static int open_rings(int append)
 					r->size = st.st_size;
 			}
 			lseek(r->out, r->size, SEEK_SET);
-			r->packets = 0;
-			r->copy = use_copy;
 			nr_rings++;
 		}
 		closedir(d);
@@ -270,6 +292,8 @@ static int write_packet(struct ring *r, size_t len)
 		}
 		return 0;
 	}
+	if (live && r->out < 0)
+		goto read_only;
 	if (len > copybuf_size) {
 		free(copybuf);
 		copybuf = malloc(len);
@@ -280,6 +304,45 @@ static int write_packet(struct ring *r, size_t len)
 	if (lseek(r->fd, 0, SEEK_SET) != 0 || read(r->fd, copybuf, len) != (ssize_t)len)
 		return -1;
 	return evt_write_all(r->out, copybuf, len);
+read_only:
+	if (len > copybuf_size) {
+		free(copybuf);
+		copybuf = malloc(len);
+		copybuf_size = copybuf ? len : 0;
+		if (!copybuf)
+			return -1;
+	}
+	if (lseek(r->fd, 0, SEEK_SET) != 0 || read(r->fd, copybuf, len) != (ssize_t)len)
+		return -1;
+	return 0;
+}
+
+/* --live: the packet in copybuf goes into the reorderer, source = ring index. */
+static void live_push(struct ring *r, size_t len)
+{
+	struct evt_packet_iter it;
+	struct evt_event ev;
+	int rc;
+
+	if (evt_packet_iter_init(&it, copybuf, len)) {
+		fprintf(stderr, "evdrain: %s: %s\n", r->name, it.err);
+		return;
+	}
+	while ((rc = evt_packet_next(&it, &ev)) == 1)
+		evt_reorder_push_event(&reorder, (uint32_t)(r - rings), (uint32_t)r->cpu, &ev);
+	if (rc < 0)
+		fprintf(stderr, "evdrain: %s: %s\n", r->name, it.err);
+}
+
+/* --live: print what the watermark lets out. */
+static void live_emit(void)
+{
+	struct evt_reorder_item it;
+
+	while (evt_reorder_pull(&reorder, &it) == 1)
+		evt_fmt_event(&live_fmt, &live_out, it.ts, it.cpu, &evt_events[it.desc], it.data,
+			      it.len, it.flags & EVT_REORDER_LATE ? EVT_FMT_LATE : 0);
+	evt_out_flush(&live_out);
 }
 
 /* Take, write and release every complete sub-buffer of @r. */
@@ -313,6 +376,8 @@ static int drain_ring(struct ring *r)
 			ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
 			return -1;
 		}
+		if (live)
+			live_push(r, padded);
 		r->size += (off_t)padded;
 		r->packets++;
 		bytes_written += padded;
@@ -397,13 +462,14 @@ static void summary(struct evt_ctl *ctl, const char *json_path, double secs)
 			fprintf(stderr, "evdrain: cannot write %s: %s\n", json_path, strerror(errno));
 	}
 	if (!quiet) {
-		printf("evdrain: %.1f s, %llu bytes in %s\n", secs, (unsigned long long)bytes_written, outdir);
+		printf("evdrain: %.1f s, %llu bytes in %s\n", secs, (unsigned long long)bytes_written,
+		       outdir ? outdir : "(no directory)");
 		printf("%-8s %4s %12s %12s %12s %12s %10s\n", "channel", "cpu", "recorded", "discarded",
 		       "overwritten", "bytes", "packets");
 	}
 	if (js)
 		fprintf(js, "{\"seconds\": %.3f, \"bytes\": %llu, \"dir\": \"%s\", \"rings\": [", secs,
-			(unsigned long long)bytes_written, outdir);
+			(unsigned long long)bytes_written, outdir ? outdir : "");
 	for (i = 0; i < st.nr_rings; i++) {
 		const struct evt_status_ring *sr = &st.rings[i];
 		uint64_t bytes = 0, packets = 0;
@@ -449,6 +515,8 @@ static void sync_all(void)
 {
 	int i, dfd;
 
+	if (!outdir)
+		return;
 	for (i = 0; i < nr_rings; i++)
 		fsync(rings[i].out);
 	dfd = open(outdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
@@ -469,10 +537,17 @@ int main(int argc, char **argv)
 		{ "copy", no_argument, NULL, 'C' },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "stats-json", required_argument, NULL, 'j' },
+		{ "live", no_argument, NULL, 'L' },
+		{ "format", required_argument, NULL, 'F' },
+		{ "delay-ticks", required_argument, NULL, 'D' },
+		{ "tick-ms", required_argument, NULL, 'T' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *json_path = NULL;
+	enum evt_fmt_kind live_kind = EVT_FMT_TEXT;
+	long delay_ticks = 2, tick_ms = 100;
+	uint64_t last_tick;
 	double duration = 0;
 	int mode = -1, attach = 0, c, ret, rc = EXIT_OK, tty;
 	struct evt_ctl *ctl = NULL;
@@ -535,6 +610,35 @@ int main(int argc, char **argv)
 		case 'j':
 			json_path = optarg;
 			break;
+		case 'L':
+			live = 1;
+			break;
+		case 'F':
+			if (!strcmp(optarg, "text")) {
+				live_kind = EVT_FMT_TEXT;
+			} else if (!strcmp(optarg, "json")) {
+				live_kind = EVT_FMT_JSON;
+			} else {
+				fprintf(stderr, "evdrain: --format is text or json\n");
+				return EXIT_USAGE;
+			}
+			break;
+		case 'D':
+		case 'T': {
+			char *end;
+			long v = strtol(optarg, &end, 10);
+
+			if (*end || v < (c == 'D' ? 0 : 1) || v > 100000) {
+				fprintf(stderr, "evdrain: --%s wants a number%s\n",
+					c == 'D' ? "delay-ticks" : "tick-ms", c == 'D' ? " >= 0" : " >= 1");
+				return EXIT_USAGE;
+			}
+			if (c == 'D')
+				delay_ticks = v;
+			else
+				tick_ms = v;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			return EXIT_OK;
@@ -543,7 +647,7 @@ int main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (!outdir || optind != argc) {
+	if ((!outdir && !live) || optind != argc) {
 		fputs(usage_text, stderr);
 		return EXIT_USAGE;
 	}
@@ -558,6 +662,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evdrain: %s\n", evt_ctl_strerror(ret));
 		return EXIT_NOMODULE;
 	}
+	if (!outdir)
+		goto no_outdir;
 	if (mkdir(outdir, 0755) && errno != EEXIST) {
 		fprintf(stderr, "evdrain: cannot create %s: %s\n", outdir, strerror(errno));
 		return EXIT_OUTDIR;
@@ -570,6 +676,7 @@ int main(int argc, char **argv)
 	}
 	close(c);
 	unlink(probe);
+no_outdir:
 
 	ret = evt_ctl_subscribe(ctl);
 	if (ret) {
@@ -599,8 +706,28 @@ int main(int argc, char **argv)
 			}
 		}
 	}
-	if (copy_metadata() || open_rings(attach))
+	if ((outdir && copy_metadata()) || open_rings(attach))
 		return EXIT_OUTDIR;
+	if (live) {
+		struct evt_trace meta = { 0 };
+		char text[65536], err[256];
+		int mfd = open("/dev/evtrace/metadata", O_RDONLY | O_CLOEXEC);
+		ssize_t n = mfd >= 0 ? read(mfd, text, sizeof(text)) : -1;
+
+		if (mfd >= 0)
+			close(mfd);
+		if (n <= 0 || evt_metadata_parse(text, (size_t)n, &meta, err, sizeof(err))) {
+			fprintf(stderr, "evdrain: cannot read the module's metadata\n");
+			return EXIT_RUNTIME;
+		}
+		if (evt_reorder_init(&reorder, MAX_RINGS, (uint32_t)delay_ticks, EVT_MERGE_TREE) ||
+		    evt_fmt_init(&live_fmt, live_kind, evt_trace_offset_ns(&meta)) ||
+		    evt_out_init(&live_out, STDOUT_FILENO, 1 << 16)) {
+			fprintf(stderr, "evdrain: out of memory\n");
+			return EXIT_RUNTIME;
+		}
+		quiet = 1;	/* stdout carries the events */
+	}
 	if (!nr_rings) {
 		fprintf(stderr, "evdrain: no ring devices under /dev/evtrace\n");
 		return EXIT_RUNTIME;
@@ -620,14 +747,33 @@ int main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	tty = isatty(STDOUT_FILENO) && !quiet;
-	start_ms = last_progress = last_drain = now_ms();
+	start_ms = last_progress = last_drain = last_tick = now_ms();
 	while (!stop_requested && !write_failed) {
 		struct wake w = { .channel = -2 };
 		uint64_t t;
 		int i;
 
-		ret = evt_ctl_notify_wait(ctl, 250, on_notify, &w);
+		ret = evt_ctl_notify_wait(ctl, live ? (int)tick_ms : 250, on_notify, &w);
 		t = now_ms();
+		if (live && t - last_tick >= (uint64_t)tick_ms) {
+			/*
+			 * A tick: each ring flushes and says before when nothing new
+			 * can come (its quiescent time), is drained, and then the
+			 * watermark moves.
+			 */
+			for (i = 0; i < nr_rings; i++) {
+				struct evt_quiescent q;
+
+				if (ioctl(rings[i].fd, EVT_IOC_GET_QUIESCENT, &q) == 0) {
+					drain_ring(&rings[i]);
+					evt_reorder_quiescent(&reorder, (uint32_t)i, q.timestamp);
+				}
+			}
+			evt_reorder_tick(&reorder);
+			live_emit();
+			last_tick = t;
+			last_drain = t;
+		}
 		if (ret == -ENOBUFS)
 			w.drain_all = 1;	/* notifications were lost: look everywhere */
 		if (w.rescan && open_rings(1))
@@ -673,6 +819,13 @@ int main(int argc, char **argv)
 		drain_all();
 	}
 	sync_all();
+	if (live) {
+		evt_reorder_finish(&reorder);
+		live_emit();
+		if (reorder.st.late)
+			fprintf(stderr, "evdrain: %llu events arrived after their time was emitted (flagged late)\n",
+				(unsigned long long)reorder.st.late);
+	}
 	if (write_failed) {
 		fprintf(stderr, "evdrain: %s; tracing stopped, every whole packet so far is in %s\n",
 			write_error, outdir);
