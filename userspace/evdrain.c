@@ -814,6 +814,11 @@ no_outdir:
 	if (!write_failed) {
 		int i;
 
+		/*
+		 * Drain, then flush again: losses after the last closed packet
+		 * need a free sub-buffer to be carried in a packet.
+		 */
+		drain_all();
 		for (i = 0; i < nr_rings; i++)
 			ioctl(rings[i].fd, EVT_IOC_FLUSH);
 		drain_all();

@@ -161,6 +161,7 @@ static void evt_switch_out(struct evt_ring *r, unsigned long o, u64 ts)
 	sb->data_end = in_sb;
 	sb->ts_end = ts;
 	sb->lost = evt_lost_total(r);
+	EVT_WRITE_ONCE(r->lost_reported, sb->lost);
 	evt_commit_bytes(r, sb_pos, r->subbuf_size - in_sb);
 }
 
@@ -243,6 +244,21 @@ static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 }
 
 /* @end: where the closed, unread sub-buffers end (the one just opened starts). */
+/*
+ * Account a skipped lap as whole without delivering it: the reader still
+ * holds the previous lap's packet there.
+ */
+static void evt_mark_skipped(struct evt_ring *r, unsigned long skip_pos)
+{
+	struct evt_subbuf *sb = &r->sb[(skip_pos >> r->sb_shift) & (r->num_subbuf - 1)];
+
+	evt_local_inc(&r->skipped);
+	/* Nothing of this lap can be overwritten later. */
+	evt_local_set(&sb->events, 0);
+	evt_local_add_return((long)r->subbuf_size, &sb->commit);
+	EVT_WRITE_ONCE(sb->delivered, (skip_pos + r->subbuf_size) | EVT_SB_SKIPPED);
+}
+
 static void evt_check_high_water(struct evt_ring *r, unsigned long end)
 {
 	unsigned long c = (unsigned long)evt_atomic_read(&r->consumed) & ~EVT_CONSUMED_HELD;
@@ -315,19 +331,8 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 		EVT_WRITE_ONCE(r->last_ts, ts);
 		if (in_sb)
 			evt_switch_out(r, o, ts);
-		if (skip_pos) {
-			struct evt_subbuf *sb = &r->sb[(skip_pos >> r->sb_shift) & (r->num_subbuf - 1)];
-
-			/*
-			 * Account the skipped lap as whole without delivering it:
-			 * the reader still holds the previous lap's packet there.
-			 */
-			evt_local_inc(&r->skipped);
-			/* Nothing of this lap can be overwritten later. */
-			evt_local_set(&sb->events, 0);
-			evt_local_add_return((long)r->subbuf_size, &sb->commit);
-			EVT_WRITE_ONCE(sb->delivered, (skip_pos + r->subbuf_size) | EVT_SB_SKIPPED);
-		}
+		if (skip_pos)
+			evt_mark_skipped(r, skip_pos);
 		evt_switch_in(r, new_sb, ts);
 		evt_check_high_water(r, new_sb);
 		c->pos = new_sb + EVT_PACKET_HEADER_SIZE;
@@ -343,18 +348,40 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
  * evt_ring_flush() - close the open sub-buffer if it holds events
  * @r: the ring; on its own CPU, or with that CPU offline
  *
+ * Losses not yet reported in a packet (events discarded after the last
+ * switch-out) are carried by a packet too, an empty one if need be and if
+ * there is room, so that readers see every loss.
+ *
  * Return: 1 when a sub-buffer was closed, else 0.
  */
 int evt_ring_flush(struct evt_ring *r)
 {
-	unsigned long o, in_sb;
+	unsigned long o, in_sb, new_sb, skip_pos;
+	int unreported;
 	u64 ts;
 
 	for (;;) {
 		o = (unsigned long)evt_local_read(&r->offset);
 		ts = evt_clock();
 		in_sb = o & r->sb_mask;
-		if (in_sb <= EVT_PACKET_HEADER_SIZE)
+		unreported = evt_lost_total(r) != EVT_READ_ONCE(r->lost_reported);
+		if (in_sb == 0) {
+			if (!unreported)
+				return 0;
+			/* Open a packet to carry the losses; closed on the next pass. */
+			new_sb = o;
+			if (evt_switch_in_check(r, &new_sb, &skip_pos))
+				return 0;
+			if (evt_local_cmpxchg(&r->offset, (long)o,
+					      (long)(new_sb + EVT_PACKET_HEADER_SIZE)) != (long)o)
+				continue;
+			EVT_WRITE_ONCE(r->last_ts, ts);
+			if (skip_pos)
+				evt_mark_skipped(r, skip_pos);
+			evt_switch_in(r, new_sb, ts);
+			continue;
+		}
+		if (in_sb <= EVT_PACKET_HEADER_SIZE && !unreported)
 			return 0;
 		if (evt_local_cmpxchg(&r->offset, (long)o, (long)((o | r->sb_mask) + 1)) == (long)o)
 			break;

@@ -76,6 +76,7 @@ struct evt_ring {
 	evt_local_t overwritten;
 	evt_local_t produced;
 	evt_local_t skipped;
+	u64 lost_reported;		/* events_discarded of the last closed packet */
 	evt_notify_fn notify;
 	void *priv;
 	const u8 *uuid;

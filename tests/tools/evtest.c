@@ -236,6 +236,8 @@ static int cmd_drain(int argc, char **argv)
 			rings[i].holding = 0;
 			ioctl(rings[i].fd, EVT_IOC_PUT_NEXT_SUBBUF);
 		}
+		/* Drain, flush, drain: a flush needs room to report trailing losses. */
+		drain_ring(&rings[i], use_splice, pipefd, buf, bufsz);
 		ioctl(rings[i].fd, EVT_IOC_FLUSH);
 		drain_ring(&rings[i], use_splice, pipefd, buf, bufsz);
 		close(rings[i].out);

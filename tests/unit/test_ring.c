@@ -203,6 +203,9 @@ START_TEST(discard_accounting)
 	ck_assert_uint_eq(t.notified, 1);	/* high water crossed once */
 	ck_assert_uint_eq(t.discarding, 1);	/* the first loss, once */
 	evt_ring_flush(&t.r);
+	/* A loss after the last closed packet, and no room to open another. */
+	ck_assert_int_eq(rec_compact(&t.r, 0, 1), -ENOBUFS);
+	ck_assert_int_eq(evt_ring_flush(&t.r), 0);
 	drain_all(&t.r, &s);
 	/* Everything recorded is read back, the first events, in order. */
 	ck_assert_uint_eq(s.n, ok);
@@ -211,6 +214,14 @@ START_TEST(discard_accounting)
 	ck_assert_uint_eq(s.packets, 4);
 	ck_assert_uint_eq(s.seq_gaps, 0);
 	ck_assert_uint_eq(s.last_discarded, dropped);
+	/*
+	 * Losses after the last closed packet: once there is room, a flush
+	 * carries them in a packet (an empty one here).
+	 */
+	ck_assert_int_eq(evt_ring_flush(&t.r), 1);
+	drain_all(&t.r, &s);
+	ck_assert_uint_eq(s.last_discarded, dropped + 1);
+	ck_assert_uint_eq(s.n, ok);
 	/* Once read, there is room again; a new loss is reported again. */
 	ck_assert_int_eq(rec_compact(&t.r, 0, 99999), 0);
 	while (rec_compact(&t.r, 0, 99999) == 0)

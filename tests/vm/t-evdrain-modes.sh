@@ -13,7 +13,7 @@ btd=$(bt_discarded "$out/discard")
 echo "discard: recorded $rec + discarded $disc = generated; babeltrace2 agrees"
 # Overwrite: babeltrace2's lost packets match the sequence gaps in the files.
 gaps=$("$evtest" check "$out/overwrite" | sed -n 's/^packets lost //p')
-btp=$(babeltrace2 "$out/overwrite" 2>&1 >/dev/null | grep -o 'Tracer lost [0-9]* packets\|[0-9]* packets' | grep -o '[0-9]*' | awk '{ s += $1 } END { print s + 0 }')
+btp=$(babeltrace2 "$out/overwrite" 2>&1 >/dev/null | grep -o 'discarded [0-9]* packets\?' | awk '{ s += $2 } END { print s + 0 }')
 echo "overwrite: $gaps packets lost in the files, babeltrace2 reports $btp"
 [ "$gaps" -gt 0 ] || die "no packet lost in overwrite mode under overload"
 [ "$btp" = "$gaps" ] || die "babeltrace2 reports $btp lost packets, the files have $gaps gaps"
