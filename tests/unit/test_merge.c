@@ -360,6 +360,33 @@ START_TEST(reorder_idle_sources)
 	ck_assert_uint_eq(n, 1);
 	ck_assert_uint_eq(got[0], 105);
 	evt_reorder_free(&r);
+
+	/*
+	 * Sized for 8 sources, 2 in use: the others are marked done, or nothing
+	 * is ever sent before the end. One appears later (hotplug): it holds
+	 * the watermark back until it speaks.
+	 */
+	ck_assert_int_eq(evt_reorder_init(&r, 8, 1, EVT_MERGE_TREE), 0);
+	for (i = 2; i < 8; i++)
+		evt_reorder_source_done(&r, i);
+	evt_reorder_push(&r, 0, 10, 0);
+	evt_reorder_push(&r, 1, 20, 0);
+	evt_reorder_tick(&r);
+	evt_reorder_tick(&r);
+	n = pull_all(&r, got, 64, NULL);
+	ck_assert_uint_eq(n, 1);	/* W = 10 */
+	evt_reorder_source_add(&r, 5);
+	evt_reorder_push(&r, 0, 30, 0);
+	evt_reorder_tick(&r);
+	evt_reorder_tick(&r);
+	ck_assert_uint_eq(pull_all(&r, got, 64, NULL), 0);
+	evt_reorder_quiescent(&r, 5, 25);
+	evt_reorder_tick(&r);
+	evt_reorder_tick(&r);
+	n = pull_all(&r, got, 64, NULL);
+	ck_assert_uint_eq(n, 1);	/* W = min(30, 20, 25) = 20 */
+	ck_assert_uint_eq(got[0], 20);
+	evt_reorder_free(&r);
 }
 END_TEST
 

@@ -208,6 +208,12 @@ void evt_reorder_source_done(struct evt_reorder *r, uint32_t src)
 		r->src[src].done = 1;
 }
 
+void evt_reorder_source_add(struct evt_reorder *r, uint32_t src)
+{
+	if (src < r->nr)
+		r->src[src].done = 0;
+}
+
 void evt_reorder_tick(struct evt_reorder *r)
 {
 	uint64_t w = UINT64_MAX;

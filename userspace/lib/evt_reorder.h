@@ -21,10 +21,11 @@
  * arrives out of order but before its flush is not late: it is put in its
  * place (the seed's T7).
  *
- * Live use (evdrain --live): per drained sub-buffer, push its events to the
- * buffer's source; on a timer, tick, then pull until it says 0; mark a
- * source idle with its quiescent timestamp when its buffer is empty, done
- * when it goes away; at the end, evt_reorder_finish() and pull the rest.
+ * Live use (evdrain --live): one source per ring buffer; sources that are not
+ * (yet) buffers are marked done. Per drained sub-buffer, push its events to
+ * the buffer's source; on a timer, give each buffer's quiescent timestamp,
+ * tick, then pull until it says 0; a buffer that appears is added, one that
+ * goes away is done; at the end, evt_reorder_finish() and pull the rest.
  */
 #ifndef EVT_REORDER_H
 #define EVT_REORDER_H
@@ -101,8 +102,20 @@ int evt_reorder_push_event(struct evt_reorder *r, uint32_t src, uint32_t cpu,
 			   const struct evt_event *ev);
 /* Source @src will deliver nothing older than @ts (an idle CPU). */
 void evt_reorder_quiescent(struct evt_reorder *r, uint32_t src, uint64_t ts);
-/* Source @src has ended: it no longer holds the watermark back. */
+/*
+ * Source @src has ended (or never existed: a caller sized for more sources
+ * than it has marks the others done): it no longer holds the watermark back.
+ * Every source starts active, and one never heard of (no event, no
+ * quiescent time) holds the watermark back: nothing is emitted until it
+ * speaks or is marked done.
+ */
 void evt_reorder_source_done(struct evt_reorder *r, uint32_t src);
+/*
+ * Source @src takes part (again): a buffer that appeared (CPU hotplug). It
+ * holds the watermark back until its first event or quiescent time, unless
+ * it had some before.
+ */
+void evt_reorder_source_add(struct evt_reorder *r, uint32_t src);
 /* One tick: W(k) computed, the flush bound moves to W(k - d). */
 void evt_reorder_tick(struct evt_reorder *r);
 /* No more input: everything queued may be emitted. */
