@@ -727,6 +727,9 @@ no_outdir:
 			return EXIT_RUNTIME;
 		}
 		quiet = 1;	/* stdout carries the events */
+		/* Sources without a ring would hold the watermark back. */
+		for (int i = nr_rings; i < MAX_RINGS; i++)
+			evt_reorder_source_done(&reorder, (uint32_t)i);
 	}
 	if (!nr_rings) {
 		fprintf(stderr, "evdrain: no ring devices under /dev/evtrace\n");
@@ -776,8 +779,14 @@ no_outdir:
 		}
 		if (ret == -ENOBUFS)
 			w.drain_all = 1;	/* notifications were lost: look everywhere */
-		if (w.rescan && open_rings(1))
-			break;
+		if (w.rescan) {
+			int before = nr_rings;
+
+			if (open_rings(1))
+				break;
+			for (i = before; live && i < nr_rings; i++)
+				evt_reorder_source_add(&reorder, (uint32_t)i);
+		}
 		if (w.drain_all || t - last_drain >= FALLBACK_MS) {
 			drain_all();
 			last_drain = t;

@@ -9,6 +9,9 @@ pid=$!
 sleep 1
 evctl generate --events 5000 --rate 2000 --channel both --sizes mix
 wait_gen_done 120
+# Live: most events are out before the drainer stops.
+sleep 1
+wc -l < "$OUT/live.json" > "$OUT/before-stop"
 kill -TERM $pid
 wait $pid || fail "evdrain --live exit $?"
 cat "$OUT/live.err"

@@ -4,6 +4,8 @@ set -eu
 . "$(dirname "$0")/hostlib.sh"
 vm "$here/guest-live.sh"
 n=$((5000 * 2 * SMP))
+early=$(cat "$out/before-stop")
+[ "$early" -ge $((n / 2)) ] || die "only $early of $n events printed before the stop: not live"
 lines=$(wc -l < "$out/live.json")
 [ "$lines" = "$n" ] || die "evdrain --live printed $lines events, the generator made $n"
 [ "$(bt_count "$out/trace")" = "$n" ] || die "the trace written alongside has not $n events"
