@@ -1,7 +1,7 @@
 /*
  * evfuzz: send randomized generic netlink messages to the evtrace family.
  *
- *   evfuzz [--count N] [--seed S] [--sink] [--verbose]
+ *   evfuzz [--count N] [--seed S] [--sink] [--only CMD,...] [--verbose]
  *
  * Resolves the family (and its "notify" group) with CTRL_CMD_GETFAMILY on a
  * raw NETLINK_GENERIC socket (no libnl: the kernel's parser alone is under
@@ -16,6 +16,7 @@
  * machine; at the end tracing and the generator are stopped (unless the
  * caller lacks CAP_NET_ADMIN) and STATUS must still answer. --sink also joins the notify group with a tiny receive
  * buffer that is never read (the kernel must cope with a full listener).
+ * --only limits the fuzzed commands to these numbers (to narrow a failure).
  *
  * Prints a summary: counts per errno. Exit status 0 when every reply came
  * and the family still answers, 1 otherwise, 2 on usage errors.
@@ -52,6 +53,8 @@ static uint64_t rng;
 static unsigned long sent, replies_ok, no_reply_expected, stale, timeouts;
 static unsigned long err_count[256];		/* by errno */
 static unsigned long cmd_count[256];
+static uint8_t only[256];		/* --only: the commands allowed */
+static unsigned int nr_only;
 
 static uint64_t rnd(void)
 {
@@ -651,6 +654,8 @@ static void one_message(struct mb *m)
 		cmd = (uint8_t)below(EVT_CMD_MAX + 4);	/* 0 and just past the end */
 	else
 		cmd = (uint8_t)rnd();
+	if (nr_only)
+		cmd = only[below(nr_only)];
 	cmd_count[cmd]++;
 	r = (int)below(100);
 	if (r < 6)
@@ -730,6 +735,19 @@ int main(int argc, char **argv)
 			rng = strtoull(argv[++i_arg], &end, 0);
 			if (*end)
 				goto usage;
+		} else if (!strcmp(argv[i_arg], "--only") && i_arg + 1 < argc) {
+			char *p = argv[++i_arg];
+
+			while (*p && nr_only < 256) {
+				unsigned long c = strtoul(p, &end, 0);
+
+				if (end == p || c > 255 || (*end && *end != ','))
+					goto usage;
+				only[nr_only++] = (uint8_t)c;
+				p = *end ? end + 1 : end;
+			}
+			if (!nr_only)
+				goto usage;
 		} else if (!strcmp(argv[i_arg], "--sink")) {
 			sink = 1;
 		} else if (!strcmp(argv[i_arg], "--verbose")) {
@@ -741,6 +759,9 @@ int main(int argc, char **argv)
 	if (!rng)
 		rng = 1;
 	printf("evfuzz: seed %llu\n", (unsigned long long)rng);
+	/* Also on stderr (the console), should the machine not survive. */
+	fprintf(stderr, "evfuzz: seed %llu (--seed repeats this run)\n", (unsigned long long)rng);
+	fflush(stdout);
 
 	sock = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_GENERIC);
 	if (sock < 0 || bind(sock, (struct sockaddr *)&sa, sizeof(sa))) {
@@ -798,6 +819,6 @@ int main(int argc, char **argv)
 	}
 	return 0;
 usage:
-	fprintf(stderr, "usage: evfuzz [--count N] [--seed S] [--sink] [--verbose]\n");
+	fprintf(stderr, "usage: evfuzz [--count N] [--seed S] [--sink] [--only CMD,...] [--verbose]\n");
 	return 2;
 }

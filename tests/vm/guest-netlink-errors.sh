@@ -3,8 +3,8 @@
 # is sent), 1 with the kernel's own message when it refuses (CONFIG of the
 # mode while tracing: -EBUSY), 1 with "permission denied" for a process
 # without CAP_NET_ADMIN (uid 65534, no capabilities), which may still read
-# STATUS; 1 with "module not loaded" without the module; 3 when watch times
-# out; --help for the program and every command.
+# STATUS and watch notifications; 1 with "module not loaded" without the
+# module; 3 when watch times out; --help for the program and every command.
 . "$EVTRACE_TESTS/vm/lib.sh"
 . "$EVTRACE_TESTS/vm/nllib.sh"
 set -e
@@ -89,6 +89,15 @@ grep -q '^state  *stopped$' /tmp/st || fail "started by an unprivileged process"
 grep -q '^high_water  *90%$' /tmp/st || fail "configured by an unprivileged process"
 grep -q '^  gen_ping  *compact  *yes$' /tmp/st || fail "an unprivileged process changed an event"
 nopriv id
+
+# Notifications are open to everyone too.
+nopriv evctl watch --reason STOPPED --count 1 --timeout 60 > /tmp/np 2> /tmp/np.err &
+np=$!
+wait_watching /tmp/np.err
+evctl start
+evctl stop
+wait $np || fail "unprivileged watch (exit $?): $(cat /tmp/np.err)"
+grep -q '^STOPPED ' /tmp/np || fail "unprivileged watch got no STOPPED"
 
 # watch: 3 when --count is not reached in --timeout.
 expect 3 evctl watch --reason STOPPED --count 1 --timeout 2

@@ -5,7 +5,7 @@
 # still trace correctly: a clean generator run (kernel tracepoints, which
 # the fuzzer may have enabled, off again) with exact accounting, drained
 # to $OUT/trace with nothing discarded (the host reads it back). vm-run
-# fails the test on any kernel warning.
+# fails the test on any kernel warning. $1: a seed for evfuzz (to repeat a run).
 . "$EVTRACE_TESTS/vm/lib.sh"
 . "$EVTRACE_TESTS/vm/nllib.sh"
 set -e
@@ -14,7 +14,7 @@ nl_generator_only
 evtest drain /tmp/old --sleep-ms 5 &
 old=$!
 evctl start
-evfuzz --count "${FUZZ_COUNT:-12000}" --sink > "$OUT/fuzz.txt" || { cat "$OUT/fuzz.txt"; fail "evfuzz as root"; }
+evfuzz --count "${FUZZ_COUNT:-12000}" --sink ${1:+--seed "$1"} > "$OUT/fuzz.txt" || { cat "$OUT/fuzz.txt"; fail "evfuzz as root"; }
 cat "$OUT/fuzz.txt"
 nopriv evfuzz --count 2000 > "$OUT/fuzz-nopriv.txt" || { cat "$OUT/fuzz-nopriv.txt"; fail "evfuzz without CAP_NET_ADMIN"; }
 cat "$OUT/fuzz-nopriv.txt"

@@ -2,7 +2,8 @@
 # vm-smp: 2
 set -eu
 . "$(dirname "$0")/hostlib.sh"
-vm --timeout 900 "$here/guest-netlink-fuzz.sh"
+# FUZZ_SEED=N repeats a run (the seed is printed on the console).
+vm --timeout 600 "$here/guest-netlink-fuzz.sh" ${FUZZ_SEED:+"$FUZZ_SEED"}
 f=$out/fuzz.txt
 n=$(sed -n 's/^evfuzz: fuzzed \([0-9]*\) messages.*/\1/p' "$f")
 [ "${n:-0}" -ge 10000 ] || die "only ${n:-0} messages fuzzed"

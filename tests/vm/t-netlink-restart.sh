@@ -1,0 +1,6 @@
+#!/usr/bin/env bash
+# vm-smp: 2
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+vm --timeout 300 "$here/guest-netlink-restart.sh"
+echo "150 stop/start cycles with every event enabled and a reader: still tracing exactly"
