@@ -94,46 +94,6 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 	return ret;
 }
 
-/*
- * Zero-copy variant for probes that build their payload in place:
- *	p = evtrace_begin(ch, id, len, &w);  if (p) { fill p; evtrace_end(&w); }
- * Between the two, preemption is off: no sleeping.
- */
-struct evt_write {
-	struct evt_cpu_ring *cr;
-	struct evt_rctx c;
-};
-
-static __always_inline char *evtrace_begin(unsigned int channel, unsigned int id,
-					   unsigned int len, struct evt_write *w)
-{
-	if (unlikely(!READ_ONCE(evt_tracing)))
-		return NULL;
-	preempt_disable_notrace();
-	w->cr = this_cpu_read(evt_cpu_rings[channel]);
-	if (unlikely(!w->cr))
-		goto out;
-	if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING)) {
-		evt_local_inc(&w->cr->ring.refused);
-		goto out_nest;
-	}
-	if (unlikely(evt_reserve(&w->cr->ring, id, len, &w->c)))
-		goto out_nest;
-	return evt_write_header(&w->cr->ring, &w->c, id, len);
-out_nest:
-	this_cpu_dec(evt_nesting);
-out:
-	preempt_enable_notrace();
-	return NULL;
-}
-
-static __always_inline void evtrace_end(struct evt_write *w)
-{
-	evt_commit(&w->cr->ring, &w->c);
-	this_cpu_dec(evt_nesting);
-	preempt_enable_notrace();
-}
-
 /* evtrace_main.c */
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
 int evt_flush_ring(struct evt_cpu_ring *cr);

@@ -25,31 +25,22 @@ static void copy_comm(char dst[16], const struct task_struct *t)
 	dst[15] = '\0';
 }
 
-/* Hot path: the arguments go straight into the ring, no staging copy. */
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct evt_write w;
-	char *p = evtrace_begin(EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, 4 + 6 * 8, &w);
+	struct { s32 nr; u32 a[12]; } pl = { .nr = id };
 	unsigned long args[6];
 
-	if (!p)
-		return;
-	*(s32 *)p = id;
 	syscall_get_arguments(current, regs, args);
-	memcpy(p + 4, args, sizeof(args));
-	evtrace_end(&w);
+	memcpy(pl.a, args, sizeof(args));
+	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, &pl, sizeof(pl));
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct evt_write w;
-	char *p = evtrace_begin(EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, 12, &w);
+	struct { s32 nr; u32 ret[2]; } pl = { .nr = syscall_get_nr(current, regs) };
 
-	if (!p)
-		return;
-	*(s32 *)p = syscall_get_nr(current, regs);
-	memcpy(p + 4, &ret, 8);
-	evtrace_end(&w);
+	memcpy(pl.ret, &ret, 8);
+	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, &pl, sizeof(pl));
 }
 
 static void probe_irq_entry(void *data, int irq, struct irqaction *action)
