@@ -655,6 +655,12 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evdrain: --attach leaves the session as it is: no --mode\n");
 		return EXIT_USAGE;
 	}
+	/* Early: a stop that comes during set-up still stops cleanly. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_signal;
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	if (take_lock())
 		return EXIT_RUNNING;
 	ret = evt_ctl_open(&ctl);
@@ -740,11 +746,6 @@ no_outdir:
 		return EXIT_RUNTIME;
 	}
 	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
-	sigaction(SIGINT, &sa, NULL);
-	sigaction(SIGTERM, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	if (!attach && evt_ctl_start(ctl)) {
 		fprintf(stderr, "evdrain: the kernel refused to start: %s\n", evt_ctl_errmsg(ctl));
 		return EXIT_RUNTIME;

@@ -168,6 +168,9 @@ static int cmd_drain(int argc, char **argv)
 	char *buf = malloc(bufsz);
 	char path[512];
 
+	/* First thing: a TERM that comes early (slow debug kernels) still ends cleanly. */
+	signal(SIGTERM, on_signal);
+	signal(SIGINT, on_signal);
 	for (i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "--sleep-ms") && i + 1 < argc)
 			sleep_ms = atoi(argv[++i]);
@@ -207,8 +210,6 @@ static int cmd_drain(int argc, char **argv)
 	if (pipe(pipefd))
 		return 1;
 	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
-	signal(SIGTERM, on_signal);
-	signal(SIGINT, on_signal);
 	while (!stop) {
 		for (i = 0; i < nr; i++) {
 			int was_holding = rings[i].holding;
