@@ -292,8 +292,7 @@ static int write_packet(struct ring *r, size_t len)
 		}
 		return 0;
 	}
-	if (live && r->out < 0)
-		goto read_only;
+	/* Copy: into copybuf (which --live decodes), then to the file if there is one. */
 	if (len > copybuf_size) {
 		free(copybuf);
 		copybuf = malloc(len);
@@ -303,18 +302,7 @@ static int write_packet(struct ring *r, size_t len)
 	}
 	if (lseek(r->fd, 0, SEEK_SET) != 0 || read(r->fd, copybuf, len) != (ssize_t)len)
 		return -1;
-	return evt_write_all(r->out, copybuf, len);
-read_only:
-	if (len > copybuf_size) {
-		free(copybuf);
-		copybuf = malloc(len);
-		copybuf_size = copybuf ? len : 0;
-		if (!copybuf)
-			return -1;
-	}
-	if (lseek(r->fd, 0, SEEK_SET) != 0 || read(r->fd, copybuf, len) != (ssize_t)len)
-		return -1;
-	return 0;
+	return r->out < 0 ? 0 : evt_write_all(r->out, copybuf, len);
 }
 
 /* --live: the packet in copybuf goes into the reorderer, source = ring index. */
