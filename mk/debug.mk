@@ -17,9 +17,9 @@
 #                                 the test at KASAN + lockdep speed).
 
 CHECK_DEBUG_TESTS ?=
-# netlink-fuzz: 12,000 fuzzed messages at KASAN + lockdep speed under TCG ran
-# past 15 minutes (with an RCU stall report) on the 2-core machine: over budget.
-CHECK_DEBUG_SKIP ?= netlink-fuzz
+# Empty by default: by hand, the whole suite runs (a test that hangs the debug
+# guest, like netlink-restart at the time of writing, should show, not hide).
+CHECK_DEBUG_SKIP ?=
 CHECK_DEBUG_SMP ?= max
 CHECK_DEBUG_TIMEOUT_SCALE ?= 4
 
