@@ -162,3 +162,14 @@ void seen_free(struct seen *s)
 	free(s->ts);
 	memset(s, 0, sizeof(*s));
 }
+
+uint64_t unit_rnd(uint64_t *state)
+{
+	uint64_t x = *state;
+
+	x ^= x >> 12;
+	x ^= x << 25;
+	x ^= x >> 27;
+	*state = x;
+	return x * 0x2545F4914F6CDD1DULL;
+}

@@ -22,13 +22,7 @@ static uint64_t rng_state = 77;
 
 static uint64_t rnd(void)
 {
-	uint64_t x = rng_state;
-
-	x ^= x >> 12;
-	x ^= x << 25;
-	x ^= x >> 27;
-	rng_state = x;
-	return x * 0x2545F4914F6CDD1DULL;
+	return unit_rnd(&rng_state);
 }
 
 static void mktmp(char *dir, size_t len)

@@ -14,6 +14,9 @@ Suite *merge_suite(void);
 Suite *trace_suite(void);
 Suite *ctl_suite(void);
 
+/* xorshift64*: repeatable pseudo-random numbers from *state (non-zero). */
+uint64_t unit_rnd(uint64_t *state);
+
 /* A ring over heap memory. */
 struct tring {
 	struct evt_ring r;
