@@ -89,10 +89,22 @@ static void dump_held(struct ring_fd *r, const char *dir, const char *name)
 		fprintf(stderr, "evtest: short read of the held sub-buffer\n");
 		exit(1);
 	}
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	/* Written aside and renamed so a test polling for the file never sees half of it. */
+	snprintf(path, sizeof(path), "%s/.%s.tmp", dir, name);
 	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	evt_write_all(out, buf, (size_t)n);
-	close(out);
+	if (out < 0 || evt_write_all(out, buf, (size_t)n) || close(out)) {
+		fprintf(stderr, "evtest: cannot write %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	{
+		char final[512];
+
+		snprintf(final, sizeof(final), "%s/%s", dir, name);
+		if (rename(path, final)) {
+			fprintf(stderr, "evtest: cannot rename %s: %s\n", path, strerror(errno));
+			exit(1);
+		}
+	}
 	free(buf);
 }
 

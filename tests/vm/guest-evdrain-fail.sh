@@ -10,7 +10,7 @@ grep -q 'not loaded' /tmp/err || fail "no 'not loaded' message"
 insmod "$EVTRACE_KO" num_subbuf=64
 evdrain -q -o "$OUT/first" &
 pid=$!
-sleep 1
+wait_tracing
 set +e
 evdrain -o /tmp/second 2>/tmp/err
 rc=$?

@@ -7,7 +7,7 @@ set -e
 insmod "$EVTRACE_KO" probes=0 subbuf_size=4096 num_subbuf=4
 evdrain -q -o "$OUT/discard" &
 pid=$!
-sleep 1
+wait_tracing
 evctl generate --events 40000 --channel both --sizes mix
 wait_gen_done 120
 kill -TERM $pid
@@ -20,7 +20,7 @@ rmmod evtrace
 insmod "$EVTRACE_KO" probes=0 subbuf_size=4096 num_subbuf=4
 evdrain -q -o "$OUT/overwrite" --mode overwrite &
 pid=$!
-sleep 1
+wait_tracing
 # A reader that stalls for a while (SIGSTOP) while the writer laps the ring.
 evctl generate --events 20000 --rate 5000 --channel compact --sizes mix
 sleep 1

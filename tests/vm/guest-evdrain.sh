@@ -6,7 +6,7 @@ set -e
 insmod "$EVTRACE_KO" probes=0 num_subbuf=64
 evdrain -o "$OUT/trace" --stats-json "$OUT/summary.json" > "$OUT/evdrain.out" 2>&1 &
 pid=$!
-sleep 2
+wait_tracing
 evctl status | head -3
 evctl generate --events 15000 --rate 3000 --channel both --sizes mix
 wait_gen_done 120

@@ -6,7 +6,7 @@ set -e
 insmod "$EVTRACE_KO" flush_ms=200
 evdrain -q -o "$OUT/trace" &
 pid=$!
-sleep 1
+wait_tracing
 echo "before ls" > /dev/evtrace/marker
 /usr/local/bin/ls / > /dev/null
 echo "after ls" > /dev/evtrace/marker

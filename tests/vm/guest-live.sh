@@ -6,7 +6,7 @@ set -e
 insmod "$EVTRACE_KO" probes=0 num_subbuf=64
 evdrain --live --format json --tick-ms 100 -o "$OUT/trace" > "$OUT/live.json" 2> "$OUT/live.err" &
 pid=$!
-sleep 1
+wait_tracing
 evctl generate --events 5000 --rate 2000 --channel both --sizes mix
 wait_gen_done 120
 # Live: most events are out before the drainer stops.

@@ -11,8 +11,7 @@ echo "events=2000 channel=compact cpus=0" > $D/generate
 wait_gen_done 60
 evtest drain "$OUT/trace" --hold-first --sleep-ms 50 &
 pid=$!
-sleep 2
-[ -s "$OUT/trace/held.bin" ] || fail "the reader holds nothing"
+wait_file "$OUT/trace/held.bin" 120
 echo "events=50000 channel=compact sizes=mix" > $D/generate
 wait_gen_done 120
 echo stop > $D/control

@@ -15,7 +15,7 @@ echo start > $D/control
 echo "events=100000000 rate=10000 channel=compact" > $D/generate
 evtest drain /tmp/t --hold-first &
 pid=$!
-sleep 2
+wait_file /tmp/t/held.bin 120
 if rmmod evtrace 2>/tmp/err; then fail "rmmod succeeded with a reader open"; fi
 cat /tmp/err
 grep -q 'in use\|temporarily unavailable' /tmp/err || fail "unexpected rmmod error"

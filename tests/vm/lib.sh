@@ -35,3 +35,23 @@ check_exact() {
 stat_sum() {
 	awk -v ch="$1" -v col="$2" '$1 == ch { s += $col } END { print s + 0 }' "$D/stats"
 }
+
+# Wait up to SECONDS for a shell condition to hold; fail naming WHAT otherwise.
+# Sleeps are no synchronisation: a debug kernel under TCG can take seconds to
+# start a program, so every "is it ready yet" goes through here.
+wait_until() {
+	_secs=$1 _what=$2
+	shift 2
+	_t=0
+	until "$@"; do
+		[ "$_t" -lt $((_secs * 10)) ] || fail "$_what (after ${_secs}s)"
+		sleep 0.1
+		_t=$((_t + 1))
+	done
+}
+
+tracing_started() { grep -q started "$D/control"; }
+# A drainer (evdrain) is up: it holds its lock and has started tracing.
+wait_tracing() { wait_until "${1:-60}" "tracing never started" tracing_started; }
+# The file exists and is not empty.
+wait_file() { wait_until "${2:-60}" "no $1" test -s "$1"; }
