@@ -25,7 +25,10 @@
 #include <evtrace/netlink.h>
 #include "evtrace.h"
 
-#define EVT_VERSION "0.1"
+/* EVT_VERSION comes from the top-level VERSION file (Kbuild passes it). */
+#ifndef EVT_VERSION
+#error "EVT_VERSION is not defined: build through the top-level Kbuild"
+#endif
 
 static unsigned long subbuf_size = 16384;
 module_param(subbuf_size, ulong, 0444);
