@@ -6,6 +6,8 @@
 # The kernel build itself is driven by ./Kbuild.
 
 KDIR ?= $(shell scripts/find-kdir 2>/dev/null)
+# The version, from one place (also Kbuild, dkms.conf, the programs' --version).
+VERSION := $(shell cat VERSION)
 BUILD := build
 CC := gcc
 
@@ -65,10 +67,10 @@ $(BUILD)/libevtrace-san.a: $(SAN_OBJ)
 	@echo '  AR      $@'
 	@ar rcs $@ $^
 
-$(BUILD)/bin/%: userspace/%.c $(BUILD)/libevtrace.a $(HDRS)
+$(BUILD)/bin/%: userspace/%.c $(BUILD)/libevtrace.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
 
 $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)

@@ -117,6 +117,11 @@ static int status(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
 	return EVCTL_EXIT_OK;
 }
 
+/* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */
+#ifndef EVT_VERSION
+#define EVT_VERSION "unknown"
+#endif
+
 int main(int argc, char **argv)
 {
 	struct evctl_cmd cmd;
@@ -124,6 +129,10 @@ int main(int argc, char **argv)
 	char err[512];
 	int ret;
 
+	if (argc == 2 && !strcmp(argv[1], "--version")) {
+		printf("evctl %s\n", EVT_VERSION);
+		return EVCTL_EXIT_OK;
+	}
 	ret = evctl_parse(argc, argv, &cmd, err, sizeof(err));
 	if (ret) {
 		fprintf(stderr, "evctl: %s\n", err);

@@ -29,6 +29,11 @@
 #include "evt_reorder.h"
 #include "evt_trace.h"
 
+/* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */
+#ifndef EVT_VERSION
+#define EVT_VERSION "unknown"
+#endif
+
 #define EXIT_OK		0
 #define EXIT_RUNTIME	1
 #define EXIT_USAGE	2
@@ -60,6 +65,7 @@ static const char usage_text[] =
 "      --format FMT         text (default) or json, with --live\n"
 "      --delay-ticks D      emit up to the watermark of D ticks ago (default 2)\n"
 "      --tick-ms MS         tick period (default 100)\n"
+"  -V, --version            print the version and exit\n"
 "  -h, --help               this text\n"
 "\n"
 "On SIGINT, SIGTERM or the end of --duration it stops tracing, flushes, drains\n"
@@ -529,6 +535,7 @@ int main(int argc, char **argv)
 		{ "format", required_argument, NULL, 'F' },
 		{ "delay-ticks", required_argument, NULL, 'D' },
 		{ "tick-ms", required_argument, NULL, 'T' },
+		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -543,7 +550,7 @@ int main(int argc, char **argv)
 	uint64_t start_ms, last_progress, last_drain, last_rec = 0, last_bytes = 0;
 	char probe[4096];
 
-	while ((c = getopt_long(argc, argv, "o:d:c:m:aqh", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "o:d:c:m:aqhV", opts, NULL)) != -1) {
 		switch (c) {
 		case 'o':
 			outdir = optarg;
@@ -629,6 +636,9 @@ int main(int argc, char **argv)
 		}
 		case 'h':
 			fputs(usage_text, stdout);
+			return EXIT_OK;
+		case 'V':
+			printf("evdrain %s\n", EVT_VERSION);
 			return EXIT_OK;
 		default:
 			fputs(usage_text, stderr);

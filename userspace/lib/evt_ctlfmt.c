@@ -27,6 +27,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	[EVCTL_NONE] =
 	"usage: evctl COMMAND [ARGS...]\n"
 	"       evctl COMMAND --help\n"
+	"       evctl --version\n"
 	"\n"
 	"Control the evtrace kernel tracer over generic netlink (family \"evtrace\").\n"
 	"\n"
