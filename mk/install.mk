@@ -1,0 +1,103 @@
+# Installation (issue 9), included at the end of the top-level Makefile.
+#   make install            programs, man pages, systemd unit, /etc/default/evdrain,
+#                           the modprobe.d example (PREFIX, DESTDIR honoured)
+#   make uninstall          removes what install put there (an edited
+#                           /etc/default/evdrain is kept)
+#   make install-list       prints the installed paths (under DESTDIR), one a line
+#   make dkms-install       the module's sources under /usr/src/evtrace-VERSION
+#                           for dkms add/build/install (DESTDIR honoured)
+#   make dkms-uninstall     dkms remove evtrace/VERSION --all, then the sources
+# Knobs: PREFIX (/usr/local), DESTDIR, BINDIR, SBINDIR, MANDIR, DOCDIR, UNITDIR,
+# SYSCONFDIR (/etc), DKMS_SRCDIR (/usr/src/evtrace-VERSION).
+
+PREFIX ?= /usr/local
+DESTDIR ?=
+BINDIR ?= $(PREFIX)/bin
+SBINDIR ?= $(PREFIX)/sbin
+MANDIR ?= $(PREFIX)/share/man
+DOCDIR ?= $(PREFIX)/share/doc/evtrace
+# systemd reads units from /usr/local/lib/systemd/system too.
+UNITDIR ?= $(PREFIX)/lib/systemd/system
+SYSCONFDIR ?= /etc
+DKMS_SRCDIR ?= /usr/src/evtrace-$(VERSION)
+
+INSTALL ?= install
+D := $(DESTDIR)
+
+# What goes where: "source destination mode" triples, so that install,
+# uninstall and install-list cannot disagree.
+INSTALL_ITEMS := \
+	$(BUILD)/bin/evdrain $(SBINDIR)/evdrain 0755 \
+	$(BUILD)/bin/evctl $(SBINDIR)/evctl 0755 \
+	$(BUILD)/bin/evcat $(BINDIR)/evcat 0755 \
+	userspace/man/evdrain.8 $(MANDIR)/man8/evdrain.8 0644 \
+	userspace/man/evctl.8 $(MANDIR)/man8/evctl.8 0644 \
+	userspace/man/evcat.1 $(MANDIR)/man1/evcat.1 0644 \
+	userspace/dist/evdrain.service.in $(UNITDIR)/evdrain.service 0644 \
+	userspace/dist/evtrace.modprobe.conf $(DOCDIR)/examples/evtrace.modprobe.conf 0644
+# Installed only when absent (it is the administrator's file afterwards).
+DEFAULTS_SRC := userspace/dist/evdrain.default
+DEFAULTS_DST := $(SYSCONFDIR)/default/evdrain
+
+# The module sources DKMS builds from.
+DKMS_FILES := dkms.conf Kbuild VERSION $(wildcard kmod/*.[ch] kmod/core/*.[ch] include/evtrace/*.h)
+
+.PHONY: install uninstall install-list dkms-install dkms-uninstall
+
+# @VERSION@, @SBINDIR@, @UNITDIR@, @DOCDIR@ in man pages and the unit.
+SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
+
+install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat
+	@set -e; set -- $(INSTALL_ITEMS); \
+	while [ $$# -gt 0 ]; do \
+		src=$$1 dst=$(D)$$2 mode=$$3; shift 3; \
+		$(INSTALL) -d -m 0755 "$$(dirname "$$dst")"; \
+		case "$$src" in \
+		$(BUILD)/bin/*) $(INSTALL) -m $$mode "$$src" "$$dst" ;; \
+		*) $(SUBST) "$$src" > "$$dst.tmp"; chmod $$mode "$$dst.tmp"; mv -f "$$dst.tmp" "$$dst" ;; \
+		esac; \
+		echo "  INSTALL $$dst"; \
+	done; \
+	dst=$(D)$(DEFAULTS_DST); \
+	$(INSTALL) -d -m 0755 "$$(dirname "$$dst")"; \
+	if [ -e "$$dst" ]; then \
+		echo "  KEEP    $$dst (exists; the shipped one is $(DEFAULTS_SRC))"; \
+	else \
+		$(INSTALL) -m 0644 $(DEFAULTS_SRC) "$$dst"; echo "  INSTALL $$dst"; \
+	fi; \
+	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
+
+uninstall:
+	@set -e; set -- $(INSTALL_ITEMS); \
+	while [ $$# -gt 0 ]; do \
+		dst=$(D)$$2; shift 3; \
+		if [ -e "$$dst" ]; then rm -f "$$dst"; echo "  RM      $$dst"; fi; \
+	done; \
+	dst=$(D)$(DEFAULTS_DST); \
+	if [ -e "$$dst" ]; then \
+		if cmp -s "$$dst" $(DEFAULTS_SRC); then rm -f "$$dst"; echo "  RM      $$dst"; \
+		else echo "  KEEP    $$dst (edited)"; fi; \
+	fi; \
+	rmdir "$(D)$(DOCDIR)/examples" "$(D)$(DOCDIR)" 2>/dev/null || true; \
+	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
+
+install-list:
+	@set -- $(INSTALL_ITEMS); \
+	while [ $$# -gt 0 ]; do echo "$(D)$$2"; shift 3; done; \
+	echo "$(D)$(DEFAULTS_DST)"
+
+dkms-install:
+	@set -e; dst=$(D)$(DKMS_SRCDIR); \
+	rm -rf "$$dst"; \
+	for f in $(DKMS_FILES); do \
+		$(INSTALL) -D -m 0644 "$$f" "$$dst/$$f"; \
+	done; \
+	echo "  INSTALL $$dst ($(words $(DKMS_FILES)) files): dkms add evtrace/$(VERSION)"
+
+dkms-uninstall:
+	@set -e; \
+	if [ -z "$(DESTDIR)" ] && command -v dkms >/dev/null && dkms status evtrace/$(VERSION) | grep -q .; then \
+		dkms remove evtrace/$(VERSION) --all; \
+	fi; \
+	rm -rf "$(D)$(DKMS_SRCDIR)"; echo "  RM      $(D)$(DKMS_SRCDIR)"
