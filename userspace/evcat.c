@@ -389,6 +389,11 @@ struct cat {
 	struct evt_trace *t;
 	int print;
 	/*
+	 * --count without --stats: every event is still decoded and merged
+	 * in order (evt_mtrace_count), only no reference is handed out.
+	 */
+	int count_only;
+	/*
 	 * Slice text buffers, recycled: fresh ones would be faulted in and
 	 * zeroed by the kernel for every slice.
 	 */
@@ -508,6 +513,16 @@ static int slice_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
 	return sl->out.err ? -1 : 0;
 }
 
+/* --count alone: the merge counts, no references are made. */
+static int slice_count(void *ctx, void *state, uint64_t n)
+{
+	struct slice *sl = state;
+
+	(void)ctx;
+	sl->count += n;
+	return 0;
+}
+
 static int write_all(int fd, const char *p, size_t len)
 {
 	while (len) {
@@ -571,6 +586,7 @@ static int slice_end(void *ctx, void *state, const char *err)
 
 static const struct evt_par_ops cat_ops = {
 	.begin = slice_begin, .refs = slice_refs, .end = slice_end, .drop = slice_drop,
+	.count = slice_count,
 };
 
 /* The sequential path: one merge, printed as it goes. */
@@ -599,9 +615,14 @@ static int run_sequential(struct cat *c, uint64_t from, uint64_t to)
 		evt_out_free(&sl->out);
 		sl->direct = 1;
 	}
-	while ((n = evt_mtrace_next(&mt, refs, NREFS)) > 0)
-		if (slice_refs(c, sl, refs, (size_t)n))
-			break;
+	if (c->count_only) {
+		while ((n = evt_mtrace_count(&mt, 1U << 20)) > 0)
+			slice_count(c, sl, (uint64_t)n);
+	} else {
+		while ((n = evt_mtrace_next(&mt, refs, NREFS)) > 0)
+			if (slice_refs(c, sl, refs, (size_t)n))
+				break;
+	}
 	ret = slice_end(c, sl, n < 0 ? mt.errmsg : NULL);
 	evt_mtrace_free(&mt);
 	free(refs);
@@ -658,6 +679,7 @@ int main(int argc, char **argv)
 	c.t = &t;
 	pthread_mutex_init(&c.pool_lock, NULL);
 	c.print = !o.count && !o.stats;
+	c.count_only = o.count && !o.stats;
 	c.st.per_stream = calloc(t.nr_streams + 1, sizeof(*c.st.per_stream));
 	c.st.per_event = calloc(evt_nr_events, sizeof(*c.st.per_event));
 	if (!c.st.per_stream || !c.st.per_event || evt_out_init(&c.out, STDOUT_FILENO, 1 << 20) ||
@@ -669,6 +691,7 @@ int main(int argc, char **argv)
 		struct evt_par_opts po = {
 			.threads = o.threads, .kind = o.merge, .from = from, .to = tov,
 			.event_mask = o.event_mask, .slice_bytes = o.slice_bytes,
+			.count_only = c.count_only,
 		};
 
 		if (o.threads > 1 && evt_par_slices(&t, &po) > 1) {

@@ -94,6 +94,24 @@ static void merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind 
 		snprintf(out->err, sizeof(out->err), "%s", mt.errmsg);
 	}
 	evt_mtrace_free(&mt);
+	/* Counting only (evcat --count): the same events, up to the same error. */
+	{
+		struct evt_trace c;
+		uint64_t total = 0;
+
+		ck_assert_int_eq(evt_trace_clone(&c, t), 0);
+		ck_assert_int_eq(evt_mtrace_init(&mt, &c, kind), 0);
+		while ((n = evt_mtrace_count(&mt, 53)) > 0) {
+			ck_assert_int_le(n, 53);
+			total += (uint64_t)n;
+		}
+		ck_assert_uint_eq(total, out->n);
+		ck_assert_int_eq(n < 0 ? -1 : 0, out->rc);
+		if (n < 0)
+			ck_assert_str_eq(mt.errmsg, out->err);
+		evt_mtrace_free(&mt);
+		evt_trace_close(&c);
+	}
 }
 
 /* ---- The same merge on threads, slices collected in order ---- */
@@ -372,6 +390,177 @@ START_TEST(parallel_equals_sequential)
 	}
 	evt_trace_close(&t1);
 	free(a.ev);
+	rmtree(dir);
+}
+END_TEST
+
+/* ---- Counting (evcat --count): the merge without references ---- */
+
+struct cnt_ctx {
+	uint64_t total;
+	int rc;
+	char err[EVT_TRACE_ERRLEN];
+};
+
+static void *cnt_begin(void *ctx, unsigned int j)
+{
+	(void)ctx;
+	(void)j;
+	return calloc(1, sizeof(uint64_t));
+}
+
+static int cnt_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
+{
+	(void)ctx;
+	(void)state;
+	(void)r;
+	(void)n;
+	ck_abort_msg("references handed out in a count-only run");
+	return -1;
+}
+
+static int cnt_count(void *ctx, void *state, uint64_t n)
+{
+	(void)ctx;
+	*(uint64_t *)state += n;
+	return 0;
+}
+
+static int cnt_end(void *ctx, void *state, const char *err)
+{
+	struct cnt_ctx *c = ctx;
+
+	c->total += *(uint64_t *)state;
+	free(state);
+	if (err) {
+		c->rc = -1;
+		snprintf(c->err, sizeof(c->err), "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void cnt_drop(void *ctx, void *state)
+{
+	(void)ctx;
+	free(state);
+}
+
+static const struct evt_par_ops cnt_ops = {
+	.begin = cnt_begin, .refs = cnt_refs, .end = cnt_end, .drop = cnt_drop, .count = cnt_count,
+};
+
+/* Events of @m in [lo, hi] whose event index has @mask set (NULL: all). */
+static uint64_t expect_count(const struct merged *m, uint64_t lo, uint64_t hi, const uint8_t *mask)
+{
+	uint64_t k = 0;
+	size_t i;
+
+	for (i = 0; i < m->n; i++)
+		k += m->ev[i].ts >= lo && m->ev[i].ts <= hi && (!mask || mask[m->ev[i].desc]);
+	return k;
+}
+
+/*
+ * evt_mtrace_count and evt_par's count_only against the references: with
+ * idle (empty) and missing CPUs, ranges, event masks, both merges, threads,
+ * and on a corrupted trace up to the same error.
+ */
+START_TEST(count_equals_references)
+{
+	static uint8_t idle[6] = { 0, 0, 1, 0, 1, 0 }, offline[6] = { 0, 0, 0, 1, 0, 0 };
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_trace t, c;
+	struct merged a;
+	uint8_t *mask = calloc(evt_nr_events, 1);
+	char dir[64], path[128];
+	unsigned int kind, threads, round;
+
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 6;
+	p.idle = idle;
+	p.offline = offline;
+	p.events = 40000;
+	p.subbuf_size = 2048;
+	p.num_subbuf = 4;
+	p.mix = 1;
+	p.normal_pct = 20;
+	p.burst_every = 150;
+	p.burst_len = 40;
+	synth(dir, &p, &r);
+	ck_assert_ptr_nonnull(mask);
+	mask[evt_find_event_by_name("gen_ping") - evt_events] = 1;
+	mask[evt_find_event_by_name("gen_normal") - evt_events] = 1;
+	for (round = 0; round < 2; round++) {
+		if (round == 1) {
+			/* A bad magic in the middle of compact_5: an error after some events. */
+			FILE *f;
+			long off;
+
+			snprintf(path, sizeof(path), "%s/compact_5", dir);
+			f = fopen(path, "r+b");
+			ck_assert_ptr_nonnull(f);
+			fseek(f, 0, SEEK_END);
+			off = ftell(f) / 2048 / 2 * 2048;
+			ck_assert_int_gt(off, 0);
+			fseek(f, off, SEEK_SET);
+			fputc(0x5a, f);
+			fclose(f);
+		}
+		for (kind = 0; kind < 2; kind++) {
+			uint64_t lo, hi, want, total = 0;
+			struct evt_mtrace mt;
+			long n;
+
+			merge_dir(&t, dir, kind, NULL, &a);
+			ck_assert_msg(round == 0 ? a.rc == 0 : a.rc == -1, "round %u: %s", round, a.err);
+			ck_assert_uint_gt(a.n, 1000);
+			lo = a.ev[a.n / 4].ts;
+			hi = a.ev[a.n / 2].ts;
+			/* A range and an event mask. */
+			ck_assert_int_eq(evt_trace_clone(&c, &t), 0);
+			ck_assert_int_eq(evt_mtrace_init(&mt, &c, kind), 0);
+			evt_mtrace_set_range(&mt, lo, hi);
+			evt_mtrace_set_events(&mt, mask);
+			while ((n = evt_mtrace_count(&mt, 1U << 20)) > 0)
+				total += (uint64_t)n;
+			ck_assert_int_eq(n, 0);
+			want = expect_count(&a, lo, hi, mask);
+			ck_assert_uint_gt(want, 0);
+			ck_assert_uint_eq(total, want);
+			evt_mtrace_free(&mt);
+			evt_trace_close(&c);
+			/* On threads: slices counted, the same total, the same error. */
+			for (threads = 1; threads <= 3; threads++) {
+				struct evt_par_opts po = {
+					.threads = threads, .kind = kind, .from = 0, .to = UINT64_MAX,
+					.slice_bytes = 3000 * threads, .count_only = 1,
+				};
+				struct cnt_ctx cc = { 0 };
+				char err[256];
+				int rc;
+
+				rc = evt_par_run(&t, &po, &cnt_ops, &cc, err, sizeof(err));
+				ck_assert_msg(rc >= 0, "%s", err);
+				ck_assert_int_eq(rc, a.rc ? 1 : 0);
+				ck_assert_uint_eq(cc.total, a.n);
+				if (a.rc)
+					ck_assert_str_eq(cc.err, a.err);
+				po.from = lo;
+				po.to = hi;
+				po.event_mask = mask;
+				memset(&cc, 0, sizeof(cc));
+				rc = evt_par_run(&t, &po, &cnt_ops, &cc, err, sizeof(err));
+				ck_assert_int_eq(rc, 0);
+				ck_assert_uint_eq(cc.total, want);
+			}
+			evt_trace_close(&t);
+			free(a.ev);
+		}
+	}
+	free(mask);
 	rmtree(dir);
 }
 END_TEST
@@ -1154,6 +1343,7 @@ Suite *trace_suite(void)
 
 	tcase_add_loop_test(tr, read_synth_traces, 0, 6);
 	tcase_add_test(tr, read_losses_and_missing_cpus);
+	tcase_add_test(tr, count_equals_references);
 	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);
 	tcase_add_test(tr, metadata_parsing);
 	tcase_add_test(tr, empty_and_odd_directories);

@@ -161,9 +161,15 @@ static void *worker(void *arg)
 			finish(r, j, NULL, strdup("out of memory"));
 			continue;
 		}
-		while ((n = evt_mtrace_next(&mt, refs, 512)) > 0)
-			if (r->ops->refs(r->ctx, state, refs, (size_t)n))
-				break;
+		if (r->o->count_only) {
+			while ((n = evt_mtrace_count(&mt, 1U << 20)) > 0)
+				if (r->ops->count(r->ctx, state, (uint64_t)n))
+					break;
+		} else {
+			while ((n = evt_mtrace_next(&mt, refs, 512)) > 0)
+				if (r->ops->refs(r->ctx, state, refs, (size_t)n))
+					break;
+		}
 		if (n < 0)
 			err = strdup(mt.errmsg);
 		evt_mtrace_free(&mt);

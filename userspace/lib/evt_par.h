@@ -31,6 +31,12 @@ struct evt_par_ops {
 	int (*end)(void *ctx, void *state, const char *err);
 	/* Calling thread: free a state that will not be ended (stopping). */
 	void (*drop)(void *ctx, void *state);
+	/*
+	 * Worker thread, with evt_par_opts.count_only instead of refs(): the
+	 * slice's next @n events were merged and counted (evt_mtrace_count).
+	 * 0, or -1 to stop.
+	 */
+	int (*count)(void *ctx, void *state, uint64_t n);
 };
 
 struct evt_par_opts {
@@ -39,6 +45,7 @@ struct evt_par_opts {
 	uint64_t from, to;		/* inclusive time range (clock values) */
 	uint8_t *event_mask;		/* as evt_mtrace_set_events(), NULL: all */
 	uint64_t slice_bytes;		/* packet content per slice (0: 2 MiB) */
+	int count_only;			/* ops->count(), no references */
 };
 
 /*

@@ -754,6 +754,8 @@ static int grow(struct evt_stream *s, uint32_t need)
 	return 0;
 }
 
+#define EVT_PREFETCH_AHEAD 1024
+
 /*
  * The compact fast path: small headers of fixed-size events, as many in a
  * row as there are. Few live values, so that they all stay in registers;
@@ -780,6 +782,8 @@ static inline size_t compact_fast(const uint8_t *pkt, size_t pos, const size_t e
 		ts = prev + (((w >> EVT_COMPACT_ID_BITS) - prev) & mask);
 		if (__builtin_expect(ts > tend, 0))
 			break;
+		/* Ahead of the decoder: the next lines, and the next page's walk. */
+		__builtin_prefetch(pkt + pos + EVT_PREFETCH_AHEAD);
 		e->ts = ts;
 		e->meta = c_meta[id] | (pos + EVT_COMPACT_HDR);
 		e++;
@@ -928,16 +932,30 @@ int evt_stream_fill(struct evt_trace *t, struct evt_stream *s)
 
 int evt_mtrace_init(struct evt_mtrace *mt, struct evt_trace *t, enum evt_merge_kind kind)
 {
+	unsigned int i;
+
 	memset(mt, 0, sizeof(*mt));
 	mt->t = t;
 	mt->to = UINT64_MAX;
 	mt->done = -1;		/* not started */
 	mt->cur = calloc(t->nr_streams ? t->nr_streams : 1, sizeof(*mt->cur));
-	if (!mt->cur)
-		return -1;
-	if (evt_merge_init(&mt->m, kind, t->nr_streams)) {
+	mt->next = calloc(t->nr_streams ? t->nr_streams : 1, sizeof(*mt->next));
+	if (!mt->cur || !mt->next) {
 		free(mt->cur);
+		free(mt->next);
 		mt->cur = NULL;
+		mt->next = NULL;
+		return -1;
+	}
+	/* A stream without packets (and no error) delivers nothing: no leaf. */
+	for (i = 0; i < t->nr_streams; i++)
+		if (t->streams[i].npk || t->streams[i].tail_err)
+			mt->cur[mt->nsrc++].sid = i;
+	if (evt_merge_init(&mt->m, kind, mt->nsrc)) {
+		free(mt->cur);
+		free(mt->next);
+		mt->cur = NULL;
+		mt->next = NULL;
 		return -1;
 	}
 	return 0;
@@ -947,7 +965,9 @@ void evt_mtrace_free(struct evt_mtrace *mt)
 {
 	evt_merge_free(&mt->m);
 	free(mt->cur);
+	free(mt->next);
 	mt->cur = NULL;
+	mt->next = NULL;
 }
 
 void evt_mtrace_set_range(struct evt_mtrace *mt, uint64_t from, uint64_t to)
@@ -983,7 +1003,7 @@ static int cur_load(struct evt_mtrace *mt, struct evt_mcur *c, struct evt_stream
 	}
 	c->p = s->ev + s->i;
 	c->end = s->ev + s->n;
-	c->next = evt_mkey(m, c->p[1].ts - mt->base, src);
+	mt->next[src] = evt_mkey(m, c->p[1].ts - mt->base, src);
 	c->pkt = s->map + s->pkt_off;
 	return 0;
 }
@@ -991,7 +1011,7 @@ static int cur_load(struct evt_mtrace *mt, struct evt_mcur *c, struct evt_stream
 static int mtrace_start(struct evt_mtrace *mt)
 {
 	struct evt_trace *t = mt->t;
-	unsigned int k = t->nr_streams, i;
+	unsigned int k = mt->nsrc, i;
 	uint64_t *ts = calloc(k ? k : 1, sizeof(*ts));
 	unsigned char *has = calloc(k ? k : 1, 1);
 	int ret = 0;
@@ -1004,7 +1024,7 @@ static int mtrace_start(struct evt_mtrace *mt)
 	/* The same base for every reader of the trace (threads): the same keys. */
 	mt->base = t->base;
 	for (i = 0; i < k; i++) {
-		struct evt_stream *s = &t->streams[i];
+		struct evt_stream *s = &t->streams[mt->cur[i].sid];
 		int r = evt_stream_has(t, s);
 
 		if (r < 0) {
@@ -1016,7 +1036,7 @@ static int mtrace_start(struct evt_mtrace *mt)
 		has[i] = (unsigned char)r;
 	}
 	for (i = 0; i < k; i++) {
-		struct evt_stream *s = &t->streams[i];
+		struct evt_stream *s = &t->streams[mt->cur[i].sid];
 
 		if (!has[i])
 			continue;
@@ -1037,7 +1057,7 @@ out:
 static evt_mkey_t __attribute__((noinline))
 mtrace_refill(struct evt_mtrace *mt, struct evt_mcur *c, uint32_t src)
 {
-	struct evt_stream *s = &mt->t->streams[src];
+	struct evt_stream *s = &mt->t->streams[c->sid];
 	int r;
 
 	s->i = s->n;
@@ -1057,18 +1077,20 @@ mtrace_refill(struct evt_mtrace *mt, struct evt_mcur *c, uint32_t src)
 }
 
 /*
- * The per-event loop, specialised per merge kind and for filtering, with
- * the merge state in locals (the build uses -fno-strict-aliasing: any
- * store through a pointer would otherwise reload it). Its critical path
- * is top -> the source's precomputed next key -> the replay: no load of
- * the stream state sits between two replays.
+ * The per-event loop, specialised per merge kind, for filtering, for
+ * giving references or only counting, with the merge state in locals (the
+ * build uses -fno-strict-aliasing: any store through a pointer would
+ * otherwise reload it). Its critical path is top -> the source's
+ * precomputed next key -> the replay: no load of the stream state sits
+ * between two replays.
  */
 static inline __attribute__((always_inline))
 long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
-		 const int kind, const int filt, const int depth)
+		 const int kind, const int filt, const int depth, const int refs)
 {
 	struct evt_merge *m = &mt->m;
 	struct evt_mcur *const cur = mt->cur;
+	evt_mkey_t *const nextk = mt->next;
 	const uint8_t *const mask = mt->event_mask;
 	const uint64_t base = mt->base;
 	const uint64_t from = mt->from > base ? mt->from - base : 0;
@@ -1090,8 +1112,6 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 		const uint64_t rel = top >> shift;
 		struct evt_mcur *c;
 		const struct evt_dev *ep;
-		struct evt_ref *o;
-		uint64_t m64;
 		evt_mkey_t key;
 
 		if (top == EVT_MKEY_NONE || (filt && rel > to)) {
@@ -1100,25 +1120,28 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 		}
 		c = &cur[src];
 		ep = c->p;
-		m64 = ep->meta;
-		o = &out[n];
-		o->ts = rel + base;
-		o->payload = c->pkt + EVT_DMETA_OFF(m64);
-		o->info = (m64 & ~(uint64_t)0x3ffffff) | src;
+		if (refs) {
+			const uint64_t m64 = ep->meta;
+			struct evt_ref *o = &out[n];
+
+			o->ts = rel + base;
+			o->payload = c->pkt + EVT_DMETA_OFF(m64);
+			o->info = (m64 & ~(uint64_t)0x3ffffff) | c->sid;
+		}
 		if (filt) {
 			unsigned int keep = rel >= from;
 
 			if (mask)
-				keep &= mask[EVT_DMETA_DESC(m64)];
+				keep &= mask[EVT_DMETA_DESC(ep->meta)];
 			n += keep;
 		} else {
 			n++;
 		}
 		merged++;
 		if (__builtin_expect(ep + 1 < c->end, 1)) {
-			key = c->next;
+			key = nextk[src];
 			c->p = ep + 1;
-			c->next = ((ep[2].ts - base) << shift) | src;
+			nextk[src] = ((ep[2].ts - base) << shift) | src;
 		} else {
 			key = mtrace_refill(mt, c, src);
 			/* An error is final: the events before it are out, stop. */
@@ -1167,29 +1190,43 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 }
 
 /* One specialised loop per merge kind, filtering, and tree depth up to 5 (32 streams). */
-#define TREE_DEPTHS(filt) \
+#define TREE_DEPTHS(filt, refs) \
 	switch (mt->m.shift) { \
-	case 0: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 0); \
-	case 1: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 1); \
-	case 2: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 2); \
-	case 3: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 3); \
-	case 4: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 4); \
-	case 5: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 5); \
-	default: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, -1); \
+	case 0: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 0, refs); \
+	case 1: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 1, refs); \
+	case 2: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 2, refs); \
+	case 3: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 3, refs); \
+	case 4: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 4, refs); \
+	case 5: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, 5, refs); \
+	default: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, -1, refs); \
 	}
 
 static long mtrace_dispatch(struct evt_mtrace *mt, struct evt_ref *out, size_t max, int filt)
 {
 	if (mt->m.kind == EVT_MERGE_LIST)
-		return filt ? mtrace_next(mt, out, max, EVT_MERGE_LIST, 1, -1) :
-			      mtrace_next(mt, out, max, EVT_MERGE_LIST, 0, -1);
+		return filt ? mtrace_next(mt, out, max, EVT_MERGE_LIST, 1, -1, 1) :
+			      mtrace_next(mt, out, max, EVT_MERGE_LIST, 0, -1, 1);
 	if (filt) {
-		TREE_DEPTHS(1)
+		TREE_DEPTHS(1, 1)
 	}
-	TREE_DEPTHS(0)
+	TREE_DEPTHS(0, 1)
 }
 
-long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max)
+/* Counting: no references written. */
+static long mtrace_dispatch_count(struct evt_mtrace *mt, size_t max, int filt)
+{
+	struct evt_ref *const out = NULL;
+
+	if (mt->m.kind == EVT_MERGE_LIST)
+		return filt ? mtrace_next(mt, out, max, EVT_MERGE_LIST, 1, -1, 0) :
+			      mtrace_next(mt, out, max, EVT_MERGE_LIST, 0, -1, 0);
+	if (filt) {
+		TREE_DEPTHS(1, 0)
+	}
+	TREE_DEPTHS(0, 0)
+}
+
+static long mtrace_batch(struct evt_mtrace *mt, struct evt_ref *out, size_t max)
 {
 	long n;
 
@@ -1202,6 +1239,8 @@ long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max)
 		mt->done = 0;
 	}
 	for (;;) {
+		int filt;
+
 		if (mt->err)
 			return -1;
 		if (mt->done)
@@ -1210,12 +1249,20 @@ long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max)
 			mt->done = 1;
 			return 0;
 		}
-		if (mt->from == 0 && mt->to == UINT64_MAX && !mt->event_mask)
-			n = mtrace_dispatch(mt, out, max, 0);
-		else
-			n = mtrace_dispatch(mt, out, max, 1);
+		filt = !(mt->from == 0 && mt->to == UINT64_MAX && !mt->event_mask);
+		n = out ? mtrace_dispatch(mt, out, max, filt) : mtrace_dispatch_count(mt, max, filt);
 		if (n > 0)
 			return n;
 		/* A whole batch filtered out: go on. */
 	}
+}
+
+long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max)
+{
+	return mtrace_batch(mt, out, max);
+}
+
+long evt_mtrace_count(struct evt_mtrace *mt, size_t max)
+{
+	return mtrace_batch(mt, NULL, max);
 }

@@ -180,18 +180,30 @@ struct evt_ref {
 #define EVT_REF_DESC(r)		EVT_DMETA_DESC((r)->info)
 #define EVT_REF_STREAM(r)	EVT_DMETA_OFF((r)->info)
 
-/* A stream's cursor in the merge: the head and the key after it. */
+/*
+ * A stream's cursor in the merge: the head (32 bytes: an index is a shift).
+ * The key of the event after the head is kept apart, in evt_mtrace.next[]:
+ * the merge's critical path loads it by the source alone.
+ */
 struct evt_mcur {
 	const struct evt_dev *p;	/* the head event */
 	const struct evt_dev *end;	/* ev + n */
-	evt_mkey_t next;		/* key of p[1] when p + 1 < end */
 	const uint8_t *pkt;		/* the packet */
+	uint64_t sid;			/* the stream's buffer id */
 };
 
+/*
+ * The merge's sources are the streams that can deliver anything (a packet,
+ * or an error): empty files take no leaf, so the tree is no deeper than
+ * the streams that hold events need. Sources keep the streams' order, so
+ * ties still go by buffer id.
+ */
 struct evt_mtrace {
 	struct evt_trace *t;
 	struct evt_merge m;
-	struct evt_mcur *cur;
+	struct evt_mcur *cur;		/* per source */
+	evt_mkey_t *next;		/* per source: key of cur.p[1] when cur.p + 1 < cur.end */
+	uint32_t nsrc;
 	uint64_t base;			/* keys hold ts - base */
 	uint64_t from, to;		/* inclusive time range (clock values) */
 	uint8_t *event_mask;		/* per evt_events[] index, NULL: all */
@@ -219,5 +231,11 @@ void evt_mtrace_set_events(struct evt_mtrace *mt, uint8_t *mask);
  * valid until the trace is closed (the files are mapped).
  */
 long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max);
+/*
+ * The same merge, every event decoded and taken in order, but only counted:
+ * the number of the next (up to @max) events evt_mtrace_next() would give,
+ * 0 at the end, -1 on the same decode error after the same events.
+ */
+long evt_mtrace_count(struct evt_mtrace *mt, size_t max);
 
 #endif /* EVT_TRACE_H */
