@@ -1,0 +1,46 @@
+# Fuzzing (issue 10), included from the top-level Makefile.
+#   make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="trace reorder"]
+#       build every libFuzzer target (tests/fuzz/fuzz_*.c, clang,
+#       -fsanitize=fuzzer,address,undefined) and run each for N seconds
+#       (default 60) from its committed seed corpus tests/fuzz/corpus/<target>/
+#       plus a working corpus in build/fuzz/corpus/<target>/; prints
+#       executions per second and coverage per target and fails on any crash
+#       (the reproducer is left in build/fuzz/artifacts/<target>/).
+#   make fuzz-build     only build them
+#   make fuzz-smoke     build them and run each once over its seed corpus
+#                       (seconds; part of scripts/run-tests when clang is there)
+#   make fuzz-corpus    regenerate the seed corpus (evsynth traces, see
+#                       scripts/fuzz-corpus)
+# Knobs: FUZZ_CC (default clang, else clang-14), FUZZ_JOBS is not used: one
+# process per target, one target at a time (the machine is shared).
+
+FUZZ_SECONDS ?= 60
+FUZZ_CC ?= $(shell command -v clang 2>/dev/null || command -v clang-14 2>/dev/null)
+FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
+FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
+# The library code the targets reach (no netlink).
+FUZZ_LIB := kmod/core/evt_events.c userspace/lib/evt_decode.c userspace/lib/evt_trace.c \
+	userspace/lib/evt_par.c userspace/lib/evt_format.c userspace/lib/evt_reorder.c
+FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
+	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
+
+.PHONY: fuzz fuzz-build fuzz-smoke fuzz-corpus
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIB) $(HDRS)
+	@test -n "$(FUZZ_CC)" || { echo "fuzz: clang is not installed (make deps)"; exit 1; }
+	@mkdir -p $(dir $@)
+	@echo '  CLANG   $@'
+	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(FUZZ_LIB) -o $@ -lpthread
+
+fuzz-build: $(FUZZ_BINS)
+
+fuzz-smoke: fuzz-build
+	@scripts/fuzz --smoke $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	@scripts/fuzz --seconds $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+fuzz-corpus: userspace
+	@scripts/fuzz-corpus
