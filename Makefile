@@ -120,4 +120,6 @@ clean:
 	rm -rf $(BUILD) evtrace.ko *.o *.mod *.mod.c .*.cmd Module.symvers modules.order .tmp_versions
 	find kmod -name '*.o' -o -name '.*.cmd' | xargs rm -f
 -include mk/debug.mk
+-include mk/fuzz.mk
+-include mk/soak.mk
 -include mk/install.mk
