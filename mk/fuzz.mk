@@ -44,3 +44,6 @@ fuzz: fuzz-build
 
 fuzz-corpus: userspace
 	@scripts/fuzz-corpus
+
+# The unit tests replay the targets (tests/unit/test_fuzz.c includes them).
+$(BUILD)/tests/unit $(BUILD)/tests/unit-san: $(wildcard tests/fuzz/*.c tests/fuzz/*.h)

@@ -13,6 +13,7 @@ Suite *format_suite(void);
 Suite *merge_suite(void);
 Suite *trace_suite(void);
 Suite *ctl_suite(void);
+Suite *fuzz_suite(void);
 
 /* xorshift64*: repeatable pseudo-random numbers from *state (non-zero). */
 uint64_t unit_rnd(uint64_t *state);

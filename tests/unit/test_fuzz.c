@@ -1,0 +1,101 @@
+/*
+ * The fuzz targets' checks in the unit tests (plain and under ASan+UBSan):
+ * every input of the seed corpus (tests/fuzz/corpus/<target>/) and every
+ * input a fuzz run found a bug with (tests/fuzz/regress/<target>/, one file
+ * per bug, named after it) replayed through the same target code, built here
+ * by gcc; and the bugs themselves as direct cases.
+ */
+#define FZ_NO_MAIN
+#include <dirent.h>
+#include <stdio.h>
+#include <string.h>
+#include "unit.h"
+#include "../fuzz/fuzz_common.h"
+#include "../fuzz/fuzz_trace.c"
+#include "../fuzz/fuzz_reorder.c"
+
+void fz_fail(const char *file, int line, const char *what)
+{
+	ck_abort_msg("%s:%d: fuzz target check failed: %s", file, line, what);
+	abort();	/* not reached */
+}
+
+/* Replay every file of @dir through @one; returns how many. */
+static unsigned int replay_dir(const char *dir, int (*one)(const uint8_t *, size_t))
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	unsigned int n = 0;
+
+	if (!d)
+		return 0;
+	while ((de = readdir(d))) {
+		char path[1024];
+		uint8_t *buf;
+		long len;
+		FILE *f;
+
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		f = fopen(path, "rb");
+		ck_assert_msg(f != NULL, "cannot open %s", path);
+		fseek(f, 0, SEEK_END);
+		len = ftell(f);
+		fseek(f, 0, SEEK_SET);
+		buf = malloc((size_t)len + 1);
+		ck_assert(buf != NULL);
+		ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
+		fclose(f);
+		one(buf, (size_t)len);
+		free(buf);
+		n++;
+	}
+	closedir(d);
+	return n;
+}
+
+START_TEST(test_fuzz_trace_corpus)
+{
+	ck_assert_uint_gt(replay_dir("tests/fuzz/corpus/trace", fz_trace_one), 0);
+	replay_dir("tests/fuzz/regress/trace", fz_trace_one);
+}
+END_TEST
+
+START_TEST(test_fuzz_reorder_corpus)
+{
+	ck_assert_uint_gt(replay_dir("tests/fuzz/corpus/reorder", fz_reorder_one), 0);
+	replay_dir("tests/fuzz/regress/reorder", fz_reorder_one);
+}
+END_TEST
+
+/* Random inputs through both targets: repeatable (unit_rnd), no crash, every check holds. */
+START_TEST(test_fuzz_random_inputs)
+{
+	uint64_t st = 0x9e3779b97f4a7c15ULL;
+	uint8_t buf[2048];
+	unsigned int i, j;
+
+	for (i = 0; i < 200; i++) {
+		size_t len = unit_rnd(&st) % sizeof(buf);
+
+		for (j = 0; j < len; j++)
+			buf[j] = (uint8_t)unit_rnd(&st);
+		fz_reorder_one(buf, len);
+		fz_trace_one(buf, len);
+	}
+}
+END_TEST
+
+Suite *fuzz_suite(void)
+{
+	Suite *s = suite_create("fuzz");
+	TCase *tc = tcase_create("replay");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_fuzz_trace_corpus);
+	tcase_add_test(tc, test_fuzz_reorder_corpus);
+	tcase_add_test(tc, test_fuzz_random_inputs);
+	suite_add_tcase(s, tc);
+	return s;
+}
