@@ -1,0 +1,144 @@
+#!/usr/bin/env bash
+# make install / uninstall / dkms-install into a DESTDIR: the documented file list
+# (make install-list), the programs' --version, the man pages render without
+# warnings and document every option of --help, the unit passes
+# systemd-analyze verify and its ExecStart assembles evdrain's options from
+# /etc/default/evdrain, the modprobe.d example names only real parameters and all
+# of them, uninstall leaves nothing (but an edited /etc/default/evdrain).
+set -euo pipefail
+top=$(cd "$(dirname "$0")/../.." && pwd)
+cd "$top"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+die() { echo "FAIL: $*"; exit 1; }
+version=$(cat VERSION)
+m() { make -s --no-print-directory "$@"; }
+
+files_in() { (cd "$1" && find . \( -type f -o -type l \) | sed 's|^\.||' | sort); }
+
+# 1. The documented list, for PREFIX=/usr and the default /usr/local.
+for prefix in /usr ""; do
+	d=$tmp/dest${prefix//\//_}
+	m install DESTDIR="$d" ${prefix:+PREFIX=$prefix} > "$tmp/install.log"
+	m install-list DESTDIR="$d" ${prefix:+PREFIX=$prefix} | sed "s|^$d||" | sort > "$tmp/want"
+	files_in "$d" > "$tmp/got"
+	diff -u "$tmp/want" "$tmp/got" || die "installed files differ from make install-list (PREFIX=${prefix:-default})"
+	echo "PREFIX=${prefix:-/usr/local (default)}: $(wc -l < "$tmp/got") files as listed:"
+	sed 's/^/    /' "$tmp/got"
+done
+d=$tmp/dest_usr
+grep -q '^ExecStart=.* /usr/sbin/evdrain ' "$d/usr/lib/systemd/system/evdrain.service" ||
+	die "unit does not run /usr/sbin/evdrain"
+grep -q '^ExecStart=.* /usr/local/sbin/evdrain ' "$tmp/dest/usr/local/lib/systemd/system/evdrain.service" ||
+	die "unit (default PREFIX) does not run /usr/local/sbin/evdrain"
+! grep -rl '@[A-Z]*@' "$d/usr/share/man" "$d/usr/lib/systemd" || die "unsubstituted @PLACEHOLDER@"
+
+# 2. Programs.
+[ "$("$d/usr/sbin/evdrain" --version)" = "evdrain $version" ] || die "evdrain --version"
+[ "$("$d/usr/sbin/evctl" --version)" = "evctl $version" ] || die "evctl --version"
+"$d/usr/bin/evcat" --help > /dev/null || die "evcat --help"
+
+# 3. Man pages: no warnings, the sections, every option of the program's help.
+# The options a help text names: -x and --xyz after a blank, '[' or ','.
+options() { grep -oE -- '(^|[ [,|])--?[a-zA-Z][a-z-]*' "$1" | sed 's/^[ [,|]//' | sort -u; }
+check_page() { # page program section...
+	local page=$1 prog=$2; shift 2
+	local text err opt s
+	text=$(MANWIDTH=80 man -l --warnings=all "$page" 2> "$tmp/man.err") || die "man -l $page failed"
+	[ ! -s "$tmp/man.err" ] || { cat "$tmp/man.err"; die "man -l --warnings: $page has warnings"; }
+	for s in NAME SYNOPSIS DESCRIPTION "EXIT STATUS" FILES EXAMPLES "SEE ALSO" "$@"; do
+		grep -q "^$s\$" <<<"$text" || die "$page: no $s section"
+	done
+	grep -q "$version" <<<"$text" || die "$page: no version $version in the footer"
+	# Every option the program's own help names (and evctl's commands' helps).
+	for opt in $(options "$tmp/help.$prog"); do
+		grep -q -- "$opt\b" <<<"$text" || die "$page does not document $opt (in $prog --help)"
+	done
+	echo "${page#$d}: renders without warnings, $(wc -l <<<"$text") lines, documents all $(options "$tmp/help.$prog" | wc -l) options of --help: $(options "$tmp/help.$prog" | tr '\n' ' ')"
+}
+"$d/usr/sbin/evdrain" --help > "$tmp/help.evdrain"
+"$d/usr/bin/evcat" --help > "$tmp/help.evcat"
+"$d/usr/sbin/evctl" --help > "$tmp/help.evctl"
+for c in $(sed -n '/^commands:/,/^$/s/^  \([a-z-]*\).*/\1/p' "$tmp/help.evctl"); do
+	"$d/usr/sbin/evctl" "$c" --help >> "$tmp/help.evctl"
+	grep -q "$c" "$tmp/help.evctl" || die "evctl $c --help"
+done
+check_page "$d/usr/share/man/man8/evdrain.8" evdrain OPTIONS
+check_page "$d/usr/share/man/man8/evctl.8" evctl COMMANDS
+check_page "$d/usr/share/man/man1/evcat.1" evcat OPTIONS
+# Exit codes: every code of the help's "Exit status" line is in the page.
+for prog in evdrain:man8/evdrain.8 evctl:man8/evctl.8 evcat:man1/evcat.1; do
+	p=${prog%%:*} page=$d/usr/share/man/${prog#*:}
+	codes=$(tr '\n' ' ' < "$tmp/help.$p" | grep -io 'exit status:.*' | grep -o '\b[0-6] [a-zA-Z]' | cut -c1 | sort -u)
+	sect=$(MANWIDTH=80 man -l "$page" 2>/dev/null | sed -n '/^EXIT STATUS/,/^[A-Z]/p')
+	for c in $codes; do
+		grep -q "^       $c " <<<"$sect" || die "$page: exit status $c not documented"
+	done
+	echo "${page#$d}: exit statuses $(echo $codes) documented"
+done
+
+# 4. The unit.
+unit=$d/usr/lib/systemd/system/evdrain.service
+if command -v systemd-analyze > /dev/null; then
+	MANPATH=$d/usr/share/man systemd-analyze verify "$unit" || die "systemd-analyze verify $unit"
+	echo "systemd-analyze verify: evdrain.service accepted"
+else
+	echo "systemd-analyze not installed: the unit was not verified by systemd"
+fi
+# ExecStart through a stand-in evdrain that prints its arguments: systemd turns
+# $$ into $ and %% into %.
+cmd=$(sed -n "s/^ExecStart=\/bin\/sh -c '\(.*\)'\$/\1/p" "$unit" | sed 's/\$\$/$/g; s/%%/%/g')
+[ -n "$cmd" ] || die "no ExecStart=/bin/sh -c '...' in the unit"
+mkdir -p "$tmp/stub"
+printf '#!/bin/sh\nfor a in "$@"; do printf "[%%s]" "$a"; done\necho\n' > "$tmp/stub/evdrain"
+chmod +x "$tmp/stub/evdrain"
+cmd=${cmd//\/usr\/sbin\/evdrain/$tmp/stub/evdrain}
+run_unit() { # extra VAR=value for the environment file
+	env -i PATH=/usr/bin:/bin bash -c 'set -a; . "$1"; shift; for kv in "$@"; do export "$kv"; done; exec sh -c "$0"' \
+		"$cmd" "$d/etc/default/evdrain" EVDRAIN_DIR="$tmp/traces" "$@"
+}
+got=$(run_unit)
+[[ $got =~ ^\[--quiet\]\[-o\]\[$tmp/traces/[0-9]{8}T[0-9]{6}Z\]\[--channels\]\[compact,normal\]\[--mode\]\[discard\]$ ]] ||
+	die "ExecStart with the shipped defaults gave: $got"
+[ -d "$tmp/traces" ] || die "ExecStart did not create EVDRAIN_DIR"
+got=$(run_unit EVDRAIN_MODE= EVDRAIN_CHANNELS=compact EVDRAIN_DURATION=60 "EVDRAIN_OPTS=--copy --stats-json /x.json")
+[[ $got =~ ^\[--quiet\]\[-o\]\[[^]]*\]\[--channels\]\[compact\]\[--duration\]\[60\]\[--copy\]\[--stats-json\]\[/x.json\]$ ]] ||
+	die "ExecStart with edited options gave: $got"
+echo "evdrain.service ExecStart: $(run_unit | sed "s|$tmp|TMP|g")"
+# Every option the defaults file sets is one the unit reads.
+for v in $(sed -n 's/^\([A-Z_]*\)=.*/\1/p' "$d/etc/default/evdrain"); do
+	grep -q "$v" "$unit" || die "/etc/default/evdrain sets $v, the unit ignores it"
+done
+
+# 5. The modprobe.d example: all the module's parameters, no others.
+ex=$d/usr/share/doc/evtrace/examples/evtrace.modprobe.conf
+params=$(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p' kmod/*.c | sort -u)
+[ -n "$params" ] || die "no module_param in kmod/*.c"
+for p in $params; do grep -q "^#   $p " "$ex" || die "$ex does not describe $p"; done
+for p in $(sed -n 's/^#options evtrace //p' "$ex" | tr ' ' '\n' | cut -d= -f1 | sort -u); do
+	grep -qx "$p" <<<"$params" || die "$ex uses $p, not a parameter of the module"
+done
+echo "modprobe.d example: all $(echo $params | wc -w) parameters ($(echo $params))"
+
+# 6. Uninstall: nothing left but an edited defaults file.
+echo "EVDRAIN_DIR=/srv/traces" >> "$tmp/dest/etc/default/evdrain"
+m uninstall DESTDIR="$tmp/dest" > /dev/null
+left=$(files_in "$tmp/dest")
+[ "$left" = /etc/default/evdrain ] || die "after uninstall: $left"
+m uninstall DESTDIR="$d" PREFIX=/usr > /dev/null
+[ -z "$(files_in "$d")" ] || die "after uninstall (PREFIX=/usr): $(files_in "$d")"
+echo "uninstall: removes everything, keeps an edited /etc/default/evdrain"
+
+# 7. DKMS sources: the list, and the version dkms.conf reads.
+m dkms-install DESTDIR="$tmp/dkms" > /dev/null
+src=$tmp/dkms/usr/src/evtrace-$version
+for f in dkms.conf Kbuild VERSION kmod/evtrace_main.c kmod/compat.h kmod/core/evt_ring.c include/evtrace/abi.h; do
+	[ -f "$src/$f" ] || die "dkms-install: no $f"
+done
+for o in $(tr ' \\\t' '\n\n\n' < Kbuild | sed -n 's/^\(kmod\/.*\)\.o$/\1/p'); do
+	[ -f "$src/$o.c" ] || die "dkms-install: Kbuild's $o.o has no $o.c"
+done
+got=$(cd /tmp && bash -c '. "$1"; echo "$PACKAGE_NAME $PACKAGE_VERSION"' _ "$src/dkms.conf")
+[ "$got" = "evtrace $version" ] || die "dkms.conf gives '$got', not 'evtrace $version'"
+echo "dkms-install: $(files_in "$src" | wc -l) files under /usr/src/evtrace-$version; dkms.conf reads version $version"
+echo "install checks passed"
