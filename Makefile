@@ -123,3 +123,4 @@ clean:
 -include mk/fuzz.mk
 -include mk/soak.mk
 -include mk/install.mk
+-include mk/matrix.mk
