@@ -694,7 +694,12 @@ int main(int argc, char **argv)
 			.count_only = c.count_only,
 		};
 
-		if (o.threads > 1 && evt_par_slices(&t, &po) > 1) {
+		/*
+		 * Counting goes by slices also on one thread: the tree merges
+		 * two slices at a time, interleaved (evt_mtrace_count_pair).
+		 */
+		if ((o.threads > 1 || (c.count_only && o.merge == EVT_MERGE_TREE)) &&
+		    evt_par_slices(&t, &po) > 1) {
 			rc = evt_par_run(&t, &po, &cat_ops, &c, err, sizeof(err));
 			if (rc < 0 && !c.err)
 				c.err = strdup(err);

@@ -3,6 +3,7 @@
  * The merged reader on several threads: see evt_par.h.
  */
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -122,19 +123,107 @@ static void finish(struct run *r, unsigned int j, void *state, char *err)
 	pthread_mutex_unlock(&r->lock);
 }
 
+/*
+ * Slice @j's merged reader on @t (a clone: its own cursors) and its state:
+ * the state, or NULL when it could not start (the slice is then finished
+ * with the reason).
+ */
+static void *slice_open(struct run *r, struct evt_trace *t, int cloned, struct evt_mtrace *mt,
+			unsigned int j)
+{
+	unsigned int s;
+	void *state;
+
+	if (!cloned || evt_mtrace_init(mt, t, r->o->kind)) {
+		finish(r, j, NULL, strdup("out of memory"));
+		return NULL;
+	}
+	for (s = 0; s < t->nr_streams; s++)
+		evt_stream_seek(&t->streams[s], slice_lo(r, j));
+	evt_mtrace_set_range(mt, slice_lo(r, j), slice_hi(r, j));
+	if (r->o->event_mask)
+		evt_mtrace_set_events(mt, r->o->event_mask);
+	state = r->ops->begin(r->ctx, j);
+	if (!state) {
+		evt_mtrace_free(mt);
+		finish(r, j, NULL, strdup("out of memory"));
+	}
+	return state;
+}
+
+/* The slice's merge ended (@n < 0: at an error): hand it over. */
+static void slice_close(struct run *r, struct evt_mtrace *mt, unsigned int j, void *state, long n)
+{
+	char *err = NULL;
+
+	if (n < 0) {
+		err = strdup(mt->errmsg);
+		if (!err)
+			err = strdup("out of memory");
+	}
+	evt_mtrace_free(mt);
+	finish(r, j, state, err);
+}
+
+/* One slice, to its end. */
+static void slice_run(struct run *r, struct evt_mtrace *mt, unsigned int j, void *state,
+		      struct evt_ref *refs)
+{
+	long n;
+
+	if (r->o->count_only) {
+		while ((n = evt_mtrace_count(mt, 1U << 20)) > 0)
+			if (r->ops->count(r->ctx, state, (uint64_t)n))
+				break;
+	} else {
+		while ((n = evt_mtrace_next(mt, refs, 512)) > 0)
+			if (r->ops->refs(r->ctx, state, refs, (size_t)n))
+				break;
+	}
+	slice_close(r, mt, j, state, n);
+}
+
+/*
+ * Counting with the tree: two slices at a time, their merges interleaved
+ * on this thread (evt_mtrace_count_pair), each over its own clone.
+ */
+static void slice_pair(struct run *r, struct evt_trace *t1, struct evt_trace *t2,
+		       unsigned int j1, unsigned int j2)
+{
+	struct evt_mtrace m1, m2;
+	void *s1 = slice_open(r, t1, 1, &m1, j1), *s2 = slice_open(r, t2, 1, &m2, j2);
+	uint64_t n1, n2;
+
+	if (!s1 || !s2) {
+		if (s1)
+			slice_run(r, &m1, j1, s1, NULL);
+		if (s2)
+			slice_run(r, &m2, j2, s2, NULL);
+		return;
+	}
+	evt_mtrace_count_pair(&m1, &m2, &n1, &n2);
+	if (n1)
+		r->ops->count(r->ctx, s1, n1);
+	if (n2)
+		r->ops->count(r->ctx, s2, n2);
+	slice_close(r, &m1, j1, s1, m1.err ? -1 : 0);
+	slice_close(r, &m2, j2, s2, m2.err ? -1 : 0);
+}
+
 static void *worker(void *arg)
 {
 	struct run *r = arg;
-	struct evt_trace t;
+	struct evt_trace t, t2;
 	struct evt_ref *refs = malloc(512 * sizeof(*refs));
 	int cloned = refs && evt_trace_clone(&t, r->t) == 0;
+	/* Counting with the tree: a second reader, for slices taken in pairs. */
+	int pair = cloned && r->o->count_only && r->o->kind == EVT_MERGE_TREE &&
+		   evt_trace_clone(&t2, r->t) == 0;
 
 	for (;;) {
 		struct evt_mtrace mt;
-		unsigned int j, s;
+		unsigned int j, j2 = UINT32_MAX;
 		void *state;
-		char *err = NULL;
-		long n;
 
 		pthread_mutex_lock(&r->lock);
 		while (!r->stop && r->next < r->nslices && r->next >= r->ended + r->window)
@@ -144,37 +233,20 @@ static void *worker(void *arg)
 			break;
 		}
 		j = r->next++;
+		if (pair && r->next < r->nslices && r->next < r->ended + r->window)
+			j2 = r->next++;
 		pthread_mutex_unlock(&r->lock);
 
-		if (!cloned || evt_mtrace_init(&mt, &t, r->o->kind)) {
-			finish(r, j, NULL, strdup("out of memory"));
+		if (j2 != UINT32_MAX) {
+			slice_pair(r, &t, &t2, j, j2);
 			continue;
 		}
-		for (s = 0; s < t.nr_streams; s++)
-			evt_stream_seek(&t.streams[s], slice_lo(r, j));
-		evt_mtrace_set_range(&mt, slice_lo(r, j), slice_hi(r, j));
-		if (r->o->event_mask)
-			evt_mtrace_set_events(&mt, r->o->event_mask);
-		state = r->ops->begin(r->ctx, j);
-		if (!state) {
-			evt_mtrace_free(&mt);
-			finish(r, j, NULL, strdup("out of memory"));
-			continue;
-		}
-		if (r->o->count_only) {
-			while ((n = evt_mtrace_count(&mt, 1U << 20)) > 0)
-				if (r->ops->count(r->ctx, state, (uint64_t)n))
-					break;
-		} else {
-			while ((n = evt_mtrace_next(&mt, refs, 512)) > 0)
-				if (r->ops->refs(r->ctx, state, refs, (size_t)n))
-					break;
-		}
-		if (n < 0)
-			err = strdup(mt.errmsg);
-		evt_mtrace_free(&mt);
-		finish(r, j, state, n < 0 && !err ? strdup("out of memory") : err);
+		state = slice_open(r, &t, cloned, &mt, j);
+		if (state)
+			slice_run(r, &mt, j, state, refs);
 	}
+	if (pair)
+		evt_trace_close(&t2);
 	if (cloned)
 		evt_trace_close(&t);
 	free(refs);

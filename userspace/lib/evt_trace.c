@@ -754,47 +754,65 @@ static int grow(struct evt_stream *s, uint32_t need)
 	return 0;
 }
 
-#define EVT_PREFETCH_AHEAD 1024
-
 /*
- * The compact fast path: small headers of fixed-size events, as many in a
- * row as there are. Few live values, so that they all stay in registers;
- * the step to the next event is predicted to be the previous one, so the
- * loop does not wait for the table load to know where the next event is.
- * Returns where it stopped (an event for the general path, or the end).
+ * The compact fast path: small headers of fixed-size events, in runs of
+ * one event id. A run's payload size, step and meta bits are constants in
+ * registers, and a single comparison per event both ends the run at the
+ * packet's end and proves the whole event lies in the packet. Within a
+ * run timestamps never go back (the one-wrap rule), so timestamp_end is
+ * checked once per run, on its last event; when that one is late, the run
+ * is cut back to the first late event, which the general path then
+ * reports. Returns where it stopped (an event for the general path, or the
+ * end), with every event before it decoded.
  */
 static inline size_t compact_fast(const uint8_t *pkt, size_t pos, const size_t end,
 				  uint64_t *prevp, const uint64_t tend, struct evt_dev **evp)
 {
 	const uint64_t mask = (1ULL << EVT_COMPACT_TS_BITS) - 1;
+	const uint32_t idmask = (1U << EVT_COMPACT_ID_BITS) - 1;
 	struct evt_dev *e = *evp;
 	uint64_t prev = *prevp;
-	uint32_t last_step = 0;
 
 	while (__builtin_expect(pos + EVT_COMPACT_HDR <= end, 1)) {
-		uint32_t w = ld32(pkt + pos), id = w & ((1U << EVT_COMPACT_ID_BITS) - 1), step;
-		uint64_t ts;
+		uint32_t w = ld32(pkt + pos);
+		const uint32_t id = w & idmask;
+		const size_t need = c_need[id], step = c_step[id];
+		/* The run's meta bits; the payload offset is pos + header (an add). */
+		const uint64_t meta = c_meta[id] + EVT_COMPACT_HDR;
+		struct evt_dev *const first = e;
+		const uint64_t prev0 = prev;
+		size_t last;
 
 		/* need - 1 wraps for ids without a fast entry: one test for both. */
-		if (__builtin_expect((size_t)c_need[id] - 1 >= end - pos, 0))
+		if (__builtin_expect(need - 1 >= end - pos, 0))
 			break;
-		/* The one-wrap rule: the first time >= prev with these low bits. */
-		ts = prev + (((w >> EVT_COMPACT_ID_BITS) - prev) & mask);
-		if (__builtin_expect(ts > tend, 0))
-			break;
-		/* Ahead of the decoder: the next lines, and the next page's walk. */
-		__builtin_prefetch(pkt + pos + EVT_PREFETCH_AHEAD);
-		e->ts = ts;
-		e->meta = c_meta[id] | (pos + EVT_COMPACT_HDR);
-		e++;
-		prev = ts;
-		step = c_step[id];
-		if (__builtin_expect(step == last_step, 1)) {
-			__asm__("" : "+r"(last_step));
-			pos += last_step;
-		} else {
+		/* An event of this id at pos <= last lies wholly in the packet. */
+		last = end - need;
+		for (;;) {
+			/* The one-wrap rule: the first time >= prev with these low bits. */
+			const uint64_t ts = prev + (((w >> EVT_COMPACT_ID_BITS) - prev) & mask);
+
+			e->ts = ts;
+			e->meta = meta + pos;
+			e++;
+			prev = ts;
 			pos += step;
-			last_step = step;
+			if (__builtin_expect(pos > last, 0))
+				break;
+			w = ld32(pkt + pos);
+			if (__builtin_expect((w & idmask) != id, 0))
+				break;
+		}
+		if (__builtin_expect(prev > tend, 0)) {
+			/* Back to the run's first late event: the general path says so. */
+			struct evt_dev *q = first;
+
+			while (q->ts <= tend)
+				q++;
+			prev = q == first ? prev0 : q[-1].ts;
+			pos = EVT_DMETA_OFF(q->meta) - EVT_COMPACT_HDR;
+			e = q;
+			break;
 		}
 	}
 	*evp = e;
@@ -1105,7 +1123,6 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 	evt_mkey_t top = kind == EVT_MERGE_TREE ? node[0] :
 			 head == EVT_MERGE_NONE ? EVT_MKEY_NONE : node[head];
 	size_t n = 0;
-	uint64_t merged = 0;
 
 	while (n < max) {
 		const uint32_t src = (uint32_t)(top & src_mask);
@@ -1137,7 +1154,6 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 		} else {
 			n++;
 		}
-		merged++;
 		if (__builtin_expect(ep + 1 < c->end, 1)) {
 			key = nextk[src];
 			c->p = ep + 1;
@@ -1185,7 +1201,6 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 		m->head = head;
 		m->cache = cache;
 	}
-	mt->merged += merged;
 	return (long)n;
 }
 
@@ -1224,6 +1239,174 @@ static long mtrace_dispatch_count(struct evt_mtrace *mt, size_t max, int filt)
 		TREE_DEPTHS(1, 0)
 	}
 	TREE_DEPTHS(0, 0)
+}
+
+/*
+ * Two merges counted in turn (evt_mtrace_count_pair): one step of one of
+ * them. A merge step is a chain of dependent operations (the top, the
+ * source's next key, a compare-and-move per tree level, the new top) that
+ * leaves most of the CPU idle; two independent chains, stepped one after
+ * the other in the same loop, overlap. The rules are mtrace_next()'s for a
+ * tree of known depth, counting, without an event mask. Each lane keeps
+ * what a step needs in few registers (both lanes' fit together): the tree
+ * and the sources' next keys in one array (losers at 1..P-1, source i's
+ * next key at P + i), and the time range as keys.
+ */
+#define LANE_MAX_DEPTH 5
+
+struct mlane {
+	struct evt_mtrace *mt;
+	evt_mkey_t *node;		/* [2P]: the tree, then the next keys */
+	struct evt_mcur *cur;
+	evt_mkey_t fromk, spank;	/* in range: top - fromk <= spank */
+	evt_mkey_t top;
+	uint64_t n;
+	evt_mkey_t buf[2 << LANE_MAX_DEPTH];
+};
+
+/* One step; the lane's per-step values are the caller's locals (registers). */
+static inline __attribute__((always_inline))
+int lane_step(struct mlane *L, evt_mkey_t *const node, struct evt_mcur *const cur,
+	      const evt_mkey_t fromk, const evt_mkey_t spank, evt_mkey_t *topp, uint64_t *np,
+	      const uint64_t base, const int depth)
+{
+	const uint32_t P = 1U << depth;
+	const evt_mkey_t top = *topp;
+	const uint32_t src = (uint32_t)(top & (P - 1));
+	struct evt_mcur *c;
+	const struct evt_dev *ep;
+	evt_mkey_t key;
+	uint32_t nd;
+	int d;
+
+	if (__builtin_expect(top - fromk > spank, 0)) {
+		/* The end (no source left: EVT_MKEY_NONE), past the range, or before it. */
+		if (top > fromk) {
+			L->mt->done = 1;
+			return 1;
+		}
+	} else {
+		(*np)++;
+	}
+	c = &cur[src];
+	ep = c->p;
+	if (__builtin_expect(ep + 1 < c->end, 1)) {
+		key = node[P + src];
+		c->p = ep + 1;
+		node[P + src] = ((ep[2].ts - base) << depth) | src;
+	} else {
+		key = mtrace_refill(L->mt, c, src);
+		if (L->mt->err)
+			return 1;
+		node[P + src] = L->mt->next[src];
+	}
+	nd = (P + src) >> 1;
+#pragma GCC unroll 8
+	for (d = 0; d < depth; d++, nd >>= 1) {
+		evt_mkey_t t = node[nd];
+
+		node[nd] = t < key ? key : t;
+		key = t < key ? t : key;
+	}
+	*topp = key;
+	return 0;
+}
+
+static inline __attribute__((always_inline))
+void pair_loop(struct mlane *a, struct mlane *b, const uint64_t base, const int depth)
+{
+	evt_mkey_t *const na = a->node, *const nb = b->node;
+	struct evt_mcur *const ca = a->cur, *const cb = b->cur;
+	const evt_mkey_t fa = a->fromk, sa = a->spank, fb = b->fromk, sb = b->spank;
+	evt_mkey_t ta = a->top, tb = b->top;
+	uint64_t ka = 0, kb = 0;
+
+	for (;;) {
+		if (lane_step(a, na, ca, fa, sa, &ta, &ka, base, depth))
+			break;
+		if (lane_step(b, nb, cb, fb, sb, &tb, &kb, base, depth))
+			break;
+	}
+	a->top = ta;
+	b->top = tb;
+	a->n = ka;
+	b->n = kb;
+}
+
+static void lane_init(struct mlane *L, struct evt_mtrace *mt)
+{
+	const uint32_t P = mt->m.p, shift = mt->m.shift;
+	const uint64_t from = mt->from > mt->base ? mt->from - mt->base : 0;
+	const uint64_t to = mt->to - mt->base;
+
+	L->mt = mt;
+	L->node = L->buf;
+	L->cur = mt->cur;
+	memcpy(L->buf, mt->m.node, P * sizeof(*L->buf));
+	memset(L->buf + P, 0, P * sizeof(*L->buf));
+	memcpy(L->buf + P, mt->next, mt->nsrc * sizeof(*L->buf));
+	L->fromk = from << shift;
+	/* The last key in range; to beyond the keys' reach: every key is. */
+	L->spank = (to > mt->m.max_rel ? EVT_MKEY_NONE - 1 : (to << shift) | mt->m.src_mask) - L->fromk;
+	L->top = mt->m.node[0];
+	L->n = 0;
+}
+
+static void lane_done(struct mlane *L)
+{
+	struct evt_mtrace *mt = L->mt;
+
+	memcpy(mt->m.node + 1, L->buf + 1, (mt->m.p - 1) * sizeof(*L->buf));
+	memcpy(mt->next, L->buf + mt->m.p, mt->nsrc * sizeof(*L->buf));
+	mt->m.node[0] = L->top;
+}
+
+/* Started, not at its end, no error, something in range: a lane can run it. */
+static int lane_ready(struct evt_mtrace *mt)
+{
+	if (mt->done < 0) {
+		if (mtrace_start(mt)) {
+			mt->err = 1;
+			mt->done = 1;
+			return 0;
+		}
+		mt->done = 0;
+	}
+	return !mt->err && !mt->done && mt->to >= mt->base && mt->from <= mt->to && !mt->event_mask &&
+	       mt->m.kind == EVT_MERGE_TREE && mt->m.shift <= LANE_MAX_DEPTH;
+}
+
+void evt_mtrace_count_pair(struct evt_mtrace *a, struct evt_mtrace *b, uint64_t *na, uint64_t *nb)
+{
+	long n;
+
+	*na = *nb = 0;
+	if (lane_ready(a) && lane_ready(b) && a->m.shift == b->m.shift && a->base == b->base) {
+		struct mlane *la = malloc(2 * sizeof(*la)), *lb = la + 1;
+
+		if (la) {
+			lane_init(la, a);
+			lane_init(lb, b);
+			switch (a->m.shift) {
+			case 0: pair_loop(la, lb, a->base, 0); break;
+			case 1: pair_loop(la, lb, a->base, 1); break;
+			case 2: pair_loop(la, lb, a->base, 2); break;
+			case 3: pair_loop(la, lb, a->base, 3); break;
+			case 4: pair_loop(la, lb, a->base, 4); break;
+			default: pair_loop(la, lb, a->base, 5); break;
+			}
+			lane_done(la);
+			lane_done(lb);
+			*na = la->n;
+			*nb = lb->n;
+			free(la);
+		}
+	}
+	/* Whichever is not at its end: on its own. */
+	while ((n = evt_mtrace_count(a, 1U << 20)) > 0)
+		*na += (uint64_t)n;
+	while ((n = evt_mtrace_count(b, 1U << 20)) > 0)
+		*nb += (uint64_t)n;
 }
 
 static long mtrace_batch(struct evt_mtrace *mt, struct evt_ref *out, size_t max)

@@ -209,7 +209,6 @@ struct evt_mtrace {
 	uint8_t *event_mask;		/* per evt_events[] index, NULL: all */
 	int done;
 	int err;
-	uint64_t merged;		/* events taken from the merge, in range or not */
 	char errmsg[EVT_TRACE_ERRLEN];
 };
 
@@ -237,5 +236,13 @@ long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max);
  * 0 at the end, -1 on the same decode error after the same events.
  */
 long evt_mtrace_count(struct evt_mtrace *mt, size_t max);
+/*
+ * Two merged readers (of two clones of a trace: two time slices) counted
+ * to their ends at once, their steps interleaved so that the two merges'
+ * dependency chains overlap. Each ends as evt_mtrace_count() would leave
+ * it: @na, @nb events counted, then done, or mt->err with mt->errmsg
+ * after the same events.
+ */
+void evt_mtrace_count_pair(struct evt_mtrace *a, struct evt_mtrace *b, uint64_t *na, uint64_t *nb);
 
 #endif /* EVT_TRACE_H */
