@@ -1,0 +1,155 @@
+#!/bin/sh
+# The soak (make soak, scripts/soak; not a t-*.sh test): for SECONDS, sessions
+# of about SESSION seconds each, four kinds in turn: discard and overwrite,
+# each with "pinned" and with "live" hotplug. In a session: the generator on
+# every online CPU at a rate that changes every few seconds (flat out now and
+# then), evdrain draining into $OUT/sN; every other step CPU 1 is unplugged
+# and replugged; every third step evdrain is killed with SIGKILL and
+# restarted with --attach; now and then it is stopped (SIGSTOP) for a second
+# so that the rings fill. Pinned: the generator is stopped around each
+# transition and runs on CPU 0 while CPU 1 is away, so no generator thread
+# migrates and the invariant holds per channel and CPU (recorded + discarded
+# + too_big + refused == generated, as check_exact). Live: the generator runs
+# through the unplug (its CPU 1 thread is pushed to CPU 0 and records there),
+# so the invariant is checked per channel over all CPUs. At the end of a
+# session: evdrain stopped with SIGTERM (it must exit 0), the invariant, the
+# module unloaded. Problems are counted, not fatal: one line per session in
+# $OUT/sessions, the problems in $OUT/errors.
+#   guest-soak.sh SECONDS [SESSION_SECONDS]
+. "$EVTRACE_TESTS/vm/lib.sh"
+total=${1:-300} sess_len=${2:-120}
+CPU1=/sys/devices/system/cpu/cpu1/online
+start=$(date +%s)
+end=$((start + total))
+n=0 errors=0
+: > "$OUT/sessions"
+: > "$OUT/errors"
+
+err() {
+	echo "SOAK ERROR (session $n): $*"
+	echo "session $n: $*" >> "$OUT/errors"
+	errors=$((errors + 1))
+}
+rnd() { echo $((RANDOM % $1)); }
+gen() {
+	echo "events=1000000000 rate=$1 channel=both sizes=mix cpus=all" > $D/generate ||
+		err "generate rate=$1 refused"
+}
+gen_stop() { echo stop > $D/generate || err "generate stop refused"; }
+# The drainer: the first one configures and starts tracing, the others attach.
+drainer() { # extra options
+	evdrain -q -o "$dir" "$@" >> "/tmp/evdrain.$n.log" 2>&1 &
+	pid=$!
+}
+# Stop the drainer with SIGKILL; it must still have been running.
+kill_drainer() {
+	if ! kill -0 $pid 2>/dev/null; then
+		wait $pid
+		err "evdrain died by itself (exit $?): $(tail -n 3 /tmp/evdrain.$n.log)"
+		return
+	fi
+	kill -KILL $pid
+	wait $pid 2>/dev/null
+}
+# The drainer has its ring devices open (its signal handlers are in place).
+drainer_up() { ls -l /proc/$pid/fd 2>/dev/null | grep -q /dev/evtrace/; }
+# The same check as check_exact, counted instead of fatal.
+exact() {
+	cat $D/stats > /tmp/stats
+	cat $D/generate > /tmp/gen
+	awk '
+	FNR == 1 { file++ }
+	file == 1 && $1 ~ /^[0-9]+$/ { gen["compact", $1] = $4; gen["normal", $1] = $5 }
+	file == 2 && ($1 == "compact" || $1 == "normal") {
+		sum = $4 + $5 + $7 + $8
+		g = gen[$1, $2] + 0
+		if (sum != g) { bad = 1; printf "MISMATCH %s cpu %s: recorded %d + discarded %d + too_big %d + refused %d != generated %d\n", $1, $2, $4, $5, $7, $8, g }
+	}
+	END { exit bad }' /tmp/gen /tmp/stats > /tmp/exact || err "accounting is not exact: $(cat /tmp/exact)"
+}
+# Live hotplug: per channel, over all CPUs.
+exact_total() {
+	cat $D/stats > /tmp/stats
+	cat $D/generate > /tmp/gen
+	awk '
+	FNR == 1 { file++ }
+	file == 1 && $1 ~ /^[0-9]+$/ { gen["compact"] += $4; gen["normal"] += $5 }
+	file == 2 && ($1 == "compact" || $1 == "normal") { sum[$1] += $4 + $5 + $7 + $8 }
+	END {
+		for (ch in gen)
+			if (sum[ch] != gen[ch]) { bad = 1; printf "MISMATCH %s: recorded + discarded + too_big + refused %d != generated %d\n", ch, sum[ch], gen[ch] }
+		exit bad
+	}' /tmp/gen /tmp/stats > /tmp/exact || err "accounting is not exact: $(cat /tmp/exact)"
+}
+
+while [ $(date +%s) -lt $((end - 10)) ]; do
+	n=$((n + 1))
+	dir=$OUT/s$n
+	mode=discard hp=pinned
+	[ $((n % 2)) = 1 ] || mode=overwrite
+	[ $((n % 4)) = 1 ] || [ $((n % 4)) = 2 ] || hp=live
+	sb=4096
+	[ "$(rnd 2)" = 0 ] || sb=16384
+	sess_end=$(($(date +%s) + sess_len))
+	[ $sess_end -le $end ] || sess_end=$end
+	insmod "$EVTRACE_KO" probes=0 flush_ms=200 subbuf_size=$sb num_subbuf=8 || { err "insmod failed"; break; }
+	mkdir -p "$dir"
+	drainer --mode $mode
+	wait_tracing 120
+	step=0 cycles=0 restarts=0 stalls=0 rates=""
+	while [ $(date +%s) -lt $sess_end ]; do
+		step=$((step + 1))
+		# Mostly paced rates (events/s per CPU and channel), flat out one step in six.
+		case $(rnd 6) in
+		0) rate=0 ;; 1) rate=500 ;; 2) rate=2000 ;; 3) rate=5000 ;; 4) rate=10000 ;; *) rate=20000 ;;
+		esac
+		rates="$rates $rate"
+		gen $rate
+		sleep $((1 + $(rnd 3)))
+		if [ $((step % 2)) = 0 ]; then
+			[ $hp = live ] || gen_stop
+			echo 0 > $CPU1 || err "CPU 1 would not go offline"
+			grep -q '^compact 1 0 ' $D/stats || err "CPU 1's ring is not shown offline"
+			[ $hp = live ] || gen $rate
+			sleep 1
+			[ $hp = live ] || gen_stop
+			echo 1 > $CPU1 || err "CPU 1 would not come back"
+			grep -q '^compact 1 1 ' $D/stats || err "CPU 1's ring is not shown online"
+			gen $rate
+			cycles=$((cycles + 1))
+		fi
+		if [ $((step % 3)) = 0 ]; then
+			kill_drainer
+			drainer --attach
+			restarts=$((restarts + 1))
+		elif [ "$(rnd 4)" = 0 ]; then
+			kill -STOP $pid
+			sleep 1
+			kill -CONT $pid
+			stalls=$((stalls + 1))
+		fi
+	done
+	gen_stop
+	# A drainer restarted just now may not have set up yet: SIGTERM would kill it.
+	wait_until 120 "evdrain never opened the rings" drainer_up
+	if kill -0 $pid 2>/dev/null; then
+		kill -TERM $pid
+		wait $pid
+		rc=$?
+		[ $rc = 0 ] || err "evdrain exit $rc at the end: $(tail -n 3 /tmp/evdrain.$n.log)"
+	else
+		wait $pid
+		err "evdrain died by itself (exit $?): $(tail -n 3 /tmp/evdrain.$n.log)"
+	fi
+	grep -q stopped $D/control || err "tracing not stopped after evdrain exited"
+	if [ $hp = live ]; then exact_total; else exact; fi
+	cp $D/stats "$OUT/s$n.stats"
+	cp $D/generate "$OUT/s$n.gen"
+	cp /tmp/evdrain.$n.log "$OUT/s$n.evdrain.log"
+	rmmod evtrace || err "rmmod failed"
+	echo "session $n mode $mode subbuf $sb hotplug $hp steps $step cycles $cycles restarts $restarts stalls $stalls rates$rates" |
+		tee -a "$OUT/sessions"
+done
+echo "soak guest: $n sessions in $(($(date +%s) - start)) s, $errors errors"
+echo "$(($(date +%s) - start))" > "$OUT/seconds"
+[ $errors = 0 ]
