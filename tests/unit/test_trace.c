@@ -823,6 +823,77 @@ static void expect_error(const char *dir, const struct tcopy *c, unsigned int wh
 	}
 }
 
+/*
+ * Long runs of one compact id (the decoder's fast path) with a packet's
+ * timestamp_end cut between two of them: every event before the first
+ * late one is delivered, and the error names that one.
+ */
+START_TEST(late_event_in_a_run)
+{
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_packet_iter it;
+	struct evt_event ev;
+	struct evt_trace t;
+	struct merged m;
+	struct evt_packet_header *h;
+	char dir[64], want[64];
+	uint8_t *b;
+	size_t len, first, k, cut;
+	unsigned int n = 0, kind, i;
+	static uint64_t ts[4096];
+	static size_t off[4096];
+
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 1;
+	p.events = 3000;
+	p.subbuf_size = 4096;
+	p.num_subbuf = 4;
+	synth(dir, &p, &r);
+	{
+		char path[128];
+
+		snprintf(path, sizeof(path), "%s/compact_0", dir);
+		b = slurp(path, &len);
+	}
+	ck_assert_uint_gt(len, 3 * 4096);
+	/* Events of packet 0, then packet 1's. */
+	ck_assert_int_eq(evt_packet_iter_init(&it, b, 4096), 0);
+	while (evt_packet_next(&it, &ev) == 1)
+		n++;
+	first = n;
+	ck_assert_int_eq(evt_packet_iter_init(&it, b + 4096, 4096), 0);
+	for (n = 0; n < 4096 && evt_packet_next(&it, &ev) == 1; n++) {
+		ts[n] = ev.ts;
+		off[n] = ev.offset;
+	}
+	ck_assert_uint_gt(n, 100);
+	for (cut = n / 2 + 7; cut + 1 < n && ts[cut + 1] == ts[cut]; cut++)
+		;
+	ck_assert_uint_lt(cut + 1, n);
+	for (k = cut + 1; ts[k] <= ts[cut]; k++)
+		;
+	h = (struct evt_packet_header *)(b + 4096);
+	h->timestamp_end = ts[cut];
+	spit(dir, "compact_0", b, len);
+	snprintf(want, sizeof(want), "offset %zu:", 4096 + off[k]);
+	for (kind = 0; kind < 2; kind++) {
+		merge_dir(&t, dir, kind, NULL, &m);
+		ck_assert_int_eq(m.rc, -1);
+		ck_assert_msg(strstr(m.err, want) && strstr(m.err, "after the packet's timestamp_end"),
+			      "expected \"%s\" in \"%s\"", want, m.err);
+		ck_assert_uint_eq(m.n, first + k);
+		for (i = 0; i < k; i++)
+			ck_assert_uint_eq(m.ev[first + i].ts, ts[i]);
+		evt_trace_close(&t);
+		free(m.ev);
+	}
+	free(b);
+	rmtree(dir);
+}
+END_TEST
+
 START_TEST(corrupt_traces_give_errors)
 {
 	struct tcopy c;
@@ -911,6 +982,34 @@ START_TEST(corrupt_traces_give_errors)
 
 		ck_assert_int_eq(try_corrupt(dir, &c, 0, b, len, EVT_MERGE_LIST, e2, sizeof(e2), NULL), -1);
 		ck_assert_ptr_nonnull(strstr(e2, "after the packet's timestamp_end"));
+	}
+	/*
+	 * timestamp_end between two events in the middle of a packet: the
+	 * error names the first event after it (the compact fast path checks
+	 * a run's last event and goes back to the first late one).
+	 */
+	{
+		struct evt_packet_iter it;
+		struct evt_event ev;
+		uint64_t ts[2048];
+		size_t off[2048], k, cut;
+		unsigned int n = 0;
+
+		memcpy(b, c.f[0].buf, len);
+		ck_assert_int_eq(evt_packet_iter_init(&it, b + 1024, 1024), 0);
+		while (n < 2048 && evt_packet_next(&it, &ev) == 1) {
+			ts[n] = ev.ts;
+			off[n++] = ev.offset;
+		}
+		ck_assert_uint_gt(n, 8);
+		for (cut = n / 2; cut + 1 < n && ts[cut + 1] == ts[cut]; cut++)
+			;
+		ck_assert_uint_lt(cut + 1, n);
+		h = (struct evt_packet_header *)(b + 1024);
+		h->timestamp_end = ts[cut];
+		for (k = cut + 1; k < n && ts[k] <= ts[cut]; k++)
+			;
+		expect_error(dir, &c, 0, b, len, "after the packet's timestamp_end", 1024 + off[k]);
 	}
 	/* A normal event whose header size disagrees with its fields. */
 	memcpy(b, c.f[1].buf, c.f[1].len);
@@ -1349,6 +1448,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, empty_and_odd_directories);
 	tcase_add_test(tr, format_numbers_and_escapes);
 	tcase_add_test(tc, corrupt_traces_give_errors);
+	tcase_add_test(tc, late_event_in_a_run);
 	tcase_add_loop_test(tc, corrupt_random_flips_never_crash, 0, 2);
 	tcase_set_timeout(te, 120);
 	tcase_add_test(te, evcat_against_babeltrace2);
