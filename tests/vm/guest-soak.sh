@@ -30,12 +30,19 @@ err() {
 	echo "session $n: $*" >> "$OUT/errors"
 	errors=$((errors + 1))
 }
-rnd() { echo $((RANDOM % $1)); }
+# (the low bits of busybox's RANDOM repeat short patterns)
+rnd() { echo $(((RANDOM >> 3) % $1)); }
+gen_stop() { echo stop > $D/generate || err "generate stop refused"; }
+# Stopped first: a write of "generate" sets the new rate before it stops the
+# old threads, and a thread that ran flat out (rate=0) and sees a rate then
+# sleeps (uninterruptibly, in usleep_range) until its seq / rate schedule
+# catches up: minutes, with the write blocked in kthread_stop (found by this
+# soak; kmod/evtrace_gen.c).
 gen() {
+	gen_stop
 	echo "events=1000000000 rate=$1 channel=both sizes=mix cpus=all" > $D/generate ||
 		err "generate rate=$1 refused"
 }
-gen_stop() { echo stop > $D/generate || err "generate stop refused"; }
 # The drainer: the first one configures and starts tracing, the others attach.
 drainer() { # extra options
 	evdrain -q -o "$dir" "$@" >> "/tmp/evdrain.$n.log" 2>&1 &
@@ -88,8 +95,10 @@ while [ $(date +%s) -lt $((end - 10)) ]; do
 	mode=discard hp=pinned
 	[ $((n % 2)) = 1 ] || mode=overwrite
 	[ $((n % 4)) = 1 ] || [ $((n % 4)) = 2 ] || hp=live
+	# Sub-buffers of 4 KiB in sessions 1-4, 16 KiB in 5-8, and so on: each
+	# kind of session with both.
 	sb=4096
-	[ "$(rnd 2)" = 0 ] || sb=16384
+	[ $(((n - 1) / 4 % 2)) = 0 ] || sb=16384
 	sess_end=$(($(date +%s) + sess_len))
 	[ $sess_end -le $end ] || sess_end=$end
 	insmod "$EVTRACE_KO" probes=0 flush_ms=200 subbuf_size=$sb num_subbuf=8 || { err "insmod failed"; break; }
