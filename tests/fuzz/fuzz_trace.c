@@ -26,7 +26,10 @@
  *   - a range and an event filter give exactly the unfiltered output
  *     restricted to them (when the unfiltered run had no error);
  *   - evt_par on 1-3 threads with tiny slices gives the single-threaded
- *     output, error included;
+ *     output, error included, and so does its count_only mode;
+ *   - counting (evt_mtrace_count, both merges) gives the number of events
+ *     and the error of the merged pass; evt_mtrace_count_pair over two time
+ *     slices gives what counting each alone gives;
  *   - every merged event is formatted as text and JSON;
  *   - evt_metadata_parse on the metadata text (mode 3: the fuzzer's).
  */
@@ -175,36 +178,109 @@ static void merged_pass(struct evt_trace *t, enum evt_merge_kind kind, uint64_t 
 	evt_trace_close(&c);
 }
 
+/* Count (evt_mtrace_count) a clone of @t in [from, to]: the events, *err and its message. */
+static uint64_t count_pass(struct evt_trace *t, enum evt_merge_kind kind, uint64_t from, uint64_t to,
+			   int *err, char *errmsg)
+{
+	struct evt_trace c;
+	struct evt_mtrace mt;
+	uint64_t total = 0;
+	long n;
+
+	FZ_ASSERT(evt_trace_clone(&c, t) == 0);
+	FZ_ASSERT(evt_mtrace_init(&mt, &c, kind) == 0);
+	if (from || to != UINT64_MAX)
+		evt_mtrace_set_range(&mt, from, to);
+	while ((n = evt_mtrace_count(&mt, 1 + total % 13)) > 0)
+		total += (uint64_t)n;
+	*err = n < 0;
+	errmsg[0] = 0;
+	if (n < 0)
+		snprintf(errmsg, EVT_TRACE_ERRLEN, "%s", mt.errmsg);
+	evt_mtrace_free(&mt);
+	evt_trace_close(&c);
+	return total;
+}
+
+/* evt_mtrace_count_pair over [lo, mid] and (mid, hi] against counting each alone. */
+static void count_pair_check(struct evt_trace *t, uint64_t lo, uint64_t mid, uint64_t hi)
+{
+	struct evt_trace ca, cb;
+	struct evt_mtrace a, b;
+	uint64_t na = 0, nb = 0, sa, sb;
+	int ea, eb;
+	char ma[EVT_TRACE_ERRLEN], mb[EVT_TRACE_ERRLEN];
+
+	sa = count_pass(t, EVT_MERGE_TREE, lo, mid, &ea, ma);
+	sb = count_pass(t, EVT_MERGE_TREE, mid + 1, hi, &eb, mb);
+	FZ_ASSERT(evt_trace_clone(&ca, t) == 0);
+	FZ_ASSERT(evt_trace_clone(&cb, t) == 0);
+	FZ_ASSERT(evt_mtrace_init(&a, &ca, EVT_MERGE_TREE) == 0);
+	FZ_ASSERT(evt_mtrace_init(&b, &cb, EVT_MERGE_TREE) == 0);
+	evt_mtrace_set_range(&a, lo, mid);
+	evt_mtrace_set_range(&b, mid + 1, hi);
+	evt_mtrace_count_pair(&a, &b, &na, &nb);
+	FZ_ASSERT(na == sa && nb == sb);
+	FZ_ASSERT(!!a.err == ea && !!b.err == eb);
+	if (ea)
+		FZ_ASSERT(!strcmp(a.errmsg, ma));
+	if (eb)
+		FZ_ASSERT(!strcmp(b.errmsg, mb));
+	evt_mtrace_free(&a);
+	evt_mtrace_free(&b);
+	evt_trace_close(&ca);
+	evt_trace_close(&cb);
+}
+
 /* ---- evt_par: slices on threads ---- */
 
 struct par_ctx {
 	struct fz_refs out;
+	uint64_t counted;
 	int err;
 	char errmsg[EVT_TRACE_ERRLEN];
+};
+
+/* A slice's results: references, or a count. */
+struct par_slice {
+	struct fz_refs refs;
+	uint64_t counted;
 };
 
 static void *par_begin(void *ctx, unsigned int slice)
 {
 	(void)ctx;
 	(void)slice;
-	return calloc(1, sizeof(struct fz_refs));
+	return calloc(1, sizeof(struct par_slice));
 }
 
 static int par_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
 {
+	struct par_slice *ps = state;
+
 	(void)ctx;
-	refs_add(state, r, n);
+	refs_add(&ps->refs, r, n);
+	return 0;
+}
+
+static int par_count(void *ctx, void *state, uint64_t n)
+{
+	struct par_slice *ps = state;
+
+	(void)ctx;
+	ps->counted += n;
 	return 0;
 }
 
 static int par_end(void *ctx, void *state, const char *err)
 {
 	struct par_ctx *pc = ctx;
-	struct fz_refs *s = state;
+	struct par_slice *ps = state;
 
-	refs_add(&pc->out, s->r, s->n);
-	free(s->r);
-	free(s);
+	refs_add(&pc->out, ps->refs.r, ps->refs.n);
+	pc->counted += ps->refs.n + ps->counted;
+	free(ps->refs.r);
+	free(ps);
 	if (err) {
 		pc->err = 1;
 		snprintf(pc->errmsg, sizeof(pc->errmsg), "%s", err);
@@ -215,20 +291,21 @@ static int par_end(void *ctx, void *state, const char *err)
 
 static void par_drop(void *ctx, void *state)
 {
-	struct fz_refs *s = state;
+	struct par_slice *ps = state;
 
 	(void)ctx;
-	free(s->r);
-	free(s);
+	free(ps->refs.r);
+	free(ps);
 }
 
 static void par_pass(struct evt_trace *t, unsigned int threads, uint64_t slice_bytes,
-		     const struct fz_refs *seq)
+		     const struct fz_refs *seq, int count_only)
 {
 	struct evt_par_ops ops = { .begin = par_begin, .refs = par_refs, .end = par_end,
-				   .drop = par_drop };
+				   .drop = par_drop, .count = par_count };
 	struct evt_par_opts o = { .threads = threads, .kind = EVT_MERGE_TREE, .from = 0,
-				  .to = UINT64_MAX, .slice_bytes = slice_bytes };
+				  .to = UINT64_MAX, .slice_bytes = slice_bytes,
+				  .count_only = count_only };
 	struct par_ctx pc;
 	char err[256];
 	int rc;
@@ -238,7 +315,10 @@ static void par_pass(struct evt_trace *t, unsigned int threads, uint64_t slice_b
 	FZ_ASSERT(rc >= 0);
 	FZ_ASSERT(rc == pc.err);
 	FZ_ASSERT(pc.err == seq->err);
-	FZ_ASSERT(refs_equal(&pc.out, seq));
+	if (count_only)
+		FZ_ASSERT(pc.counted == seq->n && pc.out.n == 0);
+	else
+		FZ_ASSERT(refs_equal(&pc.out, seq) && pc.counted == seq->n);
 	if (seq->err)
 		FZ_ASSERT(!strcmp(pc.errmsg, seq->errmsg));
 	free(pc.out.r);
@@ -549,7 +629,22 @@ int fz_trace_one(const uint8_t *data, size_t size)
 		}
 
 		/* Threads: the same output, the same error. */
-		par_pass(&t, 1 + (flags >> 6) % 3, 1 + (uint64_t)(flags >> 4) * 512, &tree);
+		par_pass(&t, 1 + (flags >> 6) % 3, 1 + (uint64_t)(flags >> 4) * 512, &tree, 0);
+		par_pass(&t, 1 + (flags >> 5) % 3, 1 + (uint64_t)(flags >> 3) * 256, &tree, 1);
+
+		/* Counting: the same number, the same error. */
+		for (k = 0; k < 2; k++) {
+			int cerr;
+			char cmsg[EVT_TRACE_ERRLEN];
+			uint64_t cn = count_pass(&t, k ? EVT_MERGE_LIST : EVT_MERGE_TREE, 0, UINT64_MAX,
+						 &cerr, cmsg);
+
+			FZ_ASSERT(cn == tree.n && cerr == tree.err);
+			if (cerr)
+				FZ_ASSERT(!strcmp(cmsg, tree.errmsg));
+		}
+		if (t.base != UINT64_MAX)
+			count_pair_check(&t, t.base, t.base + span / 16 * (flags >> 4), end);
 
 		free(tree.r);
 		free(list.r);
