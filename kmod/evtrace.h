@@ -94,6 +94,60 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 	return ret;
 }
 
+/**
+ * evtrace_begin_inline() - reserve one event and write its header, for probes
+ * that fill their payload in place (no staging copy)
+ * @channel: EVT_CHAN_COMPACT or EVT_CHAN_NORMAL
+ * @id: event id within the channel
+ * @len: payload bytes the caller will write
+ * @crp: set to the ring, for evtrace_end_inline()
+ * @c: the reservation, for evtrace_end_inline()
+ *
+ * On success preemption stays disabled and the nesting level raised until
+ * evtrace_end_inline(), which the caller must reach without sleeping.
+ *
+ * Return: where the @len payload bytes go, or NULL (not tracing, or a
+ * counted loss); after NULL there is nothing to end.
+ */
+static __always_inline char *evtrace_begin_inline(unsigned int channel, unsigned int id,
+						  unsigned int len, struct evt_cpu_ring **crp,
+						  struct evt_rctx *c)
+{
+	struct evt_cpu_ring *cr;
+
+	if (unlikely(!READ_ONCE(evt_tracing)))
+		return NULL;
+	preempt_disable_notrace();
+	cr = this_cpu_read(evt_cpu_rings[channel]);
+	if (unlikely(!cr))
+		goto out;
+	if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING)) {
+		evt_local_inc(&cr->ring.refused);
+		goto out_nesting;
+	}
+	if (unlikely(evt_reserve(&cr->ring, id, len, c)))
+		goto out_nesting;
+	*crp = cr;
+	return evt_write_header(&cr->ring, c, id, len);
+out_nesting:
+	this_cpu_dec(evt_nesting);
+out:
+	preempt_enable_notrace();
+	return NULL;
+}
+
+/**
+ * evtrace_end_inline() - publish an event begun with evtrace_begin_inline()
+ * @cr: the ring it returned
+ * @c: the reservation it filled in
+ */
+static __always_inline void evtrace_end_inline(struct evt_cpu_ring *cr, struct evt_rctx *c)
+{
+	evt_commit(&cr->ring, c);
+	this_cpu_dec(evt_nesting);
+	preempt_enable_notrace();
+}
+
 /* evtrace_main.c */
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
 int evt_flush_ring(struct evt_cpu_ring *cr);
@@ -141,6 +195,7 @@ void evt_gen_info(int cpu, struct evt_gen_info *g);
 int evt_probes_init(void);
 void evt_probes_exit(void);
 void evt_probes_sync(bool tracing);
+unsigned int evt_probes_attached(void);
 bool evt_probe_available(const struct evt_event_desc *d);
 
 /* evtrace_nl.c */

@@ -330,9 +330,12 @@ void evt_start_tracing(void)
 
 void evt_stop_tracing(void)
 {
-	evt_probes_sync(false);
 	WRITE_ONCE(evt_tracing, false);
-	/* Every probe runs with preemption off: this waits for them all. */
+	evt_probes_sync(false);
+	/*
+	 * Every probe runs with preemption off: once this returns, no event
+	 * started before STOP is still being written.
+	 */
 	synchronize_rcu();
 }
 
@@ -341,9 +344,10 @@ void evt_stats_show(struct seq_file *m)
 	unsigned int ch;
 	int cpu;
 
-	seq_printf(m, "tracing %d mode %s subbuf_size %lu num_subbuf %lu high_water %u flush_ms %u\n",
+	seq_printf(m, "tracing %d mode %s subbuf_size %lu num_subbuf %lu high_water %u flush_ms %u probes_attached %u\n",
 		   READ_ONCE(evt_tracing), evt.mode == EVT_MODE_OVERWRITE ? "overwrite" : "discard",
-		   evt.subbuf_size, evt.num_subbuf, evt.high_water, evt.flush_ms);
+		   evt.subbuf_size, evt.num_subbuf, evt.high_water, evt.flush_ms,
+		   evt_probes_attached());
 	seq_puts(m, "channel cpu online recorded discarded overwritten too_big refused produced consumed skipped fill_pct\n");
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
@@ -652,8 +656,8 @@ static void __exit evtrace_exit(void)
 {
 	evt_gen_exit();
 	evt_bench_exit();
-	evt_probes_exit();
 	evt_stop_tracing();
+	evt_probes_exit();
 	cancel_delayed_work_sync(&evt_flush_work);
 	debugfs_remove_recursive(evt_debugfs);
 	cpuhp_remove_state_nocalls(evt.cpuhp_state);

@@ -68,7 +68,7 @@ void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason)
 		set_bit(reason, &cr->notify_pending);
 	else
 		set_bit(reason, &evt_stopped_pending);
-	queue_work(system_wq, &evt_notify_work);
+	queue_work(system_unbound_wq, &evt_notify_work);
 }
 
 static bool evt_notify_budget(void)

@@ -19,34 +19,89 @@
 #include <asm/syscall.h>
 #include "evtrace.h"
 
+/*
+ * Attaching a probe patches kernel text (static keys and static calls, each
+ * a breakpoint dance with IPIs to every CPU) and detaching waits for RCU, so
+ * probes are attached when first wanted and detached only once they have
+ * been unwanted for probe_linger_ms: STOP/START in quick succession and live
+ * enable toggles patch nothing. (Under qemu's TCG, text patching while the
+ * probed CPUs are busy has wedged guests.) Meanwhile @live gates the probe:
+ * it records only while tracing and its event is enabled.
+ */
+static unsigned int probe_linger_ms = 10000;
+module_param(probe_linger_ms, uint, 0444);
+MODULE_PARM_DESC(probe_linger_ms, "detach a tracepoint probe this many ms after tracing stopped or its event was disabled, 0 to 3600000 (default 10000)");
+
+struct evt_probe {
+	const char *tp_name;
+	const char *event;	/* catalogue name */
+	void *probe;
+	struct tracepoint *tp;
+	const struct evt_event_desc *desc;
+	bool attached;
+	bool live;
+};
+
+/* @data is the struct evt_probe the probe was registered with. */
+static __always_inline bool evt_probe_live(void *data)
+{
+	return READ_ONCE(((struct evt_probe *)data)->live);
+}
+
 static void copy_comm(char dst[16], const struct task_struct *t)
 {
 	memcpy(dst, t->comm, 16);
 	dst[15] = '\0';
 }
 
+/*
+ * Syscall events are the hottest: their payload is written straight into the
+ * reserved slot (struct { s32 nr; u64 args[6]; } and { s32 nr; s64 ret; },
+ * packed, as the metadata declares them).
+ */
+#define EVT_SYS_ENTER_LEN	(4 + 6 * 8)
+#define EVT_SYS_EXIT_LEN	(4 + 8)
+
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
-	struct { s32 nr; u32 a[12]; } pl = { .nr = id };
+	struct evt_cpu_ring *cr;
+	struct evt_rctx c;
 	unsigned long args[6];
+	char *p;
 
+	if (!evt_probe_live(data))
+		return;
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, EVT_SYS_ENTER_LEN, &cr, &c);
+	if (!p)
+		return;
 	syscall_get_arguments(current, regs, args);
-	memcpy(pl.a, args, sizeof(args));
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, &pl, sizeof(pl));
+	evt_put_u32(p, (u32)id);
+	memcpy(p + 4, args, sizeof(args));
+	evtrace_end_inline(cr, &c);
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
-	struct { s32 nr; u32 ret[2]; } pl = { .nr = syscall_get_nr(current, regs) };
+	struct evt_cpu_ring *cr;
+	struct evt_rctx c;
+	char *p;
 
-	memcpy(pl.ret, &ret, 8);
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, &pl, sizeof(pl));
+	if (!evt_probe_live(data))
+		return;
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, EVT_SYS_EXIT_LEN, &cr, &c);
+	if (!p)
+		return;
+	evt_put_u32(p, (u32)syscall_get_nr(current, regs));
+	evt_put_u64(p + 4, (u64)ret);
+	evtrace_end_inline(cr, &c);
 }
 
 static void probe_irq_entry(void *data, int irq, struct irqaction *action)
 {
 	s32 pl = irq;
 
+	if (!evt_probe_live(data))
+		return;
 	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, &pl, sizeof(pl));
 }
 
@@ -54,16 +109,22 @@ static void probe_irq_exit(void *data, int irq, struct irqaction *action, int re
 {
 	s32 pl[2] = { irq, ret };
 
+	if (!evt_probe_live(data))
+		return;
 	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_IRQ_EXIT, pl, sizeof(pl));
 }
 
 static void probe_softirq_entry(void *data, unsigned int vec)
 {
+	if (!evt_probe_live(data))
+		return;
 	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_ENTRY, &vec, sizeof(vec));
 }
 
 static void probe_softirq_exit(void *data, unsigned int vec)
 {
+	if (!evt_probe_live(data))
+		return;
 	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_EXIT, &vec, sizeof(vec));
 }
 
@@ -78,6 +139,8 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 		s32 next_tid, next_prio;
 	} pl;
 
+	if (!evt_probe_live(data))
+		return;
 	copy_comm(pl.prev_comm, prev);
 	pl.prev_tid = prev->pid;
 	pl.prev_prio = prev->prio;
@@ -92,6 +155,8 @@ static void probe_sched_wakeup(void *data, struct task_struct *p)
 {
 	struct { char comm[16]; s32 tid, prio, target_cpu; } pl;
 
+	if (!evt_probe_live(data))
+		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
@@ -103,6 +168,8 @@ static void probe_sched_fork(void *data, struct task_struct *parent, struct task
 {
 	struct { char pcomm[16]; s32 ptid; char ccomm[16]; s32 ctid; } pl;
 
+	if (!evt_probe_live(data))
+		return;
 	copy_comm(pl.pcomm, parent);
 	pl.ptid = parent->pid;
 	copy_comm(pl.ccomm, child);
@@ -119,6 +186,8 @@ static void probe_sched_exec(void *data, struct task_struct *p, pid_t old_pid,
 	struct { s32 tid, old_tid; char name[EVT_EXEC_NAME_MAX]; } pl;
 	size_t n;
 
+	if (!evt_probe_live(data))
+		return;
 	pl.tid = p->pid;
 	pl.old_tid = old_pid;
 	n = strscpy(pl.name, bprm->filename, sizeof(pl.name));
@@ -131,6 +200,8 @@ static void probe_sched_exit(void *data, struct task_struct *p)
 {
 	struct { char comm[16]; s32 tid, prio; } pl;
 
+	if (!evt_probe_live(data))
+		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
@@ -140,23 +211,18 @@ static void probe_sched_exit(void *data, struct task_struct *p)
 static void probe_page_fault_user(void *data, unsigned long address, struct pt_regs *regs,
 				  unsigned long error_code)
 {
-	u32 pl[6] = {
-		(u32)address, (u32)((u64)address >> 32),
-		(u32)instruction_pointer(regs), (u32)((u64)instruction_pointer(regs) >> 32),
-		(u32)error_code, (u32)((u64)error_code >> 32),
-	};
+	u32 pl[6];
 
+	if (!evt_probe_live(data))
+		return;
+	pl[0] = (u32)address;
+	pl[1] = (u32)((u64)address >> 32);
+	pl[2] = (u32)instruction_pointer(regs);
+	pl[3] = (u32)((u64)instruction_pointer(regs) >> 32);
+	pl[4] = (u32)error_code;
+	pl[5] = (u32)((u64)error_code >> 32);
 	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, pl, sizeof(pl));
 }
-
-struct evt_probe {
-	const char *tp_name;
-	const char *event;	/* catalogue name */
-	void *probe;
-	struct tracepoint *tp;
-	const struct evt_event_desc *desc;
-	bool attached;
-};
 
 static struct evt_probe evt_probes[] = {
 	{ "sys_enter", "sys_enter", probe_sys_enter },
@@ -184,42 +250,82 @@ static void evt_find_tp(struct tracepoint *tp, void *priv)
 			evt_probes[i].tp = tp;
 }
 
-/* Attach what is enabled, detach what is not: while tracing only. */
-static void evt_probes_sync_locked(bool tracing)
+static void evt_probe_reap_fn(struct work_struct *w);
+static DECLARE_DELAYED_WORK(evt_probe_reap_work, evt_probe_reap_fn);
+
+/* Detach every probe that is attached but not live; wait until none runs. */
+static void evt_probes_detach_idle_locked(void)
 {
 	bool detached = false;
 	unsigned int i;
 
 	for (i = 0; i < ARRAY_SIZE(evt_probes); i++) {
 		struct evt_probe *p = &evt_probes[i];
-		bool want = tracing && p->tp && p->desc && evt_event_enabled(p->desc);
 
-		if (want && !p->attached) {
-			if (tracepoint_probe_register(p->tp, p->probe, NULL))
-				pr_warn("cannot attach to tracepoint %s\n", p->tp_name);
-			else
-				p->attached = true;
-		} else if (!want && p->attached) {
-			tracepoint_probe_unregister(p->tp, p->probe, NULL);
-			p->attached = false;
+		if (p->attached && !READ_ONCE(p->live)) {
+			tracepoint_probe_unregister(p->tp, p->probe, p);
+			WRITE_ONCE(p->attached, false);
 			detached = true;
 		}
 	}
-	/* No probe may still run (or be about to) once we return. */
 	if (detached)
 		tracepoint_synchronize_unregister();
 }
 
+static void evt_probe_reap_fn(struct work_struct *w)
+{
+	mutex_lock(&evt_probe_lock);
+	evt_probes_detach_idle_locked();
+	mutex_unlock(&evt_probe_lock);
+}
+
 /**
- * evt_probes_sync() - make the attached probes match the tracing state and the
+ * evt_probes_sync() - make the probes match the tracing state and the
  * per-event enable flags
- * @tracing: attach enabled probes (true) or detach all (false)
+ * @tracing: record with the enabled probes (true) or with none (false)
+ *
+ * Wanted probes are attached and live on return. Unwanted ones stop recording
+ * at once (the caller waits for a grace period if it needs them quiet) and
+ * are detached probe_linger_ms after the last call that left them idle.
  */
 void evt_probes_sync(bool tracing)
 {
+	bool idle = false;
+	unsigned int i;
+
 	mutex_lock(&evt_probe_lock);
-	evt_probes_sync_locked(tracing);
+	for (i = 0; i < ARRAY_SIZE(evt_probes); i++) {
+		struct evt_probe *p = &evt_probes[i];
+		bool want = tracing && p->tp && p->desc && evt_event_enabled(p->desc);
+
+		if (want && !p->attached) {
+			/* Live before attached: no window where it is in but silent. */
+			WRITE_ONCE(p->live, true);
+			if (tracepoint_probe_register(p->tp, p->probe, p)) {
+				WRITE_ONCE(p->live, false);
+				pr_warn("cannot attach to tracepoint %s\n", p->tp_name);
+				continue;
+			}
+			WRITE_ONCE(p->attached, true);
+		}
+		WRITE_ONCE(p->live, want);
+		if (p->attached && !want)
+			idle = true;
+	}
+	if (idle)
+		mod_delayed_work(system_wq, &evt_probe_reap_work,
+				 msecs_to_jiffies(probe_linger_ms));
 	mutex_unlock(&evt_probe_lock);
+}
+
+/* How many probes are attached to tracepoints now (for the stats file). */
+unsigned int evt_probes_attached(void)
+{
+	unsigned int i, n = 0;
+
+	for (i = 0; i < ARRAY_SIZE(evt_probes); i++)
+		n += READ_ONCE(evt_probes[i].attached);
+	return n;
 }
 
 /* Is the catalogue event backed by a tracepoint this kernel has? */
@@ -287,6 +393,12 @@ int evt_probes_init(void)
 {
 	unsigned int i;
 
+	if (probe_linger_ms > 3600000) {
+		pr_err("probe_linger_ms=%u is invalid: it must be from 0 to 3600000\n",
+		       probe_linger_ms);
+		return -EINVAL;
+	}
+
 	for (i = 0; i < ARRAY_SIZE(evt_probes); i++)
 		evt_probes[i].desc = evt_find_event_by_name(evt_probes[i].event);
 	for_each_kernel_tracepoint(evt_find_tp, NULL);
@@ -297,8 +409,18 @@ int evt_probes_init(void)
 	return misc_register(&evt_marker_dev);
 }
 
+/* After tracing has stopped: nothing may be rescheduled past this point. */
 void evt_probes_exit(void)
 {
+	unsigned int i;
+
 	misc_deregister(&evt_marker_dev);
-	evt_probes_sync(false);
+	mutex_lock(&evt_probe_lock);
+	for (i = 0; i < ARRAY_SIZE(evt_probes); i++)
+		WRITE_ONCE(evt_probes[i].live, false);
+	mutex_unlock(&evt_probe_lock);
+	cancel_delayed_work_sync(&evt_probe_reap_work);
+	mutex_lock(&evt_probe_lock);
+	evt_probes_detach_idle_locked();
+	mutex_unlock(&evt_probe_lock);
 }

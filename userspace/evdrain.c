@@ -79,6 +79,7 @@ static const char usage_text[] =
 
 struct ring {
 	int fd;
+	int ready;		/* poll() said it has a whole sub-buffer */
 	int out;
 	unsigned int channel;
 	int cpu;
@@ -424,6 +425,39 @@ static void on_notify(const struct evt_notification *n, void *arg)
 	}
 }
 
+/*
+ * Sleep until a notification or a ring's own wakeup. The rings' poll wakes
+ * at the high-water mark straight from the recording CPU's irq_work, which
+ * is quicker than the netlink message (sent from a work item): with one CPU
+ * generating flat out, that latency decides whether the ring overflows. The
+ * netlink side still brings what poll cannot: CPUs coming online, flushes,
+ * first losses. Return: as evt_ctl_notify_wait().
+ */
+static int wait_for_work(struct evt_ctl *ctl, int timeout_ms, struct wake *w)
+{
+	static struct pollfd pfd[MAX_RINGS + 1];
+	int i, n, ret;
+
+	pfd[0].fd = evt_ctl_notify_fd(ctl);
+	pfd[0].events = POLLIN;
+	for (i = 0; i < nr_rings; i++) {
+		pfd[i + 1].fd = rings[i].fd;
+		pfd[i + 1].events = POLLIN;
+	}
+	n = poll(pfd, (nfds_t)nr_rings + 1, timeout_ms);
+	if (n < 0)
+		return errno == EINTR ? 0 : -errno;
+	if (n == 0)
+		return 0;
+	for (i = 0; i < nr_rings; i++)
+		if (pfd[i + 1].revents & POLLIN)
+			rings[i].ready = 1;
+	ret = 0;
+	if (pfd[0].revents & POLLIN)
+		ret = evt_ctl_notify_read(ctl, on_notify, w);
+	return ret;
+}
+
 static void totals(struct evt_ctl *ctl, struct evt_status *st, uint64_t *rec, uint64_t *disc,
 		   uint64_t *over)
 {
@@ -755,7 +789,7 @@ no_outdir:
 		uint64_t t;
 		int i;
 
-		ret = evt_ctl_notify_wait(ctl, live ? (int)tick_ms : 250, on_notify, &w);
+		ret = wait_for_work(ctl, live ? (int)tick_ms : 250, &w);
 		t = now_ms();
 		if (live && t - last_tick >= (uint64_t)tick_ms) {
 			/*
@@ -789,11 +823,14 @@ no_outdir:
 		if (w.drain_all || t - last_drain >= FALLBACK_MS) {
 			drain_all();
 			last_drain = t;
-		} else if (w.channel >= 0) {
+		} else {
 			for (i = 0; i < nr_rings; i++)
-				if ((int)rings[i].channel == w.channel && rings[i].cpu == w.cpu)
+				if (rings[i].ready ||
+				    ((int)rings[i].channel == w.channel && rings[i].cpu == w.cpu))
 					drain_ring(&rings[i]);
 		}
+		for (i = 0; i < nr_rings; i++)
+			rings[i].ready = 0;
 		if (duration > 0 && t - start_ms >= (uint64_t)(duration * 1000))
 			break;
 		if (tty && t - last_progress >= 1000) {

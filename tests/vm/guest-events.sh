@@ -1,12 +1,15 @@
 #!/bin/sh
 # Real kernel events: trace `ls /` between two markers; then switch syscall
-# events off and on while tracing; then unload while probes fire.
+# events off and on while tracing; probes stay attached while wanted and are
+# detached probe_linger_ms after they are not; then unload while probes fire.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" flush_ms=200
+insmod "$EVTRACE_KO" flush_ms=200 probe_linger_ms=500
 evdrain -q -o "$OUT/trace" &
 pid=$!
 wait_tracing
+attached() { sed -n 's/.* probes_attached \([0-9]*\).*/\1/p' "$D/stats"; }
+[ "$(attached)" -ge 10 ] || fail "only $(attached) probes attached while tracing"
 echo "before ls" > /dev/evtrace/marker
 /usr/local/bin/ls / > /dev/null
 echo "after ls" > /dev/evtrace/marker
@@ -23,6 +26,9 @@ sleep 1
 kill -TERM $pid
 wait $pid || fail "evdrain exit $?"
 cp $D/stats "$OUT/stats"
+# Stopped: every probe is detached once the linger time has passed.
+no_probes() { [ "$(attached)" -eq 0 ]; }
+wait_until 30 "probes still attached after stopping" no_probes
 # Unload while probes fire.
 evctl start
 (while :; do /usr/local/bin/ls / > /dev/null; done) &

@@ -19,6 +19,7 @@ try 'high_water=0 is invalid: it must be a percentage from 1 to 100' high_water=
 try 'high_water=101 is invalid' high_water=101
 try 'mode=sometimes is invalid: it must be discard or overwrite' mode=sometimes
 try 'flush_ms=4000000 is invalid' flush_ms=4000000
+try 'probe_linger_ms=3600001 is invalid' probe_linger_ms=3600001
 # An allocation that cannot be met: -ENOMEM naming the size asked.
 if insmod "$EVTRACE_KO" subbuf_size=4194304 num_subbuf=4096 2>/tmp/err; then fail "a 16 GiB ring loaded"; fi
 cat /tmp/err
