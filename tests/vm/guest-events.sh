@@ -9,7 +9,9 @@ evdrain -q -o "$OUT/trace" &
 pid=$!
 wait_tracing
 attached() { sed -n 's/.* probes_attached \([0-9]*\).*/\1/p' "$D/stats"; }
-[ "$(attached)" -ge 10 ] || fail "only $(attached) probes attached while tracing"
+# START sets tracing before it attaches the probes: wait for them.
+probes_in() { [ "$(attached)" -ge 10 ]; }
+wait_until 60 "fewer than 10 probes attached while tracing" probes_in
 echo "before ls" > /dev/evtrace/marker
 /usr/local/bin/ls / > /dev/null
 echo "after ls" > /dev/evtrace/marker
