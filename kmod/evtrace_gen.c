@@ -82,6 +82,9 @@ static int evt_gen_normal(u32 cpu, u64 seq, bool mix)
 	return evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL, buf, 14 + fill);
 }
 
+/* How far behind its schedule a rate-limited generator may fall and catch up. */
+#define EVT_GEN_MAX_LAG_NS	(20 * NSEC_PER_MSEC)
+
 static int evt_gen_thread(void *arg)
 {
 	int cpu = (long)arg;
@@ -98,10 +101,18 @@ static int evt_gen_thread(void *arg)
 		if (gen_cfg.rate) {
 			/* Sleep whenever ahead of the schedule seq / rate. */
 			u64 due = start + div_u64((seq + 1) * NSEC_PER_SEC, gen_cfg.rate);
-			s64 ahead = (s64)(due - ktime_get_ns());
+			u64 now = ktime_get_ns();
+			s64 ahead = (s64)(due - now);
 
 			if (ahead > 200 * NSEC_PER_USEC)
 				usleep_range(ahead / NSEC_PER_USEC, ahead / NSEC_PER_USEC + 100);
+			/*
+			 * Far behind (the CPU was busy with hotplug, or starved):
+			 * resume at the rate instead of catching up flat out; a
+			 * rate is a ceiling, a burst would only overflow rings.
+			 */
+			else if (ahead < -(s64)EVT_GEN_MAX_LAG_NS)
+				start += (u64)(-ahead);
 		}
 		/* Also at a rate it cannot reach: never hog the CPU. */
 		if ((seq & 255) == 255)

@@ -3,7 +3,9 @@
 # recorded is read back (none vanishes with its CPU).
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
-insmod "$EVTRACE_KO" probes=0 flush_ms=100 num_subbuf=64
+# Each flush closes a sub-buffer however empty: 128 of them at 250 ms let the
+# reader stall for 30 s (hotplug on a debug kernel under TCG) without a loss.
+insmod "$EVTRACE_KO" probes=0 flush_ms=250 num_subbuf=128
 evtest drain "$OUT/trace" --sleep-ms 5 &
 pid=$!
 echo start > $D/control
