@@ -532,6 +532,38 @@ START_TEST(count_equals_references)
 			ck_assert_uint_eq(total, want);
 			evt_mtrace_free(&mt);
 			evt_trace_close(&c);
+			/* Pairs counted at once, with ranges of every kind. */
+			{
+				const uint64_t first_ts = a.ev[0].ts, last_ts = a.ev[a.n - 1].ts;
+				const uint64_t rg[][2] = {
+					{ 0, UINT64_MAX }, { lo, hi }, { hi, lo }, { 0, first_ts - 1 },
+					{ last_ts + 1, UINT64_MAX }, { first_ts, first_ts }, { lo, UINT64_MAX },
+					{ 0, hi }, { a.ev[a.n / 3].ts, a.ev[a.n / 3].ts + 5000 },
+				};
+				const size_t nr = sizeof(rg) / sizeof(rg[0]);
+				size_t x;
+
+				for (x = 0; x < nr; x++) {
+					const size_t y = (x * 5 + 3) % nr;
+					struct evt_trace c2;
+					struct evt_mtrace m2;
+					uint64_t na, nb;
+
+					ck_assert_int_eq(evt_trace_clone(&c, &t), 0);
+					ck_assert_int_eq(evt_trace_clone(&c2, &t), 0);
+					ck_assert_int_eq(evt_mtrace_init(&mt, &c, kind), 0);
+					ck_assert_int_eq(evt_mtrace_init(&m2, &c2, kind), 0);
+					evt_mtrace_set_range(&mt, rg[x][0], rg[x][1]);
+					evt_mtrace_set_range(&m2, rg[y][0], rg[y][1]);
+					evt_mtrace_count_pair(&mt, &m2, &na, &nb);
+					ck_assert_uint_eq(na, expect_count(&a, rg[x][0], rg[x][1], NULL));
+					ck_assert_uint_eq(nb, expect_count(&a, rg[y][0], rg[y][1], NULL));
+					evt_mtrace_free(&mt);
+					evt_mtrace_free(&m2);
+					evt_trace_close(&c2);
+					evt_trace_close(&c);
+				}
+			}
 			/* On threads: slices counted, the same total, the same error. */
 			for (threads = 1; threads <= 3; threads++) {
 				struct evt_par_opts po = {
@@ -548,8 +580,13 @@ START_TEST(count_equals_references)
 				ck_assert_uint_eq(cc.total, a.n);
 				if (a.rc)
 					ck_assert_str_eq(cc.err, a.err);
+				/* A range (the tree counts slices in pairs), then with a mask too. */
 				po.from = lo;
 				po.to = hi;
+				memset(&cc, 0, sizeof(cc));
+				rc = evt_par_run(&t, &po, &cnt_ops, &cc, err, sizeof(err));
+				ck_assert_int_eq(rc, 0);
+				ck_assert_uint_eq(cc.total, expect_count(&a, lo, hi, NULL));
 				po.event_mask = mask;
 				memset(&cc, 0, sizeof(cc));
 				rc = evt_par_run(&t, &po, &cnt_ops, &cc, err, sizeof(err));

@@ -1258,38 +1258,29 @@ struct mlane {
 	struct evt_mtrace *mt;
 	evt_mkey_t *node;		/* [2P]: the tree, then the next keys */
 	struct evt_mcur *cur;
-	evt_mkey_t fromk, spank;	/* in range: top - fromk <= spank */
+	evt_mkey_t fromk, tok;		/* in range: fromk <= top <= tok */
 	evt_mkey_t top;
 	uint64_t n;
 	evt_mkey_t buf[2 << LANE_MAX_DEPTH];
 };
 
-/* One step; the lane's per-step values are the caller's locals (registers). */
+/*
+ * Take the top event: its source's next key replays the tree. The lane's
+ * per-step values are the caller's locals (registers). 0, or 1 on a
+ * decode error (mt->err).
+ */
 static inline __attribute__((always_inline))
-int lane_step(struct mlane *L, evt_mkey_t *const node, struct evt_mcur *const cur,
-	      const evt_mkey_t fromk, const evt_mkey_t spank, evt_mkey_t *topp, uint64_t *np,
-	      const uint64_t base, const int depth)
+int lane_adv(struct mlane *L, evt_mkey_t *const node, struct evt_mcur *const cur,
+	     evt_mkey_t *topp, const uint64_t base, const int depth)
 {
 	const uint32_t P = 1U << depth;
-	const evt_mkey_t top = *topp;
-	const uint32_t src = (uint32_t)(top & (P - 1));
-	struct evt_mcur *c;
-	const struct evt_dev *ep;
+	const uint32_t src = (uint32_t)(*topp & (P - 1));
+	struct evt_mcur *const c = &cur[src];
+	const struct evt_dev *const ep = c->p;
 	evt_mkey_t key;
 	uint32_t nd;
 	int d;
 
-	if (__builtin_expect(top - fromk > spank, 0)) {
-		/* The end (no source left: EVT_MKEY_NONE), past the range, or before it. */
-		if (top > fromk) {
-			L->mt->done = 1;
-			return 1;
-		}
-	} else {
-		(*np)++;
-	}
-	c = &cur[src];
-	ep = c->p;
 	if (__builtin_expect(ep + 1 < c->end, 1)) {
 		key = node[P + src];
 		c->p = ep + 1;
@@ -1312,19 +1303,50 @@ int lane_step(struct mlane *L, evt_mkey_t *const node, struct evt_mcur *const cu
 	return 0;
 }
 
+/* Events before the lane's range: merged, not counted. 0, or 1 when it stopped. */
+static inline __attribute__((always_inline))
+int lane_skip(struct mlane *L, const uint64_t base, const int depth)
+{
+	evt_mkey_t top = L->top;
+	int ret = 0;
+
+	while (top < L->fromk)
+		if (lane_adv(L, L->node, L->cur, &top, base, depth)) {
+			ret = 1;
+			break;
+		}
+	L->top = top;
+	return ret;
+}
+
 static inline __attribute__((always_inline))
 void pair_loop(struct mlane *a, struct mlane *b, const uint64_t base, const int depth)
 {
 	evt_mkey_t *const na = a->node, *const nb = b->node;
 	struct evt_mcur *const ca = a->cur, *const cb = b->cur;
-	const evt_mkey_t fa = a->fromk, sa = a->spank, fb = b->fromk, sb = b->spank;
-	evt_mkey_t ta = a->top, tb = b->top;
+	/* EVT_MKEY_NONE (no source left) is above any tok. */
+	const evt_mkey_t ea = a->tok, eb = b->tok;
+	evt_mkey_t ta, tb;
 	uint64_t ka = 0, kb = 0;
 
+	if (lane_skip(a, base, depth) || lane_skip(b, base, depth))
+		return;
+	ta = a->top;
+	tb = b->top;
 	for (;;) {
-		if (lane_step(a, na, ca, fa, sa, &ta, &ka, base, depth))
+		if (__builtin_expect(ta > ea, 0)) {
+			a->mt->done = 1;
 			break;
-		if (lane_step(b, nb, cb, fb, sb, &tb, &kb, base, depth))
+		}
+		ka++;
+		if (lane_adv(a, na, ca, &ta, base, depth))
+			break;
+		if (__builtin_expect(tb > eb, 0)) {
+			b->mt->done = 1;
+			break;
+		}
+		kb++;
+		if (lane_adv(b, nb, cb, &tb, base, depth))
 			break;
 	}
 	a->top = ta;
@@ -1345,9 +1367,10 @@ static void lane_init(struct mlane *L, struct evt_mtrace *mt)
 	memcpy(L->buf, mt->m.node, P * sizeof(*L->buf));
 	memset(L->buf + P, 0, P * sizeof(*L->buf));
 	memcpy(L->buf + P, mt->next, mt->nsrc * sizeof(*L->buf));
-	L->fromk = from << shift;
+	/* A from beyond the keys' reach: nothing is in range (to >= from is too). */
+	L->fromk = from > mt->m.max_rel ? EVT_MKEY_NONE : from << shift;
 	/* The last key in range; to beyond the keys' reach: every key is. */
-	L->spank = (to > mt->m.max_rel ? EVT_MKEY_NONE - 1 : (to << shift) | mt->m.src_mask) - L->fromk;
+	L->tok = to > mt->m.max_rel ? EVT_MKEY_NONE - 1 : (to << shift) | mt->m.src_mask;
 	L->top = mt->m.node[0];
 	L->n = 0;
 }
