@@ -598,6 +598,8 @@ int evt_trace_clone(struct evt_trace *dst, const struct evt_trace *src)
 		d->seq_gaps = s->seq_gaps;
 		d->first_ts = s->first_ts;
 		d->end_ts = s->end_ts;
+		d->min_end = s->min_end;
+		d->max_end = s->max_end;
 		d->shared = 1;
 	}
 	return 0;
@@ -637,6 +639,7 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s)
 	char msg[256];
 
 	s->npk = 0;
+	s->min_end = s->max_end = 0;
 	h = &pi.h;
 	while (off < s->size) {
 		if (evt_packet_parse(s->map + off, s->size - off, &pi, msg, sizeof(msg))) {
@@ -703,6 +706,10 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s)
 		s->npk++;
 		s->discarded = h->events_discarded;
 		s->end_ts = h->timestamp_end;
+		if (s->npk == 1 || h->timestamp_end < s->min_end)
+			s->min_end = h->timestamp_end;
+		if (h->timestamp_end > s->max_end)
+			s->max_end = h->timestamp_end;
 		off += pi.packet_bytes;
 	}
 	s->packets = s->npk;
@@ -1286,8 +1293,14 @@ static long mtrace_dispatch_count(struct evt_mtrace *mt, size_t max, int filt)
  * rules (decode_one(), the same code and messages as decode_packet()), as
  * do packet changes. An error is kept with the source until the event
  * before it is taken: then the lane stops, with the same events counted.
+ *
+ * A lane's keys hold the source times 64 (its state's offset) below the
+ * time: ((ts - base) << (depth + 6)) | (source << 6). Lanes run when
+ * every packet's timestamp_end is within that reach (2^55 ns from the
+ * trace's start with 8 sources), which the merge's own keys then are too.
  */
 #define LANE_MAX_DEPTH 5
+#define LANE_SRC_SHIFT 6
 
 enum { FSRC_OK, FSRC_EOF, FSRC_ERR };
 
@@ -1357,7 +1370,7 @@ fsrc_next(struct mlane *L, uint32_t src)
 			f->pos = f->pkt + off;
 			f->prev = ts;
 			f->step = (uint32_t)(next - off);
-			f->nk = (ts << mt->m.shift) - f->kb;
+			f->nk = (ts << (mt->m.shift + LANE_SRC_SHIFT)) - f->kb;
 			f->last = f->pkt;	/* no run: the general rules again */
 			if (s->channel == EVT_CHAN_COMPACT) {
 				const uint32_t id = ld32(f->pkt + off) & ((1U << EVT_COMPACT_ID_BITS) - 1);
@@ -1401,9 +1414,10 @@ int lane_adv(struct mlane *const L, evt_mkey_t *topp, const int depth)
 {
 	const uint64_t mask = (1ULL << EVT_COMPACT_TS_BITS) - 1;
 	const size_t P = (size_t)1 << depth;
-	/* Index arithmetic in size_t: constants fold into the addressing. */
-	const size_t src = (size_t)(*topp & (P - 1));
-	struct fsrc *const f = &L->f[src];
+	/* The source's state at the key's low bits (size_t: constants fold). */
+	const size_t soff = (size_t)(*topp & ((P - 1) << LANE_SRC_SHIFT));
+	const size_t src = soff >> LANE_SRC_SHIFT;
+	struct fsrc *const f = (struct fsrc *)((char *)L->f + soff);
 	evt_mkey_t key = f->nk;
 	const uint8_t *const np = f->pos + f->step;
 	int d;
@@ -1416,7 +1430,7 @@ int lane_adv(struct mlane *const L, evt_mkey_t *topp, const int depth)
 		if (__builtin_expect(((w & ((1U << EVT_COMPACT_ID_BITS) - 1)) == f->id) & (ts <= f->tend), 1)) {
 			f->pos = np;
 			f->prev = ts;
-			f->nk = (ts << depth) - f->kb;
+			f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
 			goto replay;
 		}
 	}
@@ -1435,7 +1449,7 @@ replay:
 	/* Level d's node on the source's path: P >> d + src >> d. */
 #pragma GCC unroll 8
 	for (d = 1; d <= depth; d++) {
-		evt_mkey_t *const q = &L->node[(P >> d) + (src >> d)];
+		evt_mkey_t *const q = &L->node[(P >> d) + (soff >> (LANE_SRC_SHIFT + d))];
 		const evt_mkey_t t = *q;
 
 		*q = t < key ? key : t;
@@ -1531,6 +1545,44 @@ void pair_loop(struct mlane *const a, struct mlane *const b, const int depth)
 	}
 }
 
+/* The largest time (minus the base) a lane's key holds. */
+static uint64_t lane_max_rel(const struct evt_mtrace *mt)
+{
+	return ((uint64_t)1 << (64 - mt->m.shift - LANE_SRC_SHIFT)) - 2;
+}
+
+/* A merge key as a lane's key, and back. */
+static evt_mkey_t lane_key(const struct evt_mtrace *mt, evt_mkey_t k)
+{
+	if (k == EVT_MKEY_NONE)
+		return k;
+	return ((k >> mt->m.shift) << (mt->m.shift + LANE_SRC_SHIFT)) |
+	       ((k & mt->m.src_mask) << LANE_SRC_SHIFT);
+}
+
+static evt_mkey_t merge_key(const struct evt_mtrace *mt, evt_mkey_t k)
+{
+	if (k == EVT_MKEY_NONE)
+		return k;
+	return ((k >> (mt->m.shift + LANE_SRC_SHIFT)) << mt->m.shift) |
+	       ((k >> LANE_SRC_SHIFT) & mt->m.src_mask);
+}
+
+/* Every packet a lane may read is within its keys' reach. */
+static int lane_reach(const struct evt_mtrace *mt)
+{
+	const uint64_t max = lane_max_rel(mt);
+	uint32_t i;
+
+	for (i = 0; i < mt->nsrc; i++) {
+		const struct evt_stream *s = &mt->t->streams[mt->cur[i].sid];
+
+		if (s->npk && (s->min_end < mt->base || s->max_end - mt->base > max))
+			return 0;
+	}
+	return 1;
+}
+
 /* The lane's sources from the merge's cursors: each decodes the event after its head. */
 static void lane_init(struct mlane *L, struct evt_mtrace *mt)
 {
@@ -1541,7 +1593,8 @@ static void lane_init(struct mlane *L, struct evt_mtrace *mt)
 
 	memset(L, 0, sizeof(*L));
 	L->mt = mt;
-	memcpy(L->node, mt->m.node, P * sizeof(*L->node));
+	for (i = 1; i < P; i++)
+		L->node[i] = lane_key(mt, mt->m.node[i]);
 	for (i = 0; i < mt->nsrc; i++) {
 		struct fsrc *f = &L->f[i];
 		struct fsrc_cold *fc = &L->fc[i];
@@ -1551,7 +1604,7 @@ static void lane_init(struct mlane *L, struct evt_mtrace *mt)
 		fc->s = s;
 		f->nk = EVT_MKEY_NONE;
 		fc->state = FSRC_EOF;
-		f->kb = (mt->base << shift) - i;
+		f->kb = (mt->base << (shift + LANE_SRC_SHIFT)) - ((uint64_t)i << LANE_SRC_SHIFT);
 		if (s->eof)
 			continue;	/* no head: the tree holds no key of it */
 		/* The head, decoded in s->ev[]: the lane reads on after it. */
@@ -1567,10 +1620,11 @@ static void lane_init(struct mlane *L, struct evt_mtrace *mt)
 		fsrc_next(L, i);
 	}
 	/* A from beyond the keys' reach: nothing is in range (to >= from is too). */
-	L->fromk = from > mt->m.max_rel ? EVT_MKEY_NONE : from << shift;
+	L->fromk = from > lane_max_rel(mt) ? EVT_MKEY_NONE : from << (shift + LANE_SRC_SHIFT);
 	/* The last key in range; to beyond the keys' reach: every key is. */
-	L->tok = to > mt->m.max_rel ? EVT_MKEY_NONE - 1 : (to << shift) | mt->m.src_mask;
-	L->top = mt->m.node[0];
+	L->tok = to > lane_max_rel(mt) ? EVT_MKEY_NONE - 1 :
+		 (to << (shift + LANE_SRC_SHIFT)) | (((uint64_t)1 << (shift + LANE_SRC_SHIFT)) - 1);
+	L->top = lane_key(mt, mt->m.node[0]);
 	L->n = 0;
 }
 
@@ -1578,9 +1632,11 @@ static void lane_init(struct mlane *L, struct evt_mtrace *mt)
 static void lane_done(struct mlane *L)
 {
 	struct evt_mtrace *mt = L->mt;
+	uint32_t i;
 
-	memcpy(mt->m.node + 1, L->node + 1, (mt->m.p - 1) * sizeof(*L->node));
-	mt->m.node[0] = L->top;
+	for (i = 1; i < mt->m.p; i++)
+		mt->m.node[i] = merge_key(mt, L->node[i]);
+	mt->m.node[0] = merge_key(mt, L->top);
 	if (!mt->err)
 		mt->done = 1;
 }
@@ -1597,7 +1653,7 @@ static int lane_ready(struct evt_mtrace *mt)
 		mt->done = 0;
 	}
 	return !mt->err && !mt->done && mt->to >= mt->base && mt->from <= mt->to && !mt->event_mask &&
-	       mt->m.kind == EVT_MERGE_TREE && mt->m.shift <= LANE_MAX_DEPTH;
+	       mt->m.kind == EVT_MERGE_TREE && mt->m.shift <= LANE_MAX_DEPTH && lane_reach(mt);
 }
 
 void evt_mtrace_count_pair(struct evt_mtrace *a, struct evt_mtrace *b, uint64_t *na, uint64_t *nb)
