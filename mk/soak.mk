@@ -18,12 +18,14 @@ SOAK_OPTS ?=
 
 .PHONY: soak soak-debug
 
+# Only what the VM and the host checks use: the module and the programs (not
+# the unit tests).
 soak:
 	@scripts/deps --if-missing
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory module $(PROGS) $(TEST_TOOLS)
 	@scripts/soak --minutes $(SOAK_MINUTES) --session-seconds $(SOAK_SESSION_SECONDS) $(SOAK_OPTS)
 
 soak-debug:
 	@scripts/deps --if-missing
-	@$(MAKE) --no-print-directory userspace
+	@$(MAKE) --no-print-directory $(PROGS) $(TEST_TOOLS)
 	@scripts/soak --debug --minutes $(SOAK_MINUTES) --session-seconds $(SOAK_SESSION_SECONDS) $(SOAK_OPTS)

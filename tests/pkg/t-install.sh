@@ -114,7 +114,7 @@ done
 ex=$d/usr/share/doc/evtrace/examples/evtrace.modprobe.conf
 params=$(sed -n 's/^module_param(\([a-z_]*\),.*/\1/p' kmod/*.c | sort -u)
 [ -n "$params" ] || die "no module_param in kmod/*.c"
-for p in $params; do grep -q "^#   $p " "$ex" || die "$ex does not describe $p"; done
+for p in $params; do grep -Eq "^#   $p( |\$)" "$ex" || die "$ex does not describe $p"; done
 for p in $(sed -n 's/^#options evtrace //p' "$ex" | tr ' ' '\n' | cut -d= -f1 | sort -u); do
 	grep -qx "$p" <<<"$params" || die "$ex uses $p, not a parameter of the module"
 done

@@ -466,6 +466,8 @@ static uint64_t expect_count(const struct merged *m, uint64_t lo, uint64_t hi, c
  * idle (empty) and missing CPUs, ranges, event masks, both merges, threads,
  * and on a corrupted trace up to the same error.
  */
+static void pair_count_check(const char *dir, size_t n, int rc, const char *err);
+
 START_TEST(count_equals_references)
 {
 	static uint8_t idle[6] = { 0, 0, 1, 0, 1, 0 }, offline[6] = { 0, 0, 0, 1, 0, 0 };
@@ -516,6 +518,7 @@ START_TEST(count_equals_references)
 
 			merge_dir(&t, dir, kind, NULL, &a);
 			ck_assert_msg(round == 0 ? a.rc == 0 : a.rc == -1, "round %u: %s", round, a.err);
+			pair_count_check(dir, a.n, a.rc, a.err);
 			ck_assert_uint_gt(a.n, 1000);
 			lo = a.ev[a.n / 4].ts;
 			hi = a.ev[a.n / 2].ts;
@@ -532,6 +535,38 @@ START_TEST(count_equals_references)
 			ck_assert_uint_eq(total, want);
 			evt_mtrace_free(&mt);
 			evt_trace_close(&c);
+			/* Pairs counted at once, with ranges of every kind. */
+			{
+				const uint64_t first_ts = a.ev[0].ts, last_ts = a.ev[a.n - 1].ts;
+				const uint64_t rg[][2] = {
+					{ 0, UINT64_MAX }, { lo, hi }, { hi, lo }, { 0, first_ts - 1 },
+					{ last_ts + 1, UINT64_MAX }, { first_ts, first_ts }, { lo, UINT64_MAX },
+					{ 0, hi }, { a.ev[a.n / 3].ts, a.ev[a.n / 3].ts + 5000 },
+				};
+				const size_t nr = sizeof(rg) / sizeof(rg[0]);
+				size_t x;
+
+				for (x = 0; x < nr; x++) {
+					const size_t y = (x * 5 + 3) % nr;
+					struct evt_trace c2;
+					struct evt_mtrace m2;
+					uint64_t na, nb;
+
+					ck_assert_int_eq(evt_trace_clone(&c, &t), 0);
+					ck_assert_int_eq(evt_trace_clone(&c2, &t), 0);
+					ck_assert_int_eq(evt_mtrace_init(&mt, &c, kind), 0);
+					ck_assert_int_eq(evt_mtrace_init(&m2, &c2, kind), 0);
+					evt_mtrace_set_range(&mt, rg[x][0], rg[x][1]);
+					evt_mtrace_set_range(&m2, rg[y][0], rg[y][1]);
+					evt_mtrace_count_pair(&mt, &m2, &na, &nb);
+					ck_assert_uint_eq(na, expect_count(&a, rg[x][0], rg[x][1], NULL));
+					ck_assert_uint_eq(nb, expect_count(&a, rg[y][0], rg[y][1], NULL));
+					evt_mtrace_free(&mt);
+					evt_mtrace_free(&m2);
+					evt_trace_close(&c2);
+					evt_trace_close(&c);
+				}
+			}
 			/* On threads: slices counted, the same total, the same error. */
 			for (threads = 1; threads <= 3; threads++) {
 				struct evt_par_opts po = {
@@ -548,8 +583,13 @@ START_TEST(count_equals_references)
 				ck_assert_uint_eq(cc.total, a.n);
 				if (a.rc)
 					ck_assert_str_eq(cc.err, a.err);
+				/* A range (the tree counts slices in pairs), then with a mask too. */
 				po.from = lo;
 				po.to = hi;
+				memset(&cc, 0, sizeof(cc));
+				rc = evt_par_run(&t, &po, &cnt_ops, &cc, err, sizeof(err));
+				ck_assert_int_eq(rc, 0);
+				ck_assert_uint_eq(cc.total, expect_count(&a, lo, hi, NULL));
 				po.event_mask = mask;
 				memset(&cc, 0, sizeof(cc));
 				rc = evt_par_run(&t, &po, &cnt_ops, &cc, err, sizeof(err));
@@ -785,6 +825,41 @@ static void free_original(struct tcopy *c)
 	free(c->meta);
 }
 
+/*
+ * Counting two whole-trace readers at once (evt_mtrace_count_pair: the
+ * lanes decode as they merge) gives what the merged pass gave: @n events,
+ * then the end, or the error @err (rc -1).
+ */
+static void pair_count_check(const char *dir, size_t n, int rc, const char *err)
+{
+	struct evt_trace t, c1, c2;
+	struct evt_mtrace m1, m2;
+	uint64_t na, nb;
+
+	if (evt_trace_open(&t, dir, NULL)) {
+		ck_assert_int_eq(rc, -1);
+		return;
+	}
+	ck_assert_int_eq(evt_trace_clone(&c1, &t), 0);
+	ck_assert_int_eq(evt_trace_clone(&c2, &t), 0);
+	ck_assert_int_eq(evt_mtrace_init(&m1, &c1, EVT_MERGE_TREE), 0);
+	ck_assert_int_eq(evt_mtrace_init(&m2, &c2, EVT_MERGE_TREE), 0);
+	evt_mtrace_count_pair(&m1, &m2, &na, &nb);
+	ck_assert_uint_eq(na, n);
+	ck_assert_uint_eq(nb, n);
+	ck_assert_int_eq(m1.err ? -1 : 0, rc);
+	ck_assert_int_eq(m2.err ? -1 : 0, rc);
+	if (rc) {
+		ck_assert_str_eq(m1.errmsg, err);
+		ck_assert_str_eq(m2.errmsg, err);
+	}
+	evt_mtrace_free(&m1);
+	evt_mtrace_free(&m2);
+	evt_trace_close(&c2);
+	evt_trace_close(&c1);
+	evt_trace_close(&t);
+}
+
 /* Write file @which of @c with @buf/@len instead, merge, return rc and the message. */
 static int try_corrupt(const char *dir, const struct tcopy *c, unsigned int which,
 		       const uint8_t *buf, size_t len, enum evt_merge_kind kind, char *err, size_t errlen,
@@ -804,6 +879,7 @@ static int try_corrupt(const char *dir, const struct tcopy *c, unsigned int whic
 	snprintf(err, errlen, "%s", m.err);
 	if (events)
 		*events = m.n;
+	pair_count_check(dir, m.n, m.rc, m.err);
 	free(m.ev);
 	return m.rc;
 }
@@ -886,6 +962,7 @@ START_TEST(late_event_in_a_run)
 		ck_assert_uint_eq(m.n, first + k);
 		for (i = 0; i < k; i++)
 			ck_assert_uint_eq(m.ev[first + i].ts, ts[i]);
+		pair_count_check(dir, m.n, m.rc, m.err);
 		evt_trace_close(&t);
 		free(m.ev);
 	}

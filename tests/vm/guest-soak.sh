@@ -15,9 +15,15 @@
 # session: evdrain stopped with SIGTERM (it must exit 0), the invariant, the
 # module unloaded. Problems are counted, not fatal: one line per session in
 # $OUT/sessions, the problems in $OUT/errors.
-#   guest-soak.sh SECONDS [SESSION_SECONDS]
+#   guest-soak.sh SECONDS [SESSION_SECONDS [KINDS [nokill]]]
+# KINDS: the session kinds to cycle through (default "discard-pinned
+# overwrite-pinned discard-live overwrite-live"); nokill: no SIGKILL/--attach
+# (to narrow a failure down).
 . "$EVTRACE_TESTS/vm/lib.sh"
 total=${1:-300} sess_len=${2:-120}
+kinds=${3:-discard-pinned overwrite-pinned discard-live overwrite-live}
+nokill=${4:-}
+nkinds=$(echo $kinds | wc -w)
 CPU1=/sys/devices/system/cpu/cpu1/online
 start=$(date +%s)
 end=$((start + total))
@@ -92,9 +98,8 @@ exact_total() {
 while [ $(date +%s) -lt $((end - 10)) ]; do
 	n=$((n + 1))
 	dir=$OUT/s$n
-	mode=discard hp=pinned
-	[ $((n % 2)) = 1 ] || mode=overwrite
-	[ $((n % 4)) = 1 ] || [ $((n % 4)) = 2 ] || hp=live
+	kind=$(echo $kinds | cut -d' ' -f$(((n - 1) % nkinds + 1)))
+	mode=${kind%-*} hp=${kind#*-}
 	# Sub-buffers of 4 KiB in sessions 1-4, 16 KiB in 5-8, and so on: each
 	# kind of session with both.
 	sb=4096
@@ -127,7 +132,7 @@ while [ $(date +%s) -lt $((end - 10)) ]; do
 			gen $rate
 			cycles=$((cycles + 1))
 		fi
-		if [ $((step % 3)) = 0 ]; then
+		if [ $((step % 3)) = 0 ] && [ -z "$nokill" ]; then
 			kill_drainer
 			drainer --attach
 			restarts=$((restarts + 1))

@@ -598,6 +598,8 @@ int evt_trace_clone(struct evt_trace *dst, const struct evt_trace *src)
 		d->seq_gaps = s->seq_gaps;
 		d->first_ts = s->first_ts;
 		d->end_ts = s->end_ts;
+		d->min_end = s->min_end;
+		d->max_end = s->max_end;
 		d->shared = 1;
 	}
 	return 0;
@@ -637,6 +639,7 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s)
 	char msg[256];
 
 	s->npk = 0;
+	s->min_end = s->max_end = 0;
 	h = &pi.h;
 	while (off < s->size) {
 		if (evt_packet_parse(s->map + off, s->size - off, &pi, msg, sizeof(msg))) {
@@ -703,6 +706,10 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s)
 		s->npk++;
 		s->discarded = h->events_discarded;
 		s->end_ts = h->timestamp_end;
+		if (s->npk == 1 || h->timestamp_end < s->min_end)
+			s->min_end = h->timestamp_end;
+		if (h->timestamp_end > s->max_end)
+			s->max_end = h->timestamp_end;
 		off += pi.packet_bytes;
 	}
 	s->packets = s->npk;
@@ -821,6 +828,82 @@ static inline size_t compact_fast(const uint8_t *pkt, size_t pos, const size_t e
 }
 
 /*
+ * One event at @pos by the general rules (evt_packet_next()'s): its
+ * timestamp, EVT_DMETA and the offset of the event after it. 0, or -1 with
+ * s->errmsg naming the file and offset.
+ */
+static inline __attribute__((always_inline))
+int decode_one(struct evt_trace *t, struct evt_stream *s, const uint8_t *pkt, size_t pos,
+	       const size_t end, const uint64_t tend, const uint64_t prev,
+	       uint64_t *tsp, uint64_t *metap, size_t *nextp)
+{
+	const unsigned int chan = s->channel;
+	const size_t room = end - pos;
+	uint32_t id, hdr, hsize = 0;
+	uint64_t ts = 0;
+	long di, plen;
+	int ext;
+
+#define EFAIL(...) do { SFAIL(t, s, s->pkt_off + pos, __VA_ARGS__); return -1; } while (0)
+	if (chan == EVT_CHAN_COMPACT) {
+		const uint64_t mask = (1ULL << EVT_COMPACT_TS_BITS) - 1;
+		uint32_t w;
+
+		if (room < EVT_COMPACT_HDR)
+			EFAIL("truncated compact event header");
+		w = ld32(pkt + pos);
+		id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
+		ext = id == EVT_COMPACT_ID_EXT;
+		hdr = ext ? EVT_COMPACT_EXT_HDR : EVT_COMPACT_HDR;
+		if (!ext) {
+			ts = (prev & ~mask) | (w >> EVT_COMPACT_ID_BITS);
+			ts += ts < prev ? mask + 1 : 0;
+		}
+	} else {
+		const uint64_t mask = (1ULL << EVT_NORMAL_TS_BITS) - 1;
+
+		if (room < EVT_NORMAL_HDR)
+			EFAIL("truncated normal event header");
+		id = ld16(pkt + pos);
+		hsize = ld16(pkt + pos + 2);
+		ext = id == EVT_NORMAL_ID_EXT;
+		hdr = ext ? EVT_NORMAL_EXT_HDR : EVT_NORMAL_HDR;
+		if (!ext) {
+			ts = (prev & ~mask) | ld32(pkt + pos + 4);
+			ts += ts < prev ? mask + 1 : 0;
+		}
+	}
+	if (ext) {
+		if (end - pos < hdr)
+			EFAIL("truncated extended event header");
+		id = ld32(pkt + pos + 4);
+		ts = ld64(pkt + pos + 8);
+		if (ts < prev)
+			EFAIL("timestamp %llu goes back (previous %llu)",
+			      (unsigned long long)ts, (unsigned long long)prev);
+	}
+	if (ts > tend)
+		EFAIL("timestamp %llu after the packet's timestamp_end %llu",
+		      (unsigned long long)ts, (unsigned long long)tend);
+	di = lookup_desc(chan, id);
+	if (di < 0)
+		EFAIL("unknown event id %u in stream %u", id, chan);
+	plen = fixed_len[di];
+	if (plen < 0)
+		plen = evt_payload_size(&evt_events[di], pkt + pos + hdr, end - pos - hdr);
+	if (plen < 0 || (size_t)plen > end - pos - hdr)
+		EFAIL("event %s overruns the packet content", evt_events[di].name);
+	if (chan == EVT_CHAN_NORMAL && (uint32_t)plen != hsize)
+		EFAIL("event %s: header says %u payload bytes, fields take %ld",
+		      evt_events[di].name, hsize, plen);
+#undef EFAIL
+	*tsp = ts;
+	*metap = EVT_DMETA(pos + hdr, plen, di);
+	*nextp = (pos + hdr + (size_t)plen + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
+	return 0;
+}
+
+/*
  * Decode the current packet's events into s->ev[]: the rules of
  * evt_packet_next(), with a fast path for small compact headers of
  * fixed-size events. Returns 0, or -1 (s->n events decoded before the error).
@@ -832,7 +915,7 @@ static int decode_packet(struct evt_trace *t, struct evt_stream *s)
 	const uint64_t tend = s->pi.h.timestamp_end;
 	const unsigned int chan = s->channel;
 	size_t pos = EVT_PACKET_HEADER_SIZE;
-	uint64_t prev = s->pi.h.timestamp_begin, ts;
+	uint64_t prev = s->pi.h.timestamp_begin;
 	struct evt_dev *ev;
 	uint32_t n = 0;
 	int ret = 0;
@@ -843,78 +926,29 @@ static int decode_packet(struct evt_trace *t, struct evt_stream *s)
 		return -1;
 	}
 	ev = s->ev;
-#define EFAIL(...) do { SFAIL(t, s, s->pkt_off + pos, __VA_ARGS__); ret = -1; goto out; } while (0)
 	while (pos < end) {
-		const size_t room = end - pos;
-		uint32_t id, hdr, hsize = 0;
-		long di, plen;
-		int ext;
+		uint64_t ts, meta;
+		size_t next;
 
 		if (chan == EVT_CHAN_COMPACT) {
-			const uint64_t mask = (1ULL << EVT_COMPACT_TS_BITS) - 1;
 			struct evt_dev *e = ev + n;
-			uint32_t w;
 
 			pos = compact_fast(pkt, pos, end, &prev, tend, &e);
 			n = (uint32_t)(e - ev);
 			if (pos >= end)
 				break;
-			/* The general path, for one event. */
-			if (end - pos < EVT_COMPACT_HDR)
-				EFAIL("truncated compact event header");
-			w = ld32(pkt + pos);
-			id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
-			ext = id == EVT_COMPACT_ID_EXT;
-			hdr = ext ? EVT_COMPACT_EXT_HDR : EVT_COMPACT_HDR;
-			if (!ext) {
-				ts = (prev & ~mask) | (w >> EVT_COMPACT_ID_BITS);
-				ts += ts < prev ? mask + 1 : 0;
-			}
-		} else {
-			const uint64_t mask = (1ULL << EVT_NORMAL_TS_BITS) - 1;
-
-			if (room < EVT_NORMAL_HDR)
-				EFAIL("truncated normal event header");
-			id = ld16(pkt + pos);
-			hsize = ld16(pkt + pos + 2);
-			ext = id == EVT_NORMAL_ID_EXT;
-			hdr = ext ? EVT_NORMAL_EXT_HDR : EVT_NORMAL_HDR;
-			if (!ext) {
-				ts = (prev & ~mask) | ld32(pkt + pos + 4);
-				ts += ts < prev ? mask + 1 : 0;
-			}
 		}
-		if (ext) {
-			if (end - pos < hdr)
-				EFAIL("truncated extended event header");
-			id = ld32(pkt + pos + 4);
-			ts = ld64(pkt + pos + 8);
-			if (ts < prev)
-				EFAIL("timestamp %llu goes back (previous %llu)",
-				      (unsigned long long)ts, (unsigned long long)prev);
+		/* The general path, for one event. */
+		if (decode_one(t, s, pkt, pos, end, tend, prev, &ts, &meta, &next)) {
+			ret = -1;
+			break;
 		}
-		if (ts > tend)
-			EFAIL("timestamp %llu after the packet's timestamp_end %llu",
-			      (unsigned long long)ts, (unsigned long long)tend);
-		di = lookup_desc(chan, id);
-		if (di < 0)
-			EFAIL("unknown event id %u in stream %u", id, chan);
-		plen = fixed_len[di];
-		if (plen < 0)
-			plen = evt_payload_size(&evt_events[di], pkt + pos + hdr, end - pos - hdr);
-		if (plen < 0 || (size_t)plen > end - pos - hdr)
-			EFAIL("event %s overruns the packet content", evt_events[di].name);
-		if (chan == EVT_CHAN_NORMAL && (uint32_t)plen != hsize)
-			EFAIL("event %s: header says %u payload bytes, fields take %ld",
-			      evt_events[di].name, hsize, plen);
 		ev[n].ts = ts;
-		ev[n].meta = EVT_DMETA(pos + hdr, plen, di);
+		ev[n].meta = meta;
 		n++;
 		prev = ts;
-		pos = (pos + hdr + (size_t)plen + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
+		pos = next;
 	}
-#undef EFAIL
-out:
 	/* The merge's look-ahead reads two slots past the end. */
 	memset(ev + n, 0, 2 * sizeof(*ev));
 	s->n = n;
@@ -1242,123 +1276,369 @@ static long mtrace_dispatch_count(struct evt_mtrace *mt, size_t max, int filt)
 }
 
 /*
- * Two merges counted in turn (evt_mtrace_count_pair): one step of one of
- * them. A merge step is a chain of dependent operations (the top, the
- * source's next key, a compare-and-move per tree level, the new top) that
- * leaves most of the CPU idle; two independent chains, stepped one after
- * the other in the same loop, overlap. The rules are mtrace_next()'s for a
- * tree of known depth, counting, without an event mask. Each lane keeps
- * what a step needs in few registers (both lanes' fit together): the tree
- * and the sources' next keys in one array (losers at 1..P-1, source i's
- * next key at P + i), and the time range as keys.
+ * Two merges counted in turn (evt_mtrace_count_pair). A merge step is a
+ * chain of dependent operations (the top, the source's next key, a
+ * compare-and-move per tree level, the new top) that leaves most of the
+ * CPU idle; two independent chains, stepped one after the other in the
+ * same loop, overlap. The rules are mtrace_next()'s for a tree of known
+ * depth, counting, without an event mask, the time range as keys.
+ *
+ * A lane decodes as it merges: each source reads the packet in place, one
+ * event ahead of its head (the event whose key replays the tree when the
+ * head is taken). The event after that is decoded in the step itself, off
+ * the chain: within a run of one small compact id of fixed size (the
+ * decoder's fast path: the run's id, step and last position in the source's
+ * state) it is a load, the one-wrap rule and three compares (in the packet,
+ * same id, not after timestamp_end); anything else goes by the general
+ * rules (decode_one(), the same code and messages as decode_packet()), as
+ * do packet changes. An error is kept with the source until the event
+ * before it is taken: then the lane stops, with the same events counted.
+ *
+ * A lane's keys hold the source times 64 (its state's offset) below the
+ * time: ((ts - base) << (depth + 6)) | (source << 6). Lanes run when
+ * every packet's timestamp_end is within that reach (2^55 ns from the
+ * trace's start with 8 sources), which the merge's own keys then are too.
  */
 #define LANE_MAX_DEPTH 5
+#define LANE_SRC_SHIFT 6
 
-struct mlane {
-	struct evt_mtrace *mt;
-	evt_mkey_t *node;		/* [2P]: the tree, then the next keys */
-	struct evt_mcur *cur;
-	evt_mkey_t fromk, spank;	/* in range: top - fromk <= spank */
-	evt_mkey_t top;
-	uint64_t n;
-	evt_mkey_t buf[2 << LANE_MAX_DEPTH];
+enum { FSRC_OK, FSRC_EOF, FSRC_ERR };
+
+/* A source's decoding state (64 bytes: an index is a shift). */
+struct fsrc {
+	const uint8_t *pos;		/* header of the event after the head */
+	const uint8_t *last;		/* a run event at <= last lies in the packet */
+	uint64_t prev;			/* its timestamp */
+	uint64_t tend;			/* the packet's timestamp_end */
+	evt_mkey_t nk;			/* its key; EVT_MKEY_NONE: end or error (state) */
+	uint64_t kb;			/* key = (ts << shift) - kb: (base << shift) - source */
+	uint32_t id, step;		/* its compact id, its size (aligned) */
+	const uint8_t *pkt;		/* the packet */
 };
 
-/* One step; the lane's per-step values are the caller's locals (registers). */
-static inline __attribute__((always_inline))
-int lane_step(struct mlane *L, evt_mkey_t *const node, struct evt_mcur *const cur,
-	      const evt_mkey_t fromk, const evt_mkey_t spank, evt_mkey_t *topp, uint64_t *np,
-	      const uint64_t base, const int depth)
+/* What only the general rules need. */
+struct fsrc_cold {
+	size_t end;			/* the packet's content bytes */
+	struct evt_stream *s;
+	int state;
+};
+
+struct mlane {
+	/* First: the sources, then the tree (one base register for both). */
+	struct fsrc f[1 << LANE_MAX_DEPTH];
+	evt_mkey_t node[1 << LANE_MAX_DEPTH];	/* the tree's losers at 1..P-1 */
+	struct fsrc_cold fc[1 << LANE_MAX_DEPTH];
+	struct evt_mtrace *mt;
+	evt_mkey_t fromk, tok;		/* in range: fromk <= top <= tok */
+	evt_mkey_t top;
+	uint64_t n;
+} __attribute__((aligned(64)));
+
+/*
+ * The source's next event by the general rules: the one @f->step bytes
+ * after @f->pos, in this packet or the stream's next ones. Sets its
+ * position, timestamp, key and run, or the end or an error (kept in
+ * s->errmsg).
+ */
+static void __attribute__((noinline))
+fsrc_next(struct mlane *L, uint32_t src)
 {
-	const uint32_t P = 1U << depth;
-	const evt_mkey_t top = *topp;
-	const uint32_t src = (uint32_t)(top & (P - 1));
-	struct evt_mcur *c;
-	const struct evt_dev *ep;
-	evt_mkey_t key;
-	uint32_t nd;
+	struct evt_mtrace *mt = L->mt;
+	struct evt_trace *t = mt->t;
+	struct fsrc *f = &L->f[src];
+	struct fsrc_cold *fc = &L->fc[src];
+	struct evt_stream *s = fc->s;
+	size_t off = (size_t)(f->pos - f->pkt) + f->step;
+	int fresh = 0;
+
+	for (;;) {
+		uint64_t ts, meta;
+		size_t next;
+
+		if (off < fc->end) {
+			if (decode_one(t, s, f->pkt, off, fc->end, f->tend, f->prev, &ts, &meta, &next))
+				break;
+			/* A packet's first event: the packet is within the keys' reach. */
+			if (fresh && s->pi.h.timestamp_end - mt->base > mt->m.max_rel) {
+				snprintf(s->errmsg, sizeof(s->errmsg),
+					 "%s/%s: offset %zu: timestamp_end %llu lies more than %llu ns after the "
+					 "trace's first packet begins (%llu): too far apart to merge",
+					 t->dir, s->name, s->pkt_off, (unsigned long long)s->pi.h.timestamp_end,
+					 (unsigned long long)mt->m.max_rel, (unsigned long long)mt->base);
+				break;
+			}
+			f->pos = f->pkt + off;
+			f->prev = ts;
+			f->step = (uint32_t)(next - off);
+			f->nk = (ts << (mt->m.shift + LANE_SRC_SHIFT)) - f->kb;
+			f->last = f->pkt;	/* no run: the general rules again */
+			if (s->channel == EVT_CHAN_COMPACT) {
+				const uint32_t id = ld32(f->pkt + off) & ((1U << EVT_COMPACT_ID_BITS) - 1);
+
+				if (id != EVT_COMPACT_ID_EXT && c_need[id]) {
+					f->id = id;
+					f->last = f->pkt + (fc->end - c_need[id]);
+				}
+			}
+			return;
+		}
+		/* The packet is used up: the next one (its header checked by the index). */
+		if (s->ipk >= s->npk) {
+			if (s->tail_err) {
+				memcpy(s->errmsg, s->tail_errmsg, sizeof(s->errmsg));
+				break;
+			}
+			f->nk = EVT_MKEY_NONE;
+			fc->state = FSRC_EOF;
+			return;
+		}
+		load_packet(s);
+		f->pkt = s->map + s->pkt_off;
+		fc->end = s->pi.content_bytes;
+		f->tend = s->pi.h.timestamp_end;
+		f->prev = s->pi.h.timestamp_begin;
+		off = EVT_PACKET_HEADER_SIZE;
+		fresh = 1;
+	}
+	f->nk = EVT_MKEY_NONE;
+	fc->state = FSRC_ERR;
+}
+
+/*
+ * Take the top event: its source's next key replays the tree, and the
+ * source decodes the event after that. The lane's per-step values are the
+ * caller's locals (registers). 0, or 1 on a decode error (mt->err).
+ */
+static inline __attribute__((always_inline))
+int lane_adv(struct mlane *const L, evt_mkey_t *topp, const int depth)
+{
+	const uint64_t mask = (1ULL << EVT_COMPACT_TS_BITS) - 1;
+	const size_t P = (size_t)1 << depth;
+	/* The source's state at the key's low bits (size_t: constants fold). */
+	const size_t soff = (size_t)(*topp & ((P - 1) << LANE_SRC_SHIFT));
+	const size_t src = soff >> LANE_SRC_SHIFT;
+	struct fsrc *const f = (struct fsrc *)((char *)L->f + soff);
+	evt_mkey_t key = f->nk;
+	const uint8_t *const np = f->pos + f->step;
 	int d;
 
-	if (__builtin_expect(top - fromk > spank, 0)) {
-		/* The end (no source left: EVT_MKEY_NONE), past the range, or before it. */
-		if (top > fromk) {
-			L->mt->done = 1;
+	if (__builtin_expect(np <= f->last, 1)) {
+		const uint32_t w = ld32(np);
+		const uint64_t prev = f->prev;
+		const uint64_t ts = prev + (((w >> EVT_COMPACT_ID_BITS) - prev) & mask);
+
+		if (__builtin_expect(((w & ((1U << EVT_COMPACT_ID_BITS) - 1)) == f->id) & (ts <= f->tend), 1)) {
+			f->pos = np;
+			f->prev = ts;
+			f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
+			goto replay;
+		}
+	}
+	if (key == EVT_MKEY_NONE) {
+		if (L->fc[src].state == FSRC_ERR) {
+			struct evt_mtrace *mt = L->mt;
+
+			mt->err = 1;
+			memcpy(mt->errmsg, L->fc[src].s->errmsg, sizeof(mt->errmsg));
 			return 1;
 		}
 	} else {
-		(*np)++;
+		fsrc_next(L, (uint32_t)src);
 	}
-	c = &cur[src];
-	ep = c->p;
-	if (__builtin_expect(ep + 1 < c->end, 1)) {
-		key = node[P + src];
-		c->p = ep + 1;
-		node[P + src] = ((ep[2].ts - base) << depth) | src;
-	} else {
-		key = mtrace_refill(L->mt, c, src);
-		if (L->mt->err)
-			return 1;
-		node[P + src] = L->mt->next[src];
-	}
-	nd = (P + src) >> 1;
+replay:
+	/* Level d's node on the source's path: P >> d + src >> d. */
 #pragma GCC unroll 8
-	for (d = 0; d < depth; d++, nd >>= 1) {
-		evt_mkey_t t = node[nd];
+	for (d = 1; d <= depth; d++) {
+		evt_mkey_t *const q = &L->node[(P >> d) + (soff >> (LANE_SRC_SHIFT + d))];
+		const evt_mkey_t t = *q;
 
-		node[nd] = t < key ? key : t;
+		*q = t < key ? key : t;
 		key = t < key ? t : key;
 	}
 	*topp = key;
 	return 0;
 }
 
+/* Events before the lane's range: merged, not counted. 0, or 1 when it stopped. */
 static inline __attribute__((always_inline))
-void pair_loop(struct mlane *a, struct mlane *b, const uint64_t base, const int depth)
+int lane_skip(struct mlane *L, const int depth)
 {
-	evt_mkey_t *const na = a->node, *const nb = b->node;
-	struct evt_mcur *const ca = a->cur, *const cb = b->cur;
-	const evt_mkey_t fa = a->fromk, sa = a->spank, fb = b->fromk, sb = b->spank;
-	evt_mkey_t ta = a->top, tb = b->top;
-	uint64_t ka = 0, kb = 0;
+	evt_mkey_t top = L->top;
+	int ret = 0;
+
+	while (top < L->fromk)
+		if (lane_adv(L, &top, depth)) {
+			ret = 1;
+			break;
+		}
+	L->top = top;
+	return ret;
+}
+
+/* One lane to its end (the range's last key, the merge's end or an error), @k counted so far. */
+static inline __attribute__((always_inline))
+void lane_rest(struct mlane *const a, evt_mkey_t ta, uint64_t k, const int depth)
+{
+	const evt_mkey_t ea = a->tok;
 
 	for (;;) {
-		if (lane_step(a, na, ca, fa, sa, &ta, &ka, base, depth))
+		if (ta > ea) {
+			a->mt->done = 1;
 			break;
-		if (lane_step(b, nb, cb, fb, sb, &tb, &kb, base, depth))
+		}
+		k++;
+		if (lane_adv(a, &ta, depth))
 			break;
 	}
 	a->top = ta;
-	b->top = tb;
-	a->n = ka;
-	b->n = kb;
+	a->n = k;
 }
 
+static inline __attribute__((always_inline))
+void pair_loop(struct mlane *const a, struct mlane *const b, const int depth)
+{
+	/* EVT_MKEY_NONE (no source left) is above any tok. */
+	const evt_mkey_t ea = a->tok, eb = b->tok;
+	evt_mkey_t ta, tb;
+	uint64_t k = 0;		/* events each lane counted */
+
+	/* A lane stopped before its range: the other one alone. */
+	if (lane_skip(a, depth)) {
+		if (!lane_skip(b, depth))
+			lane_rest(b, b->top, 0, depth);
+		return;
+	}
+	if (lane_skip(b, depth)) {
+		lane_rest(a, a->top, 0, depth);
+		return;
+	}
+	ta = a->top;
+	tb = b->top;
+	for (;;) {
+		if (__builtin_expect(ta > ea, 0)) {
+			a->mt->done = 1;
+			a->top = ta;
+			a->n = k;
+			lane_rest(b, tb, k, depth);
+			return;
+		}
+		if (lane_adv(a, &ta, depth)) {
+			a->top = ta;
+			a->n = k + 1;
+			lane_rest(b, tb, k, depth);
+			return;
+		}
+		if (__builtin_expect(tb > eb, 0)) {
+			b->mt->done = 1;
+			b->top = tb;
+			b->n = k;
+			lane_rest(a, ta, k + 1, depth);
+			return;
+		}
+		if (lane_adv(b, &tb, depth)) {
+			b->top = tb;
+			b->n = k + 1;
+			lane_rest(a, ta, k + 1, depth);
+			return;
+		}
+		k++;
+	}
+}
+
+/* The largest time (minus the base) a lane's key holds. */
+static uint64_t lane_max_rel(const struct evt_mtrace *mt)
+{
+	return ((uint64_t)1 << (64 - mt->m.shift - LANE_SRC_SHIFT)) - 2;
+}
+
+/* A merge key as a lane's key, and back. */
+static evt_mkey_t lane_key(const struct evt_mtrace *mt, evt_mkey_t k)
+{
+	if (k == EVT_MKEY_NONE)
+		return k;
+	return ((k >> mt->m.shift) << (mt->m.shift + LANE_SRC_SHIFT)) |
+	       ((k & mt->m.src_mask) << LANE_SRC_SHIFT);
+}
+
+static evt_mkey_t merge_key(const struct evt_mtrace *mt, evt_mkey_t k)
+{
+	if (k == EVT_MKEY_NONE)
+		return k;
+	return ((k >> (mt->m.shift + LANE_SRC_SHIFT)) << mt->m.shift) |
+	       ((k >> LANE_SRC_SHIFT) & mt->m.src_mask);
+}
+
+/* Every packet a lane may read is within its keys' reach. */
+static int lane_reach(const struct evt_mtrace *mt)
+{
+	const uint64_t max = lane_max_rel(mt);
+	uint32_t i;
+
+	for (i = 0; i < mt->nsrc; i++) {
+		const struct evt_stream *s = &mt->t->streams[mt->cur[i].sid];
+
+		if (s->npk && (s->min_end < mt->base || s->max_end - mt->base > max))
+			return 0;
+	}
+	return 1;
+}
+
+/* The lane's sources from the merge's cursors: each decodes the event after its head. */
 static void lane_init(struct mlane *L, struct evt_mtrace *mt)
 {
 	const uint32_t P = mt->m.p, shift = mt->m.shift;
 	const uint64_t from = mt->from > mt->base ? mt->from - mt->base : 0;
 	const uint64_t to = mt->to - mt->base;
+	uint32_t i;
 
+	memset(L, 0, sizeof(*L));
 	L->mt = mt;
-	L->node = L->buf;
-	L->cur = mt->cur;
-	memcpy(L->buf, mt->m.node, P * sizeof(*L->buf));
-	memset(L->buf + P, 0, P * sizeof(*L->buf));
-	memcpy(L->buf + P, mt->next, mt->nsrc * sizeof(*L->buf));
-	L->fromk = from << shift;
+	for (i = 1; i < P; i++)
+		L->node[i] = lane_key(mt, mt->m.node[i]);
+	for (i = 0; i < mt->nsrc; i++) {
+		struct fsrc *f = &L->f[i];
+		struct fsrc_cold *fc = &L->fc[i];
+		const struct evt_mcur *c = &mt->cur[i];
+		struct evt_stream *s = &mt->t->streams[c->sid];
+
+		fc->s = s;
+		f->nk = EVT_MKEY_NONE;
+		fc->state = FSRC_EOF;
+		f->kb = (mt->base << (shift + LANE_SRC_SHIFT)) - ((uint64_t)i << LANE_SRC_SHIFT);
+		if (s->eof)
+			continue;	/* no head: the tree holds no key of it */
+		/* The head, decoded in s->ev[]: the lane reads on after it. */
+		fc->state = FSRC_OK;
+		f->pkt = s->map + s->pkt_off;
+		fc->end = s->pi.content_bytes;
+		f->tend = s->pi.h.timestamp_end;
+		f->prev = c->p->ts;
+		f->pos = f->pkt + ((EVT_DMETA_OFF(c->p->meta) + EVT_DMETA_LEN(c->p->meta) +
+				    EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1));
+		f->step = 0;
+		f->last = f->pkt;
+		fsrc_next(L, i);
+	}
+	/* A from beyond the keys' reach: nothing is in range (to >= from is too). */
+	L->fromk = from > lane_max_rel(mt) ? EVT_MKEY_NONE : from << (shift + LANE_SRC_SHIFT);
 	/* The last key in range; to beyond the keys' reach: every key is. */
-	L->spank = (to > mt->m.max_rel ? EVT_MKEY_NONE - 1 : (to << shift) | mt->m.src_mask) - L->fromk;
-	L->top = mt->m.node[0];
+	L->tok = to > lane_max_rel(mt) ? EVT_MKEY_NONE - 1 :
+		 (to << (shift + LANE_SRC_SHIFT)) | (((uint64_t)1 << (shift + LANE_SRC_SHIFT)) - 1);
+	L->top = lane_key(mt, mt->m.node[0]);
 	L->n = 0;
 }
 
+/* The lane ran its merge to the end (done, or mt->err): the tree as it left it. */
 static void lane_done(struct mlane *L)
 {
 	struct evt_mtrace *mt = L->mt;
+	uint32_t i;
 
-	memcpy(mt->m.node + 1, L->buf + 1, (mt->m.p - 1) * sizeof(*L->buf));
-	memcpy(mt->next, L->buf + mt->m.p, mt->nsrc * sizeof(*L->buf));
-	mt->m.node[0] = L->top;
+	for (i = 1; i < mt->m.p; i++)
+		mt->m.node[i] = merge_key(mt, L->node[i]);
+	mt->m.node[0] = merge_key(mt, L->top);
+	if (!mt->err)
+		mt->done = 1;
 }
 
 /* Started, not at its end, no error, something in range: a lane can run it. */
@@ -1373,7 +1653,7 @@ static int lane_ready(struct evt_mtrace *mt)
 		mt->done = 0;
 	}
 	return !mt->err && !mt->done && mt->to >= mt->base && mt->from <= mt->to && !mt->event_mask &&
-	       mt->m.kind == EVT_MERGE_TREE && mt->m.shift <= LANE_MAX_DEPTH;
+	       mt->m.kind == EVT_MERGE_TREE && mt->m.shift <= LANE_MAX_DEPTH && lane_reach(mt);
 }
 
 void evt_mtrace_count_pair(struct evt_mtrace *a, struct evt_mtrace *b, uint64_t *na, uint64_t *nb)
@@ -1382,18 +1662,18 @@ void evt_mtrace_count_pair(struct evt_mtrace *a, struct evt_mtrace *b, uint64_t 
 
 	*na = *nb = 0;
 	if (lane_ready(a) && lane_ready(b) && a->m.shift == b->m.shift && a->base == b->base) {
-		struct mlane *la = malloc(2 * sizeof(*la)), *lb = la + 1;
+		struct mlane *la = aligned_alloc(64, 2 * sizeof(*la)), *lb = la + 1;
 
 		if (la) {
 			lane_init(la, a);
 			lane_init(lb, b);
 			switch (a->m.shift) {
-			case 0: pair_loop(la, lb, a->base, 0); break;
-			case 1: pair_loop(la, lb, a->base, 1); break;
-			case 2: pair_loop(la, lb, a->base, 2); break;
-			case 3: pair_loop(la, lb, a->base, 3); break;
-			case 4: pair_loop(la, lb, a->base, 4); break;
-			default: pair_loop(la, lb, a->base, 5); break;
+			case 0: pair_loop(la, lb, 0); break;
+			case 1: pair_loop(la, lb, 1); break;
+			case 2: pair_loop(la, lb, 2); break;
+			case 3: pair_loop(la, lb, 3); break;
+			case 4: pair_loop(la, lb, 4); break;
+			default: pair_loop(la, lb, 5); break;
 			}
 			lane_done(la);
 			lane_done(lb);

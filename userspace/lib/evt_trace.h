@@ -95,6 +95,7 @@ struct evt_stream {
 	uint64_t seq_gaps;		/* packets missing between packets */
 	uint64_t first_ts;		/* timestamp_begin of the first packet */
 	uint64_t end_ts;		/* timestamp_end of the last packet */
+	uint64_t min_end, max_end;	/* of the packets' timestamp_end */
 	char errmsg[EVT_TRACE_ERRLEN];
 };
 
