@@ -104,8 +104,16 @@ static int evt_gen_thread(void *arg)
 			u64 now = ktime_get_ns();
 			s64 ahead = (s64)(due - now);
 
-			if (ahead > 200 * NSEC_PER_USEC)
-				usleep_range(ahead / NSEC_PER_USEC, ahead / NSEC_PER_USEC + 100);
+			if (ahead > 200 * NSEC_PER_USEC) {
+				/* Interruptible: kthread_stop() ends the wait. */
+				ktime_t to = ns_to_ktime(ahead);
+
+				set_current_state(TASK_INTERRUPTIBLE);
+				if (!kthread_should_stop())
+					schedule_hrtimeout_range(&to, 100 * NSEC_PER_USEC,
+								 HRTIMER_MODE_REL);
+				__set_current_state(TASK_RUNNING);
+			}
 			/*
 			 * Far behind (the CPU was busy with hotplug, or starved):
 			 * resume at the rate instead of catching up flat out; a
@@ -141,11 +149,17 @@ static void evt_gen_stop_locked(void)
 	}
 }
 
-static int evt_gen_start_locked(void)
+/*
+ * The old threads are stopped before the new settings are published: they
+ * read gen_cfg on every event, and one that ran flat out would read a new
+ * low rate as a schedule minutes ahead.
+ */
+static int evt_gen_start_locked(const struct evt_gen_params *cfg)
 {
 	int cpu;
 
 	evt_gen_stop_locked();
+	gen_cfg = *cfg;
 	for_each_cpu_and(cpu, &gen_cfg.cpus, cpu_online_mask) {
 		struct task_struct *t;
 
@@ -219,6 +233,7 @@ static int evt_parse_cpus(const char *s, struct cpumask *m)
 static ssize_t evt_gen_write(struct file *file, const char __user *ubuf, size_t count,
 			     loff_t *ppos)
 {
+	struct evt_gen_params *cfg;
 	char *buf, *p, *tok;
 	int ret = 0;
 
@@ -227,17 +242,23 @@ static ssize_t evt_gen_write(struct file *file, const char __user *ubuf, size_t 
 	buf = memdup_user_nul(ubuf, count);
 	if (IS_ERR(buf))
 		return PTR_ERR(buf);
+	/* Large with the cpumask: not on the stack. */
+	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
+	if (!cfg) {
+		kfree(buf);
+		return -ENOMEM;
+	}
 	p = strim(buf);
 	mutex_lock(&gen_lock);
 	if (!strcmp(p, "stop")) {
 		evt_gen_stop_locked();
 		goto out;
 	}
-	gen_cfg.events = 1000000;
-	gen_cfg.rate = 0;
-	gen_cfg.channels = EVT_GEN_CH_COMPACT;
-	gen_cfg.mix = true;
-	cpumask_copy(&gen_cfg.cpus, cpu_possible_mask);
+	cfg->events = 1000000;
+	cfg->rate = 0;
+	cfg->channels = EVT_GEN_CH_COMPACT;
+	cfg->mix = true;
+	cpumask_copy(&cfg->cpus, cpu_possible_mask);
 	while ((tok = strsep(&p, " \t\n")) != NULL) {
 		char *val;
 
@@ -250,29 +271,30 @@ static ssize_t evt_gen_write(struct file *file, const char __user *ubuf, size_t 
 		}
 		*val++ = '\0';
 		if (!strcmp(tok, "events"))
-			ret = kstrtou64(val, 0, &gen_cfg.events);
+			ret = kstrtou64(val, 0, &cfg->events);
 		else if (!strcmp(tok, "rate"))
-			ret = kstrtou32(val, 0, &gen_cfg.rate);
+			ret = kstrtou32(val, 0, &cfg->rate);
 		else if (!strcmp(tok, "channel"))
-			gen_cfg.channels = !strcmp(val, "compact") ? EVT_GEN_CH_COMPACT :
+			cfg->channels = !strcmp(val, "compact") ? EVT_GEN_CH_COMPACT :
 					   !strcmp(val, "normal") ? EVT_GEN_CH_NORMAL :
 					   !strcmp(val, "both") ? EVT_GEN_CH_COMPACT | EVT_GEN_CH_NORMAL : 0;
 		else if (!strcmp(tok, "cpus"))
-			ret = evt_parse_cpus(val, &gen_cfg.cpus);
+			ret = evt_parse_cpus(val, &cfg->cpus);
 		else if (!strcmp(tok, "sizes"))
-			gen_cfg.mix = !strcmp(val, "mix");
+			cfg->mix = !strcmp(val, "mix");
 		else
 			ret = -EINVAL;
-		if (ret || !gen_cfg.channels) {
+		if (ret || !cfg->channels) {
 			pr_warn_ratelimited("generate: bad argument %s=%s\n", tok, val);
 			ret = -EINVAL;
 			break;
 		}
 	}
 	if (!ret)
-		ret = evt_gen_start_locked();
+		ret = evt_gen_start_locked(cfg);
 out:
 	mutex_unlock(&gen_lock);
+	kfree(cfg);
 	kfree(buf);
 	return ret ? ret : count;
 }
@@ -288,8 +310,7 @@ int evt_gen_start(const struct evt_gen_params *p)
 	int ret;
 
 	mutex_lock(&gen_lock);
-	gen_cfg = *p;
-	ret = evt_gen_start_locked();
+	ret = evt_gen_start_locked(p);
 	mutex_unlock(&gen_lock);
 	return ret;
 }

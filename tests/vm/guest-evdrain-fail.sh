@@ -7,7 +7,7 @@ set -e
 if evdrain -o /tmp/x 2>/tmp/err; then fail "evdrain ran without the module"; fi
 cat /tmp/err
 grep -q 'not loaded' /tmp/err || fail "no 'not loaded' message"
-insmod "$EVTRACE_KO" num_subbuf=64
+insmod "$EVTRACE_KO" probes=0 num_subbuf=64
 evdrain -q -o "$OUT/first" &
 pid=$!
 wait_tracing
@@ -31,7 +31,7 @@ cp $D/stats "$OUT/attach.stats"
 rmmod evtrace
 
 # Disk full: a 256 KiB tmpfs.
-insmod "$EVTRACE_KO"
+insmod "$EVTRACE_KO" probes=0
 mkdir -p /mnt/small
 mount -t tmpfs -o size=256k tmpfs /mnt/small
 evctl generate --events 100000000 --rate 20000 --channel both

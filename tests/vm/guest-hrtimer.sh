@@ -23,5 +23,16 @@ awk 'FNR == 1 { f++ } f == 1 && $1 ~ /^[0-9]+$/ { g["compact", $1] = $4 + $6; g[
      f == 2 && ($1 == "compact" || $1 == "normal") { s = $4 + $5 + $7 + $8; if (s != g[$1, $2]) { print "MISMATCH", $0; bad = 1 } }
      END { exit bad }' "$OUT/generate" "$OUT/stats" || fail "accounting with the timer is not exact"
 [ "$(awk '$1 ~ /^[0-9]+$/ { s += $6 } END { print s + 0 }' "$OUT/generate")" -gt 100 ] || fail "the timer barely ran"
+# A new rate replaces a generator running flat out at once: the old threads
+# stop before the new settings apply (a flat-out thread reading rate=1 would
+# otherwise sleep until its millionth event is due, and the write would hang).
+echo "events=100000000 channel=compact cpus=0" > $D/generate
+wait_until 60 "the flat-out generator did not start" grep -q '^0 1 0 ' $D/generate
+sleep 1
+t0=$(cut -d. -f1 /proc/uptime)
+echo "events=5 rate=1 channel=compact cpus=0" > $D/generate
+t1=$(cut -d. -f1 /proc/uptime)
+[ $((t1 - t0)) -lt 30 ] || fail "replacing a flat-out generator took $((t1 - t0)) s"
+echo stop > $D/generate
 rmmod evtrace
 echo hrtimer ok
