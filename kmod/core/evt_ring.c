@@ -42,7 +42,7 @@ int evt_ring_check_params(const struct evt_ring_params *p)
 {
 	if (!evt_is_pow2(p->subbuf_size) || p->subbuf_size < 1024)
 		return -EINVAL;
-	if (!evt_is_pow2(p->num_subbuf) || p->num_subbuf < 2)
+	if (!evt_is_pow2(p->num_subbuf) || p->num_subbuf < 2 || p->num_subbuf > EVT_MAX_SUBBUF)
 		return -EINVAL;
 	if (p->high_water < 1 || p->high_water > 100)
 		return -EINVAL;
@@ -111,6 +111,23 @@ void evt_ring_init(struct evt_ring *r, const struct evt_ring_params *p,
 		evt_local_set(&sb[i].events, 0);
 		sb[i].delivered = 0;
 	}
+}
+
+/* The reader's next position in a consumed word. */
+static unsigned long evt_cons_pos(const struct evt_ring *r, unsigned long v)
+{
+	return (v >> EVT_CONSUMED_POS_SHIFT) << r->sb_shift;
+}
+
+/* A consumed word: next position @pos, nothing held. */
+static unsigned long evt_cons_word(const struct evt_ring *r, unsigned long pos)
+{
+	return (pos >> r->sb_shift) << EVT_CONSUMED_POS_SHIFT;
+}
+
+static unsigned long evt_cons_held_slot(unsigned long v)
+{
+	return (v >> EVT_CONSUMED_SLOT_SHIFT) & (EVT_MAX_SUBBUF - 1);
 }
 
 static u64 evt_lost_total(struct evt_ring *r)
@@ -197,14 +214,14 @@ static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
  * cmpxchg on the consumed word, which is where the reader claims a
  * sub-buffer too, so exactly one of them wins and the loss is counted once.
  * The sub-buffer the reader holds is skipped instead (seed 003: skip the
- * drainer's buffer, overwrite the next one).
+ * drainer's buffer, overwrite the next one); its slot is in the same word,
+ * so the decision and the cmpxchg see one state of the reader.
  * Returns 0 (and *@skip_pos) or -ENOBUFS.
  */
 static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 			       unsigned long *skip_pos)
 {
-	unsigned long pos = *sb_pos, idx, old, v, c;
-	int skips = 0;
+	unsigned long start = *sb_pos, pos = start, idx, old, v;
 
 	*skip_pos = 0;
 	for (;;) {
@@ -214,26 +231,34 @@ static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 		    (pos >> r->ring_shift) << r->sb_shift)
 			return -ENOBUFS;
 		v = (unsigned long)evt_atomic_read(&r->consumed);
-		c = v & ~EVT_CONSUMED_HELD;
-		if (pos < r->ring_size || c > pos - r->ring_size)
+		/*
+		 * Never into the slot the reader holds, even when its next
+		 * position has moved past it: a writer interrupted after it took
+		 * the lap beyond (or an interrupt's flush) comes back here.
+		 */
+		if ((v & EVT_CONSUMED_HELD) && evt_cons_held_slot(v) == idx) {
+			if (*skip_pos) {
+				/*
+				 * The reader released the sub-buffer skipped
+				 * and took the next one meanwhile: start over.
+				 */
+				*skip_pos = 0;
+				pos = start;
+				continue;
+			}
+			/* Any lap of the sub-buffer the reader holds is skipped. */
+			*skip_pos = pos;
+			pos += r->subbuf_size;
+			continue;
+		}
+		if (pos < r->ring_size || evt_cons_pos(r, v) > pos - r->ring_size)
 			break;
 		if (r->mode != EVT_MODE_OVERWRITE)
 			return -ENOBUFS;
 		old = pos - r->ring_size;
-		if (v & EVT_CONSUMED_HELD) {
-			/* held_pos was written before the claim that set the flag. */
-			evt_smp_rmb();
-			/* Any lap of the sub-buffer the reader holds is skipped. */
-			if (((EVT_READ_ONCE(r->held_pos) ^ old) & r->ring_mask) == 0) {
-				if (++skips > 1)
-					return -ENOBUFS;
-				*skip_pos = pos;
-				pos += r->subbuf_size;
-				continue;
-			}
-		}
 		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
-				(long)((old + r->subbuf_size) | (v & EVT_CONSUMED_HELD))) != v)
+				(long)(evt_cons_word(r, old + r->subbuf_size) |
+				       (v & ~(~0UL << EVT_CONSUMED_POS_SHIFT)))) != v)
 			continue;
 		/* Taken from the reader: its events are lost, counted here once. */
 		evt_local_add_return(evt_local_read(&r->sb[idx].events), &r->overwritten);
@@ -243,7 +268,6 @@ static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 	return 0;
 }
 
-/* @end: where the closed, unread sub-buffers end (the one just opened starts). */
 /*
  * Account a skipped lap as whole without delivering it: the reader still
  * holds the previous lap's packet there.
@@ -261,7 +285,7 @@ static void evt_mark_skipped(struct evt_ring *r, unsigned long skip_pos)
 
 static void evt_check_high_water(struct evt_ring *r, unsigned long end)
 {
-	unsigned long c = (unsigned long)evt_atomic_read(&r->consumed) & ~EVT_CONSUMED_HELD;
+	unsigned long c = evt_cons_pos(r, (unsigned long)evt_atomic_read(&r->consumed));
 
 	if (end - c >= r->hw_bytes && !EVT_READ_ONCE(r->hw_pending)) {
 		EVT_WRITE_ONCE(r->hw_pending, 1);
@@ -399,18 +423,20 @@ int evt_ring_flush(struct evt_ring *r)
  */
 int evt_ring_get(struct evt_ring *r, unsigned long *pos)
 {
-	unsigned long c, d, idx;
+	unsigned long v, c, d, idx;
 
 	for (;;) {
-		c = (unsigned long)evt_atomic_read(&r->consumed);
-		if (c & EVT_CONSUMED_HELD)
+		v = (unsigned long)evt_atomic_read(&r->consumed);
+		if (v & EVT_CONSUMED_HELD)
 			return -EBUSY;
+		c = evt_cons_pos(r, v);
 		idx = (c >> r->sb_shift) & (r->num_subbuf - 1);
 		d = EVT_READ_ONCE(r->sb[idx].delivered);
 		evt_smp_rmb();
 		if (d == ((c + r->subbuf_size) | EVT_SB_SKIPPED)) {
 			/* The writer skipped this lap while we held the previous one. */
-			evt_atomic_cmpxchg(&r->consumed, (long)c, (long)(c + r->subbuf_size));
+			evt_atomic_cmpxchg(&r->consumed, (long)v,
+					   (long)evt_cons_word(r, c + r->subbuf_size));
 			continue;
 		}
 		d &= ~EVT_SB_SKIPPED;
@@ -422,13 +448,13 @@ int evt_ring_get(struct evt_ring *r, unsigned long *pos)
 			 * at c it would have moved consumed first; unmoved, the lap
 			 * at c was a skip that a later skip replaced: step over it.
 			 */
-			evt_atomic_cmpxchg(&r->consumed, (long)c, (long)(c + r->subbuf_size));
+			evt_atomic_cmpxchg(&r->consumed, (long)v,
+					   (long)evt_cons_word(r, c + r->subbuf_size));
 			continue;
 		}
-		EVT_WRITE_ONCE(r->held_pos, c);
 		/* The claim: from here the writer skips this sub-buffer. */
-		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)c,
-						      (long)(c | EVT_CONSUMED_HELD)) != c)
+		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
+				(long)(v | (idx << EVT_CONSUMED_SLOT_SHIFT) | EVT_CONSUMED_HELD)) != v)
 			continue;
 		*pos = c;
 		return 0;
@@ -447,10 +473,11 @@ void evt_ring_put(struct evt_ring *r, unsigned long pos)
 	/* The cmpxchg orders our reads of the packet before its reuse. */
 	for (;;) {
 		v = (unsigned long)evt_atomic_read(&r->consumed);
-		c = v & ~EVT_CONSUMED_HELD;
+		c = evt_cons_pos(r, v);
 		if (c < pos + r->subbuf_size)
 			c = pos + r->subbuf_size;
-		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v, (long)c) == v)
+		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
+						      (long)evt_cons_word(r, c)) == v)
 			break;
 	}
 	r->consumed_count++;
@@ -461,7 +488,7 @@ void evt_ring_put(struct evt_ring *r, unsigned long pos)
 unsigned int evt_ring_fill_pct(struct evt_ring *r)
 {
 	unsigned long o = (unsigned long)evt_local_read(&r->offset);
-	unsigned long c = (unsigned long)evt_atomic_read(&r->consumed) & ~EVT_CONSUMED_HELD;
+	unsigned long c = evt_cons_pos(r, (unsigned long)evt_atomic_read(&r->consumed));
 	unsigned long used = o > c ? o - c : 0;
 
 	if (used > r->ring_size)
@@ -472,7 +499,7 @@ unsigned int evt_ring_fill_pct(struct evt_ring *r)
 /* Is a delivered sub-buffer waiting for the reader? */
 int evt_ring_has_data(struct evt_ring *r)
 {
-	unsigned long c = (unsigned long)evt_atomic_read(&r->consumed) & ~EVT_CONSUMED_HELD;
+	unsigned long c = evt_cons_pos(r, (unsigned long)evt_atomic_read(&r->consumed));
 	unsigned long idx = (c >> r->sb_shift) & (r->num_subbuf - 1);
 
 	return (EVT_READ_ONCE(r->sb[idx].delivered) & ~EVT_SB_SKIPPED) >= c + r->subbuf_size;

@@ -31,7 +31,17 @@ enum evt_ring_event {
 };
 
 #define EVT_SB_SKIPPED	1UL	/* flag in evt_subbuf.delivered */
-#define EVT_CONSUMED_HELD 1UL	/* flag in evt_ring.consumed: the reader holds held_pos */
+#define EVT_MAX_SUBBUF	4096UL	/* sub-buffers per ring, at most */
+
+/*
+ * The consumed word: the reader's next position (in sub-buffers) above
+ * EVT_CONSUMED_POS_SHIFT, the slot of the sub-buffer it holds in bits 1-12,
+ * EVT_CONSUMED_HELD in bit 0. Writer and reader decide with one cmpxchg on
+ * one word, so the writer never judges the held slot from a stale copy.
+ */
+#define EVT_CONSUMED_HELD	1UL
+#define EVT_CONSUMED_SLOT_SHIFT	1
+#define EVT_CONSUMED_POS_SHIFT	13
 
 struct evt_subbuf {
 	evt_local_t commit;		/* bytes committed, all laps: subbuf_size per lap */
@@ -82,9 +92,8 @@ struct evt_ring {
 	const u8 *uuid;
 
 	/* Reader side, on its own cache line. */
-	/* Next position to read | EVT_CONSUMED_HELD; writer and reader cmpxchg it. */
+	/* Next position to read, held slot, held flag: see EVT_CONSUMED_HELD. */
 	evt_atomic_t consumed __attribute__((aligned(64)));
-	unsigned long held_pos;		/* the sub-buffer the reader holds */
 	unsigned long consumed_count;
 };
 

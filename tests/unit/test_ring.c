@@ -2,6 +2,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <time.h>
 #include "unit.h"
 
 #define SB 4096UL
@@ -484,6 +485,149 @@ START_TEST(stress_overwrite_two_threads)
 }
 END_TEST
 
+/*
+ * The drainer's case: a reader that holds sub-buffers for a while (and
+ * compares each packet at release with its copy at take), and a writer
+ * interrupted at random by the flush (the flush timer's IPI). Every event is
+ * read once or counted overwritten (or discarded), never both, and no
+ * sub-buffer changes while held. Found with the soak: a writer took its
+ * decision on the reader's held sub-buffer from a stale copy of it, and a
+ * writer interrupted between taking a lap and opening the next one came back
+ * to the held slot and wrote into it.
+ */
+static struct evt_ring *held_ring;
+static pthread_t held_writer;
+static int held_stop, held_flushed;
+static int held_hold_us, held_signal_us;
+
+static void held_flush_handler(int sig)
+{
+	(void)sig;
+	evt_ring_flush(held_ring);
+}
+
+static void spin_us(unsigned int us)
+{
+	struct timespec a, b;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &b);
+	while ((b.tv_sec - a.tv_sec) * 1000000000L + (b.tv_nsec - a.tv_nsec) < (long)us * 1000);
+}
+
+struct held_reader {
+	struct seen s;
+	uint64_t changed;
+};
+
+static void *held_reader_run(void *arg)
+{
+	struct held_reader *hr = arg;
+	uint64_t rnd = 88172645463325252ULL;
+	unsigned long pos, size = held_ring->subbuf_size;
+	char *taken = malloc(size);
+
+	ck_assert_ptr_nonnull(taken);
+	for (;;) {
+		int last = __atomic_load_n(&held_flushed, __ATOMIC_ACQUIRE);
+
+		if (evt_ring_get(held_ring, &pos)) {
+			if (last)
+				break;
+			continue;
+		}
+		memcpy(taken, evt_ring_packet(held_ring, pos), size);
+		if (!last && unit_rnd(&rnd) % 4 == 0)
+			spin_us((unsigned int)(unit_rnd(&rnd) % held_hold_us));
+		if (memcmp(taken, evt_ring_packet(held_ring, pos), size))
+			hr->changed++;
+		decode_packet(taken, size, &hr->s);
+		evt_ring_put(held_ring, pos);
+	}
+	free(taken);
+	return NULL;
+}
+
+static void *held_signaler(void *arg)
+{
+	uint64_t rnd = 1234567;
+
+	(void)arg;
+	while (!__atomic_load_n(&held_stop, __ATOMIC_ACQUIRE)) {
+		spin_us((unsigned int)(unit_rnd(&rnd) % held_signal_us));
+		pthread_kill(held_writer, SIGUSR1);
+	}
+	return NULL;
+}
+
+static void run_held_reader(enum evt_mode mode, unsigned long nsb, int hold_us, int signal_us)
+{
+	const uint64_t total = 200000;
+	struct sigaction sa = { .sa_handler = held_flush_handler };
+	struct held_reader hr = { 0 };
+	struct evt_ring_stats st;
+	pthread_t reader, signaler;
+	struct tring t;
+	uint64_t i, ok = 0, j;
+
+	use_real_clock();
+	tring_init(&t, SB, nsb, EVT_CHAN_COMPACT, mode);
+	held_ring = &t.r;
+	held_writer = pthread_self();
+	held_stop = held_flushed = 0;
+	held_hold_us = hold_us;
+	held_signal_us = signal_us;
+	ck_assert_int_eq(sigaction(SIGUSR1, &sa, NULL), 0);
+	ck_assert_int_eq(pthread_create(&reader, NULL, held_reader_run, &hr), 0);
+	ck_assert_int_eq(pthread_create(&signaler, NULL, held_signaler, NULL), 0);
+	for (i = 0; i < total; i++)
+		if (rec_compact(&t.r, 0, i) == 0)
+			ok++;
+	__atomic_store_n(&held_stop, 1, __ATOMIC_RELEASE);
+	pthread_join(signaler, NULL);
+	signal(SIGUSR1, SIG_IGN);
+	evt_ring_flush(&t.r);
+	__atomic_store_n(&held_flushed, 1, __ATOMIC_RELEASE);
+	pthread_join(reader, NULL);
+	signal(SIGUSR1, SIG_DFL);
+	evt_ring_stats(&t.r, &st);
+	ck_assert_uint_eq(hr.changed, 0);
+	ck_assert_uint_eq(st.recorded, ok);
+	ck_assert_uint_eq(st.recorded + st.discarded, total);
+	ck_assert_uint_eq(hr.s.n + st.overwritten, st.recorded);
+	for (j = 1; j < hr.s.n; j++)
+		ck_assert_uint_gt(hr.s.seq[j], hr.s.seq[j - 1]);
+	if (mode == EVT_MODE_DISCARD)
+		ck_assert_uint_eq(st.overwritten, 0);
+	seen_free(&hr.s);
+	tring_free(&t);
+}
+
+/* Short holds and frequent interrupts: the windows the soak hit, many times. */
+START_TEST(held_reader_interrupted_writer_overwrite)
+{
+	int round;
+
+	for (round = 0; round < 8; round++) {
+		run_held_reader(EVT_MODE_OVERWRITE, 8, 2, 5);
+		run_held_reader(EVT_MODE_OVERWRITE, 4, 1, 3);
+		run_held_reader(EVT_MODE_OVERWRITE, 16, 20, 10);
+	}
+}
+END_TEST
+
+START_TEST(held_reader_interrupted_writer_discard)
+{
+	int round;
+
+	for (round = 0; round < 4; round++) {
+		run_held_reader(EVT_MODE_DISCARD, 8, 2, 5);
+		run_held_reader(EVT_MODE_DISCARD, 4, 1, 3);
+	}
+}
+END_TEST
+
 START_TEST(params_checked)
 {
 	struct evt_ring_params p = {
@@ -551,6 +695,8 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, nesting_by_signal_handler);
 	tcase_add_test(tc, stress_discard_two_threads);
 	tcase_add_test(tc, stress_overwrite_two_threads);
+	tcase_add_test(tc, held_reader_interrupted_writer_overwrite);
+	tcase_add_test(tc, held_reader_interrupted_writer_discard);
 	tcase_add_test(tc, high_water_notifies_once_until_read);
 	suite_add_tcase(s, tc);
 	return s;
