@@ -22,4 +22,23 @@ void fz_fail(const char *file, int line, const char *what);
 int fz_trace_one(const uint8_t *data, size_t size);
 int fz_reorder_one(const uint8_t *data, size_t size);
 
+/* The libFuzzer entry point of a target whose checks are in @one. */
+#ifndef FZ_NO_MAIN
+#include <stdio.h>
+#include <stdlib.h>
+#define FZ_TARGET(one)								\
+void fz_fail(const char *file, int line, const char *what)			\
+{										\
+	fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);	\
+	abort();								\
+}										\
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);			\
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)			\
+{										\
+	return one(data, size);							\
+}
+#else
+#define FZ_TARGET(one)
+#endif
+
 #endif

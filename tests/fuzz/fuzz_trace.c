@@ -653,16 +653,4 @@ int fz_trace_one(const uint8_t *data, size_t size)
 	return 0;
 }
 
-#ifndef FZ_NO_MAIN
-void fz_fail(const char *file, int line, const char *what)
-{
-	fprintf(stderr, "%s:%d: check failed: %s\n", file, line, what);
-	abort();
-}
-
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
-{
-	return fz_trace_one(data, size);
-}
-#endif
+FZ_TARGET(fz_trace_one)

@@ -1250,29 +1250,29 @@ long mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max,
 	default: return mtrace_next(mt, out, max, EVT_MERGE_TREE, filt, -1, refs); \
 	}
 
-static long mtrace_dispatch(struct evt_mtrace *mt, struct evt_ref *out, size_t max, int filt)
+/* @refs (a constant): write references to @out, or only count. */
+static inline __attribute__((always_inline))
+long mtrace_dispatch_kind(struct evt_mtrace *mt, struct evt_ref *out, size_t max, int filt,
+			  const int refs)
 {
 	if (mt->m.kind == EVT_MERGE_LIST)
-		return filt ? mtrace_next(mt, out, max, EVT_MERGE_LIST, 1, -1, 1) :
-			      mtrace_next(mt, out, max, EVT_MERGE_LIST, 0, -1, 1);
+		return filt ? mtrace_next(mt, out, max, EVT_MERGE_LIST, 1, -1, refs) :
+			      mtrace_next(mt, out, max, EVT_MERGE_LIST, 0, -1, refs);
 	if (filt) {
-		TREE_DEPTHS(1, 1)
+		TREE_DEPTHS(1, refs)
 	}
-	TREE_DEPTHS(0, 1)
+	TREE_DEPTHS(0, refs)
+}
+
+static long mtrace_dispatch(struct evt_mtrace *mt, struct evt_ref *out, size_t max, int filt)
+{
+	return mtrace_dispatch_kind(mt, out, max, filt, 1);
 }
 
 /* Counting: no references written. */
 static long mtrace_dispatch_count(struct evt_mtrace *mt, size_t max, int filt)
 {
-	struct evt_ref *const out = NULL;
-
-	if (mt->m.kind == EVT_MERGE_LIST)
-		return filt ? mtrace_next(mt, out, max, EVT_MERGE_LIST, 1, -1, 0) :
-			      mtrace_next(mt, out, max, EVT_MERGE_LIST, 0, -1, 0);
-	if (filt) {
-		TREE_DEPTHS(1, 0)
-	}
-	TREE_DEPTHS(0, 0)
+	return mtrace_dispatch_kind(mt, NULL, max, filt, 0);
 }
 
 /*
