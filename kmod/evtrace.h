@@ -29,7 +29,6 @@ struct evt_cpu_ring {
 	struct mutex reader_lock;	/* serialises the reader's ioctls */
 	bool holding;			/* the reader holds held_pos */
 	unsigned long held_pos;
-	unsigned long read_off;		/* read()/splice progress in the held packet */
 	wait_queue_head_t wq;
 	struct irq_work hw_work;	/* ring events from the probe path, NMI-safe */
 	unsigned long notify_pending;	/* BIT(enum evt_notify) to send */

@@ -59,7 +59,12 @@ static int evt_open(struct inode *inode, struct file *file)
 	return 0;
 }
 
-/* Seeking moves within the held sub-buffer: a packet can be read again. */
+/*
+ * The file position is the offset in the held sub-buffer: GET sets it to 0,
+ * read(), splice() and sendfile() advance it by what they delivered (for
+ * sendfile, by what reached the file), and seeking moves within the packet
+ * so that it can be read again.
+ */
 static loff_t evt_llseek(struct file *file, loff_t off, int whence)
 {
 	struct evt_cpu_ring *cr = file->private_data;
@@ -75,7 +80,7 @@ static loff_t evt_llseek(struct file *file, loff_t off, int whence)
 	} else if (off < 0 || off > cr->ring.subbuf_size) {
 		ret = -EINVAL;
 	} else {
-		cr->read_off = off;
+		file->f_pos = off;
 		ret = off;
 	}
 	mutex_unlock(&cr->reader_lock);
@@ -117,12 +122,16 @@ static ssize_t evt_read(struct file *file, char __user *buf, size_t count, loff_
 		ret = -ENODATA;
 		goto out;
 	}
-	n = min_t(size_t, count, cr->ring.subbuf_size - cr->read_off);
-	if (copy_to_user(buf, cr->mem + ((cr->held_pos + cr->read_off) & cr->ring.ring_mask), n)) {
+	if (*ppos < 0 || *ppos >= cr->ring.subbuf_size) {
+		ret = 0;
+		goto out;
+	}
+	n = min_t(size_t, count, cr->ring.subbuf_size - *ppos);
+	if (copy_to_user(buf, cr->mem + ((cr->held_pos + *ppos) & cr->ring.ring_mask), n)) {
 		ret = -EFAULT;
 		goto out;
 	}
-	cr->read_off += n;
+	*ppos += n;
 	ret = n;
 out:
 	mutex_unlock(&cr->reader_lock);
@@ -165,7 +174,11 @@ static ssize_t evt_splice_read(struct file *in, loff_t *ppos, struct pipe_inode_
 		ret = -ENODATA;
 		goto out;
 	}
-	off = cr->read_off;
+	if (*ppos < 0 || *ppos >= cr->ring.subbuf_size) {
+		ret = 0;
+		goto out;
+	}
+	off = *ppos;
 	len = min_t(size_t, len, cr->ring.subbuf_size - off);
 	while (len && spd.nr_pages < EVT_SPLICE_PAGES) {
 		char *addr = cr->mem + ((cr->held_pos + off) & cr->ring.ring_mask);
@@ -186,7 +199,7 @@ static ssize_t evt_splice_read(struct file *in, loff_t *ppos, struct pipe_inode_
 	if (spd.nr_pages)
 		ret = splice_to_pipe(pipe, &spd);
 	if (ret > 0)
-		cr->read_off += ret;
+		*ppos += ret;
 out:
 	mutex_unlock(&cr->reader_lock);
 	return ret;
@@ -215,6 +228,9 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		return -ENOTTY;
 	mutex_lock(&cr->reader_lock);
 	switch (cmd) {
+	case EVT_IOC_PUT_GET_NEXT_SUBBUF:
+		evt_put_held(cr);
+		fallthrough;
 	case EVT_IOC_GET_NEXT_SUBBUF:
 		if (cr->holding) {
 			ret = -EBUSY;
@@ -223,7 +239,7 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		ret = evt_ring_get(&cr->ring, &cr->held_pos);
 		if (!ret) {
 			cr->holding = true;
-			cr->read_off = 0;
+			file->f_pos = 0;
 		}
 		break;
 	case EVT_IOC_PUT_NEXT_SUBBUF:

@@ -2,9 +2,9 @@
  * evdrain: drain evtrace's per-CPU rings into a CTF trace directory.
  *
  * Woken by the module's "notify" multicast (HIGH_WATER, FLUSHED, CPU_ONLINE)
- * and by a slow fallback timer; per ring it takes whole sub-buffers
- * (GET_NEXT_SUBBUF), splices them device -> pipe -> file without copying,
- * and releases them (PUT_NEXT_SUBBUF). Files only ever hold whole packets:
+ * and by a slow fallback timer; per ring it takes whole sub-buffers and
+ * splices them device -> pipe -> file without copying (sendfile), releasing
+ * each as it takes the next (PUT_GET_NEXT_SUBBUF). Files only ever hold whole packets:
  * a write that fails half-way is cut back to the last whole packet.
  */
 #include <dirent.h>
@@ -18,6 +18,7 @@
 #include <string.h>
 #include <sys/file.h>
 #include <sys/ioctl.h>
+#include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +45,14 @@
 
 #define MAX_RINGS	1024
 #define FALLBACK_MS	1000
+/*
+ * A ring whose last pass took packets is looked at again after this nap
+ * instead of at its next high-water wakeup: under a steady flow the drainer
+ * stays a few sub-buffers behind the writer, not 70 % of a ring behind with
+ * only the scheduler's wakeup latency between it and a loss. A pass that
+ * finds nothing returns the ring to notifications alone (no busy polling).
+ */
+#define BUSY_NAP_MS	2
 
 static const char usage_text[] =
 "usage: evdrain -o DIR [options]\n"
@@ -57,7 +66,7 @@ static const char usage_text[] =
 "  -m, --mode MODE          discard or overwrite: set before starting\n"
 "  -a, --attach             drain a session that is already tracing: do not\n"
 "                           configure or start it; append to DIR's files\n"
-"      --copy               read()/write() instead of splice()\n"
+"      --copy               read()/write() instead of splicing (sendfile())\n"
 "  -q, --quiet              no progress line, no summary\n"
 "      --stats-json FILE    write the final summary as JSON to FILE\n"
 "      --live               print the merged, time-ordered stream while draining\n"
@@ -80,13 +89,15 @@ static const char usage_text[] =
 struct ring {
 	int fd;
 	int ready;		/* poll() said it has a whole sub-buffer */
+	int busy;		/* the last pass took packets: BUSY_NAP_MS */
 	int out;
 	unsigned int channel;
 	int cpu;
 	char name[32];
 	off_t size;		/* bytes of whole packets in the file */
 	uint64_t packets;
-	int copy;		/* splice refused by the file system: copy */
+	int copy;		/* zero-copy refused by the file system: copy */
+	uint64_t packet;	/* bytes per packet (the sub-buffer size), asked once */
 };
 
 static struct ring rings[MAX_RINGS];
@@ -94,7 +105,6 @@ static int nr_rings;
 static volatile sig_atomic_t stop_requested;
 static int use_copy, quiet, want_chan[EVT_NR_CHANNELS] = { 1, 1 };
 static const char *outdir;
-static int pipefd[2];
 static char *copybuf;
 static size_t copybuf_size;
 static uint64_t bytes_written;
@@ -232,6 +242,7 @@ static int open_rings(int append)
 			r->cpu = cpu;
 			snprintf(r->name, sizeof(r->name), "%s_%d", chans[ch], cpu);
 			r->packets = 0;
+			r->packet = 0;
 			r->copy = use_copy || live;	/* --live reads the bytes itself */
 			r->size = 0;
 			r->out = -1;
@@ -263,42 +274,32 @@ static int open_rings(int append)
 	return 0;
 }
 
-/* Copy the held sub-buffer (@len bytes) to the ring's file. */
+/*
+ * Copy the held sub-buffer (@len bytes) to the ring's file. Zero-copy:
+ * sendfile() from the ring device, which the kernel runs as a splice of the
+ * sub-buffer's own pages into its internal pipe and from there into the file
+ * (one system call per packet instead of splice in + splice out). A file
+ * system that cannot take it gets the bytes copied, from then on.
+ */
 static int write_packet(struct ring *r, size_t len)
 {
 	size_t left = len;
 
-	if (!r->copy) {
-		while (left) {
-			ssize_t n = splice(r->fd, NULL, pipefd[1], NULL, left, SPLICE_F_MOVE);
+	while (!r->copy && left) {
+		ssize_t n = sendfile(r->out, r->fd, NULL, left);
 
-			if (n <= 0)
-				return -1;
-			while (n > 0) {
-				ssize_t m = splice(pipefd[0], NULL, r->out, NULL, (size_t)n, SPLICE_F_MOVE);
-
-				if (m < 0 && errno == EINVAL && left == len && n == (ssize_t)len) {
-					/* The file system refuses splice: drain the pipe, copy from now on. */
-					char tmp[65536];
-					ssize_t k;
-
-					while (n > 0 && (k = read(pipefd[0], tmp, sizeof(tmp))) > 0) {
-						if (evt_write_all(r->out, tmp, (size_t)k))
-							return -1;
-						n -= k;
-						left -= (size_t)k;
-					}
-					r->copy = 1;
-					continue;
-				}
-				if (m <= 0)
-					return -1;
-				n -= m;
-				left -= (size_t)m;
-			}
+		if (n < 0 && (errno == EINVAL || errno == ENOSYS) && left == len) {
+			r->copy = 1;
+			break;
 		}
-		return 0;
+		if (n == 0)
+			errno = EIO;	/* the device had less than a packet */
+		if (n <= 0)
+			return -1;
+		left -= (size_t)n;
 	}
+	if (!r->copy)
+		return 0;
 	/* Copy: into copybuf (which --live decodes), then to the file if there is one. */
 	if (len > copybuf_size) {
 		free(copybuf);
@@ -307,7 +308,8 @@ static int write_packet(struct ring *r, size_t len)
 		if (!copybuf)
 			return -1;
 	}
-	if (lseek(r->fd, 0, SEEK_SET) != 0 || read(r->fd, copybuf, len) != (ssize_t)len)
+	/* A sub-buffer just taken reads from its start (GET sets the offset). */
+	if (read(r->fd, copybuf, len) != (ssize_t)len)
 		return -1;
 	return r->out < 0 ? 0 : evt_write_all(r->out, copybuf, len);
 }
@@ -340,26 +342,32 @@ static void live_emit(void)
 	evt_out_flush(&live_out);
 }
 
-/* Take, write and release every complete sub-buffer of @r. */
+/*
+ * Take, write and release every complete sub-buffer of @r: one ioctl per
+ * packet releases the one written and takes the next (nothing is held when
+ * this returns).
+ */
 static int drain_ring(struct ring *r)
 {
 	int got = 0;
 
+	r->busy = 0;
 	while (!write_failed) {
-		uint64_t padded;
-
-		if (ioctl(r->fd, EVT_IOC_GET_NEXT_SUBBUF) < 0) {
+		if (ioctl(r->fd, EVT_IOC_PUT_GET_NEXT_SUBBUF) < 0) {
 			if (errno != EAGAIN) {
-				fprintf(stderr, "evdrain: GET_NEXT_SUBBUF on %s: %s\n", r->name, strerror(errno));
+				fprintf(stderr, "evdrain: PUT_GET_NEXT_SUBBUF on %s: %s\n", r->name, strerror(errno));
 				return -1;
 			}
+			r->busy = got > 0;
 			return got;
 		}
-		if (ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &padded) < 0) {
+		/* Every packet is a whole sub-buffer, padding included: ask once. */
+		if (!r->packet && ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &r->packet) < 0) {
 			fprintf(stderr, "evdrain: GET_PADDED_SUBBUF_SIZE on %s: %s\n", r->name, strerror(errno));
+			r->packet = 0;
 			return -1;
 		}
-		if (write_packet(r, padded)) {
+		if (write_packet(r, (size_t)r->packet)) {
 			int err = errno;
 
 			/* Keep whole packets only: cut the half-written one off. */
@@ -372,14 +380,10 @@ static int drain_ring(struct ring *r)
 			return -1;
 		}
 		if (live)
-			live_push(r, padded);
-		r->size += (off_t)padded;
+			live_push(r, (size_t)r->packet);
+		r->size += (off_t)r->packet;
 		r->packets++;
-		bytes_written += padded;
-		if (ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF) < 0) {
-			fprintf(stderr, "evdrain: PUT_NEXT_SUBBUF on %s: %s\n", r->name, strerror(errno));
-			return -1;
-		}
+		bytes_written += r->packet;
 		got++;
 	}
 	return -1;
@@ -773,11 +777,6 @@ no_outdir:
 		fprintf(stderr, "evdrain: no ring devices under /dev/evtrace\n");
 		return EXIT_RUNTIME;
 	}
-	if (pipe2(pipefd, O_CLOEXEC)) {
-		perror("evdrain: pipe");
-		return EXIT_RUNTIME;
-	}
-	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
 	if (!attach && evt_ctl_start(ctl)) {
 		fprintf(stderr, "evdrain: the kernel refused to start: %s\n", evt_ctl_errmsg(ctl));
 		return EXIT_RUNTIME;
@@ -789,7 +788,12 @@ no_outdir:
 		uint64_t t;
 		int i;
 
-		ret = wait_for_work(ctl, live ? (int)tick_ms : 250, &w);
+		int timeout = live ? (int)tick_ms : 250;
+
+		for (i = 0; i < nr_rings; i++)
+			if (rings[i].busy && timeout > BUSY_NAP_MS)
+				timeout = BUSY_NAP_MS;
+		ret = wait_for_work(ctl, timeout, &w);
 		t = now_ms();
 		if (live && t - last_tick >= (uint64_t)tick_ms) {
 			/*
@@ -825,7 +829,7 @@ no_outdir:
 			last_drain = t;
 		} else {
 			for (i = 0; i < nr_rings; i++)
-				if (rings[i].ready ||
+				if (rings[i].ready || rings[i].busy ||
 				    ((int)rings[i].channel == w.channel && rings[i].cpu == w.cpu))
 					drain_ring(&rings[i]);
 		}

@@ -87,6 +87,11 @@ struct evt_quiescent {
 #define EVT_IOC_GET_QUIESCENT		_IOR(EVT_IOC_MAGIC, 6, struct evt_quiescent)
 /* Per-ring counters. */
 #define EVT_IOC_GET_STATS		_IOR(EVT_IOC_MAGIC, 7, struct evt_ring_stats)
+/*
+ * Release the held sub-buffer, if any, and take the next one: one call per
+ * packet for a drainer. -EAGAIN (nothing held any more) when none is complete.
+ */
+#define EVT_IOC_PUT_GET_NEXT_SUBBUF	_IO(EVT_IOC_MAGIC, 8)
 
 struct evt_ring_stats {
 	__u64 recorded;		/* reserved and committed */
