@@ -39,6 +39,7 @@ check-debug:
 	mkdir -p build/test-logs; touch build/test-logs/.check-debug-start; \
 	set +e; \
 	EVTRACE_VM_OPTS="--kernel-image $$kdir/arch/x86/boot/bzImage --kver $$rel --modules-dir $$kdir/guest-modules --require-checkers $${EVTRACE_VM_OPTS:-}" \
+	EVTRACE_VM_KDIR=$$kdir \
 	EVTRACE_VM_TIMEOUT_SCALE=$(CHECK_DEBUG_TIMEOUT_SCALE) \
 	EVTRACE_VM_SMPS=$(CHECK_DEBUG_SMP) \
 	EVTRACE_VM_SKIP="$(CHECK_DEBUG_SKIP)" \

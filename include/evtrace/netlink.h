@@ -104,7 +104,7 @@ enum evt_notify {
 	EVT_NOTIFY_NONE,
 	EVT_NOTIFY_HIGH_WATER,	/* a ring's fill crossed high_water */
 	EVT_NOTIFY_FLUSHED,	/* partial sub-buffers were closed: data waits */
-	EVT_NOTIFY_DISCARDING,	/* first loss after a clean period */
+	EVT_NOTIFY_DISCARDING,	/* first loss since the ring was below high_water */
 	EVT_NOTIFY_CPU_ONLINE,
 	EVT_NOTIFY_CPU_OFFLINE,
 	EVT_NOTIFY_STOPPED,	/* tracing stopped, everything flushed */

@@ -481,8 +481,18 @@ void evt_ring_put(struct evt_ring *r, unsigned long pos)
 			break;
 	}
 	r->consumed_count++;
-	EVT_WRITE_ONCE(r->hw_pending, 0);
-	EVT_WRITE_ONCE(r->discard_pending, 0);
+	/*
+	 * Re-arm the notifications only once the reader has brought the fill
+	 * (closed sub-buffers, as evt_check_high_water() counts it) below the
+	 * high-water mark: a reader catching up from above it was
+	 * told already, and a notification per sub-buffer switch meanwhile
+	 * (irq_work, a work item, a netlink message, often on the reader's own
+	 * CPU) only slows it down when it is furthest behind.
+	 */
+	if (((unsigned long)evt_local_read(&r->offset) & ~r->sb_mask) - c < r->hw_bytes) {
+		EVT_WRITE_ONCE(r->hw_pending, 0);
+		EVT_WRITE_ONCE(r->discard_pending, 0);
+	}
 }
 
 unsigned int evt_ring_fill_pct(struct evt_ring *r)

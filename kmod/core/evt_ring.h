@@ -27,7 +27,7 @@ enum evt_mode {
 
 enum evt_ring_event {
 	EVT_RING_HIGH_WATER = 1,	/* unread fill crossed the high-water mark */
-	EVT_RING_DISCARDING = 2,	/* first loss since the reader last released */
+	EVT_RING_DISCARDING = 2,	/* first loss since the reader drained below the mark */
 };
 
 #define EVT_SB_SKIPPED	1UL	/* flag in evt_subbuf.delivered */

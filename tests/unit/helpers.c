@@ -155,6 +155,16 @@ void drain_all(struct evt_ring *r, struct seen *s)
 	}
 }
 
+/* Read and release the oldest complete sub-buffer (there must be one). */
+void take_one(struct evt_ring *r, struct seen *s)
+{
+	unsigned long pos;
+
+	ck_assert_int_eq(evt_ring_get(r, &pos), 0);
+	decode_packet(evt_ring_packet(r, pos), r->subbuf_size, s);
+	evt_ring_put(r, pos);
+}
+
 void seen_free(struct seen *s)
 {
 	free(s->seq);

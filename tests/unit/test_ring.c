@@ -651,7 +651,7 @@ START_TEST(params_checked)
 }
 END_TEST
 
-START_TEST(high_water_notifies_once_until_read)
+START_TEST(high_water_notifies_once_until_below_the_mark)
 {
 	struct tring t;
 	struct seen s = { 0 };
@@ -666,10 +666,76 @@ START_TEST(high_water_notifies_once_until_read)
 	for (; evt_ring_fill_pct(&t.r) < 90; i++)
 		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
 	ck_assert_uint_eq(t.notified, 1);
+	/*
+	 * A reader that releases sub-buffers but stays above the mark is not
+	 * told again while the writer keeps switching: it was told already.
+	 */
+	take_one(&t.r, &s);
+	take_one(&t.r, &s);
+	ck_assert_uint_ge(evt_ring_fill_pct(&t.r), 70);
+	for (; evt_ring_fill_pct(&t.r) < 90; i++)
+		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+	ck_assert_uint_eq(t.notified, 1);
+	/* Below the mark the next crossing is news again. */
 	drain_all(&t.r, &s);
 	for (; evt_ring_fill_pct(&t.r) < 90; i++)
 		ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
 	ck_assert_uint_eq(t.notified, 2);
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
+START_TEST(high_water_below_one_subbuf_rearms_after_drain)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	uint64_t i = 0;
+	unsigned int round;
+
+	use_fake_clock(1, 1);
+	tring_init(&t, SB, 16, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	/* 1 % of 16 sub-buffers is less than one: every closed one crosses it. */
+	evt_ring_set_high_water(&t.r, 1);
+	for (round = 1; round <= 3; round++) {
+		/* Two sub-buffers closed, the open one partly full. */
+		while ((uint64_t)evt_local_read(&t.r.produced) < 2 * round)
+			ck_assert_int_eq(rec_compact(&t.r, 0, i++), 0);
+		while (((unsigned long)evt_local_read(&t.r.offset) & t.r.sb_mask) < SB / 2)
+			ck_assert_int_eq(rec_compact(&t.r, 0, i++), 0);
+		ck_assert_uint_eq(t.notified, round);
+		/* Drained with the open sub-buffer holding events: re-armed all the same. */
+		drain_all(&t.r, &s);
+	}
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
+START_TEST(discarding_notified_once_while_catching_up)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	uint64_t i;
+
+	use_fake_clock(1, 1);
+	tring_init(&t, SB, 16, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	for (i = 0; rec_compact(&t.r, 0, i) == 0; i++)
+		;
+	ck_assert_uint_eq(t.discarding, 1);
+	/* Catching up one sub-buffer at a time, above the mark: no new DISCARDING. */
+	take_one(&t.r, &s);
+	while (rec_compact(&t.r, 0, i) == 0)
+		i++;
+	take_one(&t.r, &s);
+	while (rec_compact(&t.r, 0, i) == 0)
+		i++;
+	ck_assert_uint_eq(t.discarding, 1);
+	/* Drained below the mark: the next loss starts a new episode. */
+	drain_all(&t.r, &s);
+	while (rec_compact(&t.r, 0, i) == 0)
+		i++;
+	ck_assert_uint_eq(t.discarding, 2);
 	seen_free(&s);
 	tring_free(&t);
 }
@@ -697,7 +763,9 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, stress_overwrite_two_threads);
 	tcase_add_test(tc, held_reader_interrupted_writer_overwrite);
 	tcase_add_test(tc, held_reader_interrupted_writer_discard);
-	tcase_add_test(tc, high_water_notifies_once_until_read);
+	tcase_add_test(tc, high_water_notifies_once_until_below_the_mark);
+	tcase_add_test(tc, discarding_notified_once_while_catching_up);
+	tcase_add_test(tc, high_water_below_one_subbuf_rearms_after_drain);
 	suite_add_tcase(s, tc);
 	return s;
 }

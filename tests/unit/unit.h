@@ -55,6 +55,7 @@ struct seen {
 
 /* Take every delivered packet, decode it strictly (fails the test on error). */
 void drain_all(struct evt_ring *r, struct seen *s);
+void take_one(struct evt_ring *r, struct seen *s);
 void decode_packet(const void *pkt, size_t len, struct seen *s);
 void seen_free(struct seen *s);
 
