@@ -18,15 +18,5 @@ while [ $i -lt ${CYCLES:-150} ]; do
 	i=$((i + 1))
 	[ $((i % 50)) -eq 0 ] && echo "$i stop/start cycles at $(cut -d. -f1 /proc/uptime)s"
 done
-evctl stop
-kill -TERM $drain
-wait $drain
-nl_generator_only
-evctl status > /tmp/before
-evctl start
-evctl generate --events 5000 --rate 0 --channel both --sizes mix
-nl_wait_gen_done 120
-evctl stop
-nl_check_exact /tmp/before
-rmmod evtrace
+nl_stop_drain_then_exact $drain
 echo netlink restart ok

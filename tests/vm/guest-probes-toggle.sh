@@ -34,15 +34,5 @@ while [ "$i" -lt "$rounds" ]; do
 	[ $((i % 10)) -eq 0 ] && echo "$i detach/attach rounds at $(cut -d. -f1 /proc/uptime)s"
 done
 kill $loops
-evctl stop
-kill -TERM $drain
-wait $drain
-nl_generator_only
-evctl status > /tmp/before
-evctl start
-evctl generate --events 5000 --rate 0 --channel both --sizes mix
-nl_wait_gen_done 120
-evctl stop
-nl_check_exact /tmp/before
-rmmod evtrace
+nl_stop_drain_then_exact $drain
 echo "probes toggle ok: $rounds rounds"

@@ -98,3 +98,19 @@ nl_generator_only() {
 	evctl disable all || fail "evctl disable all"
 	evctl enable gen_compact gen_compact_wide gen_normal || fail "evctl enable"
 }
+
+# After a test that churned the session: stop the drainer (pid $1), then one
+# short generator run must still be exact, and the module must unload.
+nl_stop_drain_then_exact() {
+	evctl stop
+	kill -TERM "$1"
+	wait "$1"
+	nl_generator_only
+	evctl status > /tmp/before
+	evctl start
+	evctl generate --events 5000 --rate 0 --channel both --sizes mix
+	nl_wait_gen_done 120
+	evctl stop
+	nl_check_exact /tmp/before
+	rmmod evtrace
+}
