@@ -145,24 +145,29 @@ void decode_packet(const void *pkt, size_t len, struct seen *s)
 		ck_abort_msg("decode: %s", it.err);
 }
 
-void drain_all(struct evt_ring *r, struct seen *s)
+/* Read and release the oldest complete sub-buffer; evt_ring_get()'s result. */
+static int take_next(struct evt_ring *r, struct seen *s)
 {
 	unsigned long pos;
+	int rc = evt_ring_get(r, &pos);
 
-	while (evt_ring_get(r, &pos) == 0) {
+	if (rc == 0) {
 		decode_packet(evt_ring_packet(r, pos), r->subbuf_size, s);
 		evt_ring_put(r, pos);
 	}
+	return rc;
+}
+
+void drain_all(struct evt_ring *r, struct seen *s)
+{
+	while (take_next(r, s) == 0)
+		;
 }
 
 /* Read and release the oldest complete sub-buffer (there must be one). */
 void take_one(struct evt_ring *r, struct seen *s)
 {
-	unsigned long pos;
-
-	ck_assert_int_eq(evt_ring_get(r, &pos), 0);
-	decode_packet(evt_ring_packet(r, pos), r->subbuf_size, s);
-	evt_ring_put(r, pos);
+	ck_assert_int_eq(take_next(r, s), 0);
 }
 
 void seen_free(struct seen *s)
