@@ -117,6 +117,10 @@ static void evt_notify_work_fn(struct work_struct *w)
 	unsigned int ch, reason;
 	int cpu;
 
+	/* Queued before the family went away: nothing to send it with. */
+	if (!READ_ONCE(evt_nl_ready))
+		return;
+
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
@@ -409,9 +413,20 @@ int evt_nl_init(void)
 	return 0;
 }
 
+/*
+ * First in module exit: no command runs after this (unregistering waits for
+ * handlers in flight), and no notification is queued or sent any more.
+ */
 void evt_nl_exit(void)
 {
 	WRITE_ONCE(evt_nl_ready, false);
+	/* A notification being sent finishes while the family exists. */
+	cancel_work_sync(&evt_notify_work);
 	genl_unregister_family(&evt_genl_family);
+}
+
+/* Last: once nothing can call evt_nl_notify(), let a queued work item end. */
+void evt_nl_exit_notify(void)
+{
 	cancel_work_sync(&evt_notify_work);
 }
