@@ -12,24 +12,47 @@
 #include <linux/wait.h>
 #include <linux/mutex.h>
 #include <linux/cdev.h>
+#include <linux/kref.h>
 #include "core/evt_ring.h"
 #include <evtrace/events.h>
+
+/*
+ * Positions are free-running unsigned longs: on 32 bits the consumed word
+ * would wrap at 2 GiB and the first-lap test after 4 GiB. Refuse to build.
+ */
+#if BITS_PER_LONG != 64
+#error "evtrace needs a 64-bit kernel: ring positions are unsigned long byte counts"
+#endif
+
+/*
+ * Writers nest up to NMI and reserve with cmpxchg: where cmpxchg is not
+ * NMI-safe, an NMI writer is refused (and counted), as ftrace does.
+ */
+#ifdef CONFIG_ARCH_HAVE_NMI_SAFE_CMPXCHG
+#define evt_nmi_refused()	false
+#else
+#define evt_nmi_refused()	in_nmi()
+#endif
 
 /* Nesting levels a CPU may record at: task, softirq, hardirq, NMI. */
 #define EVT_MAX_NESTING	4
 
 struct evt_cpu_ring {
 	struct evt_ring ring;		/* first: the fast path starts here */
-	char *mem;
+	char *mem;			/* vmap() of pages[] */
+	struct page **pages;		/* refcounted: a pipe may outlive the ring */
+	unsigned long nr_pages;
 	struct evt_subbuf *sb;
 	unsigned int channel;
 	int cpu;
 	bool online;
 	atomic_t reader_open;
 	struct mutex reader_lock;	/* serialises the reader's ioctls */
+	struct mutex flush_lock;	/* serialises flushes while the CPU is offline */
 	bool holding;			/* the reader holds held_pos */
 	unsigned long held_pos;
 	wait_queue_head_t wq;
+	u64 quiescent_ts;		/* last bound GET_QUIESCENT gave (reader_lock) */
 	struct irq_work hw_work;	/* ring events from the probe path, NMI-safe */
 	unsigned long notify_pending;	/* BIT(enum evt_notify) to send */
 	struct device *dev;
@@ -43,13 +66,23 @@ struct evt_state {
 	unsigned int flush_ms;
 	enum evt_mode mode;
 	u8 uuid[16];
-	char *metadata;
-	size_t metadata_len;
+	struct evt_meta *metadata;	/* RCU-free; replaced at every START */
 	/* rings[channel][cpu], allocated when a CPU first comes online */
 	struct evt_cpu_ring **rings[EVT_NR_CHANNELS];
 	struct mutex lock;		/* ring allocation, devices, hotplug */
 	int cpuhp_state;
+	bool loaded;			/* init done: a CPU without rings is survivable */
 };
+
+/* The CTF metadata text; a reader keeps the version it opened. */
+struct evt_meta {
+	struct kref ref;
+	size_t len;
+	char text[];
+};
+
+struct evt_meta *evt_meta_get(void);
+void evt_meta_put(struct evt_meta *m);
 
 extern struct evt_state evt;
 extern bool evt_tracing;
@@ -59,6 +92,18 @@ DECLARE_PER_CPU(int, evt_nesting);
 int evtrace_record(unsigned int channel, unsigned int id, const void *payload,
 		   unsigned int len);
 
+/*
+ * Events of an online CPU whose rings could not be allocated: refused,
+ * counted per CPU and channel, shown as that CPU's "refused" figure.
+ */
+DECLARE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
+
+static __always_inline int evt_no_ring(unsigned int channel)
+{
+	this_cpu_inc(evt_noring_refused[channel]);
+	return -ENOMEM;
+}
+
 /**
  * evtrace_record_inline() - the fast path, for callers inside the module
  * @channel: EVT_CHAN_COMPACT or EVT_CHAN_NORMAL
@@ -67,7 +112,8 @@ int evtrace_record(unsigned int channel, unsigned int id, const void *payload,
  * @len: their number
  *
  * Return: 0, -ENODATA when not tracing, or a counted loss (-ENOBUFS,
- * -E2BIG, -EBUSY for nesting too deep).
+ * -E2BIG, -EBUSY for nesting too deep or an NMI where cmpxchg is not
+ * NMI-safe, -ENOMEM when this CPU has no ring).
  */
 static __always_inline int evtrace_record_inline(unsigned int channel, unsigned int id,
 						 const void *payload, unsigned int len)
@@ -75,13 +121,21 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 	struct evt_cpu_ring *cr;
 	int ret;
 
-	if (unlikely(!READ_ONCE(evt_tracing)))
-		return -ENODATA;
+	/*
+	 * The tracing flag is read with preemption off: STOP clears it, then
+	 * waits a grace period, so a writer that saw it set has committed by
+	 * the time STOP flushes.
+	 */
 	preempt_disable_notrace();
+	if (unlikely(!READ_ONCE(evt_tracing))) {
+		ret = -ENODATA;
+		goto out;
+	}
 	cr = this_cpu_read(evt_cpu_rings[channel]);
 	if (unlikely(!cr)) {
-		ret = -ENODATA;
-	} else if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING)) {
+		ret = evt_no_ring(channel);
+	} else if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING ||
+			    evt_nmi_refused())) {
 		evt_local_inc(&cr->ring.refused);
 		ret = -EBUSY;
 		this_cpu_dec(evt_nesting);
@@ -89,6 +143,7 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 		ret = evt_record_copy(&cr->ring, id, payload, len);
 		this_cpu_dec(evt_nesting);
 	}
+out:
 	preempt_enable_notrace();
 	return ret;
 }
@@ -114,13 +169,17 @@ static __always_inline char *evtrace_begin_inline(unsigned int channel, unsigned
 {
 	struct evt_cpu_ring *cr;
 
-	if (unlikely(!READ_ONCE(evt_tracing)))
-		return NULL;
 	preempt_disable_notrace();
-	cr = this_cpu_read(evt_cpu_rings[channel]);
-	if (unlikely(!cr))
+	/* Under disabled preemption: see evtrace_record_inline(). */
+	if (unlikely(!READ_ONCE(evt_tracing)))
 		goto out;
-	if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING)) {
+	cr = this_cpu_read(evt_cpu_rings[channel]);
+	if (unlikely(!cr)) {
+		evt_no_ring(channel);
+		goto out;
+	}
+	if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING ||
+		     evt_nmi_refused())) {
 		evt_local_inc(&cr->ring.refused);
 		goto out_nesting;
 	}
@@ -200,6 +259,7 @@ bool evt_probe_available(const struct evt_event_desc *d);
 /* evtrace_nl.c */
 int evt_nl_init(void);
 void evt_nl_exit(void);
+void evt_nl_exit_notify(void);
 void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason);
 
 /* evtrace_bench.c */

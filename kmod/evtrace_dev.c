@@ -38,6 +38,11 @@ static char *evt_devnode(EVT_DEVNODE_DEV *dev, umode_t *mode)
 	return NULL;
 }
 
+static bool evt_is_meta(struct file *file)
+{
+	return iminor(file_inode(file)) == 0;
+}
+
 static int evt_open(struct inode *inode, struct file *file)
 {
 	unsigned int minor = iminor(inode);
@@ -46,7 +51,8 @@ static int evt_open(struct inode *inode, struct file *file)
 	if (minor == 0) {
 		if (file->f_mode & FMODE_WRITE)
 			return -EPERM;
-		file->private_data = NULL;
+		/* The version current at open: START may render a new one. */
+		file->private_data = evt_meta_get();
 		return 0;
 	}
 	minor--;
@@ -70,7 +76,7 @@ static loff_t evt_llseek(struct file *file, loff_t off, int whence)
 	struct evt_cpu_ring *cr = file->private_data;
 	loff_t ret;
 
-	if (!cr)
+	if (evt_is_meta(file))
 		return default_llseek(file, off, whence);
 	if (whence != SEEK_SET)
 		return -EINVAL;
@@ -99,8 +105,10 @@ static int evt_release(struct inode *inode, struct file *file)
 {
 	struct evt_cpu_ring *cr = file->private_data;
 
-	if (!cr)
+	if (evt_is_meta(file)) {
+		evt_meta_put(file->private_data);
 		return 0;
+	}
 	/* A killed drainer must not pin a sub-buffer. */
 	mutex_lock(&cr->reader_lock);
 	evt_put_held(cr);
@@ -115,8 +123,11 @@ static ssize_t evt_read(struct file *file, char __user *buf, size_t count, loff_
 	ssize_t ret;
 	size_t n;
 
-	if (!cr)
-		return simple_read_from_buffer(buf, count, ppos, evt.metadata, evt.metadata_len);
+	if (evt_is_meta(file)) {
+		struct evt_meta *m = file->private_data;
+
+		return simple_read_from_buffer(buf, count, ppos, m->text, m->len);
+	}
 	mutex_lock(&cr->reader_lock);
 	if (!cr->holding) {
 		ret = -ENODATA;
@@ -138,11 +149,6 @@ out:
 	return ret;
 }
 
-static const struct pipe_buf_operations evt_pipe_buf_ops = {
-	.release = generic_pipe_buf_release,
-	.get = generic_pipe_buf_get,
-};
-
 static void evt_spd_release(struct splice_pipe_desc *spd, unsigned int i)
 {
 	put_page(spd->pages[i]);
@@ -161,13 +167,17 @@ static ssize_t evt_splice_read(struct file *in, loff_t *ppos, struct pipe_inode_
 		.pages = pages,
 		.partial = partial,
 		.nr_pages_max = EVT_SPLICE_PAGES,
-		.ops = &evt_pipe_buf_ops,
+		/*
+		 * The kernel's own operations, not a copy in this module: a
+		 * pipe may release its buffers after the module is gone.
+		 */
+		.ops = &nosteal_pipe_buf_ops,
 		.spd_release = evt_spd_release,
 	};
 	unsigned long off;
 	ssize_t ret;
 
-	if (!cr)
+	if (evt_is_meta(in))
 		return -EINVAL;
 	mutex_lock(&cr->reader_lock);
 	if (!cr->holding) {
@@ -181,10 +191,11 @@ static ssize_t evt_splice_read(struct file *in, loff_t *ppos, struct pipe_inode_
 	off = *ppos;
 	len = min_t(size_t, len, cr->ring.subbuf_size - off);
 	while (len && spd.nr_pages < EVT_SPLICE_PAGES) {
-		char *addr = cr->mem + ((cr->held_pos + off) & cr->ring.ring_mask);
-		unsigned int poff = offset_in_page(addr);
+		unsigned long at = (cr->held_pos + off) & cr->ring.ring_mask;
+		unsigned int poff = offset_in_page(at);
 		unsigned int n = min_t(size_t, len, PAGE_SIZE - poff);
-		struct page *page = is_vmalloc_addr(addr) ? vmalloc_to_page(addr) : virt_to_page(addr);
+		/* Refcounted ring pages: the pipe's reference keeps them alive. */
+		struct page *page = cr->pages[at >> PAGE_SHIFT];
 
 		get_page(page);
 		pages[spd.nr_pages] = page;
@@ -209,7 +220,7 @@ static __poll_t evt_poll(struct file *file, poll_table *wait)
 {
 	struct evt_cpu_ring *cr = file->private_data;
 
-	if (!cr)
+	if (evt_is_meta(file))
 		return EPOLLIN | EPOLLRDNORM;
 	poll_wait(file, &cr->wq, wait);
 	if (evt_ring_has_data(&cr->ring))
@@ -224,7 +235,7 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	long ret = 0;
 	u64 v;
 
-	if (!cr)
+	if (evt_is_meta(file))
 		return -ENOTTY;
 	mutex_lock(&cr->reader_lock);
 	switch (cmd) {

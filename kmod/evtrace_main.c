@@ -22,6 +22,8 @@
 #include <linux/random.h>
 #include <linux/utsname.h>
 #include <linux/smp.h>
+#include <linux/mm.h>
+#include <linux/kref.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
 
@@ -56,6 +58,7 @@ struct evt_state evt;
 bool evt_tracing;
 DEFINE_PER_CPU(struct evt_cpu_ring *, evt_cpu_rings[EVT_NR_CHANNELS]);
 DEFINE_PER_CPU(int, evt_nesting);
+DEFINE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
 
 static struct dentry *evt_debugfs;
 static struct delayed_work evt_flush_work;
@@ -83,7 +86,8 @@ void evt_set_event_enabled(const struct evt_event_desc *d, bool on)
  * included. Losses are counted in the ring's statistics.
  *
  * Return: 0 when recorded; -ENODATA when not tracing; -ENOBUFS (ring
- * full), -E2BIG (too big) or -EBUSY (nested too deep), each counted.
+ * full), -E2BIG (too big), -EBUSY (nested too deep) or -ENOMEM (this CPU
+ * has no ring: its allocation failed when it came online), each counted.
  */
 int evtrace_record(unsigned int channel, unsigned int id, const void *payload,
 		   unsigned int len)
@@ -98,7 +102,8 @@ struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu)
 {
 	if (channel >= EVT_NR_CHANNELS || cpu < 0 || cpu >= nr_cpu_ids)
 		return NULL;
-	return READ_ONCE(evt.rings[channel][cpu]);
+	/* Pairs with the release in evt_cpu_online(): the ring is initialised. */
+	return smp_load_acquire(&evt.rings[channel][cpu]);
 }
 
 /* irq_work: hard interrupt context, never NMI: wake readers, queue the netlink work. */
@@ -121,6 +126,68 @@ static void evt_notify(struct evt_ring *r, enum evt_ring_event why)
 	irq_work_queue(&cr->hw_work);
 }
 
+/*
+ * Ring memory: order-0 pages mapped contiguously. Pages, not slab memory,
+ * because splice hands them to pipes, and a pipe's page reference must keep
+ * them alive after the ring is freed (even after the module is gone).
+ * Zeroed, so no byte of someone else's memory can reach a trace file; and a
+ * shortage is an error for the caller, never a reason for OOM kills.
+ */
+static int evt_alloc_ring_mem(struct evt_cpu_ring *cr, unsigned long bytes, int node)
+{
+	const gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
+	unsigned long i;
+
+	cr->nr_pages = bytes >> PAGE_SHIFT;
+	cr->pages = kvmalloc_node(cr->nr_pages * sizeof(*cr->pages), gfp, node);
+	if (!cr->pages)
+		return -ENOMEM;
+	for (i = 0; i < cr->nr_pages; i++) {
+		cr->pages[i] = alloc_pages_node(node, gfp, 0);
+		if (!cr->pages[i])
+			return -ENOMEM;
+	}
+	cr->mem = vmap(cr->pages, cr->nr_pages, VM_MAP, PAGE_KERNEL);
+	return cr->mem ? 0 : -ENOMEM;
+}
+
+static void evt_free_ring_mem(struct evt_cpu_ring *cr)
+{
+	unsigned long i;
+
+	if (cr->mem)
+		vunmap(cr->mem);
+	if (cr->pages) {
+		/* put_page, not free: a pipe may still hold some of them. */
+		for (i = 0; i < cr->nr_pages && cr->pages[i]; i++)
+			put_page(cr->pages[i]);
+		kvfree(cr->pages);
+	}
+}
+
+/* Ring bytes for @cpus CPUs, both channels. */
+static u64 evt_ring_bytes(unsigned int cpus)
+{
+	return (u64)evt.subbuf_size * evt.num_subbuf * EVT_NR_CHANNELS * cpus;
+}
+
+/*
+ * Like ftrace's ring buffer: refuse rings the machine cannot spare before
+ * allocating any (leaving an eighth of what is available to everyone else).
+ */
+static int evt_check_memory(unsigned int cpus, const char *what)
+{
+	u64 need = evt_ring_bytes(cpus);
+	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
+
+	if (need <= avail - avail / 8)
+		return 0;
+	pr_err("%s: the rings need %llu MiB (subbuf_size=%lu x num_subbuf=%lu x %u channels x %u CPUs) but only %llu MiB of memory is available (at most 7/8 of it is used): choose smaller rings\n",
+	       what, need >> 20, evt.subbuf_size, evt.num_subbuf, EVT_NR_CHANNELS, cpus,
+	       avail >> 20);
+	return -ENOMEM;
+}
+
 static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
 {
 	struct evt_ring_params p = {
@@ -139,13 +206,12 @@ static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
 	cr = kzalloc_node(sizeof(*cr), GFP_KERNEL, cpu_to_node(cpu));
 	if (!cr)
 		return NULL;
-	cr->sb = kcalloc_node(p.num_subbuf, sizeof(*cr->sb), GFP_KERNEL, cpu_to_node(cpu));
-	/* Physically contiguous when it can be had (seed 003), else vmalloc. */
-	cr->mem = kvmalloc_node(bytes, GFP_KERNEL | __GFP_NOWARN, cpu_to_node(cpu));
-	if (!cr->sb || !cr->mem) {
+	cr->sb = kcalloc_node(p.num_subbuf, sizeof(*cr->sb),
+			      GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN, cpu_to_node(cpu));
+	if (!cr->sb || evt_alloc_ring_mem(cr, bytes, cpu_to_node(cpu))) {
 		pr_err("cannot allocate %lu bytes for the %s ring of CPU %d (subbuf_size=%lu x num_subbuf=%lu)\n",
 		       bytes, evt_channel_name(channel), cpu, p.subbuf_size, p.num_subbuf);
-		kvfree(cr->mem);
+		evt_free_ring_mem(cr);
 		kfree(cr->sb);
 		kfree(cr);
 		return NULL;
@@ -155,6 +221,7 @@ static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
 	cr->channel = channel;
 	cr->cpu = cpu;
 	mutex_init(&cr->reader_lock);
+	mutex_init(&cr->flush_lock);
 	init_waitqueue_head(&cr->wq);
 	init_irq_work(&cr->hw_work, evt_hw_work_fn);
 	atomic_set(&cr->reader_open, 0);
@@ -166,12 +233,16 @@ static void evt_free_ring(struct evt_cpu_ring *cr)
 	if (!cr)
 		return;
 	irq_work_sync(&cr->hw_work);
-	kvfree(cr->mem);
+	evt_free_ring_mem(cr);
 	kfree(cr->sb);
 	kfree(cr);
 }
 
-/* cpuhp: runs on the CPU coming up, in process context. */
+/*
+ * cpuhp: runs on the CPU coming up, in process context. A CPU whose rings
+ * cannot be had still comes up: during module load that fails the load
+ * (evtrace_init() checks), later its events are refused and counted.
+ */
 static int evt_cpu_online(unsigned int cpu)
 {
 	unsigned int ch;
@@ -182,18 +253,27 @@ static int evt_cpu_online(unsigned int cpu)
 		struct evt_cpu_ring *cr = evt.rings[ch][cpu];
 
 		if (!cr) {
-			cr = evt_alloc_ring(ch, cpu);
+			ret = evt.loaded ? evt_check_memory(1, "CPU online") : 0;
+			cr = ret ? NULL : evt_alloc_ring(ch, cpu);
+			if (cr) {
+				ret = evt_dev_add_ring(cr);
+				if (ret) {
+					evt_free_ring(cr);
+					cr = NULL;
+				}
+			}
 			if (!cr) {
-				ret = -ENOMEM;
+				ret = ret ?: -ENOMEM;
+				if (evt.loaded) {
+					pr_warn("CPU %u is online without its %s ring (error %d): its events are refused and counted\n",
+						cpu, evt_channel_name(ch), ret);
+					ret = 0;
+				}
 				break;
 			}
-			ret = evt_dev_add_ring(cr);
-			if (ret) {
-				evt_free_ring(cr);
-				break;
-			}
-			WRITE_ONCE(evt.rings[ch][cpu], cr);
-			per_cpu(evt_cpu_rings[ch], cpu) = cr;
+			/* Pairs with the acquire in evt_get_ring(). */
+			smp_store_release(&evt.rings[ch][cpu], cr);
+			smp_store_release(per_cpu_ptr(&evt_cpu_rings[ch], cpu), cr);
 		}
 		WRITE_ONCE(cr->online, true);
 		evt_nl_notify(cr, EVT_NOTIFY_CPU_ONLINE);
@@ -231,7 +311,7 @@ struct evt_flush_call {
 	int flushed;
 };
 
-/* On the ring's CPU (IPI) or with that CPU offline. */
+/* On the ring's CPU (IPI). */
 static void evt_flush_local(void *arg)
 {
 	struct evt_flush_call *fc = arg;
@@ -239,13 +319,15 @@ static void evt_flush_local(void *arg)
 
 	fc->flushed = evt_ring_flush(r);
 	/*
-	 * A writer interrupted here may hold a clock reading as old as the
-	 * last event; without one, nothing older than now can still come.
+	 * With no writer in flight here, nothing older than now can still
+	 * come. With writers interrupted, each may hold a reservation of any
+	 * age not yet committed (an outer one older than what nested ones
+	 * recorded since): no new bound; the caller keeps its last one.
 	 */
-	if (this_cpu_read(evt_nesting) == 0 || !cpu_online(smp_processor_id()))
+	if (this_cpu_read(evt_nesting) == 0)
 		fc->q.timestamp = evt_clock();
 	else
-		fc->q.timestamp = READ_ONCE(r->last_ts);
+		fc->q.timestamp = 0;
 }
 
 static void evt_flush_call(struct evt_flush_call *fc)
@@ -256,8 +338,14 @@ static void evt_flush_call(struct evt_flush_call *fc)
 	if (cpu_online(cpu)) {
 		smp_call_function_single(cpu, evt_flush_local, fc, 1);
 	} else {
-		/* Nothing runs there: no writer to race with. */
+		/*
+		 * Nothing runs there, but other CPUs may flush this ring at
+		 * the same time: its CPU-local operations are not atomic
+		 * across CPUs, so remote flushes of one ring are serialised.
+		 */
+		mutex_lock(&fc->cr->flush_lock);
 		fc->flushed = evt_ring_flush(&fc->cr->ring);
+		mutex_unlock(&fc->cr->flush_lock);
 		fc->q.timestamp = evt_clock();
 		fc->q.flags |= EVT_QUIESCENT_OFFLINE;
 	}
@@ -294,6 +382,11 @@ void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q)
 	evt_flush_call(&fc);
 	if (!evt_ring_has_data(&cr->ring))
 		fc.q.flags |= EVT_QUIESCENT_EMPTY;
+	/* The reader's ioctls are serialised (reader_lock): one bound per ring. */
+	if (fc.q.timestamp)
+		cr->quiescent_ts = fc.q.timestamp;
+	else
+		fc.q.timestamp = cr->quiescent_ts;
 	*q = fc.q;
 }
 
@@ -322,8 +415,16 @@ static void evt_flush_work_fn(struct work_struct *w)
 		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
 }
 
+static int evt_render_metadata(void);
+
 void evt_start_tracing(void)
 {
+	/*
+	 * The realtime offset as of now: a module loaded at boot, before NTP
+	 * stepped the clock, would otherwise give wrong absolute times.
+	 */
+	if (evt_render_metadata())
+		pr_warn_ratelimited("START: cannot render new metadata; the trace keeps the previous clock offset\n");
 	WRITE_ONCE(evt_tracing, true);
 	evt_probes_sync(true);
 }
@@ -354,8 +455,15 @@ void evt_stats_show(struct seq_file *m)
 			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
 			struct evt_ring_stats st;
 
-			if (!cr)
+			if (!cr) {
+				unsigned long refused = per_cpu(evt_noring_refused[ch], cpu);
+
+				/* Online without its ring: every event refused. */
+				if (cpu_online(cpu) || refused)
+					seq_printf(m, "%s %d %d 0 0 0 0 %lu 0 0 0 0\n",
+						   evt_channel_name(ch), cpu, cpu_online(cpu), refused);
 				continue;
+			}
 			evt_ring_stats(&cr->ring, &st);
 			seq_printf(m, "%s %d %d %llu %llu %llu %llu %llu %llu %llu %llu %u\n",
 				   evt_channel_name(ch), cpu, READ_ONCE(cr->online),
@@ -502,6 +610,39 @@ static int evt_check_params(void)
 	return 0;
 }
 
+static DEFINE_SPINLOCK(evt_meta_lock);
+
+static void evt_meta_free(struct kref *ref)
+{
+	kvfree(container_of(ref, struct evt_meta, ref));
+}
+
+/**
+ * evt_meta_get() - the current metadata, referenced
+ *
+ * Return: the text, to be released with evt_meta_put().
+ */
+struct evt_meta *evt_meta_get(void)
+{
+	struct evt_meta *m;
+
+	spin_lock(&evt_meta_lock);
+	m = evt.metadata;
+	kref_get(&m->ref);
+	spin_unlock(&evt_meta_lock);
+	return m;
+}
+
+/**
+ * evt_meta_put() - release metadata taken with evt_meta_get()
+ * @m: the text
+ */
+void evt_meta_put(struct evt_meta *m)
+{
+	kref_put(&m->ref, evt_meta_free);
+}
+
+/* Render the metadata with the realtime clock's offset as of now. */
 static int evt_render_metadata(void)
 {
 	struct evt_meta_params mp = {
@@ -510,6 +651,7 @@ static int evt_render_metadata(void)
 		.tracer_version = EVT_VERSION,
 	};
 	u64 offset = ktime_get_real_ns() - ktime_get_mono_fast_ns();
+	struct evt_meta *m, *old;
 	unsigned long need;
 	u32 ns;
 
@@ -517,10 +659,17 @@ static int evt_render_metadata(void)
 	mp.clock_offset_s = div_u64_rem(offset, NSEC_PER_SEC, &ns);
 	mp.clock_offset_ns = ns;
 	need = evt_meta_render(NULL, 0, &mp);
-	evt.metadata = kmalloc(need + 1, GFP_KERNEL);
-	if (!evt.metadata)
+	m = kvmalloc(struct_size(m, text, need + 1), GFP_KERNEL);
+	if (!m)
 		return -ENOMEM;
-	evt.metadata_len = evt_meta_render(evt.metadata, need + 1, &mp);
+	kref_init(&m->ref);
+	m->len = evt_meta_render(m->text, need + 1, &mp);
+	spin_lock(&evt_meta_lock);
+	old = evt.metadata;
+	evt.metadata = m;
+	spin_unlock(&evt_meta_lock);
+	if (old)
+		evt_meta_put(old);
 	return 0;
 }
 
@@ -546,6 +695,32 @@ static void evt_free_rings(void)
 	}
 }
 
+static void evt_irq_work_sync_fn(struct evt_cpu_ring *cr, unsigned long unused)
+{
+	irq_work_sync(&cr->hw_work);
+}
+
+/*
+ * Init and exit order. Every way into the module becomes reachable only once
+ * what it uses exists, and goes away before what it uses does:
+ * - the reader and metadata devices and the marker: their files hold a
+ *   module reference (.owner), so none is open while exit runs; their
+ *   pages may outlive the module in a pipe (evt_alloc_ring_mem());
+ * - CPU hotplug callbacks allocate rings and devices: after the devices'
+ *   region, removed before the rings are freed;
+ * - debugfs (control, stats, generate, timer, bench): "start" attaches
+ *   probes, so it comes after the probes and goes first but for netlink;
+ *   its removal waits for handlers in flight;
+ * - generic netlink: handlers hold no module reference and may START
+ *   (attach probes), re-arm the flush work, GENERATE or read generator
+ *   state: registered last, unregistered first (that waits for them);
+ * - the exported evtrace_record(): its callers are modules that depend on
+ *   this one, gone before exit can start;
+ * - the probe path, generator threads and the hrtimer record until tracing
+ *   stops and a grace period passes, and they are stopped;
+ * - irq_work, the flush work and the notification work are raised by the
+ *   above: synced or cancelled after their sources are gone.
+ */
 static int __init evtrace_init(void)
 {
 	unsigned int ch;
@@ -563,13 +738,16 @@ static int __init evtrace_init(void)
 	get_random_bytes(evt.uuid, sizeof(evt.uuid));
 	evt.uuid[6] = (evt.uuid[6] & 0x0f) | 0x40;	/* RFC 4122 version 4 */
 	evt.uuid[8] = (evt.uuid[8] & 0x3f) | 0x80;
+	ret = evt_check_memory(num_online_cpus(), "cannot load");
+	if (ret)
+		return ret;
 	ret = evt_render_metadata();
 	if (ret)
 		return ret;
 	evt_enabled = kmalloc(evt_nr_events, GFP_KERNEL);
 	if (!evt_enabled) {
-		kfree(evt.metadata);
-		return -ENOMEM;
+		ret = -ENOMEM;
+		goto err_meta;
 	}
 	memset(evt_enabled, 1, evt_nr_events);
 	if (!probes) {
@@ -599,74 +777,77 @@ static int __init evtrace_init(void)
 	if (ret < 0)
 		goto err_dev;
 	evt.cpuhp_state = ret;
-
-	evt_debugfs = debugfs_create_dir("evtrace", NULL);
-	debugfs_create_file("stats", 0444, evt_debugfs, NULL, &evt_stats_open_fops);
-	debugfs_create_file("control", 0600, evt_debugfs, NULL, &evt_control_fops);
-	ret = evt_gen_init(evt_debugfs);
-	if (ret)
-		goto err_cpuhp;
-	ret = evt_bench_init(evt_debugfs);
-	if (ret)
-		goto err_gen;
 	INIT_DELAYED_WORK(&evt_flush_work, evt_flush_work_fn);
 	ret = evt_probes_init();
 	if (ret)
-		goto err_bench;
-	ret = evt_nl_init();
-	if (ret)
-		goto err_probes;
+		goto err_cpuhp;
 
+	evt_debugfs = debugfs_create_dir("evtrace", NULL);
+	ret = evt_gen_init(evt_debugfs);
+	if (ret)
+		goto err_debugfs;
+	ret = evt_bench_init(evt_debugfs);
+	if (ret)
+		goto err_gen;
+	debugfs_create_file("stats", 0444, evt_debugfs, NULL, &evt_stats_open_fops);
+	debugfs_create_file("control", 0600, evt_debugfs, NULL, &evt_control_fops);
+
+	mutex_lock(&evt.lock);
+	evt.loaded = true;
+	mutex_unlock(&evt.lock);
 	if (evt.flush_ms)
 		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
 	if (autostart)
 		evt_start_tracing();
+	ret = evt_nl_init();
+	if (ret)
+		goto err_started;
 	pr_info("loaded, %u CPUs, %lu x %lu bytes per CPU and channel, mode %s\n",
 		num_online_cpus(), evt.num_subbuf, evt.subbuf_size, mode);
 	return 0;
 
-err_probes:
-	evt_probes_exit();
-err_bench:
+err_started:
+	debugfs_remove_recursive(evt_debugfs);
+	evt_debugfs = NULL;
+	evt_stop_tracing();
 	evt_bench_exit();
 err_gen:
 	evt_gen_exit();
-err_cpuhp:
+err_debugfs:
 	debugfs_remove_recursive(evt_debugfs);
+	evt_probes_exit();
+	cancel_delayed_work_sync(&evt_flush_work);
+err_cpuhp:
 	cpuhp_remove_state_nocalls(evt.cpuhp_state);
+	evt_for_each_ring(evt_irq_work_sync_fn, 0);
 err_dev:
 	evt_free_rings();
 	evt_dev_exit();
-	kfree(evt.metadata);
-	kfree(evt_enabled);
-	return ret;
 err_rings:
 	evt_free_rings();
-	kfree(evt.metadata);
 	kfree(evt_enabled);
+err_meta:
+	evt_meta_put(evt.metadata);
 	return ret;
-}
-
-static void evt_irq_work_sync_fn(struct evt_cpu_ring *cr, unsigned long unused)
-{
-	irq_work_sync(&cr->hw_work);
 }
 
 static void __exit evtrace_exit(void)
 {
+	/* Netlink first: see the order above evtrace_init(). */
+	evt_nl_exit();
+	debugfs_remove_recursive(evt_debugfs);
+	evt_stop_tracing();
 	evt_gen_exit();
 	evt_bench_exit();
-	evt_stop_tracing();
 	evt_probes_exit();
 	cancel_delayed_work_sync(&evt_flush_work);
-	debugfs_remove_recursive(evt_debugfs);
 	cpuhp_remove_state_nocalls(evt.cpuhp_state);
 	/* Nothing can raise a notification any more; let the last ones finish. */
 	evt_for_each_ring(evt_irq_work_sync_fn, 0);
-	evt_nl_exit();
+	evt_nl_exit_notify();
 	evt_free_rings();
 	evt_dev_exit();
-	kfree(evt.metadata);
+	evt_meta_put(evt.metadata);
 	kfree(evt_enabled);
 	pr_info("unloaded\n");
 }
