@@ -18,6 +18,7 @@
 #include <asm/local.h>
 #include <linux/ktime.h>
 #include <linux/timekeeping.h>
+#include <linux/spinlock.h>
 
 typedef local_t evt_local_t;
 #define evt_local_read(l)		local_read(l)
@@ -42,6 +43,19 @@ static __always_inline u64 evt_clock(void)
 	return ktime_get_mono_fast_ns();
 }
 #define EVT_INLINE static __always_inline
+
+/*
+ * Serialises remote flushers of one ring (evt_ring_flush_remote()): process
+ * context only, never an interrupt, so preemption off is enough; raw, so
+ * that it spins on PREEMPT_RT too (the section is short and bounded).
+ */
+typedef raw_spinlock_t evt_lock_t;
+#define evt_lock_init(l)		raw_spin_lock_init(l)
+#define evt_lock(l)			raw_spin_lock(l)
+#define evt_unlock(l)			raw_spin_unlock(l)
+
+/* Interleaving hooks exist only in the userspace unit tests. */
+#define EVT_HOOK(point, r)		do { } while (0)
 
 #else /* userspace */
 #include <stdint.h>
@@ -113,6 +127,50 @@ static inline u64 evt_clock(void)
 	return evt_clock_fn();
 }
 #define EVT_INLINE static inline __attribute__((always_inline))
+
+static inline void evt_cpu_relax(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	__builtin_ia32_pause();
+#endif
+}
+
+/* A tiny spinlock: the kernel's raw_spinlock_t for evt_ring_flush_remote(). */
+typedef struct { int v; } evt_lock_t;
+static inline void evt_lock_init(evt_lock_t *l)
+{
+	__atomic_store_n(&l->v, 0, __ATOMIC_RELAXED);
+}
+
+static inline void evt_lock(evt_lock_t *l)
+{
+	while (__atomic_exchange_n(&l->v, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(&l->v, __ATOMIC_RELAXED))
+			evt_cpu_relax();
+}
+
+static inline void evt_unlock(evt_lock_t *l)
+{
+	__atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
+}
+
+/*
+ * Interleaving hooks: named points inside the core's windows (the points
+ * are listed in evt_ring.h) where a unit test runs what an interrupt, the
+ * reader or a remote flusher could run there. Only the unit tests define
+ * EVT_TEST_HOOKS (tests/unit/unit.h, and they compile the core themselves:
+ * tests/unit/helpers.c); the module and the native benchmark have none.
+ */
+#ifdef EVT_TEST_HOOKS
+struct evt_ring;
+extern void (*evt_test_hook)(unsigned int point, struct evt_ring *r);
+#define EVT_HOOK(point, r) do { \
+	if (evt_test_hook) \
+		evt_test_hook(EVT_HOOK_##point, (r)); \
+} while (0)
+#else
+#define EVT_HOOK(point, r)		do { } while (0)
+#endif
 #endif
 
 #endif /* EVT_PORT_H */

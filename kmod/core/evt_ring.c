@@ -18,6 +18,10 @@ static u64 evt_default_clock(void)
 u64 (*evt_clock_fn)(void) = evt_default_clock;
 #endif
 
+#ifdef EVT_TEST_HOOKS
+void (*evt_test_hook)(unsigned int point, struct evt_ring *r);
+#endif
+
 static unsigned int evt_ilog2(unsigned long v)
 {
 	unsigned int s = 0;
@@ -159,13 +163,16 @@ void evt_deliver(struct evt_ring *r, unsigned long sb_pos)
 	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
 	struct evt_packet_header *h = (struct evt_packet_header *)(r->mem + (sb_pos & r->ring_mask));
 
+	EVT_HOOK(DELIVER_BEGIN, r);
 	h->timestamp_end = sb->ts_end;
 	h->content_size = (u64)sb->data_end * 8;
 	h->events_discarded = sb->lost;
+	EVT_HOOK(DELIVER_PUBLISH, r);
 	/* The packet's bytes before its publication. */
 	evt_smp_wmb();
 	EVT_WRITE_ONCE(sb->delivered, sb_pos + r->subbuf_size);
 	evt_local_inc(&r->produced);
+	EVT_HOOK(DELIVER_END, r);
 }
 
 /* Close the open sub-buffer at write offset @o (already moved past it). */
@@ -179,6 +186,7 @@ static void evt_switch_out(struct evt_ring *r, unsigned long o, u64 ts)
 	sb->ts_end = ts;
 	sb->lost = evt_lost_total(r);
 	EVT_WRITE_ONCE(r->lost_reported, sb->lost);
+	EVT_HOOK(SWITCH_OUT, r);
 	evt_commit_bytes(r, sb_pos, r->subbuf_size - in_sb);
 }
 
@@ -188,6 +196,7 @@ static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
 	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
 	struct evt_packet_header *h = (struct evt_packet_header *)(r->mem + (sb_pos & r->ring_mask));
 
+	EVT_HOOK(SWITCH_IN, r);
 	evt_local_set(&sb->events, 0);
 	h->magic = EVT_CTF_MAGIC;
 	if (r->uuid)
@@ -204,6 +213,7 @@ static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
 	h->packet_seq_num = sb_pos >> r->sb_shift;
 	h->events_discarded = 0;
 	h->cpu_id = r->cpu;
+	EVT_HOOK(SWITCH_IN_COMMIT, r);
 	evt_commit_bytes(r, sb_pos, EVT_PACKET_HEADER_SIZE);
 }
 
@@ -256,12 +266,14 @@ static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 		if (r->mode != EVT_MODE_OVERWRITE)
 			return -ENOBUFS;
 		old = pos - r->ring_size;
+		EVT_HOOK(CHECK_BEFORE_TAKE, r);
 		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
 				(long)(evt_cons_word(r, old + r->subbuf_size) |
 				       (v & ~(~0UL << EVT_CONSUMED_POS_SHIFT)))) != v)
 			continue;
 		/* Taken from the reader: its events are lost, counted here once. */
 		evt_local_add_return(evt_local_read(&r->sb[idx].events), &r->overwritten);
+		EVT_HOOK(CHECK_AFTER_TAKE, r);
 		break;
 	}
 	*sb_pos = pos;
@@ -276,6 +288,7 @@ static void evt_mark_skipped(struct evt_ring *r, unsigned long skip_pos)
 {
 	struct evt_subbuf *sb = &r->sb[(skip_pos >> r->sb_shift) & (r->num_subbuf - 1)];
 
+	EVT_HOOK(MARK_SKIPPED, r);
 	evt_local_inc(&r->skipped);
 	/* Nothing of this lap can be overwritten later. */
 	evt_local_set(&sb->events, 0);
@@ -327,6 +340,7 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 		end_in_sb = evt_align4(in_sb) + (ext ? r->hdr_ext : r->hdr_small) + payload;
 		if (in_sb != 0 && end_in_sb < r->subbuf_size) {
 			/* Another writer switched for us meanwhile. */
+			EVT_HOOK(SLOW_RETRY_BEFORE_CMPXCHG, r);
 			if (evt_local_cmpxchg(&r->offset, (long)o, (long)(o - in_sb + end_in_sb)) != (long)o)
 				continue;
 			EVT_WRITE_ONCE(r->last_ts, ts);
@@ -350,8 +364,10 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 		/* First event of a packet: timestamp_begin is its reference. */
 		ext = force_ext;
 		end_in_sb = EVT_PACKET_HEADER_SIZE + (ext ? r->hdr_ext : r->hdr_small) + payload;
+		EVT_HOOK(SLOW_BEFORE_CMPXCHG, r);
 		if (evt_local_cmpxchg(&r->offset, (long)o, (long)(new_sb + end_in_sb)) != (long)o)
 			continue;
+		EVT_HOOK(SLOW_AFTER_CMPXCHG, r);
 		EVT_WRITE_ONCE(r->last_ts, ts);
 		if (in_sb)
 			evt_switch_out(r, o, ts);
@@ -396,9 +412,11 @@ int evt_ring_flush(struct evt_ring *r)
 			new_sb = o;
 			if (evt_switch_in_check(r, &new_sb, &skip_pos))
 				return 0;
+			EVT_HOOK(FLUSH_OPEN_BEFORE_CMPXCHG, r);
 			if (evt_local_cmpxchg(&r->offset, (long)o,
 					      (long)(new_sb + EVT_PACKET_HEADER_SIZE)) != (long)o)
 				continue;
+			EVT_HOOK(FLUSH_OPEN_AFTER_CMPXCHG, r);
 			EVT_WRITE_ONCE(r->last_ts, ts);
 			if (skip_pos)
 				evt_mark_skipped(r, skip_pos);
@@ -407,9 +425,11 @@ int evt_ring_flush(struct evt_ring *r)
 		}
 		if (in_sb <= EVT_PACKET_HEADER_SIZE && !unreported)
 			return 0;
+		EVT_HOOK(FLUSH_BEFORE_CMPXCHG, r);
 		if (evt_local_cmpxchg(&r->offset, (long)o, (long)((o | r->sb_mask) + 1)) == (long)o)
 			break;
 	}
+	EVT_HOOK(FLUSH_AFTER_CMPXCHG, r);
 	evt_switch_out(r, o, ts);
 	return 1;
 }
@@ -453,6 +473,7 @@ int evt_ring_get(struct evt_ring *r, unsigned long *pos)
 			continue;
 		}
 		/* The claim: from here the writer skips this sub-buffer. */
+		EVT_HOOK(GET, r);
 		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
 				(long)(v | (idx << EVT_CONSUMED_SLOT_SHIFT) | EVT_CONSUMED_HELD)) != v)
 			continue;
@@ -476,6 +497,7 @@ void evt_ring_put(struct evt_ring *r, unsigned long pos)
 		c = evt_cons_pos(r, v);
 		if (c < pos + r->subbuf_size)
 			c = pos + r->subbuf_size;
+		EVT_HOOK(PUT, r);
 		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
 						      (long)evt_cons_word(r, c)) == v)
 			break;

@@ -30,6 +30,43 @@ enum evt_ring_event {
 	EVT_RING_DISCARDING = 2,	/* first loss since the reader drained below the mark */
 };
 
+/*
+ * The interleaving hooks' points (EVT_HOOK() in evt_port.h; compiled into
+ * the unit tests only): each is a window between two steps of the core
+ * where an interrupt (a nested writer or flush), the reader or a remote
+ * flusher may run. A new window needs one line here; the unit tests run
+ * their nesting cases at every point of this list.
+ */
+#define EVT_HOOK_POINTS(X)						\
+	X(RESERVE_BEFORE_CMPXCHG)	/* fast path: clock read, offset not taken */ \
+	X(RESERVE_AFTER_CMPXCHG)	/* fast path: taken, last_ts not stored */ \
+	X(COMMIT)			/* counted, commit count not added */ \
+	X(SLOW_RETRY_BEFORE_CMPXCHG)	/* slow path, room after all: not taken */ \
+	X(SLOW_BEFORE_CMPXCHG)		/* switch decided (and skip), not taken */ \
+	X(SLOW_AFTER_CMPXCHG)		/* new sub-buffer taken, not switched */ \
+	X(CHECK_BEFORE_TAKE)		/* overwrite: lap chosen, not taken */ \
+	X(CHECK_AFTER_TAKE)		/* overwrite: lap taken from the reader */ \
+	X(MARK_SKIPPED)			/* held slot's lap: not yet marked */ \
+	X(SWITCH_OUT)			/* closing fields set, not committed */ \
+	X(SWITCH_IN)			/* new sub-buffer: no header yet */ \
+	X(SWITCH_IN_COMMIT)		/* header written, not committed */ \
+	X(DELIVER_BEGIN)		/* lap complete, closing fields not written */ \
+	X(DELIVER_PUBLISH)		/* closing fields written, not published */ \
+	X(DELIVER_END)			/* published */ \
+	X(FLUSH_BEFORE_CMPXCHG)		/* flush: offset read, not moved */ \
+	X(FLUSH_AFTER_CMPXCHG)		/* flush: moved, not switched out */ \
+	X(FLUSH_OPEN_BEFORE_CMPXCHG)	/* flush opening a packet for losses */ \
+	X(FLUSH_OPEN_AFTER_CMPXCHG)	/* ... taken, not switched in */ \
+	X(GET)				/* reader: lap seen, not claimed */ \
+	X(PUT)				/* reader: releasing, not released */
+
+enum evt_hook_point {
+#define EVT_HOOK_ENUM(name) EVT_HOOK_##name,
+	EVT_HOOK_POINTS(EVT_HOOK_ENUM)
+#undef EVT_HOOK_ENUM
+	EVT_HOOK_NR
+};
+
 #define EVT_SB_SKIPPED	1UL	/* flag in evt_subbuf.delivered */
 #define EVT_MAX_SUBBUF	4096UL	/* sub-buffers per ring, at most */
 
@@ -182,7 +219,9 @@ EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
 		/* Events never end exactly on a boundary: only a switch-out does. */
 		if (evt_unlikely(in_sb == 0 || end_in_sb >= r->subbuf_size))
 			return evt_reserve_slow(r, id, payload, c, o, ts);
+		EVT_HOOK(RESERVE_BEFORE_CMPXCHG, r);
 	} while (evt_local_cmpxchg(&r->offset, o, o - in_sb + end_in_sb) != (long)o);
+	EVT_HOOK(RESERVE_AFTER_CMPXCHG, r);
 	EVT_WRITE_ONCE(r->last_ts, ts);
 	c->pos = o - in_sb + evt_align4(in_sb);
 	c->len = end_in_sb - in_sb;
@@ -246,6 +285,7 @@ EVT_INLINE void evt_commit(struct evt_ring *r, const struct evt_rctx *c)
 
 	evt_local_inc(&sb->events);
 	evt_local_inc(&r->recorded);
+	EVT_HOOK(COMMIT, r);
 	/* Payload stores before the commit count, for the delivering committer. */
 	evt_barrier();
 	if (evt_unlikely((unsigned long)evt_local_add_return(c->len, &sb->commit) == full))

@@ -2,6 +2,15 @@
 #include <time.h>
 #include "unit.h"
 
+/*
+ * The ring core, compiled here with its interleaving hooks (EVT_TEST_HOOKS,
+ * unit.h): this object defines every symbol of evt_ring.c, so the linker
+ * never takes libevtrace.a's hook-less copy (were both linked, the
+ * duplicate symbols would fail the link). The library's other objects
+ * (evt_synth.c) call into this copy.
+ */
+#include "../../kmod/core/evt_ring.c"
+
 uint64_t fake_now, fake_step;
 static uint64_t (*saved_clock)(void);
 

@@ -5,6 +5,11 @@
 #include <check.h>
 #include <stdint.h>
 #include <stdlib.h>
+/*
+ * The ring core's interleaving hooks (EVT_HOOK() in evt_port.h): on in every
+ * unit test, whose core is the copy helpers.c compiles, not libevtrace.a's.
+ */
+#define EVT_TEST_HOOKS 1
 #include "evt_ring.h"
 #include "evt_decode.h"
 
