@@ -114,6 +114,8 @@ void evt_ring_init(struct evt_ring *r, const struct evt_ring_params *p,
 		evt_local_set(&sb[i].commit, 0);
 		evt_local_set(&sb[i].events, 0);
 		sb[i].delivered = 0;
+		/* Whatever the memory held: the first switch-out zeroes its tail. */
+		sb[i].dirty_end = r->subbuf_size;
 	}
 }
 
@@ -182,6 +184,15 @@ static void evt_switch_out(struct evt_ring *r, unsigned long o, u64 ts)
 	unsigned long in_sb = o & r->sb_mask;
 	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
 
+	/*
+	 * Readers get the whole sub-buffer: what an older lap left after this
+	 * lap's content is zeroed (each byte written is zeroed at most once).
+	 * No writer can reserve there any more, and the lap is not delivered
+	 * before this switch-out commits.
+	 */
+	if (in_sb < sb->dirty_end)
+		memset(r->mem + (sb_pos & r->ring_mask) + in_sb, 0, sb->dirty_end - in_sb);
+	sb->dirty_end = in_sb;
 	sb->data_end = in_sb;
 	sb->ts_end = ts;
 	sb->lost = evt_lost_total(r);
@@ -344,6 +355,7 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 			if (evt_local_cmpxchg(&r->offset, (long)o, (long)(o - in_sb + end_in_sb)) != (long)o)
 				continue;
 			EVT_WRITE_ONCE(r->last_ts, ts);
+			evt_zero_pad(r, o);
 			c->pos = o - in_sb + evt_align4(in_sb);
 			c->len = end_in_sb - in_sb;
 			break;

@@ -87,6 +87,7 @@ struct evt_subbuf {
 	unsigned long data_end;		/* content bytes, set at switch-out */
 	u64 ts_end;			/* timestamp_end, set at switch-out */
 	u64 lost;			/* events_discarded total, set at switch-out */
+	unsigned long dirty_end;	/* beyond it the sub-buffer's bytes are zero */
 };
 
 struct evt_ring;
@@ -188,6 +189,22 @@ static inline unsigned long evt_align4(unsigned long x)
 	return (x + EVT_EVENT_ALIGN - 1) & ~(EVT_EVENT_ALIGN - 1);
 }
 
+static inline void evt_put_u16(char *p, u16 v) { memcpy(p, &v, 2); }
+static inline void evt_put_u32(char *p, u32 v) { memcpy(p, &v, 4); }
+static inline void evt_put_u64(char *p, u64 v) { memcpy(p, &v, 8); }
+
+/*
+ * Zero the alignment padding before an event header at offset @o (the
+ * reservation's start): no stale bytes in a trace. Four bytes from @o are
+ * the reservation's own (padding, then the header written over next), so
+ * one store does it.
+ */
+EVT_INLINE void evt_zero_pad(struct evt_ring *r, unsigned long o)
+{
+	if (evt_unlikely(o & (EVT_EVENT_ALIGN - 1)))
+		evt_put_u32(r->mem + (o & r->ring_mask), 0);
+}
+
 /**
  * evt_reserve() - reserve room for one event in the current sub-buffer
  * @r: the ring of the current CPU (preemption disabled by the caller)
@@ -223,16 +240,13 @@ EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
 	} while (evt_local_cmpxchg(&r->offset, o, o - in_sb + end_in_sb) != (long)o);
 	EVT_HOOK(RESERVE_AFTER_CMPXCHG, r);
 	EVT_WRITE_ONCE(r->last_ts, ts);
+	evt_zero_pad(r, o);
 	c->pos = o - in_sb + evt_align4(in_sb);
 	c->len = end_in_sb - in_sb;
 	c->ts = ts;
 	c->ext = ext;
 	return 0;
 }
-
-static inline void evt_put_u16(char *p, u16 v) { memcpy(p, &v, 2); }
-static inline void evt_put_u32(char *p, u32 v) { memcpy(p, &v, 4); }
-static inline void evt_put_u64(char *p, u64 v) { memcpy(p, &v, 8); }
 
 /**
  * evt_write_header() - write the event header of a reservation

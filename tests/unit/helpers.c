@@ -115,11 +115,23 @@ static void seen_add(struct seen *s, uint32_t cpu, uint64_t seq, uint64_t ts)
 	s->n++;
 }
 
+/* The first non-zero byte of p[from, to), or -1. */
+static long first_nonzero(const uint8_t *p, size_t from, size_t to)
+{
+	for (size_t i = from; i < to; i++)
+		if (p[i])
+			return (long)i;
+	return -1;
+}
+
 void decode_packet(const void *pkt, size_t len, struct seen *s)
 {
+	const uint8_t *bytes = pkt;
 	struct evt_packet_iter it;
 	struct evt_event ev;
 	struct evt_field_val v;
+	size_t rec_end = EVT_PACKET_HEADER_SIZE;
+	long nz;
 	int rc;
 
 	if (evt_packet_iter_init(&it, pkt, len))
@@ -130,14 +142,24 @@ void decode_packet(const void *pkt, size_t len, struct seen *s)
 		ck_assert_uint_ge(it.info.h.events_discarded, s->last_discarded);
 		if (s->n)
 			ck_assert_uint_ge(it.info.h.timestamp_begin, s->ts[s->n - 1]);
+		/* Packets of a stream do not overlap in time. */
+		ck_assert_uint_ge(it.info.h.timestamp_begin, s->last_ts_end);
 	}
 	s->last_seq_num = it.info.h.packet_seq_num;
 	s->last_discarded = it.info.h.events_discarded;
+	s->last_ts_end = it.info.h.timestamp_end;
 	s->packets++;
 	while ((rc = evt_packet_next(&it, &ev)) == 1) {
 		uint32_t cpu = UINT32_MAX;
 		uint64_t seq = UINT64_MAX;
 
+		/* Alignment padding before the header: zero, never stale memory. */
+		nz = first_nonzero(bytes, rec_end, ev.offset);
+		if (nz >= 0)
+			ck_abort_msg("packet %llu: padding byte at %ld before the event at %zu is 0x%02x",
+				     (unsigned long long)it.info.h.packet_seq_num, nz, ev.offset,
+				     bytes[nz]);
+		rec_end = (size_t)(ev.payload - bytes) + ev.payload_len;
 		ck_assert_uint_ge(ev.ts, it.info.h.timestamp_begin);
 		ck_assert_uint_le(ev.ts, it.info.h.timestamp_end);
 		if (!evt_event_field_by_name(&ev, "cpu", &v))
@@ -152,6 +174,13 @@ void decode_packet(const void *pkt, size_t len, struct seen *s)
 	}
 	if (rc < 0)
 		ck_abort_msg("decode: %s", it.err);
+	/* content_size is exact, and nothing of an older lap shows after it. */
+	ck_assert_uint_eq(rec_end, it.info.content_bytes);
+	nz = first_nonzero(bytes, rec_end, it.info.packet_bytes);
+	if (nz >= 0)
+		ck_abort_msg("packet %llu: byte %ld after content_size (%zu of %zu bytes) is 0x%02x",
+			     (unsigned long long)it.info.h.packet_seq_num, nz, it.info.content_bytes,
+			     it.info.packet_bytes, bytes[nz]);
 }
 
 /* Read and release the oldest complete sub-buffer; evt_ring_get()'s result. */

@@ -628,6 +628,77 @@ START_TEST(held_reader_interrupted_writer_discard)
 }
 END_TEST
 
+/*
+ * No stale byte reaches a reader: the ring's memory holds a pattern before
+ * evt_ring_init() (tring_init() fills it with 0xa5), events with every
+ * payload size modulo 4 leave alignment padding, flushes leave partial
+ * packets, laps overwrite older ones. In every delivered packet the bytes
+ * outside the header and the event records are zero (decode_packet()
+ * checks that), and the pattern shows nowhere: the payloads written here
+ * never hold an 0xa5 byte.
+ */
+static void check_no_stale_bytes(unsigned long sb_size, unsigned long nsb, enum evt_mode mode)
+{
+	static const uint8_t pattern[4] = { 0xa5, 0xa5, 0xa5, 0xa5 };
+	struct tring t;
+	struct seen s = { 0 };
+	struct evt_ring_stats st;
+	uint64_t seq = 0, rnd = 0x9e3779b97f4a7c15ULL, ok = 0, packets = 0;
+	unsigned long pos;
+	unsigned int i;
+
+	use_fake_clock(1, 3);
+	tring_init(&t, sb_size, nsb, EVT_CHAN_NORMAL, mode);
+	for (i = 0; i < 6000; i++) {
+		unsigned int fill = (unsigned int)(unit_rnd(&rnd) % 14);
+
+		if ((seq & 0xff) == 0xa5)	/* the fill bytes are seq's low byte */
+			seq++;
+		if (rec_normal(&t.r, 0, seq++, fill) == 0)
+			ok++;
+		if (unit_rnd(&rnd) % 40 == 0)
+			evt_ring_flush(&t.r);	/* a partial packet */
+		/* Overwrite mode: the reader is slow, laps are taken from it. */
+		if (unit_rnd(&rnd) % (mode == EVT_MODE_OVERWRITE ? 400 : 60) == 0) {
+			while (evt_ring_get(&t.r, &pos) == 0) {
+				const uint8_t *p = (const uint8_t *)evt_ring_packet(&t.r, pos);
+
+				decode_packet(p, sb_size, &s);
+				ck_assert_ptr_null(memmem(p, sb_size, pattern, sizeof(pattern)));
+				evt_ring_put(&t.r, pos);
+				packets++;
+			}
+		}
+	}
+	ck_assert_uint_lt(seq, 0xa500);		/* nor is there one in seq's other bytes */
+	evt_ring_flush(&t.r);
+	while (evt_ring_get(&t.r, &pos) == 0) {
+		const uint8_t *p = (const uint8_t *)evt_ring_packet(&t.r, pos);
+
+		decode_packet(p, sb_size, &s);
+		ck_assert_ptr_null(memmem(p, sb_size, pattern, sizeof(pattern)));
+		evt_ring_put(&t.r, pos);
+		packets++;
+	}
+	evt_ring_stats(&t.r, &st);
+	/* Several laps of every sub-buffer went by. */
+	ck_assert_uint_ge(st.produced, 4 * nsb);
+	ck_assert_uint_eq(st.recorded, ok);
+	if (mode == EVT_MODE_DISCARD)
+		ck_assert_uint_eq(s.n, ok);
+	seen_free(&s);
+	tring_free(&t);
+}
+
+START_TEST(delivered_packets_hold_no_stale_bytes)
+{
+	check_no_stale_bytes(1024, 4, EVT_MODE_DISCARD);
+	check_no_stale_bytes(1024, 4, EVT_MODE_OVERWRITE);
+	check_no_stale_bytes(4096, 2, EVT_MODE_DISCARD);
+	check_no_stale_bytes(4096, 2, EVT_MODE_OVERWRITE);
+}
+END_TEST
+
 START_TEST(params_checked)
 {
 	struct evt_ring_params p = {
@@ -758,6 +829,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, overwrite_accounting);
 	tcase_add_test(tc, overwrite_skips_held_subbuf);
 	tcase_add_test(tc, too_big_refused_and_counted);
+	tcase_add_test(tc, delivered_packets_hold_no_stale_bytes);
 	tcase_add_test(tc, nesting_by_signal_handler);
 	tcase_add_test(tc, stress_discard_two_threads);
 	tcase_add_test(tc, stress_overwrite_two_threads);

@@ -56,9 +56,14 @@ struct seen {
 	uint64_t last_seq_num;
 	uint64_t seq_gaps;	/* packets missing between read packets */
 	uint64_t last_discarded;
+	uint64_t last_ts_end;	/* timestamp_end of the last packet */
 };
 
-/* Take every delivered packet, decode it strictly (fails the test on error). */
+/*
+ * Take every delivered packet, decode it strictly (fails the test on error):
+ * header, events, payload fill, time order within and across packets, and
+ * every byte outside the header and the event records zero.
+ */
 void drain_all(struct evt_ring *r, struct seen *s);
 void take_one(struct evt_ring *r, struct seen *s);
 void decode_packet(const void *pkt, size_t len, struct seen *s);
