@@ -344,7 +344,7 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 		/* The first try uses what the fast path read: one clock read. */
 		if (!first) {
 			o = (unsigned long)evt_local_read(&r->offset);
-			ts = evt_clock();
+			ts = evt_ring_clock(r);
 		}
 		in_sb = o & r->sb_mask;
 		ext = force_ext || ((ts ^ EVT_READ_ONCE(r->last_ts)) >> r->ts_bits) != 0;
@@ -414,7 +414,7 @@ int evt_ring_flush(struct evt_ring *r)
 
 	for (;;) {
 		o = (unsigned long)evt_local_read(&r->offset);
-		ts = evt_clock();
+		ts = evt_ring_clock(r);
 		in_sb = o & r->sb_mask;
 		unreported = evt_lost_total(r) != EVT_READ_ONCE(r->lost_reported);
 		if (in_sb == 0) {
@@ -442,6 +442,8 @@ int evt_ring_flush(struct evt_ring *r)
 			break;
 	}
 	EVT_HOOK(FLUSH_AFTER_CMPXCHG, r);
+	/* Later events, and the next packet, begin no earlier than this one ends. */
+	EVT_WRITE_ONCE(r->last_ts, ts);
 	evt_switch_out(r, o, ts);
 	return 1;
 }

@@ -178,6 +178,14 @@ void evt_ring_stats(struct evt_ring *r, struct evt_ring_stats *st);
 unsigned int evt_ring_fill_pct(struct evt_ring *r);
 int evt_ring_has_data(struct evt_ring *r);
 
+/* The clock as the ring's events see it: never behind its last one. */
+EVT_INLINE u64 evt_ring_clock(struct evt_ring *r)
+{
+	u64 ts = evt_clock(), last = EVT_READ_ONCE(r->last_ts);
+
+	return ts < last ? last : ts;
+}
+
 static inline const struct evt_packet_header *
 evt_ring_packet(struct evt_ring *r, unsigned long pos)
 {
@@ -219,14 +227,21 @@ EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
 {
 	unsigned long o, in_sb, end_in_sb;
 	unsigned int ext;
-	u64 ts;
+	u64 ts, last;
 
 	do {
 		o = evt_local_read(&r->offset);
+		last = EVT_READ_ONCE(r->last_ts);
 		ts = evt_clock();
+		/*
+		 * Never behind the ring's last event: the clock may step back
+		 * (an NMI's reading during a timekeeping update can be ahead of
+		 * later ones), and a compact event would decode 2^27 ns late.
+		 */
+		if (evt_unlikely(ts < last))
+			ts = last;
 		/* A full timestamp whenever the bits above the field changed. */
-		ext = id >= r->id_escape ||
-		      ((ts ^ EVT_READ_ONCE(r->last_ts)) >> r->ts_bits) != 0;
+		ext = id >= r->id_escape || ((ts ^ last) >> r->ts_bits) != 0;
 		in_sb = o & r->sb_mask;
 		/*
 		 * Alignment padding goes before the header, so the offset is

@@ -699,6 +699,65 @@ START_TEST(delivered_packets_hold_no_stale_bytes)
 }
 END_TEST
 
+/*
+ * A clock that steps back (ktime_get_mono_fast_ns() for an NMI that hits a
+ * timekeeping update): every seventh read is 5 us ahead of the ones after
+ * it, with the bits above the compact field unchanged. The core clamps to
+ * the ring's last timestamp, so events, packets and flushes stay in order;
+ * without it an event decodes 2^27 ns late, after its packet's end.
+ */
+static uint64_t back_reads, back_steps;
+
+static uint64_t stepping_clock(void)
+{
+	fake_now += 1000;
+	if (++back_reads % 7 == 0) {
+		back_steps++;
+		return fake_now + 5000;
+	}
+	return fake_now;
+}
+
+static void check_clock_steps_back(enum evt_channel ch)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	uint64_t i, ok = 0;
+
+	use_fake_clock(1ULL << 40, 0);
+	evt_clock_fn = stepping_clock;
+	back_reads = back_steps = 0;
+	tring_init(&t, 4096, 4, ch, EVT_MODE_DISCARD);
+	for (i = 0; i < 20000; i++) {
+		if ((ch == EVT_CHAN_COMPACT ? rec_compact(&t.r, 0, i) : rec_normal(&t.r, 0, i, i % 5)) == 0)
+			ok++;
+		if (i % 97 == 0)
+			evt_ring_flush(&t.r);
+		if (i % 50 == 0)
+			drain_all(&t.r, &s);
+	}
+	evt_ring_flush(&t.r);
+	drain_all(&t.r, &s);
+	ck_assert_uint_gt(back_steps, 1000);
+	ck_assert_uint_eq(s.n, ok);
+	ck_assert_uint_eq(ok, 20000);
+	for (i = 1; i < s.n; i++) {
+		ck_assert_uint_eq(s.seq[i], s.seq[i - 1] + 1);
+		ck_assert_uint_ge(s.ts[i], s.ts[i - 1]);
+	}
+	/* Clamped, not invented: never beyond the furthest reading. */
+	ck_assert_uint_le(s.ts[s.n - 1], fake_now + 5000);
+	seen_free(&s);
+	tring_free(&t);
+}
+
+START_TEST(clock_steps_back_clamped)
+{
+	check_clock_steps_back(EVT_CHAN_COMPACT);
+	check_clock_steps_back(EVT_CHAN_NORMAL);
+}
+END_TEST
+
 START_TEST(params_checked)
 {
 	struct evt_ring_params p = {
@@ -830,6 +889,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, overwrite_skips_held_subbuf);
 	tcase_add_test(tc, too_big_refused_and_counted);
 	tcase_add_test(tc, delivered_packets_hold_no_stale_bytes);
+	tcase_add_test(tc, clock_steps_back_clamped);
 	tcase_add_test(tc, nesting_by_signal_handler);
 	tcase_add_test(tc, stress_discard_two_threads);
 	tcase_add_test(tc, stress_overwrite_two_threads);
