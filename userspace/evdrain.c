@@ -163,9 +163,14 @@ static int take_lock(void)
 	return 0;	/* the descriptor stays open: the lock lives as long as we do */
 }
 
+/*
+ * DIR/metadata, written whole under another name and renamed: called before
+ * START (a drainer killed early still leaves a readable trace) and again
+ * after it, because the module takes the realtime clock's offset at START.
+ */
 static int copy_metadata(void)
 {
-	char path[4096], buf[65536];
+	char path[4096], tmp[4200], buf[65536];
 	int in, out;
 	ssize_t n;
 
@@ -175,9 +180,10 @@ static int copy_metadata(void)
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/metadata", outdir);
-	out = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	if (out < 0) {
-		fprintf(stderr, "evdrain: cannot write %s: %s\n", path, strerror(errno));
+		fprintf(stderr, "evdrain: cannot write %s: %s\n", tmp, strerror(errno));
 		close(in);
 		return -1;
 	}
@@ -192,6 +198,10 @@ static int copy_metadata(void)
 	fsync(out);
 	close(in);
 	close(out);
+	if (rename(tmp, path)) {
+		fprintf(stderr, "evdrain: cannot rename %s: %s\n", tmp, strerror(errno));
+		return -1;
+	}
 	return 0;
 }
 
@@ -750,6 +760,17 @@ no_outdir:
 	}
 	if ((outdir && copy_metadata()) || open_rings(attach))
 		return EXIT_OUTDIR;
+	if (!nr_rings) {
+		fprintf(stderr, "evdrain: no ring devices under /dev/evtrace\n");
+		return EXIT_RUNTIME;
+	}
+	if (!attach && evt_ctl_start(ctl)) {
+		fprintf(stderr, "evdrain: the kernel refused to start: %s\n", evt_ctl_errmsg(ctl));
+		return EXIT_RUNTIME;
+	}
+	/* The clock offset the module took at START. */
+	if (outdir && copy_metadata())
+		return EXIT_OUTDIR;
 	if (live) {
 		struct evt_trace meta = { 0 };
 		char text[65536], err[256];
@@ -772,14 +793,6 @@ no_outdir:
 		/* Sources without a ring would hold the watermark back. */
 		for (int i = nr_rings; i < MAX_RINGS; i++)
 			evt_reorder_source_done(&reorder, (uint32_t)i);
-	}
-	if (!nr_rings) {
-		fprintf(stderr, "evdrain: no ring devices under /dev/evtrace\n");
-		return EXIT_RUNTIME;
-	}
-	if (!attach && evt_ctl_start(ctl)) {
-		fprintf(stderr, "evdrain: the kernel refused to start: %s\n", evt_ctl_errmsg(ctl));
-		return EXIT_RUNTIME;
 	}
 	tty = isatty(STDOUT_FILENO) && !quiet;
 	start_ms = last_progress = last_drain = last_tick = now_ms();
