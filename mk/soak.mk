@@ -9,6 +9,8 @@
 #                                     evcat reading every trace (scripts/soak)
 #   make soak-debug [SOAK_MINUTES=N]  the same on the debug kernel (mk/debug.mk's,
 #                                     built once and cached)
+#   make soak-kcsan [SOAK_MINUTES=N]  the same on the KCSAN kernel (make kcsan-kernel's;
+#                                     a data-race report fails the soak)
 # Knobs: SOAK_SESSION_SECONDS (default 120), SOAK_OPTS (more scripts/soak options,
 # e.g. --keep to keep the traces in build/soak/).
 
@@ -16,7 +18,7 @@ SOAK_MINUTES ?= 10
 SOAK_SESSION_SECONDS ?= 120
 SOAK_OPTS ?=
 
-.PHONY: soak soak-debug
+.PHONY: soak soak-debug soak-kcsan
 
 # Only what the VM and the host checks use: the module and the programs (not
 # the unit tests).
@@ -29,3 +31,8 @@ soak-debug:
 	@scripts/deps --if-missing
 	@$(MAKE) --no-print-directory $(PROGS) $(TEST_TOOLS)
 	@scripts/soak --debug --minutes $(SOAK_MINUTES) --session-seconds $(SOAK_SESSION_SECONDS) $(SOAK_OPTS)
+
+soak-kcsan:
+	@scripts/deps --if-missing
+	@$(MAKE) --no-print-directory $(PROGS) $(TEST_TOOLS)
+	@scripts/soak --kernel-flavour kcsan --minutes $(SOAK_MINUTES) --session-seconds $(SOAK_SESSION_SECONDS) $(SOAK_OPTS)

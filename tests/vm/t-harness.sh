@@ -5,8 +5,10 @@
 # cut at --timeout (124), and a kernel report fails the run (125) with the
 # offending line printed: a WARNING on every kernel; on a debug kernel (KASAN,
 # lockdep, kmemleak) also a KASAN out-of-bounds write, an inconsistent lock
-# state and a leaked allocation. The reports come from a scratch module,
-# tests/vm/faultmod/evt_fault.c, built here against the VM's kernel.
+# state and a leaked allocation; on the KCSAN kernel (debug-kernel --flavour
+# kcsan) the inconsistent lock state and a data race between two threads. The
+# reports come from a scratch module, tests/vm/faultmod/evt_fault.c, built here
+# against the VM's kernel.
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 
@@ -22,8 +24,9 @@ mod=$top/build/tests/faultmod/$kver
 rm -rf "$mod"; mkdir -p "$mod"
 cp "$here/faultmod/Kbuild" "$here/faultmod/evt_fault.c" "$mod/"
 make -s -C "$kdir" M="$mod" modules
-debug=0
+debug=0 kcsan=0
 grep -q '^CONFIG_KASAN=y' "$kdir/.config" 2>/dev/null && debug=1
+grep -q '^CONFIG_KCSAN=y' "$kdir/.config" 2>/dev/null && kcsan=1
 
 run() { # expected-status log-name vm-run-arguments...
 	local want=$1 name=$2 rc=0
@@ -58,6 +61,11 @@ if [ "$debug" = 1 ]; then
 	expect_line lockdep 'inconsistent lock state'
 	run 125 leak "$here/guest-harness.sh" fault leak
 	expect_line leak 'unreferenced object'
+elif [ "$kcsan" = 1 ]; then
+	run 125 lockdep "$here/guest-harness.sh" fault lockdep
+	expect_line lockdep 'inconsistent lock state'
+	run 125 race "$here/guest-harness.sh" fault race
+	expect_line race 'BUG: KCSAN: data-race in evt_fault_racer'
 else
 	# (On the debug kernel every limit is scaled up and the boot alone takes
 	# 20 s: the time-out is proven here.)
@@ -92,4 +100,6 @@ else
 	grep -q '^vm-run: FAIL: qemu itself crashed' "$out.qemu-crash-twice.log" ||
 		die "qemu-crash-twice: no failure message"
 fi
-echo "harness self-test ok (debug checks: $debug)"
+extra=""
+[ "$kcsan" = 0 ] || extra=", kcsan checks: 1"
+echo "harness self-test ok (debug checks: $debug$extra)"

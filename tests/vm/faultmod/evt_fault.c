@@ -2,8 +2,8 @@
 /*
  * A scratch module that provokes, on purpose, each kind of kernel report the
  * VM harness must turn into a failed run (tests/vm/t-harness.sh): a WARNING,
- * a KASAN out-of-bounds write, a lockdep inconsistent-lock-state report and a
- * kmemleak leak. Test-only: it is not part of evtrace.
+ * a KASAN out-of-bounds write, a lockdep inconsistent-lock-state report, a
+ * kmemleak leak and a KCSAN data race. Test-only: it is not part of evtrace.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -11,16 +11,22 @@
 #include <linux/hrtimer.h>
 #include <linux/delay.h>
 #include <linux/string.h>
+#include <linux/kthread.h>
+#include <linux/sched.h>
+#include <linux/cpumask.h>
+#include <linux/err.h>
 
 static char *fault = "none";
 module_param(fault, charp, 0444);
-MODULE_PARM_DESC(fault, "none, warn, kasan, lockdep or leak");
+MODULE_PARM_DESC(fault, "none, warn, kasan, lockdep, leak or race");
 
 static DEFINE_RAW_SPINLOCK(evt_fault_lock);
 static struct hrtimer evt_fault_timer;
 static bool evt_fault_timer_used;
 static void *evt_fault_kept;
 static volatile int evt_fault_index = 16;
+/* Incremented by two threads at once, without a lock or a marked access. */
+static unsigned long evt_fault_racy;
 
 static enum hrtimer_restart evt_fault_timer_fn(struct hrtimer *t)
 {
@@ -28,6 +34,48 @@ static enum hrtimer_restart evt_fault_timer_fn(struct hrtimer *t)
 	raw_spin_lock(&evt_fault_lock);
 	raw_spin_unlock(&evt_fault_lock);
 	return HRTIMER_NORESTART;
+}
+
+static int evt_fault_racer(void *unused)
+{
+	unsigned long n = 0;
+
+	while (!kthread_should_stop()) {
+		/* A plain read and a plain write, every time (barrier(): never
+		 * kept in a register): KCSAN watches one access in a few
+		 * thousand, and the other thread writes into the window. */
+		evt_fault_racy++;
+		barrier();
+		if (!(++n % 1024))
+			cond_resched();
+	}
+	return 0;
+}
+
+/* Two threads on two CPUs (or one, given one), racing for a second. */
+static int evt_fault_race(void)
+{
+	struct task_struct *t[2];
+	unsigned int cpu = cpumask_first(cpu_online_mask);
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		t[i] = kthread_create(evt_fault_racer, NULL, "evt_fault_race/%d", i);
+		if (IS_ERR(t[i])) {
+			if (i)
+				kthread_stop(t[0]);
+			return PTR_ERR(t[i]);
+		}
+		kthread_bind(t[i], cpu);
+		if (cpumask_next(cpu, cpu_online_mask) < nr_cpu_ids)
+			cpu = cpumask_next(cpu, cpu_online_mask);
+	}
+	wake_up_process(t[0]);
+	wake_up_process(t[1]);
+	msleep(1000);
+	kthread_stop(t[0]);
+	kthread_stop(t[1]);
+	return 0;
 }
 
 static int __init evt_fault_init(void)
@@ -57,8 +105,13 @@ static int __init evt_fault_init(void)
 		if (evt_fault_kept)
 			memset(evt_fault_kept, 0x5a, 128);
 		WRITE_ONCE(evt_fault_kept, NULL);
+	} else if (!strcmp(fault, "race")) {
+		int err = evt_fault_race();
+
+		if (err)
+			return err;
 	} else if (strcmp(fault, "none")) {
-		pr_err("evt_fault: fault=%s: want none, warn, kasan, lockdep or leak\n", fault);
+		pr_err("evt_fault: fault=%s: want none, warn, kasan, lockdep, leak or race\n", fault);
 		return -EINVAL;
 	}
 	pr_info("evt_fault: loaded, fault=%s\n", fault);
