@@ -74,6 +74,39 @@ expect 0 evctl config mode=overwrite
 evctl status | grep -q '^mode  *overwrite$' || fail "mode after stop"
 evctl config mode=discard
 
+# Strict validation of every command, through hand-made messages (evnl): a
+# non-zero reserved byte of the genl header, reserved nlmsg_flags bits, an
+# unknown attribute, one the command does not take, trailing bytes after
+# the attributes and inside a nest, a nest without NLA_F_NESTED. Each one:
+# EINVAL with the kernel's message, and nothing changed.
+strict() { # MESSAGE EVNL_ARGS...
+	m=$1
+	shift
+	expect 1 evnl "$@"
+	err_has "error EINVAL: $m"
+	echo "evnl $*: $(cat /tmp/err)"
+}
+expect 0 evnl config high_water:u32:90
+expect 0 evnl flush
+strict "genlmsghdr.reserved field is not 0" --reserved 1 start
+strict "genlmsghdr.reserved field is not 0" --reserved 0x8000 config high_water:u32:10
+strict "ambiguous or reserved bits set in nlmsg_flags" --nlflags 100 start
+strict "Unknown attribute type" config high_water:u32:10 999:u32:1
+strict "Unsupported attribute" config high_water:u32:10 gen_events:u64:5
+strict "this command takes no attributes" start mode:u8:0
+strict "this command takes no attributes" flush high_water:u32:10
+strict "bytes leftover after parsing attributes" config high_water:u32:10 raw:0102
+# EVENTS { EVENT { NAME "gen_ping", ENABLED 0 } } and 2 bytes of garbage in EVENTS
+strict "bytes leftover after parsing attributes" config \
+	raw:220007801c0008800d00010067656e5f70696e67000000000500020000000000abcd0000
+# EVENTS { EVENT without NLA_F_NESTED { NAME "gen_ping", ENABLED 0 } }
+strict "NLA_F_NESTED is missing" config \
+	raw:200007801c0008000d00010067656e5f70696e67000000000500020000000000
+evctl status > /tmp/st
+grep -q '^state  *stopped$' /tmp/st || fail "a refused START started tracing"
+grep -q '^high_water  *90%$' /tmp/st || fail "a refused CONFIG changed high_water"
+grep -q '^  gen_ping  *compact  *yes$' /tmp/st || fail "a refused CONFIG disabled gen_ping"
+
 # Without CAP_NET_ADMIN: status yes, changes no.
 expect 0 nopriv evctl status
 grep -q '^state  *stopped$' /tmp/out || fail "unprivileged status"
