@@ -98,6 +98,17 @@ int evtrace_record(unsigned int channel, unsigned int id, const void *payload,
  */
 DECLARE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
 
+/*
+ * Test builds only (Kbuild EVT_TEST_WINDOWS=y, the VM tests' fault
+ * injection): widen the window between a writer's tracing check and its
+ * reservation, once, by the test_window_ms parameter.
+ */
+#ifdef EVT_TEST_WINDOWS
+void evt_test_window(void);
+#else
+static __always_inline void evt_test_window(void) { }
+#endif
+
 static __always_inline int evt_no_ring(unsigned int channel)
 {
 	this_cpu_inc(evt_noring_refused[channel]);
@@ -131,6 +142,7 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 		ret = -ENODATA;
 		goto out;
 	}
+	evt_test_window();
 	cr = this_cpu_read(evt_cpu_rings[channel]);
 	if (unlikely(!cr)) {
 		ret = evt_no_ring(channel);

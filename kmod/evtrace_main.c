@@ -24,6 +24,7 @@
 #include <linux/smp.h>
 #include <linux/mm.h>
 #include <linux/kref.h>
+#include <linux/delay.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
 
@@ -53,6 +54,28 @@ MODULE_PARM_DESC(probes, "enable the kernel tracepoint events at load (default o
 static bool autostart;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start tracing at load (default off)");
+
+#ifdef EVT_TEST_WINDOWS
+static unsigned int test_window_ms;
+module_param(test_window_ms, uint, 0644);
+MODULE_PARM_DESC(test_window_ms, "test builds only: the next writer waits this long after its tracing check");
+
+void evt_test_window(void)
+{
+	unsigned int ms = xchg(&test_window_ms, 0);
+
+	/*
+	 * As a writer would be: preempted (here: asleep) where it may be,
+	 * spinning where it may not.
+	 */
+	if (!ms)
+		return;
+	if (preemptible())
+		msleep(ms);
+	else
+		mdelay(ms);
+}
+#endif
 
 struct evt_state evt;
 bool evt_tracing;

@@ -6,7 +6,8 @@ fail() { echo "FAIL: $*"; exit 1; }
 # Wait until every generator thread is done (or time out, in seconds).
 wait_gen_done() {
 	t=0
-	while grep -q ' 1 0 ' "$D/generate" 2>/dev/null; do
+	# Columns: cpu running done ...; counts of 1 and 0 must not look like flags.
+	while awk 'NR > 1 && $2 == 1 && $3 == 0 { busy = 1 } END { exit !busy }' "$D/generate" 2>/dev/null; do
 		sleep 1
 		t=$((t + 1))
 		[ "$t" -lt "${1:-120}" ] || fail "generator still running after ${1:-120}s"
