@@ -14,7 +14,11 @@
 # so the invariant is checked per channel over all CPUs. At the end of a
 # session: evdrain stopped with SIGTERM (it must exit 0), the invariant, the
 # module unloaded. Problems are counted, not fatal: one line per session in
-# $OUT/sessions, the problems in $OUT/errors.
+# $OUT/sessions, the problems in $OUT/errors. Throughout a session two
+# netlink FLUSH loops run beside the flush work and the hotplug (remote
+# flushes of an offline CPU's rings from several CPUs at once); after it, a
+# short rmmod storm (guest-rmmod-storm.sh: load/unload cycles under netlink
+# and device fire, STATUS as nobody).
 #   guest-soak.sh SECONDS [SESSION_SECONDS [KINDS [nokill]]]
 # KINDS: the session kinds to cycle through (default "discard-pinned
 # overwrite-pinned discard-live overwrite-live"); nokill: no SIGKILL/--attach
@@ -86,6 +90,12 @@ while [ $(date +%s) -lt $((end - 10)) ]; do
 	mkdir -p "$dir"
 	drainer --mode $mode
 	wait_tracing 120
+	rm -f /tmp/soak-flush.stop
+	flushers=""
+	for k in 1 2; do
+		( while [ ! -e /tmp/soak-flush.stop ]; do evctl flush >/dev/null 2>&1; sleep 0.0$(rnd 10); done ) &
+		flushers="$flushers $!"
+	done
 	step=0 cycles=0 restarts=0 stalls=0 rates=""
 	while [ $(date +%s) -lt $sess_end ]; do
 		step=$((step + 1))
@@ -120,6 +130,8 @@ while [ $(date +%s) -lt $((end - 10)) ]; do
 		fi
 	done
 	gen_stop
+	touch /tmp/soak-flush.stop
+	for f in $flushers; do wait "$f"; done
 	# A drainer restarted just now may not have set up yet: SIGTERM would kill it.
 	wait_until 120 "evdrain never opened the rings" drainer_up
 	if kill -0 $pid 2>/dev/null; then
@@ -137,6 +149,8 @@ while [ $(date +%s) -lt $((end - 10)) ]; do
 	cp $D/generate "$OUT/s$n.gen"
 	cp /tmp/evdrain.$n.log "$OUT/s$n.evdrain.log"
 	rmmod evtrace || err "rmmod failed"
+	STORM_CYCLES=5 sh "$EVTRACE_TESTS/vm/guest-rmmod-storm.sh" > /tmp/storm.$n.log 2>&1 ||
+		err "rmmod storm: $(tail -n 3 /tmp/storm.$n.log)"
 	echo "session $n mode $mode subbuf $sb hotplug $hp steps $step cycles $cycles restarts $restarts stalls $stalls rates$rates" |
 		tee -a "$OUT/sessions"
 done
