@@ -41,16 +41,33 @@ static const struct nla_policy evt_event_policy[EVT_EV_MAX + 1] = {
 	[EVT_EV_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
-static const struct nla_policy evt_policy[EVT_A_MAX + 1] = {
+/* EVT_A_EVENTS: EVT_A_EVENT entries only, each validated by the core. */
+static const struct nla_policy evt_events_policy[EVT_A_EVENT + 1] = {
+	[EVT_A_EVENT] = NLA_POLICY_NESTED(evt_event_policy),
+};
+
+/*
+ * One policy per command, so that an attribute the command does not take is
+ * refused with a message instead of ignored.
+ */
+static const struct nla_policy evt_config_policy[EVT_A_MAX + 1] = {
 	[EVT_A_MODE] = NLA_POLICY_MAX(NLA_U8, EVT_MODE_OVERWRITE),
 	[EVT_A_HIGH_WATER] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
 	[EVT_A_FLUSH_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &evt_flush_ms_range),
-	[EVT_A_EVENTS] = { .type = NLA_NESTED },
+	[EVT_A_EVENTS] = NLA_POLICY_NESTED(evt_events_policy),
+};
+
+static const struct nla_policy evt_generate_policy[EVT_A_MAX + 1] = {
 	[EVT_A_GEN_EVENTS] = NLA_POLICY_FULL_RANGE(NLA_U64, &evt_gen_events_range),
 	[EVT_A_GEN_RATE] = { .type = NLA_U32 },
 	[EVT_A_GEN_CHANNELS] = NLA_POLICY_RANGE(NLA_U8, 1, 3),
 	[EVT_A_GEN_SIZES] = NLA_POLICY_MAX(NLA_U8, 1),
 	[EVT_A_GEN_CPUS] = { .type = NLA_NUL_STRING, .len = 255 },
+};
+
+static const struct nla_policy evt_no_attrs_policy[EVT_A_MAX + 1] = {
+	[1 ... EVT_A_MAX] = { .type = NLA_REJECT,
+			      .reject_message = "this command takes no attributes" },
 };
 
 /**
@@ -249,7 +266,8 @@ static int evt_nl_generate(struct sk_buff *skb, struct genl_info *info)
 		}
 	}
 	if (!cpumask_intersects(&p.cpus, cpu_online_mask)) {
-		GENL_SET_ERR_MSG(info, "none of the CPUs asked for is online");
+		NL_SET_ERR_MSG_ATTR(info->extack, a[EVT_A_GEN_CPUS],
+				    "none of the CPUs asked for is online");
 		return -EINVAL;
 	}
 	ret = evt_gen_start(&p);
@@ -371,15 +389,21 @@ static int evt_nl_status(struct sk_buff *skb, struct genl_info *info)
 	return genlmsg_reply(msg, info);
 }
 
-static const struct genl_small_ops evt_genl_ops[] = {
-	{ .cmd = EVT_CMD_START, .doit = evt_nl_start, .flags = GENL_ADMIN_PERM },
-	{ .cmd = EVT_CMD_STOP, .doit = evt_nl_stop, .flags = GENL_ADMIN_PERM },
+#define EVT_OP(c, fn, pol, fl) {						\
+	.cmd = (c), .doit = (fn), .policy = (pol),				\
+	.maxattr = ARRAY_SIZE(pol) - 1, .flags = (fl),				\
+}
+
+static const struct genl_ops evt_genl_ops[] = {
+	EVT_OP(EVT_CMD_START, evt_nl_start, evt_no_attrs_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_STOP, evt_nl_stop, evt_no_attrs_policy, GENL_ADMIN_PERM),
 	/* Counters and configuration only: readable by anyone. */
-	{ .cmd = EVT_CMD_STATUS, .doit = evt_nl_status },
-	{ .cmd = EVT_CMD_CONFIG, .doit = evt_nl_config, .flags = GENL_ADMIN_PERM },
-	{ .cmd = EVT_CMD_FLUSH, .doit = evt_nl_flush, .flags = GENL_ADMIN_PERM },
-	{ .cmd = EVT_CMD_GENERATE, .doit = evt_nl_generate, .flags = GENL_ADMIN_PERM },
-	{ .cmd = EVT_CMD_GENERATE_STOP, .doit = evt_nl_generate_stop, .flags = GENL_ADMIN_PERM },
+	EVT_OP(EVT_CMD_STATUS, evt_nl_status, evt_no_attrs_policy, 0),
+	EVT_OP(EVT_CMD_CONFIG, evt_nl_config, evt_config_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_FLUSH, evt_nl_flush, evt_no_attrs_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_GENERATE, evt_nl_generate, evt_generate_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_GENERATE_STOP, evt_nl_generate_stop, evt_no_attrs_policy,
+	       GENL_ADMIN_PERM),
 };
 
 static const struct genl_multicast_group evt_genl_mcgrps[] = {
@@ -389,13 +413,15 @@ static const struct genl_multicast_group evt_genl_mcgrps[] = {
 static struct genl_family evt_genl_family __ro_after_init = {
 	.name = EVT_GENL_NAME,
 	.version = EVT_GENL_VERSION,
-	.maxattr = EVT_A_MAX,
-	.policy = evt_policy,
 	.module = THIS_MODULE,
-	.small_ops = evt_genl_ops,
-	.n_small_ops = ARRAY_SIZE(evt_genl_ops),
-	/* Strict validation for every command: unknown attributes are errors. */
-	.resv_start_op = EVT_CMD_MAX + 1,
+	.ops = evt_genl_ops,
+	.n_ops = ARRAY_SIZE(evt_genl_ops),
+	/*
+	 * resv_start_op stays 0: commands below it are legacy to the core,
+	 * which then skips checking the genl header's reserved field and the
+	 * nlmsg_flags. From 0, every command gets those checks; attributes
+	 * are parsed strictly as no op sets GENL_DONT_VALIDATE_*.
+	 */
 	.mcgrps = evt_genl_mcgrps,
 	.n_mcgrps = ARRAY_SIZE(evt_genl_mcgrps),
 };

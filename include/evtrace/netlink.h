@@ -6,6 +6,13 @@
  * Mutating commands need CAP_NET_ADMIN. STATUS is open to everyone: it
  * reports counters and configuration of the tracer, no event contents, no
  * addresses, nothing about other users' processes.
+ *
+ * Requests are validated strictly (EINVAL with an extended-ack message): the
+ * genl header's reserved field must be 0, nlmsg_flags may hold only
+ * NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO and NLM_F_DUMP; each command takes
+ * only the attributes listed for it below (START, STOP, FLUSH,
+ * GENERATE_STOP take none), nests carry NLA_F_NESTED, and no bytes may
+ * follow the last attribute, at the top or in a nest.
  */
 #ifndef EVTRACE_NETLINK_H
 #define EVTRACE_NETLINK_H
