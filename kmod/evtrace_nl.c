@@ -15,6 +15,7 @@
 #include <linux/cpumask.h>
 #include <linux/workqueue.h>
 #include <linux/jiffies.h>
+#include <linux/debugfs.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
 
@@ -282,26 +283,70 @@ static int evt_nl_generate_stop(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
-static int evt_put_ring(struct sk_buff *skb, struct evt_cpu_ring *cr)
+/*
+ * Test hook (debugfs "status_fake_cpus", root only): STATUS also reports a
+ * ring per channel for this many fake CPUs, numbered from nr_cpu_ids (no
+ * such CPU exists), in EVT_A_FAKE_RINGS with EVT_R_FAKE set, so that a test
+ * can see what a machine with that many more CPUs would get.
+ */
+#define EVT_FAKE_CPUS_MAX 4096
+static u32 evt_status_fake_cpus;
+
+static int evt_fake_cpus_get(void *data, u64 *val)
 {
-	struct evt_ring_stats st;
+	*val = READ_ONCE(evt_status_fake_cpus);
+	return 0;
+}
+
+static int evt_fake_cpus_set(void *data, u64 val)
+{
+	if (val > EVT_FAKE_CPUS_MAX)
+		return -EINVAL;
+	WRITE_ONCE(evt_status_fake_cpus, val);
+	if (val)
+		pr_info("test hook: STATUS reports the rings of %llu fake CPUs (from CPU %u)\n",
+			val, nr_cpu_ids);
+	return 0;
+}
+DEFINE_DEBUGFS_ATTRIBUTE(evt_fake_cpus_fops, evt_fake_cpus_get, evt_fake_cpus_set, "%llu\n");
+
+/* A fake ring's figures: made up, but each one distinct and checkable. */
+static void evt_fake_ring_stats(unsigned int ch, unsigned int cpu, struct evt_ring_stats *st)
+{
+	u64 base = (1ULL << 32) + (u64)cpu * 16 + ch * 8;
+
+	st->recorded = base;
+	st->discarded = base + 1;
+	st->overwritten = base + 2;
+	st->too_big = base + 3;
+	st->refused = base + 4;
+	st->produced = base + 5;
+	st->consumed = base + 6;
+	st->skipped = base + 7;
+	st->fill_pct = (cpu + ch) % 101;
+	st->online = 0;
+}
+
+static int evt_put_ring(struct sk_buff *skb, unsigned int ch, unsigned int cpu,
+			const struct evt_ring_stats *st, bool fake)
+{
 	struct nlattr *n = nla_nest_start(skb, EVT_A_RING);
 
 	if (!n)
 		return -EMSGSIZE;
-	evt_ring_stats(&cr->ring, &st);
-	if (nla_put_u8(skb, EVT_R_CHANNEL, cr->channel) ||
-	    nla_put_u32(skb, EVT_R_CPU, cr->cpu) ||
-	    nla_put_u8(skb, EVT_R_ONLINE, READ_ONCE(cr->online)) ||
-	    nla_put_u64_64bit(skb, EVT_R_RECORDED, st.recorded, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_DISCARDED, st.discarded, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_OVERWRITTEN, st.overwritten, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_TOO_BIG, st.too_big, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_REFUSED, st.refused, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_PRODUCED, st.produced, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_CONSUMED, st.consumed, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_SKIPPED, st.skipped, EVT_R_PAD) ||
-	    nla_put_u32(skb, EVT_R_FILL, st.fill_pct)) {
+	if (nla_put_u8(skb, EVT_R_CHANNEL, ch) ||
+	    nla_put_u32(skb, EVT_R_CPU, cpu) ||
+	    nla_put_u8(skb, EVT_R_ONLINE, st->online) ||
+	    nla_put_u64_64bit(skb, EVT_R_RECORDED, st->recorded, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_DISCARDED, st->discarded, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_OVERWRITTEN, st->overwritten, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_TOO_BIG, st->too_big, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_REFUSED, st->refused, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_PRODUCED, st->produced, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_CONSUMED, st->consumed, EVT_R_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_R_SKIPPED, st->skipped, EVT_R_PAD) ||
+	    nla_put_u32(skb, EVT_R_FILL, st->fill_pct) ||
+	    (fake && nla_put_u8(skb, EVT_R_FAKE, 1))) {
 		nla_nest_cancel(skb, n);
 		return -EMSGSIZE;
 	}
@@ -309,7 +354,16 @@ static int evt_put_ring(struct sk_buff *skb, struct evt_cpu_ring *cr)
 	return 0;
 }
 
-static int evt_fill_status(struct sk_buff *skb)
+static int evt_put_real_ring(struct sk_buff *skb, struct evt_cpu_ring *cr)
+{
+	struct evt_ring_stats st;
+
+	evt_ring_stats(&cr->ring, &st);
+	st.online = READ_ONCE(cr->online);
+	return evt_put_ring(skb, cr->channel, cr->cpu, &st, false);
+}
+
+static int evt_fill_status(struct sk_buff *skb, unsigned int nfake)
 {
 	struct nlattr *list, *n;
 	unsigned int ch, i;
@@ -339,7 +393,7 @@ static int evt_fill_status(struct sk_buff *skb)
 		return -EMSGSIZE;
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			if (evt_get_ring(ch, cpu) && evt_put_ring(skb, evt_get_ring(ch, cpu)))
+			if (evt_get_ring(ch, cpu) && evt_put_real_ring(skb, evt_get_ring(ch, cpu)))
 				return -EMSGSIZE;
 	nla_nest_end(skb, list);
 	list = nla_nest_start(skb, EVT_A_GENS);
@@ -360,14 +414,29 @@ static int evt_fill_status(struct sk_buff *skb)
 		nla_nest_end(skb, n);
 	}
 	nla_nest_end(skb, list);
+	if (nfake) {
+		list = nla_nest_start(skb, EVT_A_FAKE_RINGS);
+		if (!list)
+			return -EMSGSIZE;
+		for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+			for (i = 0; i < nfake; i++) {
+				struct evt_ring_stats st;
+
+				evt_fake_ring_stats(ch, nr_cpu_ids + i, &st);
+				if (evt_put_ring(skb, ch, nr_cpu_ids + i, &st, true))
+					return -EMSGSIZE;
+			}
+		nla_nest_end(skb, list);
+	}
 	return 0;
 }
 
 static int evt_nl_status(struct sk_buff *skb, struct genl_info *info)
 {
+	unsigned int nfake = READ_ONCE(evt_status_fake_cpus);
 	/* Sized for every ring, event and generator entry. */
 	size_t size = 512 + evt_nr_events * 96 +
-		      (size_t)nr_cpu_ids * (EVT_NR_CHANNELS * 192 + 96);
+		      (size_t)(nr_cpu_ids + nfake) * (EVT_NR_CHANNELS * 192 + 96);
 	struct sk_buff *msg = genlmsg_new(size, GFP_KERNEL);
 	void *hdr;
 	int ret;
@@ -379,7 +448,7 @@ static int evt_nl_status(struct sk_buff *skb, struct genl_info *info)
 		nlmsg_free(msg);
 		return -EMSGSIZE;
 	}
-	ret = evt_fill_status(msg);
+	ret = evt_fill_status(msg, nfake);
 	if (ret) {
 		nlmsg_free(msg);
 		GENL_SET_ERR_MSG(info, "status does not fit in one message");
@@ -428,6 +497,7 @@ static struct genl_family evt_genl_family __ro_after_init = {
 
 int evt_nl_init(void)
 {
+	struct dentry *dir;
 	int ret;
 
 	INIT_WORK(&evt_notify_work, evt_notify_work_fn);
@@ -436,6 +506,17 @@ int evt_nl_init(void)
 	if (ret)
 		return ret;
 	WRITE_ONCE(evt_nl_ready, true);
+	/*
+	 * The test hook goes into the module's debugfs directory, which exists
+	 * by now (netlink comes last in init) and is removed with everything in
+	 * it at exit, after netlink.
+	 */
+	dir = debugfs_lookup("evtrace", NULL);
+	if (!IS_ERR_OR_NULL(dir)) {
+		debugfs_create_file_unsafe("status_fake_cpus", 0600, dir, NULL,
+					   &evt_fake_cpus_fops);
+		dput(dir);
+	}
 	return 0;
 }
 

@@ -59,6 +59,7 @@ enum evt_genl_attr {
 	EVT_A_CPU,		/* u32 */
 	EVT_A_FILL,		/* u32: percent */
 	EVT_A_PAD,
+	EVT_A_FAKE_RINGS,	/* nested: EVT_A_RING... with EVT_R_FAKE (STATUS, test hook) */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)
@@ -89,6 +90,7 @@ enum evt_ring_attr {
 	EVT_R_SKIPPED,		/* u64: sub-buffers */
 	EVT_R_FILL,		/* u32: percent */
 	EVT_R_PAD,
+	EVT_R_FAKE,		/* u8: 1 in a synthetic ring of the test hook */
 	__EVT_R_MAX,
 };
 #define EVT_R_MAX (__EVT_R_MAX - 1)

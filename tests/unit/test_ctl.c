@@ -634,6 +634,51 @@ START_TEST(status_text)
 }
 END_TEST
 
+/* The test hook's synthetic rings: counted, in a JSON member of their own,
+ * never a row of the table; without them the output is as it always was. */
+START_TEST(status_fake_rings_apart)
+{
+	struct evt_status st;
+	struct evt_status_ring fake[3];
+	char *out, *plain_text, *plain_json;
+	size_t i;
+
+	fill_status(&st);
+	plain_text = render(evt_status_print_text, &st);
+	plain_json = render(evt_status_print_json, &st);
+	ck_assert_ptr_null(strstr(plain_text, "fake"));
+	ck_assert_str_eq(plain_json, expected_json);
+	memset(fake, 0, sizeof(fake));
+	for (i = 0; i < 3; i++) {
+		fake[i].channel = (unsigned int)(i & 1);
+		fake[i].cpu = 4096 + (unsigned int)i;
+		fake[i].recorded = 777000 + i;
+	}
+	st.fake_rings = fake;
+	st.nr_fake_rings = 3;
+
+	out = render(evt_status_print_text, &st);
+	ck_assert_ptr_nonnull(strstr(out, "\nfake rings   3 synthetic entries from the test hook"));
+	ck_assert_ptr_null(strstr(out, "777000"));
+	ck_assert_ptr_null(strstr(out, " 4096 "));
+	/* Everything else as without them. */
+	ck_assert_ptr_nonnull(strstr(out, strstr(plain_text, "\nevents\n")));
+	free(out);
+
+	out = render(evt_status_print_json, &st);
+	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "\n  ],\n  \"fake_rings\": [\n    {\"channel\": \"compact\", "
+				      "\"cpu\": 4096, \"online\": false, \"recorded\": 777000,"));
+	ck_assert_ptr_nonnull(strstr(out, "\"cpu\": 4098, \"online\": false, \"recorded\": 777002,"));
+	/* The real rings' member is untouched and comes first. */
+	ck_assert_ptr_nonnull(strstr(out, "\"rings\": [\n    {\"channel\": \"compact\", \"cpu\": 0,"));
+	ck_assert(strstr(out, "\"rings\"") < strstr(out, "\"fake_rings\""));
+	free(out);
+	free(plain_text);
+	free(plain_json);
+}
+END_TEST
+
 START_TEST(notification_lines)
 {
 	struct evt_notification n[] = {
@@ -687,6 +732,7 @@ Suite *ctl_suite(void)
 	tcase_add_test(tc, status_json_empty);
 	tcase_add_test(tc, status_json_many);
 	tcase_add_test(tc, status_text);
+	tcase_add_test(tc, status_fake_rings_apart);
 	tcase_add_test(tc, notification_lines);
 	tcase_add_test(tc, error_words);
 	suite_add_tcase(s, tc);

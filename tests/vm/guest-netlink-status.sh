@@ -3,7 +3,8 @@
 # recorded + discarded + too_big + refused == generated exactly, the same
 # counters as debugfs, the same numbers in --json; configuration set with
 # evctl config reads back; a disabled event is neither generated nor
-# recorded.
+# recorded. Then 600 fake CPUs' rings (debugfs status_fake_cpus): all of
+# them arrive, as root and as nobody, and the real figures stay right.
 . "$EVTRACE_TESTS/vm/lib.sh"
 . "$EVTRACE_TESTS/vm/nllib.sh"
 set -e
@@ -63,5 +64,33 @@ grep -q '"config": {"mode": "discard", "high_water": 80, "flush_ms": 250, "subbu
 	"$OUT/status.json" || fail "JSON config"
 nproc_=$(grep -c ^processor /proc/cpuinfo)
 echo "$nproc_" > "$OUT/ncpu"
+
+# More rings than any machine here has: the root-only test hook makes STATUS
+# report the rings of 600 fake CPUs too (1,200 entries of about 140 bytes,
+# far past the 65,535 bytes a nest's 16-bit length can say). Every real ring
+# must still match debugfs; every fake entry must arrive, intact, kept apart
+# (counted, in the JSON's fake_rings, never in the table); nobody gets the
+# same. The host checks every fake entry's figures.
+[ -e "$D/status_fake_cpus" ] || fail "no test hook $D/status_fake_cpus"
+echo 4097 > "$D/status_fake_cpus" 2>/dev/null && fail "status_fake_cpus took 4097 (at most 4096)"
+echo 600 > "$D/status_fake_cpus"
+evctl status > /tmp/big || fail "evctl status with 600 fake CPUs"
+head -8 /tmp/big
+grep -q '^fake rings  *1200 synthetic entries from the test hook' /tmp/big ||
+	fail "evctl status does not count the 1200 fake rings"
+[ "$(awk '($1 == "compact" || $1 == "normal") && $2 ~ /^[0-9]+$/' /tmp/big | wc -l)" -eq $((2 * nproc_)) ] ||
+	fail "the ring table holds other than the $((2 * nproc_)) real rings"
+nl_same_as_debugfs
+evctl status --json > "$OUT/big.json" || fail "evctl status --json with 600 fake CPUs"
+nopriv evctl status > /tmp/big-nopriv || fail "nobody's evctl status with 600 fake CPUs"
+cmp -s /tmp/big /tmp/big-nopriv || { diff /tmp/big /tmp/big-nopriv | head; fail "nobody's status differs"; }
+nopriv evctl status --json > "$OUT/big-nopriv.json" || fail "nobody's evctl status --json"
+# The raw dump: every message's attributes tile it (no wrapped length).
+evnl --dump status > "$OUT/big-evnl.txt" || fail "STATUS as a dump: $(cat "$OUT/big-evnl.txt")"
+cat "$OUT/big-evnl.txt"
+echo 0 > "$D/status_fake_cpus"
+evctl status > /tmp/st
+grep -q '^fake' /tmp/st && fail "fake rings reported after the hook went back to 0"
+cmp -s /tmp/st "$OUT/status.txt" || { diff "$OUT/status.txt" /tmp/st | head; fail "status changed"; }
 rmmod evtrace
 echo netlink status ok

@@ -433,6 +433,7 @@ void evt_status_free(struct evt_status *st)
 	free(st->events);
 	free(st->rings);
 	free(st->gens);
+	free(st->fake_rings);
 	evt_status_init(st);
 }
 
@@ -462,6 +463,7 @@ static struct nla_policy top_policy[EVT_A_MAX + 1] = {
 	[EVT_A_CHANNEL] = { .type = NLA_U8 },
 	[EVT_A_CPU] = { .type = NLA_U32 },
 	[EVT_A_FILL] = { .type = NLA_U32 },
+	[EVT_A_FAKE_RINGS] = { .type = NLA_NESTED },
 };
 
 static struct nla_policy event_policy[EVT_EV_MAX + 1] = {
@@ -483,6 +485,7 @@ static struct nla_policy ring_policy[EVT_R_MAX + 1] = {
 	[EVT_R_CONSUMED] = { .type = NLA_U64 },
 	[EVT_R_SKIPPED] = { .type = NLA_U64 },
 	[EVT_R_FILL] = { .type = NLA_U32 },
+	[EVT_R_FAKE] = { .type = NLA_U8 },
 };
 
 static struct nla_policy gen_policy[EVT_G_MAX + 1] = {
@@ -515,15 +518,21 @@ static int parse_event(struct nlattr *nest, struct evt_status *st)
 	return 0;
 }
 
-static int parse_ring(struct nlattr *nest, struct evt_status *st)
+/* A ring entry; a synthetic one (EVT_R_FAKE) goes to fake_rings, wherever it came. */
+static int parse_ring_into(struct nlattr *nest, struct evt_status *st, int fake_list)
 {
 	struct nlattr *tb[EVT_R_MAX + 1];
 	struct evt_status_ring *r;
+	int fake;
 
 	if (nla_parse_nested(tb, EVT_R_MAX, nest, ring_policy) < 0 ||
 	    !tb[EVT_R_CHANNEL] || !tb[EVT_R_CPU])
 		return -EPROTO;
-	r = grow((void **)&st->rings, &st->nr_rings, sizeof(*r));
+	fake = fake_list || (tb[EVT_R_FAKE] && nla_get_u8(tb[EVT_R_FAKE]));
+	if (fake)
+		r = grow((void **)&st->fake_rings, &st->nr_fake_rings, sizeof(*r));
+	else
+		r = grow((void **)&st->rings, &st->nr_rings, sizeof(*r));
 	if (!r)
 		return -ENOMEM;
 	r->channel = nla_get_u8(tb[EVT_R_CHANNEL]);
@@ -539,6 +548,16 @@ static int parse_ring(struct nlattr *nest, struct evt_status *st)
 	r->skipped = get_u64(tb[EVT_R_SKIPPED]);
 	r->fill = tb[EVT_R_FILL] ? nla_get_u32(tb[EVT_R_FILL]) : 0;
 	return 0;
+}
+
+static int parse_ring(struct nlattr *nest, struct evt_status *st)
+{
+	return parse_ring_into(nest, st, 0);
+}
+
+static int parse_fake_ring(struct nlattr *nest, struct evt_status *st)
+{
+	return parse_ring_into(nest, st, 1);
 }
 
 static int parse_gen(struct nlattr *nest, struct evt_status *st)
@@ -560,7 +579,11 @@ static int parse_gen(struct nlattr *nest, struct evt_status *st)
 	return 0;
 }
 
-/* Each element of a list nest is of type @elem; others are skipped. */
+/*
+ * Each element of a list nest is of type @elem; others are skipped. The
+ * elements must fill the nest exactly: bytes left over mean a length field
+ * that lies (a 16-bit nla_len that wrapped, say).
+ */
 static int parse_list(struct nlattr *list, int elem, struct evt_status *st,
 		      int (*one)(struct nlattr *, struct evt_status *))
 {
@@ -574,7 +597,19 @@ static int parse_list(struct nlattr *list, int elem, struct evt_status *st,
 		if (ret < 0)
 			return ret;
 	}
-	return 0;
+	return rem ? -EPROTO : 0;
+}
+
+/* The attributes after the genl header fill the message exactly. */
+static int attrs_tile(struct nlmsghdr *nlh)
+{
+	struct genlmsghdr *gh = genlmsg_hdr(nlh);
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_attr(a, genlmsg_attrdata(gh, 0), genlmsg_attrlen(gh, 0), rem)
+		;
+	return rem == 0;
 }
 
 /* One STATUS message; a dump may bring several, each adding its lists. */
@@ -591,7 +626,7 @@ static int parse_status(struct nl_msg *msg, void *arg)
 	gh = genlmsg_hdr(nlh);
 	if (gh->cmd != EVT_CMD_STATUS)
 		return 0;
-	if (genlmsg_parse(nlh, 0, tb, EVT_A_MAX, top_policy) < 0)
+	if (!attrs_tile(nlh) || genlmsg_parse(nlh, 0, tb, EVT_A_MAX, top_policy) < 0)
 		return -EPROTO;
 	if (tb[EVT_A_TRACING])
 		st->tracing = nla_get_u8(tb[EVT_A_TRACING]) != 0;
@@ -610,6 +645,9 @@ static int parse_status(struct nl_msg *msg, void *arg)
 	if (tb[EVT_A_RINGS] && (ret = parse_list(tb[EVT_A_RINGS], EVT_A_RING, st, parse_ring)) < 0)
 		return ret;
 	if (tb[EVT_A_GENS] && (ret = parse_list(tb[EVT_A_GENS], EVT_A_GEN, st, parse_gen)) < 0)
+		return ret;
+	if (tb[EVT_A_FAKE_RINGS] &&
+	    (ret = parse_list(tb[EVT_A_FAKE_RINGS], EVT_A_RING, st, parse_fake_ring)) < 0)
 		return ret;
 	return 0;
 }

@@ -54,6 +54,13 @@ struct evt_status {
 	struct evt_status_event *events;
 	struct evt_status_ring *rings;
 	struct evt_status_gen *gens;
+	/*
+	 * Synthetic rings of the module's test hook (debugfs status_fake_cpus,
+	 * root only): CPUs that do not exist, made-up figures. Kept apart from
+	 * rings[], never in a total; 0 unless a test set the hook.
+	 */
+	size_t nr_fake_rings;
+	struct evt_status_ring *fake_rings;
 };
 
 /* CONFIG request: only the fields named in @set are sent. */

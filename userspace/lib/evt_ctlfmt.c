@@ -537,6 +537,10 @@ void evt_status_print_text(FILE *f, const struct evt_status *st)
 	if (st->subbuf_size || st->num_subbuf)
 		fprintf(f, "sub-buffers  %" PRIu64 " x %" PRIu64 " bytes per channel and CPU\n",
 			st->num_subbuf, st->subbuf_size);
+	/* Only while a test has the module's hook on; never in the table. */
+	if (st->nr_fake_rings)
+		fprintf(f, "fake rings   %zu synthetic entries from the test hook (debugfs "
+			"status_fake_cpus): not real, not in the table below\n", st->nr_fake_rings);
 
 	fprintf(f, "\nevents\n  %-24s %-8s %s\n", "name", "channel", "enabled");
 	for (i = 0; i < st->nr_events; i++) {
@@ -597,6 +601,29 @@ static const char *jbool(int b)
 	return b ? "true" : "false";
 }
 
+static void json_rings(FILE *f, const char *member, const struct evt_status_ring *rings, size_t n)
+{
+	size_t i;
+
+	fprintf(f, "  \"%s\": [", member);
+	for (i = 0; i < n; i++) {
+		const struct evt_status_ring *r = &rings[i];
+
+		fputs(i ? ",\n    {\"channel\": " : "\n    {\"channel\": ", f);
+		if (r->channel == EVT_CHAN_COMPACT || r->channel == EVT_CHAN_NORMAL)
+			json_string(f, chan_name((int)r->channel));
+		else
+			fprintf(f, "%u", r->channel);
+		fprintf(f, ", \"cpu\": %u, \"online\": %s, \"recorded\": %" PRIu64
+			", \"discarded\": %" PRIu64 ", \"overwritten\": %" PRIu64
+			", \"too_big\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"produced\": %" PRIu64
+			", \"consumed\": %" PRIu64 ", \"skipped\": %" PRIu64 ", \"fill\": %u}",
+			r->cpu, jbool(r->online), r->recorded, r->discarded, r->overwritten, r->too_big,
+			r->refused, r->produced, r->consumed, r->skipped, r->fill);
+	}
+	fputs(n ? "\n  ],\n" : "],\n", f);
+}
+
 void evt_status_print_json(FILE *f, const struct evt_status *st)
 {
 	size_t i;
@@ -635,23 +662,10 @@ void evt_status_print_json(FILE *f, const struct evt_status *st)
 	}
 	fputs(st->nr_events ? "\n  ],\n" : "],\n", f);
 
-	fputs("  \"rings\": [", f);
-	for (i = 0; i < st->nr_rings; i++) {
-		const struct evt_status_ring *r = &st->rings[i];
-
-		fputs(i ? ",\n    {\"channel\": " : "\n    {\"channel\": ", f);
-		if (r->channel == EVT_CHAN_COMPACT || r->channel == EVT_CHAN_NORMAL)
-			json_string(f, chan_name((int)r->channel));
-		else
-			fprintf(f, "%u", r->channel);
-		fprintf(f, ", \"cpu\": %u, \"online\": %s, \"recorded\": %" PRIu64
-			", \"discarded\": %" PRIu64 ", \"overwritten\": %" PRIu64
-			", \"too_big\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"produced\": %" PRIu64
-			", \"consumed\": %" PRIu64 ", \"skipped\": %" PRIu64 ", \"fill\": %u}",
-			r->cpu, jbool(r->online), r->recorded, r->discarded, r->overwritten, r->too_big,
-			r->refused, r->produced, r->consumed, r->skipped, r->fill);
-	}
-	fputs(st->nr_rings ? "\n  ],\n" : "],\n", f);
+	json_rings(f, "rings", st->rings, st->nr_rings);
+	/* Only while a test has the module's hook on: a member of its own. */
+	if (st->nr_fake_rings)
+		json_rings(f, "fake_rings", st->fake_rings, st->nr_fake_rings);
 
 	fputs("  \"generator\": [", f);
 	for (i = 0; i < st->nr_gens; i++) {
