@@ -103,11 +103,35 @@ DECLARE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
  * injection): widen the window between a writer's tracing check and its
  * reservation, once, by the test_window_ms parameter.
  */
+enum evt_test_window_at {
+	EVT_WINDOW_AFTER_TRACING_CHECK = 0,
+	EVT_WINDOW_BEFORE_COMMIT = 1,	/* reserved and written, not committed */
+};
+
 #ifdef EVT_TEST_WINDOWS
-void evt_test_window(void);
+void evt_test_window(enum evt_test_window_at at);
 #else
-static __always_inline void evt_test_window(void) { }
+static __always_inline void evt_test_window(enum evt_test_window_at at) { }
 #endif
+
+/* evt_record_copy() with the test build's window before the commit. */
+static __always_inline int evt_record_copy_windowed(struct evt_ring *r, unsigned int id,
+						    const void *payload, unsigned int len)
+{
+#ifdef EVT_TEST_WINDOWS
+	struct evt_rctx c;
+	int ret = evt_reserve(r, id, len, &c);
+
+	if (unlikely(ret))
+		return ret;
+	memcpy(evt_write_header(r, &c, id, len), payload, len);
+	evt_test_window(EVT_WINDOW_BEFORE_COMMIT);
+	evt_commit(r, &c);
+	return 0;
+#else
+	return evt_record_copy(r, id, payload, len);
+#endif
+}
 
 static __always_inline int evt_no_ring(unsigned int channel)
 {
@@ -142,7 +166,7 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 		ret = -ENODATA;
 		goto out;
 	}
-	evt_test_window();
+	evt_test_window(EVT_WINDOW_AFTER_TRACING_CHECK);
 	cr = this_cpu_read(evt_cpu_rings[channel]);
 	if (unlikely(!cr)) {
 		ret = evt_no_ring(channel);
@@ -152,7 +176,7 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 		ret = -EBUSY;
 		this_cpu_dec(evt_nesting);
 	} else {
-		ret = evt_record_copy(&cr->ring, id, payload, len);
+		ret = evt_record_copy_windowed(&cr->ring, id, payload, len);
 		this_cpu_dec(evt_nesting);
 	}
 out:

@@ -58,11 +58,18 @@ MODULE_PARM_DESC(autostart, "start tracing at load (default off)");
 #ifdef EVT_TEST_WINDOWS
 static unsigned int test_window_ms;
 module_param(test_window_ms, uint, 0644);
-MODULE_PARM_DESC(test_window_ms, "test builds only: the next writer waits this long after its tracing check");
+MODULE_PARM_DESC(test_window_ms, "test builds only: the next task-context writer waits this long at test_window_at");
+static unsigned int test_window_at;
+module_param(test_window_at, uint, 0644);
+MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit");
 
-void evt_test_window(void)
+void evt_test_window(enum evt_test_window_at at)
 {
-	unsigned int ms = xchg(&test_window_ms, 0);
+	unsigned int ms;
+
+	if (READ_ONCE(test_window_at) != at || in_interrupt() || !READ_ONCE(test_window_ms))
+		return;
+	ms = xchg(&test_window_ms, 0);
 
 	/*
 	 * As a writer would be: preempted (here: asleep) where it may be,

@@ -12,6 +12,7 @@ set -e
 insmod "$EVTRACE_KO" probes=0 flush_ms=0
 test -e /sys/module/evtrace/parameters/test_window_ms || fail "not a test-windows build"
 echo start > $D/control
+echo 0 > /sys/module/evtrace/parameters/test_window_at
 echo 1000 > /sys/module/evtrace/parameters/test_window_ms
 echo "events=1 channel=compact cpus=0 sizes=fixed" > $D/generate
 # The writer is in its window once the parameter reads 0 again.
