@@ -78,6 +78,7 @@ void evt_ring_init(struct evt_ring *r, const struct evt_ring_params *p,
 	unsigned long i;
 
 	memset(r, 0, sizeof(*r));
+	evt_lock_init(&r->remote_flush_lock);
 	r->mem = mem;
 	r->sb = sb;
 	r->subbuf_size = p->subbuf_size;
@@ -114,6 +115,8 @@ void evt_ring_init(struct evt_ring *r, const struct evt_ring_params *p,
 		evt_local_set(&sb[i].commit, 0);
 		evt_local_set(&sb[i].events, 0);
 		sb[i].delivered = 0;
+		sb[i].events_delivered = 0;
+		sb[i].lap_events = 0;
 		/* Whatever the memory held: the first switch-out zeroes its tail. */
 		sb[i].dirty_end = r->subbuf_size;
 	}
@@ -158,27 +161,44 @@ static void evt_commit_bytes(struct evt_ring *r, unsigned long sb_pos, unsigned 
  * @r: the ring
  * @sb_pos: position of the sub-buffer's start
  *
- * Called exactly once per lap, by whichever committer completed it.
+ * Called exactly once per lap, by whichever committer completed it. Until
+ * it publishes the lap (the store of sb->delivered), nobody reopens the
+ * sub-buffer (evt_switch_in_check()): it has the sub-buffer to itself.
  */
 void evt_deliver(struct evt_ring *r, unsigned long sb_pos)
 {
 	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
 	struct evt_packet_header *h = (struct evt_packet_header *)(r->mem + (sb_pos & r->ring_mask));
+	unsigned long events;
 
 	EVT_HOOK(DELIVER_BEGIN, r);
 	h->timestamp_end = sb->ts_end;
 	h->content_size = (u64)sb->data_end * 8;
 	h->events_discarded = sb->lost;
+	/*
+	 * The lap's own count, for overwrite accounting: each of its events
+	 * was counted before its commit, and none of the next lap can be yet,
+	 * as nobody opens it before the publication below.
+	 */
+	events = (unsigned long)evt_local_read(&sb->events);
+	sb->lap_events = events - sb->events_delivered;
+	sb->events_delivered = events;
+	evt_local_inc(&r->produced);
 	EVT_HOOK(DELIVER_PUBLISH, r);
-	/* The packet's bytes before its publication. */
+	/* The packet's bytes (and the lap's count) before its publication. */
 	evt_smp_wmb();
 	EVT_WRITE_ONCE(sb->delivered, sb_pos + r->subbuf_size);
-	evt_local_inc(&r->produced);
 	EVT_HOOK(DELIVER_END, r);
 }
 
-/* Close the open sub-buffer at write offset @o (already moved past it). */
-static void evt_switch_out(struct evt_ring *r, unsigned long o, u64 ts)
+/*
+ * Close the open sub-buffer at write offset @o (already moved past it).
+ * @lost is the loss total read before the offset moved: any packet after
+ * this one is closed later and reads a total at least as large, so
+ * events_discarded never goes back from one packet to the next (read
+ * here, an interrupt's losses after it closed the next packet would).
+ */
+static void evt_switch_out(struct evt_ring *r, unsigned long o, u64 ts, u64 lost)
 {
 	unsigned long sb_pos = o & ~r->sb_mask;
 	unsigned long in_sb = o & r->sb_mask;
@@ -195,8 +215,10 @@ static void evt_switch_out(struct evt_ring *r, unsigned long o, u64 ts)
 	sb->dirty_end = in_sb;
 	sb->data_end = in_sb;
 	sb->ts_end = ts;
-	sb->lost = evt_lost_total(r);
-	EVT_WRITE_ONCE(r->lost_reported, sb->lost);
+	sb->lost = lost;
+	/* What a flush has to carry, if a later packet did not already. */
+	if (lost > EVT_READ_ONCE(r->lost_reported))
+		EVT_WRITE_ONCE(r->lost_reported, lost);
 	EVT_HOOK(SWITCH_OUT, r);
 	evt_commit_bytes(r, sb_pos, r->subbuf_size - in_sb);
 }
@@ -204,11 +226,9 @@ static void evt_switch_out(struct evt_ring *r, unsigned long o, u64 ts)
 /* Open the sub-buffer at @sb_pos: packet header, then commit it. */
 static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
 {
-	struct evt_subbuf *sb = &r->sb[(sb_pos >> r->sb_shift) & (r->num_subbuf - 1)];
 	struct evt_packet_header *h = (struct evt_packet_header *)(r->mem + (sb_pos & r->ring_mask));
 
 	EVT_HOOK(SWITCH_IN, r);
-	evt_local_set(&sb->events, 0);
 	h->magic = EVT_CTF_MAGIC;
 	if (r->uuid)
 		memcpy(h->uuid, r->uuid, 16);
@@ -230,7 +250,8 @@ static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
 
 /*
  * May the writer open the sub-buffer at *@sb_pos? Its previous lap, at
- * old = pos - ring_size, must be read already, or, in overwrite mode, it is
+ * old = pos - ring_size, must be delivered, and read already, or, in
+ * overwrite mode, it is
  * taken from the reader: the reader's next position moves past it with one
  * cmpxchg on the consumed word, which is where the reader claims a
  * sub-buffer too, so exactly one of them wins and the loss is counted once.
@@ -242,14 +263,25 @@ static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
 static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 			       unsigned long *skip_pos)
 {
-	unsigned long start = *sb_pos, pos = start, idx, old, v;
+	unsigned long start = *sb_pos, pos = start, idx, old, v, lost;
 
 	*skip_pos = 0;
 	for (;;) {
 		idx = (pos >> r->sb_shift) & (r->num_subbuf - 1);
-		/* Its previous lap must be whole: an interrupted writer may still be in it. */
-		if ((unsigned long)evt_local_read(&r->sb[idx].commit) !=
-		    (pos >> r->ring_shift) << r->sb_shift)
+		/*
+		 * Its previous lap must be delivered, not merely whole: between
+		 * the commit count saying whole and the store of delivered, the
+		 * deliverer writes the closing fields and the lap's count; had
+		 * an interrupt reopened the sub-buffer meanwhile, they would
+		 * land on its new lap and delivered would move back (the reader
+		 * stuck before a complete packet, events neither read nor
+		 * counted). lttng-modules closes the same window with a second
+		 * commit-count cmpxchg at delivery; here the deliverer's own
+		 * last store is the sign, and no count overshoots a lap.
+		 */
+		if (pos >= r->ring_size &&
+		    (EVT_READ_ONCE(r->sb[idx].delivered) & ~EVT_SB_SKIPPED) !=
+		    pos - r->ring_size + r->subbuf_size)
 			return -ENOBUFS;
 		v = (unsigned long)evt_atomic_read(&r->consumed);
 		/*
@@ -277,13 +309,19 @@ static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 		if (r->mode != EVT_MODE_OVERWRITE)
 			return -ENOBUFS;
 		old = pos - r->ring_size;
+		/*
+		 * The lap's count, read before the lap is taken: once it is,
+		 * an interrupt may open and deliver the next lap; before, doing
+		 * so moves consumed first, and the cmpxchg below fails.
+		 */
+		lost = EVT_READ_ONCE(r->sb[idx].lap_events);
 		EVT_HOOK(CHECK_BEFORE_TAKE, r);
 		if ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
 				(long)(evt_cons_word(r, old + r->subbuf_size) |
 				       (v & ~(~0UL << EVT_CONSUMED_POS_SHIFT)))) != v)
 			continue;
 		/* Taken from the reader: its events are lost, counted here once. */
-		evt_local_add_return(evt_local_read(&r->sb[idx].events), &r->overwritten);
+		evt_local_add_return((long)lost, &r->overwritten);
 		EVT_HOOK(CHECK_AFTER_TAKE, r);
 		break;
 	}
@@ -301,8 +339,8 @@ static void evt_mark_skipped(struct evt_ring *r, unsigned long skip_pos)
 
 	EVT_HOOK(MARK_SKIPPED, r);
 	evt_local_inc(&r->skipped);
-	/* Nothing of this lap can be overwritten later. */
-	evt_local_set(&sb->events, 0);
+	/* The lap holds no event: taking it later from the reader loses none. */
+	sb->lap_events = 0;
 	evt_local_add_return((long)r->subbuf_size, &sb->commit);
 	EVT_WRITE_ONCE(sb->delivered, (skip_pos + r->subbuf_size) | EVT_SB_SKIPPED);
 }
@@ -335,6 +373,7 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 	unsigned long in_sb, new_sb, skip_pos, end_in_sb;
 	unsigned int ext, force_ext = id >= r->id_escape;
 	int first = 1;
+	u64 lost;
 
 	if (payload > r->max_payload) {
 		evt_local_inc(&r->too_big);
@@ -376,13 +415,14 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 		/* First event of a packet: timestamp_begin is its reference. */
 		ext = force_ext;
 		end_in_sb = EVT_PACKET_HEADER_SIZE + (ext ? r->hdr_ext : r->hdr_small) + payload;
+		lost = evt_lost_total(r);
 		EVT_HOOK(SLOW_BEFORE_CMPXCHG, r);
 		if (evt_local_cmpxchg(&r->offset, (long)o, (long)(new_sb + end_in_sb)) != (long)o)
 			continue;
 		EVT_HOOK(SLOW_AFTER_CMPXCHG, r);
 		EVT_WRITE_ONCE(r->last_ts, ts);
 		if (in_sb)
-			evt_switch_out(r, o, ts);
+			evt_switch_out(r, o, ts, lost);
 		if (skip_pos)
 			evt_mark_skipped(r, skip_pos);
 		evt_switch_in(r, new_sb, ts);
@@ -398,7 +438,8 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 
 /**
  * evt_ring_flush() - close the open sub-buffer if it holds events
- * @r: the ring; on its own CPU, or with that CPU offline
+ * @r: the ring, on its own CPU (preemption or interrupts disabled); with
+ *     that CPU offline, only through evt_ring_flush_remote()
  *
  * Losses not yet reported in a packet (events discarded after the last
  * switch-out) are carried by a packet too, an empty one if need be and if
@@ -410,13 +451,14 @@ int evt_ring_flush(struct evt_ring *r)
 {
 	unsigned long o, in_sb, new_sb, skip_pos;
 	int unreported;
-	u64 ts;
+	u64 ts, lost;
 
 	for (;;) {
 		o = (unsigned long)evt_local_read(&r->offset);
 		ts = evt_ring_clock(r);
 		in_sb = o & r->sb_mask;
-		unreported = evt_lost_total(r) != EVT_READ_ONCE(r->lost_reported);
+		lost = evt_lost_total(r);
+		unreported = lost != EVT_READ_ONCE(r->lost_reported);
 		if (in_sb == 0) {
 			if (!unreported)
 				return 0;
@@ -444,8 +486,33 @@ int evt_ring_flush(struct evt_ring *r)
 	EVT_HOOK(FLUSH_AFTER_CMPXCHG, r);
 	/* Later events, and the next packet, begin no earlier than this one ends. */
 	EVT_WRITE_ONCE(r->last_ts, ts);
-	evt_switch_out(r, o, ts);
+	evt_switch_out(r, o, ts, lost);
 	return 1;
+}
+
+/**
+ * evt_ring_flush_remote() - evt_ring_flush() for a ring whose CPU is offline
+ * @r: the ring
+ *
+ * With its CPU offline, any CPU may flush a ring, several at once (they
+ * share cpus_read_lock()). The ring's CPU-local operations are atomic only
+ * against their own CPU: two flushers could both close one sub-buffer (its
+ * commit count passes the lap: never delivered, the ring wedged) or lose
+ * a counter update. Every flush of a ring whose CPU is offline must come
+ * here: they are serialised. The caller keeps the CPU offline meanwhile
+ * (cpus_read_lock()); the owning CPU's own flushes need no lock.
+ *
+ * Context: process context; spins with preemption disabled.
+ * Return: as evt_ring_flush().
+ */
+int evt_ring_flush_remote(struct evt_ring *r)
+{
+	int ret;
+
+	evt_lock(&r->remote_flush_lock);
+	ret = evt_ring_flush(r);
+	evt_unlock(&r->remote_flush_lock);
+	return ret;
 }
 
 /**

@@ -11,8 +11,9 @@
  * write, then commit by adding their length to the sub-buffer's commit
  * count. The committer that brings a sub-buffer's count to a whole lap
  * delivers it: it writes the packet's closing fields and publishes it to
- * the reader. One reader per ring (another CPU) takes and releases whole
- * sub-buffers.
+ * the reader. Until it has published it, that sub-buffer is its own: no
+ * writer opens a sub-buffer whose previous lap is not published. One reader
+ * per ring (another CPU) takes and releases whole sub-buffers.
  */
 #ifndef EVT_RING_H
 #define EVT_RING_H
@@ -82,8 +83,10 @@ enum evt_hook_point {
 
 struct evt_subbuf {
 	evt_local_t commit;		/* bytes committed, all laps: subbuf_size per lap */
-	evt_local_t events;		/* events committed in the current lap */
+	evt_local_t events;		/* events committed, all laps (never reset) */
 	unsigned long delivered;	/* end position of the last delivered lap | SKIPPED */
+	unsigned long events_delivered;	/* events, at the last delivery */
+	unsigned long lap_events;	/* events of the last delivered lap */
 	unsigned long data_end;		/* content bytes, set at switch-out */
 	u64 ts_end;			/* timestamp_end, set at switch-out */
 	u64 lost;			/* events_discarded total, set at switch-out */
@@ -133,6 +136,9 @@ struct evt_ring {
 	/* Next position to read, held slot, held flag: see EVT_CONSUMED_HELD. */
 	evt_atomic_t consumed __attribute__((aligned(64)));
 	unsigned long consumed_count;
+
+	/* Serialises flushes from other CPUs while this ring's CPU is offline. */
+	evt_lock_t remote_flush_lock;
 };
 
 /* Reservation context: from reserve to commit. */
@@ -171,6 +177,7 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 		     struct evt_rctx *c, unsigned long o, u64 ts);
 void evt_deliver(struct evt_ring *r, unsigned long sb_pos);
 int evt_ring_flush(struct evt_ring *r);
+int evt_ring_flush_remote(struct evt_ring *r);
 
 int evt_ring_get(struct evt_ring *r, unsigned long *pos);
 void evt_ring_put(struct evt_ring *r, unsigned long pos);

@@ -1,6 +1,7 @@
 #include <string.h>
 #include <time.h>
 #include "unit.h"
+#include "fastcheck.h"	/* decode_packet() checks every event */
 
 /*
  * The ring core, compiled here with its interleaving hooks (EVT_TEST_HOOKS,

@@ -19,6 +19,7 @@ Suite *merge_suite(void);
 Suite *trace_suite(void);
 Suite *ctl_suite(void);
 Suite *fuzz_suite(void);
+Suite *windows_suite(void);
 
 /* xorshift64*: repeatable pseudo-random numbers from *state (non-zero). */
 uint64_t unit_rnd(uint64_t *state);
