@@ -21,6 +21,14 @@
 #include "evt_port.h"
 #include <evtrace/abi.h>
 
+/*
+ * Positions are free-running unsigned long byte counts: on 32 bits the
+ * consumed word would wrap at 2 GiB and the first-lap test at 4 GiB.
+ */
+#if __SIZEOF_LONG__ != 8
+#error "the evtrace ring core needs a 64-bit build: ring positions are unsigned long byte counts"
+#endif
+
 enum evt_mode {
 	EVT_MODE_DISCARD = 0,	/* full ring: new events are dropped, counted */
 	EVT_MODE_OVERWRITE = 1,	/* full ring: the oldest unread packet is overwritten */
