@@ -48,7 +48,6 @@ struct evt_cpu_ring {
 	bool online;
 	atomic_t reader_open;
 	struct mutex reader_lock;	/* serialises the reader's ioctls */
-	struct mutex flush_lock;	/* serialises flushes while the CPU is offline */
 	bool holding;			/* the reader holds held_pos */
 	unsigned long held_pos;
 	wait_queue_head_t wq;

@@ -251,7 +251,6 @@ static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
 	cr->channel = channel;
 	cr->cpu = cpu;
 	mutex_init(&cr->reader_lock);
-	mutex_init(&cr->flush_lock);
 	init_waitqueue_head(&cr->wq);
 	init_irq_work(&cr->hw_work, evt_hw_work_fn);
 	atomic_set(&cr->reader_open, 0);
@@ -373,9 +372,7 @@ static void evt_flush_call(struct evt_flush_call *fc)
 		 * the same time: its CPU-local operations are not atomic
 		 * across CPUs, so remote flushes of one ring are serialised.
 		 */
-		mutex_lock(&fc->cr->flush_lock);
-		fc->flushed = evt_ring_flush(&fc->cr->ring);
-		mutex_unlock(&fc->cr->flush_lock);
+		fc->flushed = evt_ring_flush_remote(&fc->cr->ring);
 		fc->q.timestamp = evt_clock();
 		fc->q.flags |= EVT_QUIESCENT_OFFLINE;
 	}
