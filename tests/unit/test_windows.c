@@ -502,6 +502,7 @@ struct rflush {
 	struct tring t;
 	int (*flush)(struct evt_ring *r);
 	unsigned int round;	/* bumped to start a round */
+	unsigned int ready;	/* the other flusher is about to flush */
 	unsigned int done;	/* the other flusher is done with this round */
 	int stop;
 	int arrived;		/* arrivals at the cmpxchg in this round */
@@ -544,11 +545,14 @@ static void rflush_hook(unsigned int point, struct evt_ring *r)
 		rf->met++;
 		__atomic_store_n(&rf->go, now_ticks() + 20000, __ATOMIC_SEQ_CST);
 	} else {
-		/* Wait for the other one (200 us at most: it may be serialised). */
+		/*
+		 * Wait for the other one (200 us at most: it may be serialised),
+		 * letting it run if it shares this CPU.
+		 */
 		__atomic_store_n(&rf->waiting[rf_me], 1, __ATOMIC_SEQ_CST);
 		t0 = mono_ns();
 		while (!__atomic_load_n(&rf->go, __ATOMIC_SEQ_CST) && mono_ns() - t0 < 200000)
-			;
+			sched_yield();
 		__atomic_store_n(&rf->waiting[rf_me], 0, __ATOMIC_SEQ_CST);
 		if (!__atomic_load_n(&rf->go, __ATOMIC_SEQ_CST))
 			return;
@@ -573,6 +577,7 @@ static void *rflush_thread(void *arg)
 		seen++;
 		if (__atomic_load_n(&rf->stop, __ATOMIC_ACQUIRE))
 			return NULL;
+		__atomic_store_n(&rf->ready, 1, __ATOMIC_RELEASE);
 		rf->ret[1] = rf->flush(&rf->t.r);
 		__atomic_store_n(&rf->done, 1, __ATOMIC_RELEASE);
 	}
@@ -604,8 +609,11 @@ static void run_remote_flushers(int (*flush)(struct evt_ring *r), unsigned int r
 		x.arrived = 0;
 		x.go = 0;
 		x.done = 0;
-		__atomic_add_fetch(&x.round, 1, __ATOMIC_RELEASE);	/* both flush now */
-		x.ret[0] = x.flush(&x.t.r);
+		x.ready = 0;
+		__atomic_add_fetch(&x.round, 1, __ATOMIC_RELEASE);
+		while (!__atomic_load_n(&x.ready, __ATOMIC_ACQUIRE))
+			sched_yield();
+		x.ret[0] = x.flush(&x.t.r);	/* both flush now */
 		while (!__atomic_load_n(&x.done, __ATOMIC_ACQUIRE))
 			sched_yield();
 		if (x.ret[0] && x.ret[1])
@@ -634,7 +642,7 @@ static void run_remote_flushers(int (*flush)(struct evt_ring *r), unsigned int r
 
 START_TEST(remote_flushers_serialised)
 {
-	run_remote_flushers(evt_ring_flush_remote, 3000);
+	run_remote_flushers(evt_ring_flush_remote, 600);
 }
 END_TEST
 
