@@ -363,11 +363,11 @@ static int evt_put_real_ring(struct sk_buff *skb, struct evt_cpu_ring *cr)
 	return evt_put_ring(skb, cr->channel, cr->cpu, &st, false);
 }
 
-static int evt_fill_status(struct sk_buff *skb, unsigned int nfake)
+/* The first STATUS message: state, configuration, the event catalogue. */
+static int evt_put_config(struct sk_buff *skb)
 {
 	struct nlattr *list, *n;
-	unsigned int ch, i;
-	int cpu;
+	unsigned int i;
 
 	if (nla_put_u8(skb, EVT_A_TRACING, READ_ONCE(evt_tracing)) ||
 	    nla_put_u8(skb, EVT_A_MODE, evt.mode) ||
@@ -388,74 +388,150 @@ static int evt_fill_status(struct sk_buff *skb, unsigned int nfake)
 		nla_nest_end(skb, n);
 	}
 	nla_nest_end(skb, list);
-	list = nla_nest_start(skb, EVT_A_RINGS);
-	if (!list)
-		return -EMSGSIZE;
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			if (evt_get_ring(ch, cpu) && evt_put_real_ring(skb, evt_get_ring(ch, cpu)))
-				return -EMSGSIZE;
-	nla_nest_end(skb, list);
-	list = nla_nest_start(skb, EVT_A_GENS);
-	if (!list)
-		return -EMSGSIZE;
-	for_each_possible_cpu(cpu) {
-		struct evt_gen_info g;
-
-		evt_gen_info(cpu, &g);
-		n = nla_nest_start(skb, EVT_A_GEN);
-		if (!n || nla_put_u32(skb, EVT_G_CPU, cpu) ||
-		    nla_put_u8(skb, EVT_G_RUNNING, g.running) ||
-		    nla_put_u8(skb, EVT_G_DONE, g.done) ||
-		    nla_put_u64_64bit(skb, EVT_G_COMPACT, g.generated[EVT_CHAN_COMPACT], EVT_G_PAD) ||
-		    nla_put_u64_64bit(skb, EVT_G_NORMAL, g.generated[EVT_CHAN_NORMAL], EVT_G_PAD) ||
-		    nla_put_u64_64bit(skb, EVT_G_TIMER, g.timer, EVT_G_PAD))
-			return -EMSGSIZE;
-		nla_nest_end(skb, n);
-	}
-	nla_nest_end(skb, list);
-	if (nfake) {
-		list = nla_nest_start(skb, EVT_A_FAKE_RINGS);
-		if (!list)
-			return -EMSGSIZE;
-		for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
-			for (i = 0; i < nfake; i++) {
-				struct evt_ring_stats st;
-
-				evt_fake_ring_stats(ch, nr_cpu_ids + i, &st);
-				if (evt_put_ring(skb, ch, nr_cpu_ids + i, &st, true))
-					return -EMSGSIZE;
-			}
-		nla_nest_end(skb, list);
-	}
 	return 0;
 }
 
-static int evt_nl_status(struct sk_buff *skb, struct genl_info *info)
+static int evt_put_gen(struct sk_buff *skb, int cpu)
 {
-	unsigned int nfake = READ_ONCE(evt_status_fake_cpus);
-	/* Sized for every ring, event and generator entry. */
-	size_t size = 512 + evt_nr_events * 96 +
-		      (size_t)(nr_cpu_ids + nfake) * (EVT_NR_CHANNELS * 192 + 96);
-	struct sk_buff *msg = genlmsg_new(size, GFP_KERNEL);
-	void *hdr;
+	struct evt_gen_info g;
+	struct nlattr *n;
+
+	evt_gen_info(cpu, &g);
+	n = nla_nest_start(skb, EVT_A_GEN);
+	if (!n || nla_put_u32(skb, EVT_G_CPU, cpu) ||
+	    nla_put_u8(skb, EVT_G_RUNNING, g.running) ||
+	    nla_put_u8(skb, EVT_G_DONE, g.done) ||
+	    nla_put_u64_64bit(skb, EVT_G_COMPACT, g.generated[EVT_CHAN_COMPACT], EVT_G_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_G_NORMAL, g.generated[EVT_CHAN_NORMAL], EVT_G_PAD) ||
+	    nla_put_u64_64bit(skb, EVT_G_TIMER, g.timer, EVT_G_PAD))
+		return -EMSGSIZE;
+	nla_nest_end(skb, n);
+	return 0;
+}
+
+/*
+ * STATUS is a dump (see <evtrace/netlink.h>): the first message holds the
+ * state, the configuration and the events (as many as the catalogue), then
+ * one message per ring, per possible CPU's generator, per fake ring. No
+ * message or nest grows with the number of CPUs, and what one request costs
+ * the kernel is the dump's buffer, whoever asks. The cursor lives in cb->ctx
+ * between the rounds of a dump.
+ */
+enum evt_status_part { EVT_ST_CONFIG, EVT_ST_RINGS, EVT_ST_GENS, EVT_ST_FAKE, EVT_ST_END };
+
+struct evt_status_cursor {
+	unsigned int part;		/* enum evt_status_part */
+	unsigned int pos;		/* entry within the part */
+	unsigned int nfake;		/* fake CPUs, as the first message found them */
+};
+
+static_assert(sizeof(struct evt_status_cursor) <= sizeof_field(struct netlink_callback, ctx));
+
+/* Move @c to the next entry that exists; false past the last one. */
+static bool evt_status_seek(struct evt_status_cursor *c)
+{
+	for (;;) {
+		switch (c->part) {
+		case EVT_ST_CONFIG:
+			if (!c->pos)
+				return true;
+			break;
+		case EVT_ST_RINGS:
+			for (; c->pos < EVT_NR_CHANNELS * nr_cpu_ids; c->pos++)
+				if (evt_get_ring(c->pos / nr_cpu_ids, c->pos % nr_cpu_ids))
+					return true;
+			break;
+		case EVT_ST_GENS:
+			c->pos = cpumask_next((int)c->pos - 1, cpu_possible_mask);
+			if (c->pos < nr_cpu_ids)
+				return true;
+			break;
+		case EVT_ST_FAKE:
+			if (c->pos < EVT_NR_CHANNELS * c->nfake)
+				return true;
+			break;
+		default:
+			return false;
+		}
+		c->part++;
+		c->pos = 0;
+	}
+}
+
+/* The body of the message for the entry at @c, in a list of one entry. */
+static int evt_status_fill(struct sk_buff *skb, struct evt_status_cursor *c)
+{
+	struct evt_ring_stats st;
+	struct nlattr *list;
+	unsigned int ch, cpu;
 	int ret;
 
-	if (!msg)
-		return -ENOMEM;
-	hdr = genlmsg_put_reply(msg, info, &evt_genl_family, 0, EVT_CMD_STATUS);
-	if (!hdr) {
-		nlmsg_free(msg);
+	switch (c->part) {
+	case EVT_ST_CONFIG:
+		c->nfake = READ_ONCE(evt_status_fake_cpus);
+		return evt_put_config(skb);
+	case EVT_ST_RINGS:
+		list = nla_nest_start(skb, EVT_A_RINGS);
+		if (!list)
+			return -EMSGSIZE;
+		ret = evt_put_real_ring(skb, evt_get_ring(c->pos / nr_cpu_ids,
+							  c->pos % nr_cpu_ids));
+		break;
+	case EVT_ST_GENS:
+		list = nla_nest_start(skb, EVT_A_GENS);
+		if (!list)
+			return -EMSGSIZE;
+		ret = evt_put_gen(skb, c->pos);
+		break;
+	case EVT_ST_FAKE:
+		list = nla_nest_start(skb, EVT_A_FAKE_RINGS);
+		if (!list)
+			return -EMSGSIZE;
+		ch = c->pos / c->nfake;
+		cpu = nr_cpu_ids + c->pos % c->nfake;
+		evt_fake_ring_stats(ch, cpu, &st);
+		ret = evt_put_ring(skb, ch, cpu, &st, true);
+		break;
+	default:
+		return -EINVAL;
+	}
+	if (ret)
+		return ret;
+	nla_nest_end(skb, list);
+	return 0;
+}
+
+static int evt_nl_status_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	struct evt_status_cursor *c = (void *)cb->ctx;
+	void *hdr;
+
+	while (evt_status_seek(c)) {
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &evt_genl_family, NLM_F_MULTI, EVT_CMD_STATUS);
+		if (!hdr)
+			break;
+		if (evt_status_fill(skb, c)) {
+			/* The buffer is full: this entry opens the next round. */
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+		c->pos++;
+	}
+	/* An entry larger than an empty buffer would never be sent. */
+	if (!skb->len && c->part != EVT_ST_END) {
+		NL_SET_ERR_MSG(cb->extack, "a STATUS entry does not fit in a message");
 		return -EMSGSIZE;
 	}
-	ret = evt_fill_status(msg, nfake);
-	if (ret) {
-		nlmsg_free(msg);
-		GENL_SET_ERR_MSG(info, "status does not fit in one message");
-		return ret;
-	}
-	genlmsg_end(msg, hdr);
-	return genlmsg_reply(msg, info);
+	return skb->len;
+}
+
+/* Version 1's single reply: gone, since it did not fit large machines. */
+static int evt_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	GENL_SET_ERR_MSG(info, "STATUS is a dump since version 2 of the family: set NLM_F_DUMP");
+	return -EOPNOTSUPP;
 }
 
 #define EVT_OP(c, fn, pol, fl) {						\
@@ -467,7 +543,13 @@ static const struct genl_ops evt_genl_ops[] = {
 	EVT_OP(EVT_CMD_START, evt_nl_start, evt_no_attrs_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_STOP, evt_nl_stop, evt_no_attrs_policy, GENL_ADMIN_PERM),
 	/* Counters and configuration only: readable by anyone. */
-	EVT_OP(EVT_CMD_STATUS, evt_nl_status, evt_no_attrs_policy, 0),
+	{
+		.cmd = EVT_CMD_STATUS,
+		.doit = evt_nl_status_doit,
+		.dumpit = evt_nl_status_dump,
+		.policy = evt_no_attrs_policy,
+		.maxattr = ARRAY_SIZE(evt_no_attrs_policy) - 1,
+	},
 	EVT_OP(EVT_CMD_CONFIG, evt_nl_config, evt_config_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_FLUSH, evt_nl_flush, evt_no_attrs_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_GENERATE, evt_nl_generate, evt_generate_policy, GENL_ADMIN_PERM),
@@ -495,6 +577,15 @@ static struct genl_family evt_genl_family __ro_after_init = {
 	.n_mcgrps = ARRAY_SIZE(evt_genl_mcgrps),
 };
 
+/**
+ * evt_nl_init() - register the generic netlink family and the test hook
+ *
+ * Last in module init: the handlers use every other part of the module.
+ * The hook file status_fake_cpus goes into the module's debugfs directory,
+ * found by name (it exists by now), and goes away with it at exit.
+ *
+ * Return: 0 or a negative errno from genl_register_family().
+ */
 int evt_nl_init(void)
 {
 	struct dentry *dir;
@@ -506,11 +597,7 @@ int evt_nl_init(void)
 	if (ret)
 		return ret;
 	WRITE_ONCE(evt_nl_ready, true);
-	/*
-	 * The test hook goes into the module's debugfs directory, which exists
-	 * by now (netlink comes last in init) and is removed with everything in
-	 * it at exit, after netlink.
-	 */
+	/* No debugfs (or no directory): no hook, nothing else is lost. */
 	dir = debugfs_lookup("evtrace", NULL);
 	if (!IS_ERR_OR_NULL(dir)) {
 		debugfs_create_file_unsafe("status_fake_cpus", 0600, dir, NULL,
@@ -520,9 +607,12 @@ int evt_nl_init(void)
 	return 0;
 }
 
-/*
- * First in module exit: no command runs after this (unregistering waits for
- * handlers in flight), and no notification is queued or sent any more.
+/**
+ * evt_nl_exit() - unregister the family, first in module exit
+ *
+ * No command runs after this (unregistering waits for handlers in flight; a
+ * STATUS dump between two rounds holds a module reference, so exit cannot
+ * begin while one is open), and no notification is queued or sent any more.
  */
 void evt_nl_exit(void)
 {
@@ -532,7 +622,11 @@ void evt_nl_exit(void)
 	genl_unregister_family(&evt_genl_family);
 }
 
-/* Last: once nothing can call evt_nl_notify(), let a queued work item end. */
+/**
+ * evt_nl_exit_notify() - let a queued notification work item end
+ *
+ * Last in module exit, once nothing can call evt_nl_notify() any more.
+ */
 void evt_nl_exit_notify(void)
 {
 	cancel_work_sync(&evt_notify_work);

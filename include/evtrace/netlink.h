@@ -1,7 +1,26 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * evtrace generic netlink ABI: family "evtrace", version 1, multicast group
+ * evtrace generic netlink ABI: family "evtrace", version 2, multicast group
  * "notify". Shared by the module and userspace (libevtrace, evctl, evdrain).
+ *
+ * Version 2 changes one thing incompatibly: STATUS is a dump. A request without
+ * NLM_F_DUMP gets EOPNOTSUPP. The dump's first message holds TRACING, MODE,
+ * HIGH_WATER, FLUSH_MS, SUBBUF_SIZE, NUM_SUBBUF and EVENTS (every event);
+ * then comes one message per ring, RINGS holding one RING, per channel and
+ * CPU; one per possible CPU, GENS holding one GEN; and, only while the test
+ * hook below is on, one per synthetic ring, FAKE_RINGS holding one RING.
+ * The attributes are those of version 1's single reply, its lists split
+ * over the messages: a client concatenates the lists of every message. No
+ * message grows with the number of CPUs (version 1's RINGS nest passed
+ * 65,535 bytes, its 16-bit length wrapping, beyond about 240 CPUs).
+ * Userspace checks the family's version (CTRL_ATTR_VERSION) and refuses to
+ * talk to another one.
+ *
+ * Test hook: while root writes N > 0 (at most 4096) to the debugfs file
+ * evtrace/status_fake_cpus, STATUS also reports a ring per channel for N
+ * CPUs that do not exist (numbered from the kernel's nr_cpu_ids up), with
+ * made-up figures, each marked EVT_R_FAKE and only ever in FAKE_RINGS:
+ * clients count them apart and never add them to real figures.
  *
  * Mutating commands need CAP_NET_ADMIN. STATUS is open to everyone: it
  * reports counters and configuration of the tracer, no event contents, no
@@ -10,7 +29,7 @@
  * Requests are validated strictly (EINVAL with an extended-ack message): the
  * genl header's reserved field must be 0, nlmsg_flags may hold only
  * NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO and NLM_F_DUMP; each command takes
- * only the attributes listed for it below (START, STOP, FLUSH,
+ * only the attributes listed for it below (START, STOP, STATUS, FLUSH and
  * GENERATE_STOP take none), nests carry NLA_F_NESTED, and no bytes may
  * follow the last attribute, at the top or in a nest.
  */
@@ -18,14 +37,14 @@
 #define EVTRACE_NETLINK_H
 
 #define EVT_GENL_NAME		"evtrace"
-#define EVT_GENL_VERSION	1
+#define EVT_GENL_VERSION	2
 #define EVT_GENL_MCGRP_NOTIFY	"notify"
 
 enum evt_genl_cmd {
 	EVT_CMD_UNSPEC,
 	EVT_CMD_START,		/* start tracing */
 	EVT_CMD_STOP,		/* stop tracing, close partial sub-buffers */
-	EVT_CMD_STATUS,		/* reply: state, configuration, rings, generator */
+	EVT_CMD_STATUS,		/* a dump: state, configuration, rings, generator */
 	EVT_CMD_CONFIG,		/* set MODE, HIGH_WATER, FLUSH_MS, EVENTS */
 	EVT_CMD_FLUSH,		/* close partial sub-buffers now */
 	EVT_CMD_GENERATE,	/* start the test generator: GEN_* attributes */
@@ -59,7 +78,7 @@ enum evt_genl_attr {
 	EVT_A_CPU,		/* u32 */
 	EVT_A_FILL,		/* u32: percent */
 	EVT_A_PAD,
-	EVT_A_FAKE_RINGS,	/* nested: EVT_A_RING... with EVT_R_FAKE (STATUS, test hook) */
+	EVT_A_FAKE_RINGS,	/* nested: EVT_A_RING with EVT_R_FAKE (STATUS, test hook) */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)

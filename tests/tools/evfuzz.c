@@ -14,8 +14,10 @@
  * Each reply is awaited (10 s) and its errno counted. A GENERATE is always
  * followed by GENERATE_STOP so that a huge valid request cannot swamp the
  * machine; at the end tracing and the generator are stopped (unless the
- * caller lacks CAP_NET_ADMIN) and STATUS must still answer. --sink also joins the notify group with a tiny receive
- * buffer that is never read (the kernel must cope with a full listener).
+ * caller lacks CAP_NET_ADMIN) and STATUS (a dump, as most STATUS requests
+ * are) must still answer. --sink also joins the notify group with a tiny
+ * receive buffer that is never read (the kernel must cope with a full
+ * listener).
  * --only limits the fuzzed commands to these numbers (to narrow a failure).
  *
  * Prints a summary: counts per errno. Exit status 0 when every reply came
@@ -496,7 +498,13 @@ static int wait_reply(uint32_t want_seq, int timeout_ms)
 				end = 1;
 				err = -e->error;
 			} else if (h->nlmsg_type == NLMSG_DONE) {
+				int e = 0;
+
+				/* A dump that failed carries its errno here. */
+				if (h->nlmsg_len >= NLMSG_HDRLEN + sizeof(e))
+					memcpy(&e, NLMSG_DATA(h), sizeof(e));
 				end = 1;
+				err = -e;
 			}
 			if (!end)
 				continue;
@@ -545,16 +553,21 @@ static int request(struct mb *m, int expect_reply)
 	return ret;
 }
 
-static int simple_cmd(uint8_t cmd)
+static int simple_cmd_flags(uint8_t cmd, uint16_t flags)
 {
 	struct mb *m = malloc(sizeof(*m));
 	int ret;
 
-	mb_start(m, family, NLM_F_REQUEST | NLM_F_ACK, cmd, EVT_GENL_VERSION);
+	mb_start(m, family, NLM_F_REQUEST | NLM_F_ACK | flags, cmd, EVT_GENL_VERSION);
 	mb_hdr(m)->nlmsg_len = (uint32_t)m->len;
 	ret = request(m, 1);
 	free(m);
 	return ret;
+}
+
+static int simple_cmd(uint8_t cmd)
+{
+	return simple_cmd_flags(cmd, 0);
 }
 
 /* CTRL_CMD_GETFAMILY: the family id and the notify group's id. */
@@ -664,6 +677,9 @@ static void one_message(struct mb *m)
 		flags |= NLM_F_DUMP;
 	else if (r < 13)
 		flags |= (uint16_t)(rnd() & 0x0ff0);	/* odd flags */
+	/* STATUS is a dump: mostly asked as one, so that the dump is fuzzed. */
+	if (cmd == EVT_CMD_STATUS && chance(80))
+		flags |= NLM_F_DUMP;
 	if (chance(3))
 		version = (uint8_t)rnd();
 	mb_start(m, family, flags, cmd, version);
@@ -794,7 +810,7 @@ int main(int argc, char **argv)
 	if (!e || e == EPERM)
 		e = simple_cmd(EVT_CMD_STOP);
 	if (!e || e == EPERM)
-		e = simple_cmd(EVT_CMD_STATUS);
+		e = simple_cmd_flags(EVT_CMD_STATUS, NLM_F_DUMP);
 	for (i = 1; i <= EVT_CMD_MAX; i++)
 		known_cmds += cmd_count[i];
 	printf("evfuzz: fuzzed %lu messages (%lu to known commands), %lu sent in all: "

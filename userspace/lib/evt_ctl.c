@@ -30,6 +30,7 @@ struct evt_ctl {
 	struct nl_sock *sk;		/* requests */
 	struct nl_sock *nsk;		/* notifications, after subscribe */
 	int family;
+	unsigned int version;		/* the module's EVT_GENL_VERSION */
 	int err;			/* last error, -errno */
 	char extack[256];		/* the kernel's message for it */
 	char msg[320];			/* what evt_ctl_errmsg returns */
@@ -75,6 +76,9 @@ const char *evt_ctl_strerror(int err)
 		return "notifications were lost (receive buffer overrun)";
 	case EPROTO:
 		return "malformed reply from the evtrace module";
+	case EPROTONOSUPPORT:
+		return "the evtrace module speaks another version of its netlink protocol: "
+		       "use the module and the programs built together";
 	default:
 		return strerror(err < 0 ? -err : err);
 	}
@@ -155,35 +159,6 @@ static struct nl_sock *genl_socket(int *err)
 	return sk;
 }
 
-int evt_ctl_open(struct evt_ctl **out)
-{
-	struct evt_ctl *c;
-	int err = 0;
-
-	*out = NULL;
-	c = calloc(1, sizeof(*c));
-	if (!c)
-		return -ENOMEM;
-	c->sk = genl_socket(&err);
-	if (!c->sk) {
-		free(c);
-		return err;
-	}
-	/* Replies of any size (a STATUS of many CPUs) arrive whole. */
-	nl_socket_enable_msg_peek(c->sk);
-	c->family = genl_ctrl_resolve(c->sk, EVT_GENL_NAME);
-	if (c->family < 0) {
-		err = nlerr_to_errno(c->family);
-		/* The controller answers ENOENT for an unknown family. */
-		if (err == -EIO || err == -EINVAL)
-			err = -ENOENT;
-		evt_ctl_close(c);
-		return err;
-	}
-	*out = c;
-	return 0;
-}
-
 void evt_ctl_close(struct evt_ctl *c)
 {
 	if (!c)
@@ -205,12 +180,33 @@ struct req_state {
 	void *arg;
 };
 
+/* The extack TLVs of message @h, @off bytes into its payload. */
+static void read_extack_at(struct evt_ctl *c, const struct nlmsghdr *h, size_t off)
+{
+	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
+	size_t len;
+
+	off = NLMSG_ALIGN(off);
+	if (h->nlmsg_len - NLMSG_HDRLEN <= off)
+		return;
+	len = h->nlmsg_len - NLMSG_HDRLEN - off;
+	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)h + NLMSG_HDRLEN + off),
+		      (int)len, NULL) < 0)
+		return;
+	if (tb[NLMSGERR_ATTR_MSG] && nla_len(tb[NLMSGERR_ATTR_MSG]) > 0) {
+		nla_strlcpy(c->extack, tb[NLMSGERR_ATTR_MSG], sizeof(c->extack));
+		/* Some messages end in a newline: drop it. */
+		len = strlen(c->extack);
+		while (len && (c->extack[len - 1] == '\n' || c->extack[len - 1] == ' '))
+			c->extack[--len] = '\0';
+	}
+}
+
 /* The extack TLVs follow the nlmsgerr and, unless capped, the echoed request. */
 static void read_extack(struct evt_ctl *c, const struct nlmsgerr *e)
 {
 	const struct nlmsghdr *h = (const struct nlmsghdr *)((const char *)e - NLMSG_HDRLEN);
-	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
-	size_t off, len;
+	size_t off;
 
 	c->extack[0] = '\0';
 	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS) || h->nlmsg_len < NLMSG_HDRLEN + sizeof(*e))
@@ -221,19 +217,7 @@ static void read_extack(struct evt_ctl *c, const struct nlmsgerr *e)
 			return;
 		off += e->msg.nlmsg_len - NLMSG_HDRLEN;
 	}
-	off = NLMSG_ALIGN(off);
-	if (h->nlmsg_len - NLMSG_HDRLEN <= off)
-		return;
-	len = h->nlmsg_len - NLMSG_HDRLEN - off;
-	if (nla_parse(tb, NLMSGERR_ATTR_MAX, (struct nlattr *)((char *)e + off), (int)len, NULL) < 0)
-		return;
-	if (tb[NLMSGERR_ATTR_MSG] && nla_len(tb[NLMSGERR_ATTR_MSG]) > 0) {
-		nla_strlcpy(c->extack, tb[NLMSGERR_ATTR_MSG], sizeof(c->extack));
-		/* Some messages end in a newline: drop it. */
-		len = strlen(c->extack);
-		while (len && (c->extack[len - 1] == '\n' || c->extack[len - 1] == ' '))
-			c->extack[--len] = '\0';
-	}
+	read_extack_at(c, h, off);
 }
 
 static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
@@ -256,11 +240,21 @@ static int on_ack(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/* NLMSG_DONE ends a dump; a dump that failed says so in it (libnl looks not). */
 static int on_finish(struct nl_msg *msg, void *arg)
 {
 	struct req_state *st = arg;
+	const struct nlmsghdr *h = nlmsg_hdr(msg);
+	int err = 0;
 
-	(void)msg;
+	if (h->nlmsg_len >= NLMSG_HDRLEN + sizeof(err))
+		memcpy(&err, (const char *)h + NLMSG_HDRLEN, sizeof(err));
+	if (err < 0) {
+		st->err = err;
+		st->ctl->extack[0] = '\0';
+		if (h->nlmsg_flags & NLM_F_ACK_TLVS)
+			read_extack_at(st->ctl, h, sizeof(err));
+	}
 	st->done = 1;
 	return NL_STOP;
 }
@@ -291,6 +285,16 @@ static int request(struct evt_ctl *c, struct nl_msg *msg,
 
 	c->err = 0;
 	c->extack[0] = '\0';
+	/* Once the family is known: nothing but to the version we speak. */
+	if (c->family > 0 && c->version != EVT_GENL_VERSION) {
+		nlmsg_free(msg);
+		set_error(c, -EPROTONOSUPPORT);
+		snprintf(c->msg, sizeof(c->msg),
+			 "the evtrace module speaks version %u of its netlink protocol, this program "
+			 "version %d: load the evtrace.ko built with this program", c->version,
+			 EVT_GENL_VERSION);
+		return c->err;
+	}
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb) {
 		nlmsg_free(msg);
@@ -331,6 +335,58 @@ static struct nl_msg *new_msg(struct evt_ctl *c, uint8_t cmd, int flags)
 		return NULL;
 	}
 	return msg;
+}
+
+/* CTRL_CMD_GETFAMILY's answer: the family's id and version. */
+static int parse_family(struct nl_msg *msg, void *arg)
+{
+	struct evt_ctl *c = arg;
+	struct nlattr *tb[CTRL_ATTR_MAX + 1];
+
+	if (genlmsg_parse(nlmsg_hdr(msg), 0, tb, CTRL_ATTR_MAX, NULL) < 0 ||
+	    !tb[CTRL_ATTR_FAMILY_ID] || !tb[CTRL_ATTR_VERSION])
+		return -EPROTO;
+	c->version = nla_get_u32(tb[CTRL_ATTR_VERSION]);
+	c->family = nla_get_u16(tb[CTRL_ATTR_FAMILY_ID]);
+	return 0;
+}
+
+int evt_ctl_open(struct evt_ctl **out)
+{
+	struct evt_ctl *c;
+	struct nl_msg *msg;
+	int err = 0;
+
+	*out = NULL;
+	c = calloc(1, sizeof(*c));
+	if (!c)
+		return -ENOMEM;
+	c->sk = genl_socket(&err);
+	if (!c->sk) {
+		free(c);
+		return err;
+	}
+	/* Replies of any size arrive whole. */
+	nl_socket_enable_msg_peek(c->sk);
+	/* The family's version too, which genl_ctrl_resolve() does not give. */
+	msg = nlmsg_alloc();
+	if (!msg || !genlmsg_put(msg, NL_AUTO_PORT, NL_AUTO_SEQ, GENL_ID_CTRL, 0, 0,
+				 CTRL_CMD_GETFAMILY, 1) ||
+	    nla_put_string(msg, CTRL_ATTR_FAMILY_NAME, EVT_GENL_NAME) < 0) {
+		nlmsg_free(msg);
+		evt_ctl_close(c);
+		return -ENOMEM;
+	}
+	err = request(c, msg, parse_family, c);
+	if (!err && c->family <= 0)
+		err = -ENOENT;
+	if (err) {
+		evt_ctl_close(c);
+		/* The controller answers ENOENT for an unknown family. */
+		return err == -EINVAL ? -ENOENT : err;
+	}
+	*out = c;
+	return 0;
 }
 
 static int simple(struct evt_ctl *c, uint8_t cmd)
@@ -437,14 +493,25 @@ void evt_status_free(struct evt_status *st)
 	evt_status_init(st);
 }
 
-/* Grow an array by one zeroed element; NULL when out of memory. */
+/*
+ * Grow an array by one zeroed element; NULL when out of memory. The room
+ * doubles (16, 32, 64...: full when the count is 0 or a power of two from
+ * 16), so that thousands of rings cost no more than a few reallocations.
+ */
 static void *grow(void **arr, size_t *n, size_t elsize)
 {
-	char *p = realloc(*arr, (*n + 1) * elsize);
+	char *p = *arr;
 
-	if (!p)
-		return NULL;
-	*arr = p;
+	if (*n == 0 || (*n >= 16 && !(*n & (*n - 1)))) {
+		size_t cap = *n ? *n * 2 : 16;
+
+		if (cap > SIZE_MAX / elsize)
+			return NULL;
+		p = realloc(*arr, cap * elsize);
+		if (!p)
+			return NULL;
+		*arr = p;
+	}
 	memset(p + *n * elsize, 0, elsize);
 	return p + (*n)++ * elsize;
 }
@@ -612,11 +679,9 @@ static int attrs_tile(struct nlmsghdr *nlh)
 	return rem == 0;
 }
 
-/* One STATUS message; a dump may bring several, each adding its lists. */
-static int parse_status(struct nl_msg *msg, void *arg)
+/* One STATUS message of the dump, adding to @st. */
+static int parse_status_nlh(struct nlmsghdr *nlh, struct evt_status *st)
 {
-	struct evt_status *st = arg;
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct genlmsghdr *gh;
 	struct nlattr *tb[EVT_A_MAX + 1];
 	int ret;
@@ -652,25 +717,36 @@ static int parse_status(struct nl_msg *msg, void *arg)
 	return 0;
 }
 
+static int parse_status(struct nl_msg *msg, void *arg)
+{
+	return parse_status_nlh(nlmsg_hdr(msg), arg);
+}
+
+/* A dump: every message adds to @st (see <evtrace/netlink.h>). */
 int evt_ctl_status(struct evt_ctl *c, struct evt_status *st)
 {
 	struct nl_msg *msg;
-	int ret;
 
 	evt_status_init(st);
-	msg = new_msg(c, EVT_CMD_STATUS, 0);
+	msg = new_msg(c, EVT_CMD_STATUS, NLM_F_DUMP);
 	if (!msg)
 		return set_error(c, -ENOMEM);
-	ret = request(c, msg, parse_status, st);
-	if (ret == -EOPNOTSUPP) {
-		/* A module that only dumps the status. */
-		evt_status_free(st);
-		msg = new_msg(c, EVT_CMD_STATUS, NLM_F_DUMP);
-		if (!msg)
-			return set_error(c, -ENOMEM);
-		ret = request(c, msg, parse_status, st);
+	return request(c, msg, parse_status, st);
+}
+
+int evt_status_parse(struct evt_status *st, const void *buf, size_t len)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	int rem = len > INT32_MAX ? INT32_MAX : (int)len, ret;
+
+	for (; NLMSG_OK(nlh, rem); nlh = NLMSG_NEXT(nlh, rem)) {
+		if (nlh->nlmsg_type < NLMSG_MIN_TYPE)
+			continue;
+		ret = parse_status_nlh(nlh, st);
+		if (ret < 0)
+			return ret;
 	}
-	return ret;
+	return rem ? -EPROTO : 0;
 }
 
 /* ---- notifications ---- */

@@ -6,7 +6,9 @@
  * Every function that talks to the kernel returns 0 or a negative errno.
  * After a failure, evt_ctl_errmsg() says what happened in words a person can
  * act on: the kernel's extended-ack message when it sent one, else a
- * description of the errno ("permission denied: ..." for -EPERM).
+ * description of the errno ("permission denied: ..." for -EPERM). A module
+ * of another protocol version (EVT_GENL_VERSION) is not sent any request:
+ * each fails with -EPROTONOSUPPORT, and the message names both versions.
  *
  * Notifications: evt_ctl_subscribe() joins the "notify" multicast group on a
  * second, non-blocking socket; evt_ctl_notify_fd() is its descriptor for
@@ -128,6 +130,12 @@ int evt_ctl_generate_stop(struct evt_ctl *ctl);
 
 /* Fills @st (which the caller frees with evt_status_free, also on error). */
 int evt_ctl_status(struct evt_ctl *ctl, struct evt_status *st);
+/*
+ * What evt_ctl_status() does with what it receives, for the unit tests: add
+ * the STATUS messages in @buf (netlink messages back to back, @len bytes;
+ * others are skipped) to @st. 0, -EPROTO when malformed, or -ENOMEM.
+ */
+int evt_status_parse(struct evt_status *st, const void *buf, size_t len);
 void evt_status_init(struct evt_status *st);
 void evt_status_free(struct evt_status *st);
 
