@@ -250,11 +250,11 @@ static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
 
 /*
  * May the writer open the sub-buffer at *@sb_pos? Its previous lap, at
- * old = pos - ring_size, must be delivered, and read already, or, in
- * overwrite mode, it is
- * taken from the reader: the reader's next position moves past it with one
- * cmpxchg on the consumed word, which is where the reader claims a
- * sub-buffer too, so exactly one of them wins and the loss is counted once.
+ * old = pos - ring_size, must be delivered, and read already or, in
+ * overwrite mode, taken from the reader: the reader's next position moves
+ * past it with one cmpxchg on the consumed word, which is where the reader
+ * claims a sub-buffer too, so exactly one of them wins and the loss is
+ * counted once.
  * The sub-buffer the reader holds is skipped instead (seed 003: skip the
  * drainer's buffer, overwrite the next one); its slot is in the same word,
  * so the decision and the cmpxchg see one state of the reader.
@@ -393,6 +393,7 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 			EVT_HOOK(SLOW_RETRY_BEFORE_CMPXCHG, r);
 			if (evt_local_cmpxchg(&r->offset, (long)o, (long)(o - in_sb + end_in_sb)) != (long)o)
 				continue;
+			EVT_HOOK(SLOW_RETRY_AFTER_CMPXCHG, r);
 			EVT_WRITE_ONCE(r->last_ts, ts);
 			evt_zero_pad(r, o);
 			c->pos = o - in_sb + evt_align4(in_sb);

@@ -51,6 +51,7 @@ enum evt_ring_event {
 	X(RESERVE_AFTER_CMPXCHG)	/* fast path: taken, last_ts not stored */ \
 	X(COMMIT)			/* counted, commit count not added */ \
 	X(SLOW_RETRY_BEFORE_CMPXCHG)	/* slow path, room after all: not taken */ \
+	X(SLOW_RETRY_AFTER_CMPXCHG)	/* ... taken, last_ts not stored */ \
 	X(SLOW_BEFORE_CMPXCHG)		/* switch decided (and skip), not taken */ \
 	X(SLOW_AFTER_CMPXCHG)		/* new sub-buffer taken, not switched */ \
 	X(CHECK_BEFORE_TAKE)		/* overwrite: lap chosen, not taken */ \

@@ -200,11 +200,10 @@ static void w_flush(struct win *w)
 	int remote = w->in_reader && !w->in_writer;
 
 	w->in_writer++;
-	if (remote) {
+	if (remote)
 		evt_ring_flush_remote(&w->t.r);
-	} else {
+	else
 		evt_ring_flush(&w->t.r);
-	}
 	w->in_writer--;
 }
 
@@ -252,8 +251,9 @@ static void win_hook(unsigned int point, struct evt_ring *r)
 		w->depth--;
 	} else if (w->noise && unit_rnd(&w->rnd) % (point <= EVT_HOOK_COMMIT ? 32 : 4) == 0) {
 		/*
-		 * Background nesting, more often at the points a record passes
-		 * only at a switch: the windows that only an interleaving opens.
+		 * Background nesting: the windows that only an interleaving
+		 * opens. More often beyond the list's first three points, the
+		 * ones every record passes.
 		 */
 		w->depth++;
 		w_act(w, ACT_WRITER);
@@ -274,7 +274,7 @@ static void w_drain(struct win *w)
 	}
 }
 
-/* One run: @events top-level records with everything at @point; returns times fired. */
+/* One run: @action at @point, g->events top-level records; returns times fired. */
 static uint64_t run_window(const struct geometry *g, enum evt_mode mode, unsigned int point,
 			   enum action action)
 {
@@ -372,7 +372,7 @@ static uint64_t run_window(const struct geometry *g, enum evt_mode mode, unsigne
 			recorded += w->ok[lvl][i] == REC_OK;
 			read += w->read[lvl][i];
 			/* Discard mode loses nothing recorded. */
-			if (mode == EVT_MODE_DISCARD && w->ok[lvl][i] && !w->read[lvl][i])
+			if (mode == EVT_MODE_DISCARD && w->ok[lvl][i] == REC_OK && !w->read[lvl][i])
 				ck_abort_msg("discard mode: level %u seq %u recorded, never read", lvl, i);
 		}
 	}
@@ -401,9 +401,8 @@ static int unreachable(enum evt_mode mode, unsigned int point)
 
 static void run_all_windows(enum evt_mode mode, enum action action)
 {
-	unsigned int point, g;
-
 	const char *only = getenv("WINDOWS_POINT");
+	unsigned int point, g;
 
 	for (point = 0; point < EVT_HOOK_NR; point++) {
 		uint64_t fired = 0;
@@ -493,10 +492,10 @@ END_TEST
  * commit count passes the lap, it is never delivered, the ring is wedged.
  * Two threads flush one ring at once, round after round; a hook holds each
  * just before its offset cmpxchg until the other gets there too (or 200 us
- * pass), and lets both go at one instant of the TSC, so that
- * their cmpxchgs run together. evt_ring_flush_remote() must
- * serialise them: they never meet in the window, one closes the packet,
- * it is delivered, and every event recorded is read.
+ * pass), and lets both go at one instant of the TSC, so that their cmpxchgs
+ * run together. evt_ring_flush_remote() must serialise them: they never
+ * meet in the window, one closes the packet, it is delivered, and every
+ * event recorded is read.
  */
 struct rflush {
 	struct tring t;
@@ -599,13 +598,14 @@ static void run_remote_flushers(int (*flush)(struct evt_ring *r), unsigned int r
 	rf_me = 0;
 	ck_assert_int_eq(pthread_create(&th, NULL, rflush_thread, NULL), 0);
 	for (round = 0; round < rounds; round++) {
-		uint64_t produced = (uint64_t)evt_local_read(&x.t.r.produced);
+		uint64_t produced;
 
 		/* The CPU's last events before it went offline. */
 		n = 1 + (unsigned int)(unit_rnd(&rnd) % 30);
 		for (i = 0; i < n; i++)
 			if (rec_normal(&x.t.r, 0, seq++, (unsigned int)(unit_rnd(&rnd) % 9)) == 0)
 				ok++;
+		produced = (uint64_t)evt_local_read(&x.t.r.produced);
 		x.arrived = 0;
 		x.go = 0;
 		x.done = 0;
