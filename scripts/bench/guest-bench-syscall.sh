@@ -1,10 +1,11 @@
 #!/bin/sh
 # Guest side of scripts/bench-syscall: 1 M getppid() with tracing off, with
-# evtrace recording sys_enter/sys_exit, with ftrace's raw_syscalls events.
+# evtrace recording sys_enter/sys_exit, with ftrace's raw_syscalls events;
+# with a baseline module (second argument) its evtrace figure too, the two
+# modules in turn.
 set -e
 n=${1:-1000000}
-insmod "$EVTRACE_KO" probes=0 mode=overwrite
-sysloop 10000 > /dev/null
+base=${2:-}
 best() { # label command...: best of 3
 	label=$1
 	shift
@@ -15,16 +16,25 @@ best() { # label command...: best of 3
 	done
 	echo "$label $b" >> "$OUT/syscall.txt"
 }
-best off sysloop "$n"
 recorded() { awk '$1 == "compact" { s += $4 } END { print s + 0 }' /sys/kernel/debug/evtrace/stats; }
-evctl enable sys_enter sys_exit > /dev/null
-before=$(recorded)
-evctl start
-best evtrace sysloop "$n"
-evctl stop
-# Proof that the events were written: about 2 per getppid() over the 3 runs.
-echo "recorded $(( $(recorded) - before ))" >> "$OUT/syscall.txt"
+# evtrace with module KO: label
+traced() {
+	insmod "$1" probes=0 mode=overwrite
+	evctl enable sys_enter sys_exit > /dev/null
+	before=$(recorded)
+	evctl start
+	best "$2" sysloop "$n"
+	evctl stop
+	# Proof that the events were written: about 2 per getppid() over 3 runs.
+	echo "recorded_$2 $(( $(recorded) - before ))" >> "$OUT/syscall.txt"
+	rmmod evtrace
+}
+sysloop 10000 > /dev/null
+best off sysloop "$n"
+traced "$EVTRACE_KO" evtrace
+[ -z "$base" ] || traced "$base" baseline
 echo 1 > /sys/kernel/tracing/events/raw_syscalls/enable
 best ftrace sysloop "$n"
 echo 0 > /sys/kernel/tracing/events/raw_syscalls/enable
-rmmod evtrace
+[ -z "$base" ] || { traced "$EVTRACE_KO" evtrace2; traced "$base" baseline2; }
+exit 0
