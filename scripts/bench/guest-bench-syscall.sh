@@ -17,14 +17,16 @@ best() { # label command...: best of 3
 	echo "$label $b" >> "$OUT/syscall.txt"
 }
 recorded() { awk '$1 == "compact" { s += $4 } END { print s + 0 }' /sys/kernel/debug/evtrace/stats; }
-# evtrace with module KO: label
+# evtrace with module KO: label; the baseline with its own evctl
 traced() {
+	ctl=evctl
+	[ "$1" = "$EVTRACE_KO" ] || ctl=/usr/local/bin/evctl-baseline
 	insmod "$1" probes=0 mode=overwrite
-	evctl enable sys_enter sys_exit > /dev/null
+	$ctl enable sys_enter sys_exit > /dev/null
 	before=$(recorded)
-	evctl start
+	$ctl start
 	best "$2" sysloop "$n"
-	evctl stop
+	$ctl stop
 	# Proof that the events were written: about 2 per getppid() over 3 runs.
 	echo "recorded_$2 $(( $(recorded) - before ))" >> "$OUT/syscall.txt"
 	rmmod evtrace
