@@ -296,6 +296,7 @@ int evt_nl_init(void);
 void evt_nl_exit(void);
 void evt_nl_exit_notify(void);
 void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason);
+void evt_nl_notify_no_ring(unsigned int channel, unsigned int cpu);
 
 /* evtrace_bench.c */
 int evt_bench_init(struct dentry *dir);

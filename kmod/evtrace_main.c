@@ -296,6 +296,7 @@ static int evt_cpu_online(unsigned int cpu)
 				if (evt.loaded) {
 					pr_warn("CPU %u is online without its %s ring (error %d): its events are refused and counted\n",
 						cpu, evt_channel_name(ch), ret);
+					evt_nl_notify_no_ring(ch, cpu);
 					ret = 0;
 				}
 				break;

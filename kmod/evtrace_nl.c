@@ -23,6 +23,8 @@ static struct genl_family evt_genl_family;
 static struct work_struct evt_notify_work;
 static bool evt_nl_ready;
 static unsigned long evt_stopped_pending;
+/* (channel, CPU) pairs that came online without a ring, to announce. */
+static DECLARE_BITMAP(evt_noring_pending, EVT_NR_CHANNELS * NR_CPUS);
 
 /* At most this many notifications per second; the excess is counted. */
 #define EVT_NOTIFY_PER_SEC 1000
@@ -103,6 +105,41 @@ static bool evt_notify_budget(void)
 	return true;
 }
 
+/**
+ * evt_nl_notify_no_ring() - announce a CPU online without its ring
+ * @channel: the ring's channel
+ * @cpu: the CPU
+ *
+ * Process context (CPU hotplug).
+ */
+void evt_nl_notify_no_ring(unsigned int channel, unsigned int cpu)
+{
+	if (!READ_ONCE(evt_nl_ready))
+		return;
+	set_bit(channel * NR_CPUS + cpu, evt_noring_pending);
+	queue_work(system_unbound_wq, &evt_notify_work);
+}
+
+static void evt_send_notify_no_ring(unsigned int channel, unsigned int cpu)
+{
+	struct sk_buff *skb;
+	void *hdr;
+
+	if (!evt_notify_budget())
+		return;
+	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!skb)
+		return;
+	hdr = genlmsg_put(skb, 0, 0, &evt_genl_family, 0, EVT_CMD_NOTIFY);
+	if (!hdr || nla_put_u8(skb, EVT_A_NOTIFY_REASON, EVT_NOTIFY_NO_RING) ||
+	    nla_put_u8(skb, EVT_A_CHANNEL, channel) || nla_put_u32(skb, EVT_A_CPU, cpu)) {
+		nlmsg_free(skb);
+		return;
+	}
+	genlmsg_end(skb, hdr);
+	genlmsg_multicast(&evt_genl_family, skb, 0, 0, GFP_KERNEL);
+}
+
 static void evt_send_notify(struct evt_cpu_ring *cr, unsigned int reason)
 {
 	struct sk_buff *skb;
@@ -154,6 +191,10 @@ static void evt_notify_work_fn(struct work_struct *w)
 	}
 	if (test_and_clear_bit(EVT_NOTIFY_STOPPED, &evt_stopped_pending))
 		evt_send_notify(NULL, EVT_NOTIFY_STOPPED);
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+		for_each_possible_cpu(cpu)
+			if (test_and_clear_bit(ch * NR_CPUS + cpu, evt_noring_pending))
+				evt_send_notify_no_ring(ch, cpu);
 }
 
 static int evt_nl_start(struct sk_buff *skb, struct genl_info *info)

@@ -136,6 +136,7 @@ enum evt_notify {
 	EVT_NOTIFY_CPU_ONLINE,
 	EVT_NOTIFY_CPU_OFFLINE,
 	EVT_NOTIFY_STOPPED,	/* tracing stopped, everything flushed */
+	EVT_NOTIFY_NO_RING,	/* a CPU came online without its ring: events refused */
 	__EVT_NOTIFY_MAX,
 };
 

@@ -26,8 +26,14 @@ while [ $((2 * 4 * n)) -gt $((avail_mb * 7 / 10)) ]; do n=$((n / 2)); done
 	fail "cannot size rings that fit one CPU but not two (MemAvailable ${avail_mb} MiB)"
 echo 0 > /sys/devices/system/cpu/cpu1/online
 insmod "$EVTRACE_KO" probes=0 subbuf_size=4194304 num_subbuf=$n flush_ms=0
+evctl watch --reason NO_RING --count 1 --timeout 60 > /tmp/watch 2>&1 &
+wpid=$!
+sleep 1
 echo 1 > /sys/devices/system/cpu/cpu1/online
 dmesg | grep 'evtrace: CPU 1 is online without its' || fail "no message for CPU 1's missing rings"
+wait $wpid || { cat /tmp/watch; fail "no NO_RING notification"; }
+cat /tmp/watch
+grep -q 'NO_RING channel=compact cpu=1' /tmp/watch || fail "the NO_RING notification does not name CPU 1"
 echo start > $D/control
 echo "events=5000 channel=both cpus=1" > $D/generate
 wait_gen_done 120

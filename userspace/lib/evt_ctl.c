@@ -125,6 +125,7 @@ const char *evt_notify_name(int reason)
 		[EVT_NOTIFY_CPU_ONLINE] = "CPU_ONLINE",
 		[EVT_NOTIFY_CPU_OFFLINE] = "CPU_OFFLINE",
 		[EVT_NOTIFY_STOPPED] = "STOPPED",
+		[EVT_NOTIFY_NO_RING] = "NO_RING",
 	};
 
 	if (reason < 0 || reason >= __EVT_NOTIFY_MAX)
