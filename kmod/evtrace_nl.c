@@ -120,7 +120,8 @@ void evt_nl_notify_no_ring(unsigned int channel, unsigned int cpu)
 	queue_work(system_unbound_wq, &evt_notify_work);
 }
 
-static void evt_send_notify_no_ring(unsigned int channel, unsigned int cpu)
+/* One notification: @channel, @cpu and @fill are left out when negative. */
+static void evt_send_notify_msg(unsigned int reason, int channel, int cpu, int fill)
 {
 	struct sk_buff *skb;
 	void *hdr;
@@ -131,40 +132,24 @@ static void evt_send_notify_no_ring(unsigned int channel, unsigned int cpu)
 	if (!skb)
 		return;
 	hdr = genlmsg_put(skb, 0, 0, &evt_genl_family, 0, EVT_CMD_NOTIFY);
-	if (!hdr || nla_put_u8(skb, EVT_A_NOTIFY_REASON, EVT_NOTIFY_NO_RING) ||
-	    nla_put_u8(skb, EVT_A_CHANNEL, channel) || nla_put_u32(skb, EVT_A_CPU, cpu)) {
+	if (!hdr || nla_put_u8(skb, EVT_A_NOTIFY_REASON, reason) ||
+	    (channel >= 0 && nla_put_u8(skb, EVT_A_CHANNEL, channel)) ||
+	    (cpu >= 0 && nla_put_u32(skb, EVT_A_CPU, cpu)) ||
+	    (fill >= 0 && nla_put_u32(skb, EVT_A_FILL, fill))) {
 		nlmsg_free(skb);
 		return;
 	}
 	genlmsg_end(skb, hdr);
+	/* No listener or a full socket: only latency is lost. */
 	genlmsg_multicast(&evt_genl_family, skb, 0, 0, GFP_KERNEL);
 }
 
 static void evt_send_notify(struct evt_cpu_ring *cr, unsigned int reason)
 {
-	struct sk_buff *skb;
-	void *hdr;
-
-	if (!evt_notify_budget())
-		return;
-	skb = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
-	if (!skb)
-		return;
-	hdr = genlmsg_put(skb, 0, 0, &evt_genl_family, 0, EVT_CMD_NOTIFY);
-	if (!hdr)
-		goto fail;
-	if (nla_put_u8(skb, EVT_A_NOTIFY_REASON, reason))
-		goto fail;
-	if (cr && (nla_put_u8(skb, EVT_A_CHANNEL, cr->channel) ||
-		   nla_put_u32(skb, EVT_A_CPU, cr->cpu) ||
-		   nla_put_u32(skb, EVT_A_FILL, evt_ring_fill_pct(&cr->ring))))
-		goto fail;
-	genlmsg_end(skb, hdr);
-	/* No listener or a full socket: only latency is lost. */
-	genlmsg_multicast(&evt_genl_family, skb, 0, 0, GFP_KERNEL);
-	return;
-fail:
-	nlmsg_free(skb);
+	if (cr)
+		evt_send_notify_msg(reason, cr->channel, cr->cpu, evt_ring_fill_pct(&cr->ring));
+	else
+		evt_send_notify_msg(reason, -1, -1, -1);
 }
 
 static void evt_notify_work_fn(struct work_struct *w)
@@ -194,7 +179,7 @@ static void evt_notify_work_fn(struct work_struct *w)
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
 		for_each_possible_cpu(cpu)
 			if (test_and_clear_bit(ch * NR_CPUS + cpu, evt_noring_pending))
-				evt_send_notify_no_ring(ch, cpu);
+				evt_send_notify_msg(EVT_NOTIFY_NO_RING, ch, cpu, -1);
 }
 
 static int evt_nl_start(struct sk_buff *skb, struct genl_info *info)
