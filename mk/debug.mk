@@ -11,6 +11,8 @@
 #                       hotplug, netlink and evdrain VM tests booted on it; a KCSAN
 #                       data-race report fails the test like any other report, and
 #                       the distinct reports of all runs are listed at the end
+# Each lane logs to its own build/test-logs/<check-debug|check-kcsan>/, so the two
+# lanes (and make check) can run at once without mixing their logs.
 # Knobs:
 #   CHECK_DEBUG_TESTS="word ..."  only the VM tests whose names contain a word
 #                                 (default: all)
@@ -59,8 +61,9 @@ define debug_lane
 	rel=$$(cat "$$kdir/kernel.release"); \
 	scripts/build-module "$$kdir" >/dev/null; \
 	echo "  built build/kmod/$$rel/evtrace.ko against the $(8) $$kdir"; \
-	mkdir -p build/test-logs; touch build/test-logs/.$(7)-start; \
+	logdir=build/test-logs/$(7); mkdir -p $$logdir; touch $$logdir/.start; \
 	set +e; \
+	EVTRACE_TEST_LOGS=$$(pwd)/$$logdir \
 	EVTRACE_VM_OPTS="--kernel-image $$kdir/arch/x86/boot/bzImage --kver $$rel --modules-dir $$kdir/guest-modules $(2) $${EVTRACE_VM_OPTS:-}" \
 	EVTRACE_VM_KDIR=$$kdir \
 	EVTRACE_VM_TIMEOUT_SCALE=$(6) \
@@ -68,7 +71,7 @@ define debug_lane
 	EVTRACE_VM_SKIP="$(4)" \
 		scripts/run-tests --vm-only $(3); \
 	rc=$$?; \
-	logs=$$(find build/test-logs -name '*.log' -newer build/test-logs/.$(7)-start | sort); \
+	logs=$$(find $$logdir -name '*.log' -newer $$logdir/.start | sort); \
 	proof=$$(grep -l 'kernel checkers: .*$(9)' $$logs /dev/null | sort); \
 	echo "=== $(8) $$rel: $$(echo $$proof | wc -w) of $$(echo $$logs | wc -w) VM runs logged the checkers' boot banners, e.g. $$(echo $$proof | cut -d' ' -f1):"; \
 	[ -z "$$proof" ] || grep '^vm-run: kernel checkers:' $$(echo $$proof | cut -d' ' -f1); \
