@@ -93,4 +93,4 @@ kcsan_summary = races=$$(for l in $$logs; do tr -d '\r' < "$$l" | grep -o 'BUG: 
 	for l in $$logs; do tr -d '\r' < "$$l" | grep -m1 '^vm-run: kcsan counters:' | sed "s|^|  $$(basename $$l .log): |"; done;
 
 check-kcsan:
-	$(call debug_lane, --flavour kcsan,--require-checkers=kcsan,$(CHECK_KCSAN_TESTS),$(CHECK_KCSAN_SKIP),$(CHECK_KCSAN_SMP),$(CHECK_KCSAN_TIMEOUT_SCALE),check-kcsan,KCSAN kernel,kcsan: enabled early,kcsan_summary)
+	$(call debug_lane, --flavour kcsan,--require-checkers=kcsan,$(CHECK_KCSAN_TESTS),$(CHECK_KCSAN_SKIP),$(CHECK_KCSAN_SMP),$(CHECK_KCSAN_TIMEOUT_SCALE),check-kcsan,KCSAN kernel,vm-run: KCSAN on from here,kcsan_summary)
