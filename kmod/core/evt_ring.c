@@ -621,8 +621,12 @@ int evt_ring_has_data(struct evt_ring *r)
 
 void evt_ring_stats(struct evt_ring *r, struct evt_ring_stats *st)
 {
+	unsigned long i;
+
 	memset(st, 0, sizeof(*st));
-	st->recorded = (u64)evt_local_read(&r->recorded);
+	/* Counted per sub-buffer, off the writer's shared cache line. */
+	for (i = 0; i < r->num_subbuf; i++)
+		st->recorded += (u64)evt_local_read(&r->sb[i].events);
 	st->discarded = (u64)evt_local_read(&r->discarded);
 	st->overwritten = (u64)evt_local_read(&r->overwritten);
 	st->too_big = (u64)evt_local_read(&r->too_big);

@@ -129,7 +129,6 @@ struct evt_ring {
 	unsigned long subbuf_size;
 	unsigned long ring_size;
 	unsigned long hw_bytes;		/* high-water mark in unconsumed bytes */
-	evt_local_t recorded;
 	evt_local_t discarded;
 	evt_local_t too_big;
 	evt_local_t refused;
@@ -322,19 +321,22 @@ EVT_INLINE char *evt_write_header(struct evt_ring *r, const struct evt_rctx *c,
  */
 EVT_INLINE void evt_commit(struct evt_ring *r, const struct evt_rctx *c)
 {
-	unsigned long sb_pos = c->pos & ~r->sb_mask;
-	struct evt_subbuf *sb = &r->sb[(c->pos >> r->sb_shift) & (r->num_subbuf - 1)];
-	unsigned long full = ((c->pos >> r->ring_shift) + 1) << r->sb_shift;
+	struct evt_subbuf *sb = &r->sb[(c->pos & r->ring_mask) >> r->sb_shift];
 
 	/* c->pos and the padding before it lie in the same sub-buffer. */
 
+	/* Also the ring's recorded count: evt_ring_stats() sums them. */
 	evt_local_inc(&sb->events);
-	evt_local_inc(&r->recorded);
 	EVT_HOOK(COMMIT, r);
 	/* Payload stores before the commit count, for the delivering committer. */
 	evt_barrier();
-	if (evt_unlikely((unsigned long)evt_local_add_return(c->len, &sb->commit) == full))
-		evt_deliver(r, sb_pos);
+	/*
+	 * The count reaches a multiple of subbuf_size only when its lap is
+	 * whole: the lap starts at one, every event adds at least a header,
+	 * and no event of the next lap commits before this one is delivered.
+	 */
+	if (evt_unlikely(!((unsigned long)evt_local_add_return(c->len, &sb->commit) & r->sb_mask)))
+		evt_deliver(r, c->pos & ~r->sb_mask);
 }
 
 /* One call: reserve, copy a contiguous payload, commit. */
