@@ -33,6 +33,7 @@ INSTALL_ITEMS := \
 	userspace/man/evdrain.8 $(MANDIR)/man8/evdrain.8 0644 \
 	userspace/man/evctl.8 $(MANDIR)/man8/evctl.8 0644 \
 	userspace/man/evcat.1 $(MANDIR)/man1/evcat.1 0644 \
+	userspace/man/evtrace.4 $(MANDIR)/man4/evtrace.4 0644 \
 	userspace/dist/evdrain.service.in $(UNITDIR)/evdrain.service 0644 \
 	userspace/dist/evtrace.modprobe.conf $(DOCDIR)/examples/evtrace.modprobe.conf 0644
 # Installed only when absent (it is the administrator's file afterwards).

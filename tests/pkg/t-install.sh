@@ -122,6 +122,21 @@ for p in $(sed -n 's/^#options evtrace //p' "$ex" | tr ' ' '\n' | cut -d= -f1 | 
 done
 echo "modprobe.d example: all $(echo $params | wc -w) parameters ($(echo $params))"
 
+# evtrace(4), the module's reference: renders without warnings, documents every
+# parameter and every ioctl of include/evtrace/abi.h.
+page=$d/usr/share/man/man4/evtrace.4
+text=$(MANWIDTH=80 man -l --warnings=all "$page" 2> "$tmp/man.err") || die "man -l $page failed"
+[ ! -s "$tmp/man.err" ] || { cat "$tmp/man.err"; die "man -l --warnings: $page has warnings"; }
+for s in NAME SYNOPSIS DESCRIPTION "MODULE PARAMETERS" DEVICES IOCTLS "GENERIC NETLINK" DEBUGFS FILES "SEE ALSO"; do
+	grep -q "^$s\$" <<<"$text" || die "$page: no $s section"
+done
+grep -q "$version" <<<"$text" || die "$page: no version $version in the footer"
+for p in $params; do grep -Eq "^       $p=" <<<"$text" || die "$page does not document the parameter $p"; done
+ioctls=$(sed -n 's/^#define \(EVT_IOC_[A-Z_]*\)[[:space:]]*_IO.*/\1/p' include/evtrace/abi.h)
+[ -n "$ioctls" ] || die "no EVT_IOC_ in include/evtrace/abi.h"
+for i in $ioctls; do grep -q "^       $i\b" <<<"$text" || die "$page does not document $i"; done
+echo "${page#$d}: renders without warnings, documents all $(echo $params | wc -w) parameters and $(echo $ioctls | wc -w) ioctls"
+
 # 6. Uninstall: nothing left but an edited defaults file.
 echo "EVDRAIN_DIR=/srv/traces" >> "$tmp/dest/etc/default/evdrain"
 m uninstall DESTDIR="$tmp/dest" > /dev/null
