@@ -254,7 +254,7 @@ static ssize_t evt_gen_write(struct file *file, const char __user *ubuf, size_t 
 		evt_gen_stop_locked();
 		goto out;
 	}
-	cfg->events = 1000000;
+	cfg->events = EVT_GEN_EVENTS_DEFAULT;
 	cfg->rate = 0;
 	cfg->channels = EVT_GEN_CH_COMPACT;
 	cfg->mix = true;

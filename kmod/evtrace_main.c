@@ -33,21 +33,27 @@
 #error "EVT_VERSION is not defined: build through the top-level Kbuild"
 #endif
 
-static unsigned long subbuf_size = 16384;
+static unsigned long subbuf_size = EVT_SUBBUF_SIZE_DEFAULT;
 module_param(subbuf_size, ulong, 0444);
-MODULE_PARM_DESC(subbuf_size, "sub-buffer (packet) size in bytes: a power of two from PAGE_SIZE to 4194304 (default 16384)");
-static unsigned long num_subbuf = 32;
+MODULE_PARM_DESC(subbuf_size, "sub-buffer (packet) size in bytes: a power of two from PAGE_SIZE to "
+		 EVT_STR(EVT_SUBBUF_SIZE_MAX) " (default " EVT_STR(EVT_SUBBUF_SIZE_DEFAULT) ")");
+static unsigned long num_subbuf = EVT_NUM_SUBBUF_DEFAULT;
 module_param(num_subbuf, ulong, 0444);
-MODULE_PARM_DESC(num_subbuf, "sub-buffers per CPU and channel: a power of two from 2 to 4096 (default 32)");
+MODULE_PARM_DESC(num_subbuf, "sub-buffers per CPU and channel: a power of two from "
+		 EVT_STR(EVT_NUM_SUBBUF_MIN) " to " EVT_STR(EVT_NUM_SUBBUF_MAX)
+		 " (default " EVT_STR(EVT_NUM_SUBBUF_DEFAULT) ")");
 static char *mode = "discard";
 module_param(mode, charp, 0444);
 MODULE_PARM_DESC(mode, "full-ring policy: discard (drop new events) or overwrite (flight recorder)");
-static unsigned int high_water = 70;
+static unsigned int high_water = EVT_HIGH_WATER_DEFAULT;
 module_param(high_water, uint, 0444);
-MODULE_PARM_DESC(high_water, "ring fill (percent, 1 to 100) that wakes the drainer (default 70)");
-static unsigned int flush_ms = 1000;
+MODULE_PARM_DESC(high_water, "ring fill (percent, " EVT_STR(EVT_HIGH_WATER_MIN) " to "
+		 EVT_STR(EVT_HIGH_WATER_MAX) ") that wakes the drainer (default "
+		 EVT_STR(EVT_HIGH_WATER_DEFAULT) ")");
+static unsigned int flush_ms = EVT_FLUSH_MS_DEFAULT;
 module_param(flush_ms, uint, 0444);
-MODULE_PARM_DESC(flush_ms, "close partial sub-buffers holding events every this many ms, 0 = never, at most 3600000 (default 1000)");
+MODULE_PARM_DESC(flush_ms, "close partial sub-buffers holding events every this many ms, 0 = never, at most "
+		 EVT_STR(EVT_FLUSH_MS_MAX) " (default " EVT_STR(EVT_FLUSH_MS_DEFAULT) ")");
 static bool probes = true;
 module_param(probes, bool, 0444);
 MODULE_PARM_DESC(probes, "enable the kernel tracepoint events at load (default on; off leaves only markers and the test sources)");
@@ -613,22 +619,26 @@ void evt_set_flush_ms(unsigned int ms)
 
 static int evt_check_params(void)
 {
-	if (subbuf_size < PAGE_SIZE || subbuf_size > (4UL << 20) || !is_power_of_2(subbuf_size)) {
-		pr_err("subbuf_size=%lu is invalid: it must be a power of two from %lu (PAGE_SIZE) to 4194304\n",
-		       subbuf_size, PAGE_SIZE);
+	if (subbuf_size < PAGE_SIZE || subbuf_size > EVT_SUBBUF_SIZE_MAX ||
+	    !is_power_of_2(subbuf_size)) {
+		pr_err("subbuf_size=%lu is invalid: it must be a power of two from %lu (PAGE_SIZE) to "
+		       EVT_STR(EVT_SUBBUF_SIZE_MAX) "\n", subbuf_size, PAGE_SIZE);
 		return -EINVAL;
 	}
-	if (num_subbuf < 2 || num_subbuf > 4096 || !is_power_of_2(num_subbuf)) {
-		pr_err("num_subbuf=%lu is invalid: it must be a power of two from 2 to 4096\n",
-		       num_subbuf);
+	if (num_subbuf < EVT_NUM_SUBBUF_MIN || num_subbuf > EVT_NUM_SUBBUF_MAX ||
+	    !is_power_of_2(num_subbuf)) {
+		pr_err("num_subbuf=%lu is invalid: it must be a power of two from "
+		       EVT_STR(EVT_NUM_SUBBUF_MIN) " to " EVT_STR(EVT_NUM_SUBBUF_MAX) "\n", num_subbuf);
 		return -EINVAL;
 	}
-	if (high_water < 1 || high_water > 100) {
-		pr_err("high_water=%u is invalid: it must be a percentage from 1 to 100\n", high_water);
+	if (high_water < EVT_HIGH_WATER_MIN || high_water > EVT_HIGH_WATER_MAX) {
+		pr_err("high_water=%u is invalid: it must be a percentage from "
+		       EVT_STR(EVT_HIGH_WATER_MIN) " to " EVT_STR(EVT_HIGH_WATER_MAX) "\n", high_water);
 		return -EINVAL;
 	}
-	if (flush_ms > 3600000) {
-		pr_err("flush_ms=%u is invalid: it must be from 0 (off) to 3600000\n", flush_ms);
+	if (flush_ms > EVT_FLUSH_MS_MAX) {
+		pr_err("flush_ms=%u is invalid: it must be from 0 (off) to " EVT_STR(EVT_FLUSH_MS_MAX) "\n",
+		       flush_ms);
 		return -EINVAL;
 	}
 	if (!mode || (strcmp(mode, "discard") && strcmp(mode, "overwrite"))) {

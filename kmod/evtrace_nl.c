@@ -33,14 +33,14 @@ static unsigned int evt_notify_in_window;
 static u64 evt_notify_dropped;
 
 static struct netlink_range_validation evt_flush_ms_range = {
-	.min = 0, .max = 3600000,
+	.min = 0, .max = EVT_FLUSH_MS_MAX,
 };
 static struct netlink_range_validation evt_gen_events_range = {
-	.min = 1, .max = 1ULL << 40,
+	.min = 1, .max = EVT_GEN_EVENTS_MAX,
 };
 
 static const struct nla_policy evt_event_policy[EVT_EV_MAX + 1] = {
-	[EVT_EV_NAME] = { .type = NLA_NUL_STRING, .len = 63 },
+	[EVT_EV_NAME] = { .type = NLA_NUL_STRING, .len = EVT_EVENT_NAME_MAX - 1 },
 	[EVT_EV_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
@@ -55,7 +55,7 @@ static const struct nla_policy evt_events_policy[EVT_A_EVENT + 1] = {
  */
 static const struct nla_policy evt_config_policy[EVT_A_MAX + 1] = {
 	[EVT_A_MODE] = NLA_POLICY_MAX(NLA_U8, EVT_MODE_OVERWRITE),
-	[EVT_A_HIGH_WATER] = NLA_POLICY_RANGE(NLA_U32, 1, 100),
+	[EVT_A_HIGH_WATER] = NLA_POLICY_RANGE(NLA_U32, EVT_HIGH_WATER_MIN, EVT_HIGH_WATER_MAX),
 	[EVT_A_FLUSH_MS] = NLA_POLICY_FULL_RANGE(NLA_U32, &evt_flush_ms_range),
 	[EVT_A_EVENTS] = NLA_POLICY_NESTED(evt_events_policy),
 };
@@ -65,7 +65,7 @@ static const struct nla_policy evt_generate_policy[EVT_A_MAX + 1] = {
 	[EVT_A_GEN_RATE] = { .type = NLA_U32 },
 	[EVT_A_GEN_CHANNELS] = NLA_POLICY_RANGE(NLA_U8, 1, 3),
 	[EVT_A_GEN_SIZES] = NLA_POLICY_MAX(NLA_U8, 1),
-	[EVT_A_GEN_CPUS] = { .type = NLA_NUL_STRING, .len = 255 },
+	[EVT_A_GEN_CPUS] = { .type = NLA_NUL_STRING, .len = EVT_CPULIST_MAX - 1 },
 };
 
 static const struct nla_policy evt_no_attrs_policy[EVT_A_MAX + 1] = {
@@ -267,7 +267,7 @@ static int evt_nl_generate(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
 	struct evt_gen_params p = {
-		.events = 1000000,
+		.events = EVT_GEN_EVENTS_DEFAULT,
 		.rate = 0,
 		.channels = EVT_GEN_CHANNEL_COMPACT,
 		.mix = true,

@@ -28,9 +28,10 @@
  * probed CPUs are busy has wedged guests.) Meanwhile @live gates the probe:
  * it records only while tracing and its event is enabled.
  */
-static unsigned int probe_linger_ms = 10000;
+static unsigned int probe_linger_ms = EVT_PROBE_LINGER_MS_DEFAULT;
 module_param(probe_linger_ms, uint, 0444);
-MODULE_PARM_DESC(probe_linger_ms, "detach a tracepoint probe this many ms after tracing stopped or its event was disabled, 0 to 3600000 (default 10000)");
+MODULE_PARM_DESC(probe_linger_ms, "detach a tracepoint probe this many ms after tracing stopped or its event was disabled, 0 to "
+		 EVT_STR(EVT_PROBE_LINGER_MS_MAX) " (default " EVT_STR(EVT_PROBE_LINGER_MS_DEFAULT) ")");
 
 struct evt_probe {
 	const char *tp_name;
@@ -393,9 +394,9 @@ int evt_probes_init(void)
 {
 	unsigned int i;
 
-	if (probe_linger_ms > 3600000) {
-		pr_err("probe_linger_ms=%u is invalid: it must be from 0 to 3600000\n",
-		       probe_linger_ms);
+	if (probe_linger_ms > EVT_PROBE_LINGER_MS_MAX) {
+		pr_err("probe_linger_ms=%u is invalid: it must be from 0 to "
+		       EVT_STR(EVT_PROBE_LINGER_MS_MAX) "\n", probe_linger_ms);
 		return -EINVAL;
 	}
 

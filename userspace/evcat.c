@@ -11,13 +11,13 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "evt_cpulist.h"
 #include "evt_format.h"
 #include "evt_par.h"
 #include "evt_trace.h"
 
 #define EXIT_TRACE 1
 #define EXIT_USAGE 2
-#define MAX_CPUS 65536
 #define NREFS 1024
 
 static void usage(FILE *f)
@@ -270,10 +270,16 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			} else if (!strcmp(a, "--to")) {
 				o->to = v;
 			} else if (!strcmp(a, "--cpu")) {
+				char why[200];
+
 				if (!o->cpu_set)
-					o->cpu_set = calloc(MAX_CPUS / 8, 1);
-				if (!o->cpu_set || evt_parse_cpu_list(v, o->cpu_set, MAX_CPUS)) {
-					fprintf(stderr, "evcat: --cpu needs a CPU list like 0,2-3, not \"%s\"\n", v);
+					o->cpu_set = calloc(EVT_CPUSET_BYTES, 1);
+				if (!o->cpu_set) {
+					perror("evcat");
+					return -1;
+				}
+				if (evt_cpulist_parse(v, o->cpu_set, why, sizeof(why))) {
+					fprintf(stderr, "evcat: --cpu: %s\n", why);
 					return -1;
 				}
 			} else {
@@ -645,7 +651,7 @@ int main(int argc, char **argv)
 	}
 	if (o.cpu_set) {
 		to.cpu_set = o.cpu_set;
-		to.cpu_set_bits = MAX_CPUS;
+		to.cpu_set_bits = EVT_MAX_CPUS;
 	}
 	if (evt_trace_open(&t, o.dir, &to)) {
 		fprintf(stderr, "evcat: %s\n", t.err);

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "evt_cpulist.h"
 #include "evt_synth.h"
 #include "evt_trace.h"
 
@@ -59,7 +60,7 @@ bad:
 
 int main(int argc, char **argv)
 {
-	static uint8_t idle_bm[EVT_SYNTH_MAX_CPUS / 8], off_bm[EVT_SYNTH_MAX_CPUS / 8];
+	static uint8_t idle_bm[EVT_CPUSET_BYTES], off_bm[EVT_CPUSET_BYTES];
 	static uint8_t idle[EVT_SYNTH_MAX_CPUS], offline[EVT_SYNTH_MAX_CPUS];
 	struct evt_synth_params p;
 	struct evt_synth_result r;
@@ -96,9 +97,10 @@ int main(int argc, char **argv)
 		} else if (!strcmp(a, "--idle") || !strcmp(a, "--offline")) {
 			int is_idle = a[2] == 'i';
 
-			if (!v || evt_parse_cpu_list(v, is_idle ? idle_bm : off_bm, EVT_SYNTH_MAX_CPUS)) {
-				fprintf(stderr, "evsynth: %s needs a CPU list like 0,2-3, not \"%s\"\n",
-					a, v ? v : "");
+			char why[200];
+
+			if (!v || evt_cpulist_parse(v, is_idle ? idle_bm : off_bm, why, sizeof(why))) {
+				fprintf(stderr, "evsynth: %s: %s\n", a, v ? why : "needs a CPU list");
 				return 2;
 			}
 			if (is_idle)
@@ -161,8 +163,8 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	for (i = 0; i < EVT_SYNTH_MAX_CPUS; i++) {
-		idle[i] = (idle_bm[i / 8] >> (i % 8)) & 1;
-		offline[i] = (off_bm[i / 8] >> (i % 8)) & 1;
+		idle[i] = evt_cpuset_has(idle_bm, i);
+		offline[i] = evt_cpuset_has(off_bm, i);
 	}
 	p.idle = have_idle ? idle : NULL;
 	p.offline = have_off ? offline : NULL;

@@ -9,6 +9,7 @@
 #define EVTRACE_EVENTS_H
 
 #include <evtrace/abi.h>
+#include <evtrace/limits.h>
 
 enum evt_field_type {
 	EVT_F_U8,
@@ -61,9 +62,6 @@ enum {
 	EVT_ID_PAGE_FAULT_USER = 5,
 	EVT_ID_MARKER = 6,
 };
-
-/* Longest marker text (bytes, NUL excluded); longer writes get -EINVAL. */
-#define EVT_MARKER_MAX	1024
 
 extern const struct evt_event_desc evt_events[];
 extern const unsigned int evt_nr_events;

@@ -36,6 +36,8 @@
 #ifndef EVTRACE_NETLINK_H
 #define EVTRACE_NETLINK_H
 
+#include <evtrace/limits.h>
+
 #define EVT_GENL_NAME		"evtrace"
 #define EVT_GENL_VERSION	2
 #define EVT_GENL_MCGRP_NOTIFY	"notify"
@@ -59,7 +61,7 @@ enum evt_genl_attr {
 	EVT_A_TRACING,		/* u8: 1 when tracing (STATUS) */
 	EVT_A_MODE,		/* u8: enum evt_mode (0 discard, 1 overwrite) */
 	EVT_A_HIGH_WATER,	/* u32: percent, 1..100 */
-	EVT_A_FLUSH_MS,		/* u32: 0 (off) .. 3600000 */
+	EVT_A_FLUSH_MS,		/* u32: 0 (off) .. EVT_FLUSH_MS_MAX */
 	EVT_A_SUBBUF_SIZE,	/* u64, STATUS only */
 	EVT_A_NUM_SUBBUF,	/* u64, STATUS only */
 	EVT_A_EVENTS,		/* nested: EVT_A_EVENT... */

@@ -44,11 +44,13 @@ static int evt_is_pow2(unsigned long v)
  */
 int evt_ring_check_params(const struct evt_ring_params *p)
 {
-	if (!evt_is_pow2(p->subbuf_size) || p->subbuf_size < 1024)
+	if (!evt_is_pow2(p->subbuf_size) || p->subbuf_size < EVT_SUBBUF_SIZE_MIN ||
+	    p->subbuf_size > EVT_SUBBUF_SIZE_MAX)
 		return -EINVAL;
-	if (!evt_is_pow2(p->num_subbuf) || p->num_subbuf < 2 || p->num_subbuf > EVT_MAX_SUBBUF)
+	if (!evt_is_pow2(p->num_subbuf) || p->num_subbuf < EVT_NUM_SUBBUF_MIN ||
+	    p->num_subbuf > EVT_NUM_SUBBUF_MAX)
 		return -EINVAL;
-	if (p->high_water < 1 || p->high_water > 100)
+	if (p->high_water < EVT_HIGH_WATER_MIN || p->high_water > EVT_HIGH_WATER_MAX)
 		return -EINVAL;
 	if (p->channel != EVT_CHAN_COMPACT && p->channel != EVT_CHAN_NORMAL)
 		return -EINVAL;
@@ -136,7 +138,7 @@ static unsigned long evt_cons_word(const struct evt_ring *r, unsigned long pos)
 
 static unsigned long evt_cons_held_slot(unsigned long v)
 {
-	return (v >> EVT_CONSUMED_SLOT_SHIFT) & (EVT_MAX_SUBBUF - 1);
+	return (v >> EVT_CONSUMED_SLOT_SHIFT) & (EVT_NUM_SUBBUF_MAX - 1UL);
 }
 
 static u64 evt_lost_total(struct evt_ring *r)

@@ -20,6 +20,7 @@
 
 #include "evt_port.h"
 #include <evtrace/abi.h>
+#include <evtrace/limits.h>
 
 /*
  * Positions are free-running unsigned long byte counts: on 32 bits the
@@ -78,7 +79,6 @@ enum evt_hook_point {
 };
 
 #define EVT_SB_SKIPPED	1UL	/* flag in evt_subbuf.delivered */
-#define EVT_MAX_SUBBUF	4096UL	/* sub-buffers per ring, at most */
 
 /*
  * The consumed word: the reader's next position (in sub-buffers) above
@@ -89,6 +89,10 @@ enum evt_hook_point {
 #define EVT_CONSUMED_HELD	1UL
 #define EVT_CONSUMED_SLOT_SHIFT	1
 #define EVT_CONSUMED_POS_SHIFT	13
+/* The slot field holds any sub-buffer index. */
+#if (1 << (EVT_CONSUMED_POS_SHIFT - EVT_CONSUMED_SLOT_SHIFT)) < EVT_NUM_SUBBUF_MAX
+#error "the consumed word's slot field is too narrow for EVT_NUM_SUBBUF_MAX"
+#endif
 
 struct evt_subbuf {
 	evt_local_t commit;		/* bytes committed, all laps: subbuf_size per lap */

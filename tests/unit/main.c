@@ -9,6 +9,7 @@ int main(void)
 	srunner_add_suite(sr, merge_suite());
 	srunner_add_suite(sr, trace_suite());
 	srunner_add_suite(sr, ctl_suite());
+	srunner_add_suite(sr, cpulist_suite());
 	srunner_add_suite(sr, fuzz_suite());
 	srunner_add_suite(sr, windows_suite());
 	srunner_run_all(sr, CK_ENV);

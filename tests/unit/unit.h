@@ -18,6 +18,7 @@ Suite *format_suite(void);
 Suite *merge_suite(void);
 Suite *trace_suite(void);
 Suite *ctl_suite(void);
+Suite *cpulist_suite(void);
 Suite *fuzz_suite(void);
 Suite *windows_suite(void);
 

@@ -79,8 +79,8 @@ struct evt_event_switch {
 struct evt_config {
 	unsigned int set;		/* EVT_CFG_* */
 	int mode;			/* enum evt_mode: 0 discard, 1 overwrite */
-	uint32_t high_water;		/* 1..100 */
-	uint32_t flush_ms;		/* 0..3600000 */
+	uint32_t high_water;		/* EVT_HIGH_WATER_MIN..MAX */
+	uint32_t flush_ms;		/* 0..EVT_FLUSH_MS_MAX */
 	size_t nr_events;
 	const struct evt_event_switch *events;
 };
@@ -93,7 +93,6 @@ struct evt_config {
 #define EVT_GEN_SET_SIZES	0x8u
 #define EVT_GEN_SET_CPUS	0x10u
 
-#define EVT_CPULIST_MAX		256	/* bytes of a CPU list, NUL included */
 
 struct evt_gen_params {
 	unsigned int set;		/* EVT_GEN_SET_* */

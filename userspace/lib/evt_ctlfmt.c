@@ -7,6 +7,7 @@
 #include <string.h>
 #include <strings.h>
 #include <evtrace/events.h>
+#include "evt_cpulist.h"
 #include "evt_ctlfmt.h"
 
 static const char *const op_names[EVCTL_NR_OPS] = {
@@ -35,8 +36,9 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"  start                      start tracing\n"
 	"  stop                       stop tracing (partial sub-buffers are closed)\n"
 	"  status [--json]            state, configuration, events, rings, generator\n"
-	"  config KEY=VALUE...        mode=discard|overwrite high_water=1..100\n"
-	"                             flush_ms=0..3600000\n"
+	"  config KEY=VALUE...        mode=discard|overwrite high_water="
+	EVT_STR(EVT_HIGH_WATER_MIN) ".." EVT_STR(EVT_HIGH_WATER_MAX) "\n"
+	"                             flush_ms=0.." EVT_STR(EVT_FLUSH_MS_MAX) "\n"
 	"  flush                      close partial sub-buffers now\n"
 	"  enable EVENT...|all        enable events of the catalogue\n"
 	"  disable EVENT...|all       disable them\n"
@@ -64,9 +66,10 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	[EVCTL_CONFIG] =
 	"usage: evctl config KEY=VALUE...\n"
 	"  mode=discard|overwrite   what a full ring does with new events\n"
-	"  high_water=N             ring fill (percent, 1..100) that wakes the reader\n"
+	"  high_water=N             ring fill (percent, " EVT_STR(EVT_HIGH_WATER_MIN) ".."
+	EVT_STR(EVT_HIGH_WATER_MAX) ") that wakes the reader\n"
 	"  flush_ms=N               close partial sub-buffers this often (ms,\n"
-	"                           0 = never, at most 3600000)\n"
+	"                           0 = never, at most " EVT_STR(EVT_FLUSH_MS_MAX) ")\n"
 	"Some changes need a stopped tracer: the kernel says which (exit 1).\n",
 	[EVCTL_FLUSH] =
 	"usage: evctl flush\n"
@@ -81,7 +84,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"usage: evctl generate [--events N] [--rate R] [--channel compact|normal|both]\n"
 	"                      [--cpus LIST] [--sizes fixed|mix]\n"
 	"Start the test generator: a kernel thread per CPU offering events.\n"
-	"  --events N     events per CPU (>= 1)\n"
+	"  --events N     events per CPU (1 to 2^40)\n"
 	"  --rate R       events per second per CPU, 0 = as fast as possible\n"
 	"  --channel C    compact, normal or both\n"
 	"  --cpus LIST    CPUs: \"all\" or a list like 0-3,6\n"
@@ -143,61 +146,6 @@ int evt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
 	return 0;
 }
 
-/* A CPU number in a list: digits, below EVT_CPU_LIMIT. */
-static int cpu_num(const char **p, unsigned long *out)
-{
-	unsigned long v = 0;
-	const char *s = *p;
-
-	if (*s < '0' || *s > '9')
-		return -1;
-	while (*s >= '0' && *s <= '9') {
-		v = v * 10 + (unsigned long)(*s - '0');
-		if (v >= EVT_CPU_LIMIT)
-			return -2;
-		s++;
-	}
-	*p = s;
-	*out = v;
-	return 0;
-}
-
-int evt_parse_cpulist(const char *s, char *err, size_t errlen)
-{
-	const char *p = s;
-	unsigned long a, b;
-	int r;
-
-	if (!s || !*s)
-		return usage_err(err, errlen, "empty CPU list"), -1;
-	if (strlen(s) >= EVT_CPULIST_MAX)
-		return usage_err(err, errlen, "CPU list too long (%zu bytes, at most %d)",
-				 strlen(s), EVT_CPULIST_MAX - 1), -1;
-	if (!strcmp(s, "all"))
-		return 0;
-	for (;;) {
-		r = cpu_num(&p, &a);
-		if (r == 0 && *p == '-') {
-			p++;
-			r = cpu_num(&p, &b);
-			if (r == 0 && b < a)
-				return usage_err(err, errlen, "bad CPU list '%s': range %lu-%lu goes down",
-						 s, a, b), -1;
-		}
-		if (r == -2)
-			return usage_err(err, errlen, "bad CPU list '%s': CPU numbers are below %d",
-					 s, EVT_CPU_LIMIT), -1;
-		if (r < 0)
-			break;
-		if (*p == '\0')
-			return 0;
-		if (*p != ',')
-			break;
-		p++;
-	}
-	return usage_err(err, errlen, "bad CPU list '%s' (want \"all\" or a list like 0-3,6)", s), -1;
-}
-
 int evt_parse_reason(const char *name)
 {
 	int i;
@@ -242,16 +190,16 @@ int evt_parse_config_kv(const char *kv, struct evt_config *cfg, char *err, size_
 					 val), -1;
 		break;
 	case EVT_CFG_HIGH_WATER:
-		if (evt_parse_u64(val, 1, 100, &v))
-			return usage_err(err, errlen, "config: high_water is a percentage 1..100, not '%s'",
-					 val), -1;
+		if (evt_parse_u64(val, EVT_HIGH_WATER_MIN, EVT_HIGH_WATER_MAX, &v))
+			return usage_err(err, errlen, "config: high_water is a percentage "
+					 EVT_STR(EVT_HIGH_WATER_MIN) ".." EVT_STR(EVT_HIGH_WATER_MAX)
+					 ", not '%s'", val), -1;
 		cfg->high_water = (uint32_t)v;
 		break;
 	case EVT_CFG_FLUSH_MS:
-		if (evt_parse_u64(val, 0, 3600000, &v))
-			return usage_err(err, errlen,
-					 "config: flush_ms is milliseconds 0..3600000 (0 = off), not '%s'",
-					 val), -1;
+		if (evt_parse_u64(val, 0, EVT_FLUSH_MS_MAX, &v))
+			return usage_err(err, errlen, "config: flush_ms is milliseconds 0.."
+					 EVT_STR(EVT_FLUSH_MS_MAX) " (0 = off), not '%s'", val), -1;
 		cfg->flush_ms = (uint32_t)v;
 		break;
 	}
@@ -343,8 +291,10 @@ static int parse_generate(int argc, char *const argv[], int i, struct evctl_cmd 
 		int missing = 0;
 
 		if ((v = opt_value(argc, argv, &i, "--events", &missing))) {
-			if (evt_parse_u64(v, 1, UINT64_MAX, &n))
-				return usage_err(err, errlen, "generate: --events wants a number >= 1, not '%s'", v);
+			if (evt_parse_u64(v, 1, EVT_GEN_EVENTS_MAX, &n))
+				return usage_err(err, errlen,
+						 "generate: --events wants a number >= 1 and <= %llu, not '%s'",
+						 (unsigned long long)EVT_GEN_EVENTS_MAX, v);
 			g->events = n;
 			g->set |= EVT_GEN_SET_EVENTS;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--rate", &missing))) {
@@ -368,7 +318,7 @@ static int parse_generate(int argc, char *const argv[], int i, struct evctl_cmd 
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--cpus", &missing))) {
 			char why[200];
 
-			if (evt_parse_cpulist(v, why, sizeof(why)))
+			if (evt_cpulist_parse(v, NULL, why, sizeof(why)))
 				return usage_err(err, errlen, "generate: %s", why);
 			snprintf(g->cpus, sizeof(g->cpus), "%s", v);
 			g->set |= EVT_GEN_SET_CPUS;

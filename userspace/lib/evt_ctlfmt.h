@@ -34,7 +34,6 @@ enum evctl_op {
 #define EVCTL_EXIT_TIMEOUT	3	/* watch: --timeout before --count */
 
 #define EVCTL_MAX_EVENTS	64
-#define EVT_CPU_LIMIT		8192	/* CPU numbers in a list are below this */
 
 struct evctl_cmd {
 	enum evctl_op op;
@@ -58,7 +57,6 @@ const char *evctl_op_name(enum evctl_op op);
 
 /* Strict parsers (0 or -1 with a message). */
 int evt_parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out);
-int evt_parse_cpulist(const char *s, char *err, size_t errlen);
 int evt_parse_config_kv(const char *kv, struct evt_config *cfg, char *err, size_t errlen);
 int evt_parse_reason(const char *name);		/* enum evt_notify, -1 unknown */
 

@@ -326,38 +326,6 @@ out:
 
 /* ---- Opening ---- */
 
-int evt_parse_cpu_list(const char *s, uint8_t *bitmap, unsigned int bits)
-{
-	memset(bitmap, 0, (bits + 7) / 8);
-	if (!*s)
-		return -1;
-	for (;;) {
-		unsigned long a, b;
-		char *end;
-
-		if (!isdigit((unsigned char)*s))
-			return -1;
-		a = strtoul(s, &end, 10);
-		b = a;
-		s = end;
-		if (*s == '-') {
-			s++;
-			if (!isdigit((unsigned char)*s))
-				return -1;
-			b = strtoul(s, &end, 10);
-			s = end;
-		}
-		if (a > b || b >= bits)
-			return -1;
-		for (; a <= b; a++)
-			bitmap[a / 8] |= (uint8_t)(1U << (a % 8));
-		if (!*s)
-			return 0;
-		if (*s++ != ',')
-			return -1;
-	}
-}
-
 static int parse_stream_name(const char *name, unsigned int *chan, unsigned int *cpu)
 {
 	const char *p;

@@ -162,12 +162,6 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_trace *t,
 		       char *err, size_t errlen);
 
 /*
- * "0,2-5,7" into a bitmap of @bits bits (zeroed first): 0, or -1 (syntax,
- * or a CPU >= @bits).
- */
-int evt_parse_cpu_list(const char *s, uint8_t *bitmap, unsigned int bits);
-
-/*
  * One event of the merged sequence, 24 bytes: timestamp, payload (in the
  * mapped file: valid until the trace is closed) and, packed, payload
  * length, event (index in evt_events[]) and buffer id.
