@@ -8,6 +8,7 @@
 
 #include <linux/types.h>
 #include <linux/percpu.h>
+#include <linux/uuid.h>
 #include <linux/irq_work.h>
 #include <linux/wait.h>
 #include <linux/mutex.h>
@@ -64,7 +65,7 @@ struct evt_state {
 	unsigned int high_water;
 	unsigned int flush_ms;
 	enum evt_mode mode;
-	u8 uuid[16];
+	unsigned char uuid[UUID_SIZE];	/* the trace UUID, RFC 4122 version 4 */
 	struct evt_meta *metadata;	/* RCU-free; replaced at every START */
 	/* rings[channel][cpu], allocated when a CPU first comes online */
 	struct evt_cpu_ring **rings[EVT_NR_CHANNELS];

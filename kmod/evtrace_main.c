@@ -773,9 +773,7 @@ static int __init evtrace_init(void)
 	evt.flush_ms = flush_ms;
 	evt.mode = strcmp(mode, "overwrite") ? EVT_MODE_DISCARD : EVT_MODE_OVERWRITE;
 	mutex_init(&evt.lock);
-	get_random_bytes(evt.uuid, sizeof(evt.uuid));
-	evt.uuid[6] = (evt.uuid[6] & 0x0f) | 0x40;	/* RFC 4122 version 4 */
-	evt.uuid[8] = (evt.uuid[8] & 0x3f) | 0x80;
+	generate_random_uuid(evt.uuid);
 	ret = evt_check_memory(num_online_cpus(), "cannot load");
 	if (ret)
 		return ret;
