@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # evtrace top-level Makefile.
 #   make              evtrace.ko (at the top, against KDIR) + userspace into build/
 #   make deps         install the Debian packages everything needs (idempotent)
@@ -37,7 +38,7 @@ HDRS := $(wildcard include/*/*.h kmod/core/*.h userspace/lib/*.h tests/unit/*.h)
 all: module userspace
 
 help:
-	@sed -n '2,7p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@test -n "$(KDIR)" || scripts/find-kdir

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Debug-kernel lane (issue 4), included at the end of the top-level Makefile.
 #   make debug-kernel   build (once; cached under /var/cache/evtrace/kernels/) the
 #                       KASAN + lockdep + kmemleak + UBSAN kernel; prints its tree

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Fuzzing (issue 10), included from the top-level Makefile.
 #   make fuzz [FUZZ_SECONDS=N] [FUZZ_TARGETS="trace reorder"]
 #       build every libFuzzer target (tests/fuzz/fuzz_*.c, clang,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Installation (issue 9), included at the end of the top-level Makefile.
 #   make install            programs, man pages, systemd unit, /etc/default/evdrain,
 #                           the modprobe.d example (PREFIX, DESTDIR honoured)

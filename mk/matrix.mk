@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Kernel matrix and packaging checks (issue 9), included by the top-level Makefile.
 #   make check-matrix   6.1, 6.12 and 6.12-rt (bookworm-backports, added to apt's
 #                       sources from the machine's own mirror when missing):

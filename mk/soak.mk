@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # The soak test (issue 10), included from the top-level Makefile; not part of
 # make check.
 #   make soak [SOAK_MINUTES=N]        N minutes (default 10) in one VM boot of the

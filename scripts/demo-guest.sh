@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest side of `make demo`: load evtrace, trace a small workload with evdrain
 # (the generator on every CPU plus an hrtimer in interrupt context) into
 # $OUT/trace.

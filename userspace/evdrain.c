@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * evdrain: drain evtrace's per-CPU rings into a CTF trace directory.
  *

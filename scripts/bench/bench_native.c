@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Native benchmark of the portable ring core against the floor: a loop that
  * only reads the clock and stores 4 bytes. Each variant is timed over the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest side of scripts/bench-drain: the generator flat out on CPU 0
 # (compact, default ring sizes) while evdrain, pinned to CPU 1, drains it:
 # zero-copy, then --copy, ROUNDS times in turn. The module is loaded afresh

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest side of scripts/bench-syscall: 1 M getppid() with tracing off, with
 # evtrace recording sys_enter/sys_exit, with ftrace's raw_syscalls events;
 # with a baseline module (second argument) its evtrace figure too, the two

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest side of scripts/bench-record: the in-kernel side-by-side loop; with a
 # baseline module (second argument), both in turn, twice, in this one boot.
 set -e

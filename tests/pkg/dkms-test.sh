@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # DKMS test (host side; root): make dkms-install, then for every installed
 # kernel headers package dkms add/build/install, check the module lands in
 # /lib/modules/KERNEL/updates/dkms where modprobe finds it (modinfo -k,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest side of the DKMS test: the module DKMS built loads, reports its version,
 # answers evctl and records the generator's events, and unloads.
 set -e

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # 64-bit only, and said so (issue 15, item 9): ring positions are byte counts
 # in an unsigned long (on 32 bits the consumed word would wrap at 2 GiB, the
 # first-lap test at 4 GiB). DKMS must not try other architectures

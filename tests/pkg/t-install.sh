@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # make install / uninstall / dkms-install into a DESTDIR: the documented file list
 # (make install-list), the programs' --version, the man pages render without
 # warnings and document every option of --help, the unit passes

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # The module builds with W=1 and without a single warning against the 6.1 and
 # 6.12 kernel headers (and 6.12-rt when its headers are installed: make
 # check-matrix installs them). Any compiler or modpost output fails; kbuild's

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * evfuzz: send randomized generic netlink messages to the evtrace family.
  *

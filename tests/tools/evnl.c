@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * evnl: send one hand-made generic netlink message to the evtrace family and
  * say what came back (the VM tests' way to send what evctl never would).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * evsplicekeep: splice a sub-buffer into a pipe, close the device, keep the
  * pipe; read it only after the module is gone.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * evzero: check that a trace carries no byte it was not meant to.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * nopriv: run a command as an unprivileged process (the VM tests' stand-in
  * for setpriv, which busybox lacks).

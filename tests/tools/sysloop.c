@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* sysloop N: make N getppid() system calls; print nanoseconds per call. */
 #include <stdio.h>
 #include <stdlib.h>

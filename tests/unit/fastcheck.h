@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Check's ck_assert* macros record a mark point (a write to a pipe) on
  * every success: far too slow for per-event checks in loops. These fail

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * evctl's command line (every subcommand, good and bad arguments, checked
  * before anything reaches the kernel) and its output: the status table, the

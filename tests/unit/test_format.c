@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The trace format against babeltrace2, the independent judge: a trace
  * written by the core in userspace (both channels, CPUs with a gap, extended

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The fuzz targets' checks in the unit tests (plain and under ASan+UBSan):
  * every input of the seed corpus (tests/fuzz/corpus/<target>/) and every

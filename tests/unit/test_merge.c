@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The k-way merges (tournament tree, sorted list + cache) and the watermark
  * reorderer (seed 000): the seed's simulation as a test vector, random

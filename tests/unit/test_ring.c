@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /* Unit tests of the portable ring core: switches, headers, accounting, nesting. */
 #include <pthread.h>
 #include <signal.h>

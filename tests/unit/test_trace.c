@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * The trace reader and merged reader over synthesized traces (counts,
  * order, tree = list, losses, missing CPUs), corrupted traces (errors that

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0
 /*
  * Interleavings at every window of the ring core. The core's hook points
  * (EVT_HOOK_POINTS in evt_ring.h, compiled into the unit tests only) are

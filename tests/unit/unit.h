@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0 */
 /* Shared helpers for the Check unit tests. */
 #ifndef UNIT_H
 #define UNIT_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The realtime clock's offset is taken at START, not at load (issue 15,
 # item 11): a module loaded at boot, before NTP steps the clock, must not
 # give every later trace wrong absolute times. The clock is stepped by

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Generator flat out on every CPU, both channels, no reader: the rings fill,
 # later events are discarded, and the accounting is exact per CPU.
 . "$EVTRACE_TESTS/vm/lib.sh"

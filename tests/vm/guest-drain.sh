@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A reader drains at a moderate rate (splice) while the generator runs at a
 # rate on every CPU: nothing discarded, every (cpu, seq) read exactly once.
 . "$EVTRACE_TESTS/vm/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A real generator trace with losses on every CPU, for evcat to read on the
 # host. Small rings (4 x 4 KiB) in discard mode; tracing starts with no
 # reader while the generator runs on every CPU (both channels, every payload

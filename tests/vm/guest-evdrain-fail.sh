@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # evdrain's failures: a second instance is refused and leaves the first alone;
 # SIGKILL leaves no held sub-buffer and --attach resumes; a full disk stops
 # tracing with a message and keeps every whole packet.

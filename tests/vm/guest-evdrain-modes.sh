@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # evdrain under overload: discard mode (losses counted and reported) and
 # overwrite mode (lost packets show as sequence gaps); --duration ends a run
 # by itself with a complete trace.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # evdrain around the generator at a rate it sustains: nothing discarded;
 # SIGTERM mid-run stops, flushes and drains everything.
 . "$EVTRACE_TESTS/vm/lib.sh"

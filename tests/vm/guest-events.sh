@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Real kernel events: trace `ls /` between two markers; then switch syscall
 # events off and on while tracing; probes stay attached while wanted and are
 # detached probe_linger_ms after they are not; then unload while probes fire.

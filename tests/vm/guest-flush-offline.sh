@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Many flushers of an offline CPU's rings at once (issue 15, item 2): CPU 1
 # goes offline with partial packets while evdrain --live asks every ring for
 # its quiescent time every tick (each a flush), the flush work runs every

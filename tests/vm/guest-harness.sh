@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest side of the harness self-test (t-harness.sh): misbehave as asked.
 #   exit3        write $OUT/harness.txt, then exit 3
 #   hang         never return (vm-run's time limit must end the run)

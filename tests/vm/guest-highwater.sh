@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # poll() on a ring wakes when its fill crosses high_water (through irq_work),
 # before the ring is full; with no reader and no flush timer nothing else
 # wakes it.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # 50 offline/online cycles of CPU 1 under load: no crash, and every event
 # recorded is read back (none vanishes with its CPU).
 . "$EVTRACE_TESTS/vm/lib.sh"

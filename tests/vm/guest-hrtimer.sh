@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # An hrtimer records from hard interrupt context every 50 us on every CPU while
 # the generator records from a thread: nesting, no corruption, exact counts.
 . "$EVTRACE_TESTS/vm/lib.sh"

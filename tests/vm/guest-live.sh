@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # evdrain --live prints the merged stream while it drains (JSON, one event a
 # line) and still writes the trace directory.
 . "$EVTRACE_TESTS/vm/lib.sh"

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # evctl's errors and exit codes: 2 for usage errors (caught before anything
 # is sent), 1 with the kernel's own message when it refuses (CONFIG of the
 # mode while tracing: -EBUSY), 1 with "permission denied" for a process

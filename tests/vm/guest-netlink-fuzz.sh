@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # At least 10,000 randomized genetlink messages to the evtrace family (as
 # root, so that they reach the handlers, with a reader draining and a full
 # notify listener), 2,000 more without CAP_NET_ADMIN; then the tracer must

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # START/STOP over netlink, 150 times, with every event enabled (the kernel
 # tracepoint probes attach and detach each time) while a reader drains
 # (its own syscalls are traced): the machine must stay responsive, and

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # evctl status against the generator over netlink: per channel and CPU,
 # recorded + discarded + too_big + refused == generated exactly, the same
 # counters as debugfs, the same numbers in --json; configuration set with

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Notifications over the "notify" group, as evctl watch prints them:
 # HIGH_WATER with fill >= the configured mark when a ring fills with nobody
 # reading (then DISCARDING), FLUSHED after evctl flush, CPU_OFFLINE and

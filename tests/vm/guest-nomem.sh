@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Rings the machine cannot spare (issue 15, item 10). On a 1 GiB guest:
 # 1 GiB of rings fails insmod with ENOMEM and a message naming the total,
 # and the machine stays up; a normal load works afterwards. Then rings that

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Overwrite mode: the reader takes one sub-buffer of compact/cpu0 and holds it
 # while the generator laps the ring many times. The held packet stays intact
 # (compared byte for byte on the host), the writer skips it, lost packets are

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Bad parameters fail insmod with -EINVAL and a line naming the parameter
 # and its range.
 . "$EVTRACE_TESTS/vm/lib.sh"

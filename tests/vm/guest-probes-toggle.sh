@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Every tracepoint probe attached and detached ROUNDS times (probe_linger_ms=0:
 # a probe no longer wanted is detached at once) while every CPU makes system
 # calls through the probed sites and a reader drains. Each time the kernel

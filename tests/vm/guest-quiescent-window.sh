@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The quiescent time with writers in flight (issue 15, item 11). A test
 # build (EVT_TEST_WINDOWS) holds one generator event of CPU 0 between its
 # reservation and its commit for 1 s; meanwhile the hrtimer records newer

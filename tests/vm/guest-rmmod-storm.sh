@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Unload under fire (issue 15, item 1): while insmod/rmmod cycle, several
 # processes hammer netlink (STATUS as nobody; START, STOP, CONFIG flush_ms,
 # GENERATE, FLUSH as root) and read the ring devices. Generic netlink

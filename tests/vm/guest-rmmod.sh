@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Unloading while generating, and while a reader holds a sub-buffer.
 # probes=0: unloading with tracepoint probes firing is t-events-ls's subject; each
 # attach patches kernel text, which under TCG has now and then wedged a guest.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # Guest side of the smoke test: load, check dmesg and sysfs, unload, check clean.
 set -e
 n=$(grep -c ^processor /proc/cpuinfo)

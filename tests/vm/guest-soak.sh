@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # The soak (make soak, scripts/soak; not a t-*.sh test): for SECONDS, sessions
 # of about SESSION seconds each, four kinds in turn: discard and overwrite,
 # each with "pinned" and with "live" hotplug. In a session: the generator on

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # A pipe outlives the module (issue 15, item 5): a reader splices a
 # sub-buffer of a 2 x 4 KiB ring (small enough to have come from the slab
 # allocator before) into a pipe, closes the device and keeps the pipe;

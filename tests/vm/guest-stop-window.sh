@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # STOP stops every writer (issue 15, item 8). A test build of the module
 # (EVT_TEST_WINDOWS) makes the next writer wait 1 s right after it saw
 # tracing on (asleep where it is preemptible, spinning where it is not). STOP

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
 # No byte of someone else's memory in a trace (issue 15, item 5). Booted with
 # init_on_alloc=0; free memory is dirtied with a known text first, so ring
 # memory that is not zeroed at allocation shows it. Overwrite mode with

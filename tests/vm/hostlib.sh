@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Host-side helpers for VM tests (bash).
 here=$(cd "$(dirname "${BASH_SOURCE[1]}")" && pwd)
 top=$(cd "$here/../.." && pwd)

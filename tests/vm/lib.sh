@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Helpers for guest scripts (busybox sh). Source with: . "$EVTRACE_TESTS/vm/lib.sh"
 D=/sys/kernel/debug/evtrace
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0
 # Guest helpers for the netlink/evctl tests (busybox sh), after lib.sh:
 #   . "$EVTRACE_TESTS/vm/lib.sh"; . "$EVTRACE_TESTS/vm/nllib.sh"
 

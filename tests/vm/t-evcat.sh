@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # vm-smp: 2 4
 # evcat on a real trace with losses: the generator flat out on every CPU
 # into small rings (discard mode) while evdrain writes the trace (guest).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # vm-smp: 4
 # The VM harness judges runs as its users rely on: a guest's exit status comes
 # back (3 stays 3, with $OUT's files on the host), a guest that never ends is

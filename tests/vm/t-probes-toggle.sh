@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # vm-smp: 2
 # Single-threaded TCG (vm-run --tcg-single): multi-threaded TCG, even qemu 10,
 # can leave a vCPU executing an int3 the kernel has already patched away when

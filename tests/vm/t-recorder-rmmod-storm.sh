@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # vm-smp: 2 4
 set -eu
 . "$(dirname "$0")/hostlib.sh"

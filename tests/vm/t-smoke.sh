@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
 # vm-smp: 2 4
 # Load and unload the module; the guest side checks dmesg and sysfs, the host
 # side checks that $OUT came back.
