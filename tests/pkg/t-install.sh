@@ -5,7 +5,9 @@
 # warnings and document every option of --help, the unit passes
 # systemd-analyze verify and its ExecStart assembles evdrain's options from
 # /etc/default/evdrain, the modprobe.d example names only real parameters and all
-# of them, uninstall leaves nothing (but an edited /etc/default/evdrain).
+# of them, evtrace(4) documents every parameter, ioctl, debugfs file and netlink
+# command and notification, uninstall leaves nothing (but an edited
+# /etc/default/evdrain).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"
@@ -136,7 +138,19 @@ for p in $params; do grep -Eq "^       $p=" <<<"$text" || die "$page does not do
 ioctls=$(sed -n 's/^#define \(EVT_IOC_[A-Z_]*\)[[:space:]]*_IO.*/\1/p' include/evtrace/abi.h)
 [ -n "$ioctls" ] || die "no EVT_IOC_ in include/evtrace/abi.h"
 for i in $ioctls; do grep -q "^       $i\b" <<<"$text" || die "$page does not document $i"; done
-echo "${page#$d}: renders without warnings, documents all $(echo $params | wc -w) parameters and $(echo $ioctls | wc -w) ioctls"
+# Its debugfs section lists exactly the files the module creates, and its
+# netlink section names every command and notification of the ABI. Read from
+# the roff source: the rendered text hyphenates long names.
+section() { sed -n "/^\.SH $1\$/,/^\.SH /p" "$page"; }
+made=$(sed -n 's/.*debugfs_create_file[a-z_]*("\([a-z_]*\)".*/\1/p' kmod/*.c kmod/*/*.c | sort -u)
+listed=$(section DEBUGFS | sed -n '/^\.TP$/{n;s/^\.I \([a-z_]*\)$/\1/p}' | sort -u)
+[ -n "$made" ] || die "no debugfs_create_file in kmod/"
+[ "$made" = "$listed" ] || die "$page: DEBUGFS lists '$(echo $listed)', the module creates '$(echo $made)'"
+nl_names=$(sed -n 's/^[[:space:]]*EVT_\(CMD\|NOTIFY\)_\([A-Z_]*\)\b.*/\2/p' include/evtrace/netlink.h |
+	grep -vxE 'UNSPEC|NOTIFY|NONE|_.*')
+[ -n "$nl_names" ] || die "no EVT_CMD_/EVT_NOTIFY_ in include/evtrace/netlink.h"
+for n in $nl_names; do grep -qw -- "$n" <<<"$(section 'GENERIC NETLINK')" || die "$page: GENERIC NETLINK does not name $n"; done
+echo "${page#$d}: renders without warnings, documents all $(echo $params | wc -w) parameters, $(echo $ioctls | wc -w) ioctls, $(echo $made | wc -w) debugfs files and $(echo $nl_names | wc -w) netlink commands and notifications"
 
 # 6. Uninstall: nothing left but an edited defaults file.
 echo "EVDRAIN_DIR=/srv/traces" >> "$tmp/dest/etc/default/evdrain"
