@@ -16,6 +16,7 @@
 #include <linux/kref.h>
 #include "core/evt_ring.h"
 #include <evtrace/events.h>
+#include <evtrace/netlink.h>
 
 /*
  * Positions are free-running unsigned longs: on 32 bits the consumed word
@@ -263,14 +264,6 @@ int evt_dev_add_ring(struct evt_cpu_ring *cr);
 void evt_dev_remove_ring(struct evt_cpu_ring *cr);
 
 /* evtrace_gen.c */
-struct evt_gen_params {
-	u64 events;		/* per CPU */
-	u32 rate;		/* per second per CPU, 0 = flat out */
-	u32 channels;		/* EVT_GEN_CHANNEL_* */
-	bool mix;		/* a mix of payload sizes */
-	struct cpumask cpus;
-};
-
 struct evt_gen_info {
 	bool running;
 	bool done;
@@ -281,8 +274,10 @@ struct evt_gen_info {
 int evt_gen_init(struct dentry *dir);
 void evt_gen_exit(void);
 void evt_gen_stats_show(struct seq_file *m);
-int evt_gen_start(const struct evt_gen_params *p);
+int evt_gen_start(const struct evt_gen_params *p, const struct cpumask *cpus);
 void evt_gen_stop(void);
+void evt_timer_start(unsigned int period_us);
+void evt_timer_stop(void);
 void evt_gen_info(int cpu, struct evt_gen_info *g);
 
 /* evtrace_probes.c */

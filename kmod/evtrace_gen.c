@@ -2,8 +2,9 @@
 /*
  * Test sources: a generator (one pinned kernel thread per CPU recording
  * events that carry (cpu, seq)) and a per-CPU hrtimer recording from hard
- * interrupt context. Controlled through debugfs files "generate" and "timer"
- * until the netlink control plane takes over.
+ * interrupt context. Started and stopped over netlink (GENERATE, TIMER and
+ * their STOPs, evctl generate and evctl timer); the read-only debugfs file
+ * "generate" shows their counts per CPU.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -12,16 +13,12 @@
 #include <linux/delay.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/uaccess.h>
 #include <linux/hrtimer.h>
 #include <linux/cpumask.h>
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
-
-#define EVT_GEN_CH_COMPACT	EVT_GEN_CHANNEL_COMPACT
-#define EVT_GEN_CH_NORMAL	EVT_GEN_CHANNEL_NORMAL
 
 struct evt_gen_cpu {
 	struct task_struct *task;
@@ -33,14 +30,12 @@ struct evt_timer_cpu {
 	struct hrtimer timer;
 	u64 seq;
 	u64 generated;
-	bool running;
 };
 
 static struct evt_gen_cpu *gen_cpus;
 static DEFINE_PER_CPU(struct evt_timer_cpu, evt_timers);
 static DEFINE_MUTEX(gen_lock);
 static ktime_t timer_period;
-static bool timers_on;
 
 static struct evt_gen_params gen_cfg;
 
@@ -92,10 +87,10 @@ static int evt_gen_thread(void *arg)
 	u64 seq, start = ktime_get_ns();
 
 	for (seq = 0; seq < gen_cfg.events && !kthread_should_stop(); seq++) {
-		if ((gen_cfg.channels & EVT_GEN_CH_COMPACT) &&
+		if ((gen_cfg.channels & EVT_GEN_CHANNEL_COMPACT) &&
 		    evt_gen_compact(cpu, seq, gen_cfg.mix) != -ENODATA)
 			WRITE_ONCE(g->generated[EVT_CHAN_COMPACT], g->generated[EVT_CHAN_COMPACT] + 1);
-		if ((gen_cfg.channels & EVT_GEN_CH_NORMAL) &&
+		if ((gen_cfg.channels & EVT_GEN_CHANNEL_NORMAL) &&
 		    evt_gen_normal(cpu, seq, gen_cfg.mix) != -ENODATA)
 			WRITE_ONCE(g->generated[EVT_CHAN_NORMAL], g->generated[EVT_CHAN_NORMAL] + 1);
 		if (gen_cfg.rate) {
@@ -154,13 +149,13 @@ static void evt_gen_stop_locked(void)
  * read gen_cfg on every event, and one that ran flat out would read a new
  * low rate as a schedule minutes ahead.
  */
-static int evt_gen_start_locked(const struct evt_gen_params *cfg)
+static int evt_gen_start_locked(const struct evt_gen_params *cfg, const struct cpumask *cpus)
 {
 	int cpu;
 
 	evt_gen_stop_locked();
 	gen_cfg = *cfg;
-	for_each_cpu_and(cpu, &gen_cfg.cpus, cpu_online_mask) {
+	for_each_cpu_and(cpu, cpus, cpu_online_mask) {
 		struct task_struct *t;
 
 		/* Counts run on across runs, like the rings' statistics. */
@@ -200,7 +195,6 @@ static void evt_timer_start_local(void *unused)
 	struct evt_timer_cpu *tc = this_cpu_ptr(&evt_timers);
 
 	hrtimer_start(&tc->timer, timer_period, HRTIMER_MODE_REL_PINNED_HARD);
-	tc->running = true;
 }
 
 static void evt_timers_stop_locked(void)
@@ -211,106 +205,22 @@ static void evt_timers_stop_locked(void)
 		struct evt_timer_cpu *tc = per_cpu_ptr(&evt_timers, cpu);
 
 		hrtimer_cancel(&tc->timer);
-		tc->running = false;
 	}
-	timers_on = false;
-}
-
-/* Parse "1,3-5" style CPU lists and "all". */
-static int evt_parse_cpus(const char *s, struct cpumask *m)
-{
-	if (!strcmp(s, "all")) {
-		cpumask_copy(m, cpu_possible_mask);
-		return 0;
-	}
-	return cpulist_parse(s, m);
-}
-
-/*
- * "generate" accepts: "stop", or space-separated key=value:
- * events=N rate=R channel=compact|normal|both cpus=LIST sizes=mix|fixed
- */
-static ssize_t evt_gen_write(struct file *file, const char __user *ubuf, size_t count,
-			     loff_t *ppos)
-{
-	struct evt_gen_params *cfg;
-	char *buf, *p, *tok;
-	int ret = 0;
-
-	if (count > 256)
-		return -EINVAL;
-	buf = memdup_user_nul(ubuf, count);
-	if (IS_ERR(buf))
-		return PTR_ERR(buf);
-	/* Large with the cpumask: not on the stack. */
-	cfg = kzalloc(sizeof(*cfg), GFP_KERNEL);
-	if (!cfg) {
-		kfree(buf);
-		return -ENOMEM;
-	}
-	p = strim(buf);
-	mutex_lock(&gen_lock);
-	if (!strcmp(p, "stop")) {
-		evt_gen_stop_locked();
-		goto out;
-	}
-	cfg->events = EVT_GEN_EVENTS_DEFAULT;
-	cfg->rate = 0;
-	cfg->channels = EVT_GEN_CH_COMPACT;
-	cfg->mix = true;
-	cpumask_copy(&cfg->cpus, cpu_possible_mask);
-	while ((tok = strsep(&p, " \t\n")) != NULL) {
-		char *val;
-
-		if (!*tok)
-			continue;
-		val = strchr(tok, '=');
-		if (!val) {
-			ret = -EINVAL;
-			break;
-		}
-		*val++ = '\0';
-		if (!strcmp(tok, "events"))
-			ret = kstrtou64(val, 0, &cfg->events);
-		else if (!strcmp(tok, "rate"))
-			ret = kstrtou32(val, 0, &cfg->rate);
-		else if (!strcmp(tok, "channel"))
-			cfg->channels = !strcmp(val, "compact") ? EVT_GEN_CH_COMPACT :
-					   !strcmp(val, "normal") ? EVT_GEN_CH_NORMAL :
-					   !strcmp(val, "both") ? EVT_GEN_CH_COMPACT | EVT_GEN_CH_NORMAL : 0;
-		else if (!strcmp(tok, "cpus"))
-			ret = evt_parse_cpus(val, &cfg->cpus);
-		else if (!strcmp(tok, "sizes"))
-			cfg->mix = !strcmp(val, "mix");
-		else
-			ret = -EINVAL;
-		if (ret || !cfg->channels) {
-			pr_warn_ratelimited("generate: bad argument %s=%s\n", tok, val);
-			ret = -EINVAL;
-			break;
-		}
-	}
-	if (!ret)
-		ret = evt_gen_start_locked(cfg);
-out:
-	mutex_unlock(&gen_lock);
-	kfree(cfg);
-	kfree(buf);
-	return ret ? ret : count;
 }
 
 /**
  * evt_gen_start() - (re)start the generator threads
  * @p: what to generate
+ * @cpus: on which CPUs (those of them online)
  *
  * Return: 0 or a negative errno.
  */
-int evt_gen_start(const struct evt_gen_params *p)
+int evt_gen_start(const struct evt_gen_params *p, const struct cpumask *cpus)
 {
 	int ret;
 
 	mutex_lock(&gen_lock);
-	ret = evt_gen_start_locked(p);
+	ret = evt_gen_start_locked(p, cpus);
 	mutex_unlock(&gen_lock);
 	return ret;
 }
@@ -365,44 +275,28 @@ static const struct file_operations evt_gen_fops = {
 	.read = seq_read,
 	.llseek = seq_lseek,
 	.release = single_release,
-	.write = evt_gen_write,
 };
 
-/* "timer" accepts "start PERIOD_US" or "stop". */
-static ssize_t evt_timer_write(struct file *file, const char __user *ubuf, size_t count,
-			       loff_t *ppos)
+/**
+ * evt_timer_start() - (re)start the hrtimer source on every CPU
+ * @period_us: microseconds between two events of a CPU, within
+ *	EVT_TIMER_PERIOD_US_MIN..MAX (the netlink policy checks)
+ */
+void evt_timer_start(unsigned int period_us)
 {
-	char buf[32];
-	unsigned int us;
-	size_t n = min(count, sizeof(buf) - 1);
-
-	if (copy_from_user(buf, ubuf, n))
-		return -EFAULT;
-	buf[n] = '\0';
 	mutex_lock(&gen_lock);
-	if (sscanf(buf, "start %u", &us) == 1 && us >= 10) {
-		evt_timers_stop_locked();
-		timer_period = ns_to_ktime((u64)us * NSEC_PER_USEC);
-		timers_on = true;
-		on_each_cpu(evt_timer_start_local, NULL, 1);
-	} else if (!strncmp(buf, "stop", 4)) {
-		evt_timers_stop_locked();
-	} else {
-		mutex_unlock(&gen_lock);
-		return -EINVAL;
-	}
+	evt_timers_stop_locked();
+	timer_period = ns_to_ktime((u64)period_us * NSEC_PER_USEC);
+	on_each_cpu(evt_timer_start_local, NULL, 1);
 	mutex_unlock(&gen_lock);
-	return count;
 }
 
-static const struct file_operations evt_timer_fops = {
-	.owner = THIS_MODULE,
-	.open = evt_gen_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-	.write = evt_timer_write,
-};
+void evt_timer_stop(void)
+{
+	mutex_lock(&gen_lock);
+	evt_timers_stop_locked();
+	mutex_unlock(&gen_lock);
+}
 
 int evt_gen_init(struct dentry *dir)
 {
@@ -421,8 +315,7 @@ int evt_gen_init(struct dentry *dir)
 		hrtimer_init(&tc->timer, CLOCK_MONOTONIC, HRTIMER_MODE_REL_PINNED_HARD);
 		tc->timer.function = evt_timer_fn;
 	}
-	debugfs_create_file("generate", 0600, dir, NULL, &evt_gen_fops);
-	debugfs_create_file("timer", 0600, dir, NULL, &evt_timer_fops);
+	debugfs_create_file("generate", 0444, dir, NULL, &evt_gen_fops);
 	return 0;
 }
 

@@ -4,7 +4,8 @@
  *
  * Module parameters, per-CPU rings (allocated when a CPU comes online, kept
  * when it goes away), the flush timer, high-water wakeups, CPU hotplug,
- * debugfs control and statistics, and the exported recording API.
+ * debugfs statistics, and the exported recording API. The control plane is
+ * generic netlink (evtrace_nl.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -514,17 +515,6 @@ static int evt_stats_open_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(evt_stats_open);
 
-static int evt_control_show(struct seq_file *m, void *v)
-{
-	seq_printf(m, "%s\n", READ_ONCE(evt_tracing) ? "started" : "stopped");
-	return 0;
-}
-
-static int evt_control_open(struct inode *inode, struct file *file)
-{
-	return single_open(file, evt_control_show, NULL);
-}
-
 void evt_flush_all(void)
 {
 	unsigned int ch;
@@ -535,41 +525,6 @@ void evt_flush_all(void)
 			if (evt_get_ring(ch, cpu))
 				evt_flush_ring(evt_get_ring(ch, cpu));
 }
-
-/* debugfs "control": start | stop | flush (netlink replaces it later). */
-static ssize_t evt_control_write(struct file *file, const char __user *ubuf,
-				 size_t count, loff_t *ppos)
-{
-	char buf[16];
-	size_t n = min(count, sizeof(buf) - 1);
-
-	if (copy_from_user(buf, ubuf, n))
-		return -EFAULT;
-	buf[n] = '\0';
-	strim(buf);
-	if (!strcmp(buf, "start")) {
-		evt_start_tracing();
-	} else if (!strcmp(buf, "stop")) {
-		evt_stop_tracing();
-		evt_flush_all();
-		evt_nl_notify(NULL, EVT_NOTIFY_STOPPED);
-	} else if (!strcmp(buf, "flush")) {
-		evt_flush_all();
-	} else {
-		pr_warn_ratelimited("control: unknown command '%s' (start, stop, flush)\n", buf);
-		return -EINVAL;
-	}
-	return count;
-}
-
-static const struct file_operations evt_control_fops = {
-	.owner = THIS_MODULE,
-	.open = evt_control_open,
-	.read = seq_read,
-	.llseek = seq_lseek,
-	.release = single_release,
-	.write = evt_control_write,
-};
 
 static void evt_for_each_ring(void (*fn)(struct evt_cpu_ring *cr, unsigned long arg),
 			      unsigned long arg)
@@ -746,9 +701,9 @@ static void evt_irq_work_sync_fn(struct evt_cpu_ring *cr, unsigned long unused)
  *   pages may outlive the module in a pipe (evt_alloc_ring_mem());
  * - CPU hotplug callbacks allocate rings and devices: after the devices'
  *   region, removed before the rings are freed;
- * - debugfs (control, stats, generate, timer, bench): "start" attaches
- *   probes, so it comes after the probes and goes first but for netlink;
- *   its removal waits for handlers in flight;
+ * - debugfs (stats and generate, read-only; bench, the root-only in-kernel
+ *   benchmark, records into the rings): after everything it reads, removed
+ *   first but for netlink; its removal waits for handlers in flight;
  * - generic netlink: handlers hold no module reference and may START
  *   (attach probes), re-arm the flush work, GENERATE or read generator
  *   state: registered last, unregistered first (that waits for them);
@@ -826,7 +781,6 @@ static int __init evtrace_init(void)
 	if (ret)
 		goto err_gen;
 	debugfs_create_file("stats", 0444, evt_debugfs, NULL, &evt_stats_open_fops);
-	debugfs_create_file("control", 0600, evt_debugfs, NULL, &evt_control_fops);
 
 	mutex_lock(&evt.lock);
 	evt.loaded = true;

@@ -35,6 +35,10 @@ static u64 evt_notify_dropped;
 static struct netlink_range_validation evt_flush_ms_range = {
 	.min = 0, .max = EVT_FLUSH_MS_MAX,
 };
+/* The policy's short form holds s16 bounds only: these are larger. */
+static struct netlink_range_validation evt_timer_period_range = {
+	.min = EVT_TIMER_PERIOD_US_MIN, .max = EVT_TIMER_PERIOD_US_MAX,
+};
 static struct netlink_range_validation evt_gen_events_range = {
 	.min = 1, .max = EVT_GEN_EVENTS_MAX,
 };
@@ -66,6 +70,10 @@ static const struct nla_policy evt_generate_policy[EVT_A_MAX + 1] = {
 	[EVT_A_GEN_CHANNELS] = NLA_POLICY_RANGE(NLA_U8, 1, 3),
 	[EVT_A_GEN_SIZES] = NLA_POLICY_MAX(NLA_U8, 1),
 	[EVT_A_GEN_CPUS] = { .type = NLA_NUL_STRING, .len = EVT_CPULIST_MAX - 1 },
+};
+
+static const struct nla_policy evt_timer_policy[EVT_A_MAX + 1] = {
+	[EVT_A_TIMER_PERIOD_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &evt_timer_period_range),
 };
 
 static const struct nla_policy evt_no_attrs_policy[EVT_A_MAX + 1] = {
@@ -266,15 +274,10 @@ static int evt_nl_config(struct sk_buff *skb, struct genl_info *info)
 static int evt_nl_generate(struct sk_buff *skb, struct genl_info *info)
 {
 	struct nlattr **a = info->attrs;
-	struct evt_gen_params p = {
-		.events = EVT_GEN_EVENTS_DEFAULT,
-		.rate = 0,
-		.channels = EVT_GEN_CHANNEL_COMPACT,
-		.mix = true,
-	};
+	struct evt_gen_params p = EVT_GEN_PARAMS_DEFAULT;
+	cpumask_var_t cpus;
 	int ret;
 
-	cpumask_copy(&p.cpus, cpu_possible_mask);
 	if (a[EVT_A_GEN_EVENTS])
 		p.events = nla_get_u64(a[EVT_A_GEN_EVENTS]);
 	if (a[EVT_A_GEN_RATE])
@@ -283,29 +286,52 @@ static int evt_nl_generate(struct sk_buff *skb, struct genl_info *info)
 		p.channels = nla_get_u8(a[EVT_A_GEN_CHANNELS]);
 	if (a[EVT_A_GEN_SIZES])
 		p.mix = nla_get_u8(a[EVT_A_GEN_SIZES]);
+	/* NR_CPUS bits (1 KiB on Debian's kernels): not on the stack. */
+	if (!zalloc_cpumask_var(&cpus, GFP_KERNEL))
+		return -ENOMEM;
+	cpumask_copy(cpus, cpu_possible_mask);
+	ret = -EINVAL;
 	if (a[EVT_A_GEN_CPUS]) {
 		const char *s = nla_data(a[EVT_A_GEN_CPUS]);
 
-		if (strcmp(s, "all") && cpulist_parse(s, &p.cpus)) {
+		if (strcmp(s, "all") && cpulist_parse(s, cpus)) {
 			NL_SET_ERR_MSG_ATTR(info->extack, a[EVT_A_GEN_CPUS],
 					    "bad CPU list: use e.g. 0-3,6 or all");
-			return -EINVAL;
+			goto out;
 		}
 	}
-	if (!cpumask_intersects(&p.cpus, cpu_online_mask)) {
+	if (!cpumask_intersects(cpus, cpu_online_mask)) {
 		NL_SET_ERR_MSG_ATTR(info->extack, a[EVT_A_GEN_CPUS],
 				    "none of the CPUs asked for is online");
-		return -EINVAL;
+		goto out;
 	}
-	ret = evt_gen_start(&p);
+	ret = evt_gen_start(&p, cpus);
 	if (ret)
 		GENL_SET_ERR_MSG(info, "cannot start the generator threads");
+out:
+	free_cpumask_var(cpus);
 	return ret;
 }
 
 static int evt_nl_generate_stop(struct sk_buff *skb, struct genl_info *info)
 {
 	evt_gen_stop();
+	return 0;
+}
+
+static int evt_nl_timer(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!info->attrs[EVT_A_TIMER_PERIOD_US]) {
+		GENL_SET_ERR_MSG(info, "TIMER needs TIMER_PERIOD_US");
+		return -EINVAL;
+	}
+	evt_timer_start(nla_get_u32(info->attrs[EVT_A_TIMER_PERIOD_US]));
+	return 0;
+}
+
+static int evt_nl_timer_stop(struct sk_buff *skb, struct genl_info *info)
+{
+	evt_timer_stop();
 	return 0;
 }
 
@@ -581,6 +607,8 @@ static const struct genl_ops evt_genl_ops[] = {
 	EVT_OP(EVT_CMD_GENERATE, evt_nl_generate, evt_generate_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_GENERATE_STOP, evt_nl_generate_stop, evt_no_attrs_policy,
 	       GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_TIMER, evt_nl_timer, evt_timer_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_TIMER_STOP, evt_nl_timer_stop, evt_no_attrs_policy, GENL_ADMIN_PERM),
 };
 
 static const struct genl_multicast_group evt_genl_mcgrps[] = {

@@ -10,10 +10,10 @@ dmesg | grep 'evtrace: loaded'
 evdrain -o "$OUT/trace" --duration 4 &
 pid=$!
 sleep 1
-echo "start 1000" > $D/timer
+evctl timer --period-us 1000
 evctl generate --events 5000 --rate 5000 --channel both --sizes mix
 wait $pid
-echo stop > $D/timer
+evctl timer-stop
 echo "--- evctl status"
 evctl status
 rmmod evtrace

@@ -168,6 +168,12 @@ int main(int argc, char **argv)
 	case EVCTL_GENERATE_STOP:
 		ret = evt_ctl_generate_stop(ctl);
 		break;
+	case EVCTL_TIMER:
+		ret = evt_ctl_timer(ctl, cmd.timer_period_us);
+		break;
+	case EVCTL_TIMER_STOP:
+		ret = evt_ctl_timer_stop(ctl);
+		break;
 	case EVCTL_STATUS:
 		ret = status(ctl, &cmd);
 		evt_ctl_close(ctl);

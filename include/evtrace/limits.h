@@ -50,6 +50,10 @@
 #define EVT_GEN_EVENTS_MAX	(1ULL << 40)
 #define EVT_GEN_EVENTS_DEFAULT	1000000
 
+/* The test hrtimer source: one event per CPU every period, microseconds. */
+#define EVT_TIMER_PERIOD_US_MIN	10
+#define EVT_TIMER_PERIOD_US_MAX	1000000
+
 /* Longest marker text (bytes, NUL excluded); longer writes get -EINVAL. */
 #define EVT_MARKER_MAX		1024
 

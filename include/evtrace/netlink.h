@@ -29,13 +29,14 @@
  * Requests are validated strictly (EINVAL with an extended-ack message): the
  * genl header's reserved field must be 0, nlmsg_flags may hold only
  * NLM_F_REQUEST, NLM_F_ACK, NLM_F_ECHO and NLM_F_DUMP; each command takes
- * only the attributes listed for it below (START, STOP, STATUS, FLUSH and
- * GENERATE_STOP take none), nests carry NLA_F_NESTED, and no bytes may
+ * only the attributes listed for it below (START, STOP, STATUS, FLUSH,
+ * GENERATE_STOP and TIMER_STOP take none), nests carry NLA_F_NESTED, and no bytes may
  * follow the last attribute, at the top or in a nest.
  */
 #ifndef EVTRACE_NETLINK_H
 #define EVTRACE_NETLINK_H
 
+#include <linux/types.h>
 #include <evtrace/limits.h>
 
 #define EVT_GENL_NAME		"evtrace"
@@ -52,6 +53,8 @@ enum evt_genl_cmd {
 	EVT_CMD_GENERATE,	/* start the test generator: GEN_* attributes */
 	EVT_CMD_GENERATE_STOP,	/* stop it */
 	EVT_CMD_NOTIFY,		/* multicast only: NOTIFY_* attributes */
+	EVT_CMD_TIMER,		/* start the test hrtimer source: TIMER_PERIOD_US */
+	EVT_CMD_TIMER_STOP,	/* stop it */
 	__EVT_CMD_MAX,
 };
 #define EVT_CMD_MAX (__EVT_CMD_MAX - 1)
@@ -81,6 +84,7 @@ enum evt_genl_attr {
 	EVT_A_FILL,		/* u32: percent */
 	EVT_A_PAD,
 	EVT_A_FAKE_RINGS,	/* nested: EVT_A_RING with EVT_R_FAKE (STATUS, test hook) */
+	EVT_A_TIMER_PERIOD_US,	/* u32: EVT_TIMER_PERIOD_US_MIN..MAX (TIMER, required) */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)
@@ -144,5 +148,24 @@ enum evt_notify {
 
 #define EVT_GEN_CHANNEL_COMPACT	1
 #define EVT_GEN_CHANNEL_NORMAL	2
+
+/*
+ * What the test generator does, as GENERATE carries it (the CPUs apart: a
+ * list in EVT_A_GEN_CPUS). The module runs with these; evctl fills them from
+ * its options; an attribute not sent keeps the default below.
+ */
+struct evt_gen_params {
+	__u64 events;		/* per CPU: EVT_A_GEN_EVENTS */
+	__u32 rate;		/* per second per CPU, 0 = flat out: EVT_A_GEN_RATE */
+	__u8 channels;		/* EVT_GEN_CHANNEL_* bits: EVT_A_GEN_CHANNELS */
+	__u8 mix;		/* 1 a mix of payload sizes, 0 fixed: EVT_A_GEN_SIZES */
+};
+
+#define EVT_GEN_PARAMS_DEFAULT {			\
+	.events = EVT_GEN_EVENTS_DEFAULT,		\
+	.rate = 0,					\
+	.channels = EVT_GEN_CHANNEL_COMPACT,		\
+	.mix = 1,					\
+}
 
 #endif /* EVTRACE_NETLINK_H */

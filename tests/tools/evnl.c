@@ -53,6 +53,7 @@ static const char *const cmd_names[] = {
 	[EVT_CMD_START] = "start", [EVT_CMD_STOP] = "stop", [EVT_CMD_STATUS] = "status",
 	[EVT_CMD_CONFIG] = "config", [EVT_CMD_FLUSH] = "flush", [EVT_CMD_GENERATE] = "generate",
 	[EVT_CMD_GENERATE_STOP] = "generate-stop", [EVT_CMD_NOTIFY] = "notify",
+	[EVT_CMD_TIMER] = "timer", [EVT_CMD_TIMER_STOP] = "timer-stop",
 };
 
 static const char *const attr_names[] = {
@@ -64,6 +65,7 @@ static const char *const attr_names[] = {
 	[EVT_A_GEN_SIZES] = "gen_sizes", [EVT_A_GEN_CPUS] = "gen_cpus", [EVT_A_GENS] = "gens",
 	[EVT_A_GEN] = "gen", [EVT_A_NOTIFY_REASON] = "notify_reason", [EVT_A_CHANNEL] = "channel",
 	[EVT_A_CPU] = "cpu", [EVT_A_FILL] = "fill", [EVT_A_PAD] = "pad",
+	[EVT_A_FAKE_RINGS] = "fake_rings", [EVT_A_TIMER_PERIOD_US] = "timer_period_us",
 };
 
 static void usage(void)

@@ -346,22 +346,22 @@ START_TEST(parse_generate)
 	   "--sizes", "mix");
 	ck_assert_uint_eq(cmd.gen.set, EVT_GEN_SET_EVENTS | EVT_GEN_SET_RATE | EVT_GEN_SET_CHANNELS |
 			  EVT_GEN_SET_CPUS | EVT_GEN_SET_SIZES);
-	ck_assert_uint_eq(cmd.gen.events, 5000);
-	ck_assert_uint_eq(cmd.gen.rate, 2000);
-	ck_assert_uint_eq(cmd.gen.channels, EVT_GEN_CHANNEL_COMPACT | EVT_GEN_CHANNEL_NORMAL);
+	ck_assert_uint_eq(cmd.gen.p.events, 5000);
+	ck_assert_uint_eq(cmd.gen.p.rate, 2000);
+	ck_assert_uint_eq(cmd.gen.p.channels, EVT_GEN_CHANNEL_COMPACT | EVT_GEN_CHANNEL_NORMAL);
 	ck_assert_str_eq(cmd.gen.cpus, "0-3,6");
-	ck_assert_uint_eq(cmd.gen.sizes, 1);
+	ck_assert_uint_eq(cmd.gen.p.mix, 1);
 
 	OK("generate", "--channel=compact", "--sizes=fixed", "--cpus=all", "--rate", "0",
 	   "--events", "1099511627776");
-	ck_assert_uint_eq(cmd.gen.channels, EVT_GEN_CHANNEL_COMPACT);
-	ck_assert_uint_eq(cmd.gen.sizes, 0);
+	ck_assert_uint_eq(cmd.gen.p.channels, EVT_GEN_CHANNEL_COMPACT);
+	ck_assert_uint_eq(cmd.gen.p.mix, 0);
 	ck_assert_str_eq(cmd.gen.cpus, "all");
-	ck_assert_uint_eq(cmd.gen.rate, 0);
-	ck_assert_uint_eq(cmd.gen.events, 1ULL << 40);
+	ck_assert_uint_eq(cmd.gen.p.rate, 0);
+	ck_assert_uint_eq(cmd.gen.p.events, 1ULL << 40);
 	OK("generate", "--channel", "normal", "--rate", "4294967295", "--cpus", "1");
-	ck_assert_uint_eq(cmd.gen.channels, EVT_GEN_CHANNEL_NORMAL);
-	ck_assert_uint_eq(cmd.gen.rate, UINT32_MAX);
+	ck_assert_uint_eq(cmd.gen.p.channels, EVT_GEN_CHANNEL_NORMAL);
+	ck_assert_uint_eq(cmd.gen.p.rate, UINT32_MAX);
 
 	BAD("--channel is compact, normal or both", "generate", "--channel", "fast");
 	BAD("--channel is compact, normal or both", "generate", "--channel=");
@@ -382,6 +382,29 @@ START_TEST(parse_generate)
 	BAD("bad CPU list '1-'", "generate", "--cpus", "1-");
 	BAD("empty CPU list", "generate", "--cpus", "");
 	BAD("goes down", "generate", "--cpus", "0,5-2");
+}
+END_TEST
+
+START_TEST(parse_timer)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+
+	OK("timer", "--period-us", "100");
+	ck_assert_int_eq(cmd.op, EVCTL_TIMER);
+	ck_assert_uint_eq(cmd.timer_period_us, 100);
+	OK("timer", "--period-us=1000000");
+	ck_assert_uint_eq(cmd.timer_period_us, 1000000);
+	OK("timer", "--period-us", "10");
+	OK("timer-stop");
+	ck_assert_int_eq(cmd.op, EVCTL_TIMER_STOP);
+	BAD("timer: give --period-us N", "timer");
+	BAD("--period-us wants microseconds 10..1000000, not '9'", "timer", "--period-us", "9");
+	BAD("--period-us wants microseconds 10..1000000, not '1000001'", "timer", "--period-us",
+	    "1000001");
+	BAD("--period-us needs a value", "timer", "--period-us");
+	BAD("unknown argument '50'", "timer", "50");
+	BAD("timer-stop takes no arguments", "timer-stop", "now");
 }
 END_TEST
 
@@ -977,6 +1000,7 @@ Suite *ctl_suite(void)
 	tcase_add_test(tc, parse_config);
 	tcase_add_test(tc, parse_enable_disable);
 	tcase_add_test(tc, parse_generate);
+	tcase_add_test(tc, parse_timer);
 	tcase_add_test(tc, parse_watch);
 	tcase_add_test(tc, parse_numbers);
 	tcase_add_test(tc, status_json);

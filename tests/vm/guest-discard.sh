@@ -5,10 +5,10 @@
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 insmod "$EVTRACE_KO" probes=0 subbuf_size=4096 num_subbuf=4
-echo start > $D/control
-echo "events=20000 channel=both sizes=mix" > $D/generate
+evctl start
+evctl generate --events 20000 --channel both --sizes mix
 wait_gen_done 120
-echo stop > $D/control
+evctl stop
 check_exact
 [ "$(stat_sum compact 5)" -gt 0 ] || fail "nothing was discarded"
 [ "$(stat_sum compact 4)" -gt 0 ] || fail "nothing was recorded"

@@ -7,10 +7,10 @@ set -e
 insmod "$EVTRACE_KO" probes=0 flush_ms=200 num_subbuf=64
 evtest drain "$OUT/trace" --splice --sleep-ms 5 &
 pid=$!
-echo start > $D/control
-echo "events=${EVENTS:-12000} rate=${RATE:-3000} channel=both sizes=mix" > $D/generate
+evctl start
+evctl generate --events ${EVENTS:-12000} --rate ${RATE:-3000} --channel both --sizes mix
 wait_gen_done 300
-echo stop > $D/control
+evctl stop
 sleep 1
 kill -TERM $pid
 wait $pid

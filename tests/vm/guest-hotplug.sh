@@ -9,9 +9,9 @@ set -e
 insmod "$EVTRACE_KO" probes=0 flush_ms=250 num_subbuf=128
 evtest drain "$OUT/trace" --sleep-ms 5 &
 pid=$!
-echo start > $D/control
-echo "start 200" > $D/timer
-echo "events=1000000 rate=2000 channel=both sizes=mix" > $D/generate
+evctl start
+evctl timer --period-us 200
+evctl generate --events 1000000 --rate 2000 --channel both --sizes mix
 i=0
 while [ $i -lt ${CYCLES:-50} ]; do
 	echo 0 > /sys/devices/system/cpu/cpu1/online
@@ -19,9 +19,9 @@ while [ $i -lt ${CYCLES:-50} ]; do
 	echo 1 > /sys/devices/system/cpu/cpu1/online
 	i=$((i + 1))
 done
-echo stop > $D/generate
-echo stop > $D/timer
-echo stop > $D/control
+evctl generate-stop
+evctl timer-stop
+evctl stop
 sleep 1
 kill -TERM $pid
 wait $pid

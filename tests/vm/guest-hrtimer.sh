@@ -7,12 +7,12 @@ set -e
 insmod "$EVTRACE_KO" probes=0 flush_ms=100 num_subbuf=64
 evtest drain "$OUT/trace" --sleep-ms 5 &
 pid=$!
-echo start > $D/control
-echo "start 50" > $D/timer
-echo "events=20000 rate=5000 channel=both sizes=mix" > $D/generate
+evctl start
+evctl timer --period-us 50
+evctl generate --events 20000 --rate 5000 --channel both --sizes mix
 wait_gen_done 120
-echo stop > $D/timer
-echo stop > $D/control
+evctl timer-stop
+evctl stop
 sleep 1
 kill -TERM $pid
 wait $pid
@@ -27,13 +27,13 @@ awk 'FNR == 1 { f++ } f == 1 && $1 ~ /^[0-9]+$/ { g["compact", $1] = $4 + $6; g[
 # A new rate replaces a generator running flat out at once: the old threads
 # stop before the new settings apply (a flat-out thread reading rate=1 would
 # otherwise sleep until its millionth event is due, and the write would hang).
-echo "events=100000000 channel=compact cpus=0" > $D/generate
+evctl generate --events 100000000 --channel compact --cpus 0
 wait_until 60 "the flat-out generator did not start" grep -q '^0 1 0 ' $D/generate
 sleep 1
 t0=$(cut -d. -f1 /proc/uptime)
-echo "events=5 rate=1 channel=compact cpus=0" > $D/generate
+evctl generate --events 5 --rate 1 --channel compact --cpus 0
 t1=$(cut -d. -f1 /proc/uptime)
 [ $((t1 - t0)) -lt 30 ] || fail "replacing a flat-out generator took $((t1 - t0)) s"
-echo stop > $D/generate
+evctl generate-stop
 rmmod evtrace
 echo hrtimer ok

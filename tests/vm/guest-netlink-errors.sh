@@ -40,6 +40,11 @@ err_has "bad CPU list"
 expect 2 evctl generate --cpus 0,,1
 expect 2 evctl generate --events 0
 expect 2 evctl generate --rate 4294967296
+expect 2 evctl timer --period-us 9
+err_has "--period-us wants microseconds 10..1000000, not '9'"
+expect 2 evctl timer
+err_has "timer: give --period-us N"
+expect 2 evctl timer-stop now
 expect 2 evctl watch --count 0
 expect 2 evctl status --xml
 expect 2 evctl start now
@@ -49,7 +54,7 @@ evctl status | grep -q '^  gen_compact  *compact  *yes$' || fail "a refused enab
 expect 0 evctl --help
 grep -q '^usage: evctl COMMAND' /tmp/out || fail "evctl --help"
 grep -q '^exit status: 0' /tmp/out || fail "exit codes are not documented in --help"
-for c in start stop status config flush enable disable generate generate-stop watch; do
+for c in start stop status config flush enable disable generate generate-stop timer timer-stop watch; do
 	expect 0 evctl $c --help
 	grep -q "^usage: evctl $c" /tmp/out || fail "evctl $c --help"
 done
@@ -96,6 +101,13 @@ strict "Unknown attribute type" config high_water:u32:10 999:u32:1
 strict "Unsupported attribute" config high_water:u32:10 gen_events:u64:5
 strict "this command takes no attributes" start mode:u8:0
 strict "this command takes no attributes" flush high_water:u32:10
+strict "this command takes no attributes" timer-stop timer_period_us:u32:100
+for us in 9 1000001; do
+	expect 1 evnl timer timer_period_us:u32:$us
+	err_has "error ERANGE: integer out of range"
+done
+strict "TIMER needs TIMER_PERIOD_US" timer
+strict "Unsupported attribute" timer timer_period_us:u32:100 gen_rate:u32:5
 strict "bytes leftover after parsing attributes" config high_water:u32:10 raw:0102
 # EVENTS { EVENT { NAME "gen_ping", ENABLED 0 } } and 2 bytes of garbage in EVENTS
 strict "bytes leftover after parsing attributes" config \
@@ -107,12 +119,17 @@ evctl status > /tmp/st
 grep -q '^state  *stopped$' /tmp/st || fail "a refused START started tracing"
 grep -q '^high_water  *90%$' /tmp/st || fail "a refused CONFIG changed high_water"
 grep -q '^  gen_ping  *compact  *yes$' /tmp/st || fail "a refused CONFIG disabled gen_ping"
+evctl start
+sleep 0.3
+evctl stop
+awk 'NR > 1 && $6 != 0 { exit 1 }' $D/generate || fail "a refused TIMER started the hrtimer source"
 
 # Without CAP_NET_ADMIN: status yes, changes no.
 expect 0 nopriv evctl status
 grep -q '^state  *stopped$' /tmp/out || fail "unprivileged status"
 expect 0 nopriv evctl status --json
-for c in start stop flush generate-stop "config mode=overwrite" "config high_water=10" \
+for c in start stop flush generate-stop timer-stop "timer --period-us 100" \
+	 "config mode=overwrite" "config high_water=10" \
 	 "enable gen_ping" "disable gen_compact" "generate --events 1 --cpus 0"; do
 	expect 1 nopriv evctl $c
 	err_has "permission denied: evtrace control needs CAP_NET_ADMIN"
@@ -123,6 +140,16 @@ grep -q '^state  *stopped$' /tmp/st || fail "started by an unprivileged process"
 grep -q '^high_water  *90%$' /tmp/st || fail "configured by an unprivileged process"
 grep -q '^  gen_ping  *compact  *yes$' /tmp/st || fail "an unprivileged process changed an event"
 nopriv id
+
+# debugfs is read-only: no file there changes the tracer's state, and the
+# old control files are gone (netlink is the one control plane).
+for f in control timer; do
+	[ ! -e $D/$f ] || fail "debugfs still has $f"
+done
+for f in stats generate; do
+	[ "$(stat -c %a $D/$f)" = 444 ] || fail "debugfs $f is mode $(stat -c %a $D/$f), not 444"
+	! echo start 2>/dev/null > $D/$f || fail "root wrote to debugfs $f"
+done
 
 # Notifications are open to everyone too.
 nopriv evctl watch --reason STOPPED --count 1 --timeout 60 > /tmp/np 2> /tmp/np.err &

@@ -35,10 +35,10 @@ dmesg | grep 'evtrace: CPU 1 is online without its' || fail "no message for CPU 
 wait $wpid || { cat /tmp/watch; fail "no NO_RING notification"; }
 cat /tmp/watch
 grep -q 'NO_RING channel=compact cpu=1' /tmp/watch || fail "the NO_RING notification does not name CPU 1"
-echo start > $D/control
-echo "events=5000 channel=both cpus=1" > $D/generate
+evctl start
+evctl generate --events 5000 --channel both --cpus 1
 wait_gen_done 120
-echo stop > $D/control
+evctl stop
 cat $D/stats
 grep -q '^compact 1 1 0 0 0 0 5000 ' $D/stats || fail "CPU 1's compact events not refused and counted"
 check_exact

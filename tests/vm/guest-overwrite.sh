@@ -7,15 +7,15 @@
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0
-echo start > $D/control
-echo "events=2000 channel=compact cpus=0" > $D/generate
+evctl start
+evctl generate --events 2000 --channel compact --cpus 0
 wait_gen_done 60
 evtest drain "$OUT/trace" --hold-first --sleep-ms 50 &
 pid=$!
 wait_file "$OUT/trace/held.bin" 120
-echo "events=50000 channel=compact sizes=mix" > $D/generate
+evctl generate --events 50000 --channel compact --sizes mix
 wait_gen_done 120
-echo stop > $D/control
+evctl stop
 check_exact
 cat $D/stats
 [ "$(stat_sum compact 11)" -gt 0 ] || fail "the writer never skipped the held sub-buffer"

@@ -16,15 +16,15 @@ test -e /sys/module/evtrace/parameters/test_window_at || fail "not a test-window
 evdrain --live --channels compact --format json --tick-ms 20 -o "$OUT/trace" > "$OUT/live.json" 2> "$OUT/live.err" &
 pid=$!
 wait_tracing
-echo "start 2000" > $D/timer
+evctl timer --period-us 2000
 echo 1 > /sys/module/evtrace/parameters/test_window_at
 echo 1000 > /sys/module/evtrace/parameters/test_window_ms
-echo "events=1 channel=compact cpus=0 sizes=fixed" > $D/generate
+evctl generate --events 1 --channel compact --cpus 0 --sizes fixed
 armed() { [ "$(cat /sys/module/evtrace/parameters/test_window_ms)" = 0 ]; }
 wait_until 30 "no writer entered the window" armed
 wait_gen_done 60
 sleep 1
-echo stop > $D/timer
+evctl timer-stop
 sleep 0.5
 kill -TERM $pid
 wait $pid || { cat "$OUT/live.err"; fail "evdrain exit"; }

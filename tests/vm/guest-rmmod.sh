@@ -6,16 +6,16 @@
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 insmod "$EVTRACE_KO" probes=0
-echo start > $D/control
-echo "start 100" > $D/timer
-echo "events=100000000 channel=both" > $D/generate
+evctl start
+evctl timer --period-us 100
+evctl generate --events 100000000 --channel both
 sleep 1
 rmmod evtrace
 test ! -d /sys/module/evtrace || fail "still loaded"
 # A reader holding a sub-buffer keeps the module (in use); closing lets it go.
 insmod "$EVTRACE_KO" probes=0 flush_ms=50
-echo start > $D/control
-echo "events=100000000 rate=10000 channel=compact" > $D/generate
+evctl start
+evctl generate --events 100000000 --rate 10000 --channel compact
 evtest drain /tmp/t --hold-first &
 pid=$!
 wait_file /tmp/t/held.bin 120

@@ -43,15 +43,15 @@ err() {
 }
 # (the low bits of busybox's RANDOM repeat short patterns)
 rnd() { echo $(((RANDOM >> 3) % $1)); }
-gen_stop() { echo stop > $D/generate || err "generate stop refused"; }
-# Stopped first: a write of "generate" sets the new rate before it stops the
-# old threads, and a thread that ran flat out (rate=0) and sees a rate then
+gen_stop() { evctl generate-stop || err "generate stop refused"; }
+# Stopped first: GENERATE once set the new rate before it stopped the old
+# threads, and a thread that ran flat out (rate=0) and sees a rate then
 # sleeps (uninterruptibly, in usleep_range) until its seq / rate schedule
 # catches up: minutes, with the write blocked in kthread_stop (found by this
 # soak; kmod/evtrace_gen.c).
 gen() {
 	gen_stop
-	echo "events=1000000000 rate=$1 channel=both sizes=mix cpus=all" > $D/generate ||
+	evctl generate --events 1000000000 --rate $1 --channel both --sizes mix --cpus all ||
 		err "generate rate=$1 refused"
 }
 # The drainer: the first one configures and starts tracing, the others attach.
@@ -144,7 +144,7 @@ while [ $(date +%s) -lt $((end - 10)) ]; do
 		wait $pid
 		err "evdrain died by itself (exit $?): $(tail -n 3 /tmp/evdrain.$n.log)"
 	fi
-	grep -q stopped $D/control || err "tracing not stopped after evdrain exited"
+	tracing_stopped || err "tracing not stopped after evdrain exited"
 	if [ $hp = live ]; then exact total; else exact; fi
 	cp $D/stats "$OUT/s$n.stats"
 	cp $D/generate "$OUT/s$n.gen"

@@ -9,13 +9,13 @@
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 insmod "$EVTRACE_KO" probes=0 subbuf_size=4096 num_subbuf=2 flush_ms=0
-echo start > $D/control
-echo "events=50 channel=compact cpus=0" > $D/generate
+evctl start
+evctl generate --events 50 --channel compact --cpus 0
 wait_gen_done 60
 evsplicekeep /dev/evtrace/compact/cpu0 /tmp/ready /tmp/go &
 pid=$!
 wait_until 60 "the splice never happened" test -e /tmp/ready
-echo stop > $D/control
+evctl stop
 rmmod evtrace || fail "rmmod with only a pipe left"
 test ! -d /sys/module/evtrace || fail "still loaded"
 # Memory churn, so that freed module memory is reused before the read.

@@ -12,14 +12,14 @@
 set -e
 insmod "$EVTRACE_KO" probes=0 flush_ms=0
 test -e /sys/module/evtrace/parameters/test_window_ms || fail "not a test-windows build"
-echo start > $D/control
+evctl start
 echo 0 > /sys/module/evtrace/parameters/test_window_at
 echo 1000 > /sys/module/evtrace/parameters/test_window_ms
-echo "events=1 channel=compact cpus=0 sizes=fixed" > $D/generate
+evctl generate --events 1 --channel compact --cpus 0 --sizes fixed
 # The writer is in its window once the parameter reads 0 again.
 armed() { [ "$(cat /sys/module/evtrace/parameters/test_window_ms)" = 0 ]; }
 wait_until 30 "no writer entered the window" armed
-echo stop > $D/control
+evctl stop
 at_stop=$(stat_sum compact 4)
 delivered_at_stop=$(stat_sum compact 9)
 wait_gen_done 60

@@ -17,17 +17,17 @@ insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=32 flus
 evdrain -o "$OUT/evdrain" &
 pid=$!
 wait_tracing
-echo "events=200000 rate=0 channel=both sizes=mix" > $D/generate
+evctl generate --events 200000 --rate 0 --channel both --sizes mix
 wait_gen_done 300
 kill -TERM $pid
 wait $pid || fail "evdrain failed"
 # A slow read() drainer over more laps, partial packets every 50 ms.
-echo start > $D/control
+evctl start
 evtest drain "$OUT/evtest" --sleep-ms 20 &
 pid=$!
-echo "events=20000 rate=0 channel=both sizes=mix" > $D/generate
+evctl generate --events 20000 --rate 0 --channel both --sizes mix
 wait_gen_done 300
-echo stop > $D/control
+evctl stop
 kill -TERM $pid
 wait $pid
 cat $D/stats

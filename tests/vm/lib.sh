@@ -73,7 +73,9 @@ wait_until() {
 	done
 }
 
-tracing_started() { grep -q started "$D/control"; }
+# The first line of debugfs stats: "tracing 1 mode ...".
+tracing_started() { head -n 1 "$D/stats" | grep -q '^tracing 1 '; }
+tracing_stopped() { head -n 1 "$D/stats" | grep -q '^tracing 0 '; }
 # A drainer (evdrain) is up: it holds its lock and has started tracing.
 wait_tracing() { wait_until "${1:-60}" "tracing never started" tracing_started; }
 # The file exists and is not empty.

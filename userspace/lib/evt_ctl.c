@@ -453,26 +453,44 @@ nomem:
 	return set_error(c, -EMSGSIZE);
 }
 
-int evt_ctl_generate(struct evt_ctl *c, const struct evt_gen_params *p)
+int evt_ctl_generate(struct evt_ctl *c, const struct evt_gen_request *g)
 {
 	struct nl_msg *msg = new_msg(c, EVT_CMD_GENERATE, 0);
 
 	if (!msg)
 		return set_error(c, -ENOMEM);
-	if ((p->set & EVT_GEN_SET_EVENTS) && nla_put_u64(msg, EVT_A_GEN_EVENTS, p->events) < 0)
+	if ((g->set & EVT_GEN_SET_EVENTS) && nla_put_u64(msg, EVT_A_GEN_EVENTS, g->p.events) < 0)
 		goto nomem;
-	if ((p->set & EVT_GEN_SET_RATE) && nla_put_u32(msg, EVT_A_GEN_RATE, p->rate) < 0)
+	if ((g->set & EVT_GEN_SET_RATE) && nla_put_u32(msg, EVT_A_GEN_RATE, g->p.rate) < 0)
 		goto nomem;
-	if ((p->set & EVT_GEN_SET_CHANNELS) && nla_put_u8(msg, EVT_A_GEN_CHANNELS, p->channels) < 0)
+	if ((g->set & EVT_GEN_SET_CHANNELS) && nla_put_u8(msg, EVT_A_GEN_CHANNELS, g->p.channels) < 0)
 		goto nomem;
-	if ((p->set & EVT_GEN_SET_SIZES) && nla_put_u8(msg, EVT_A_GEN_SIZES, p->sizes) < 0)
+	if ((g->set & EVT_GEN_SET_SIZES) && nla_put_u8(msg, EVT_A_GEN_SIZES, g->p.mix) < 0)
 		goto nomem;
-	if ((p->set & EVT_GEN_SET_CPUS) && nla_put_string(msg, EVT_A_GEN_CPUS, p->cpus) < 0)
+	if ((g->set & EVT_GEN_SET_CPUS) && nla_put_string(msg, EVT_A_GEN_CPUS, g->cpus) < 0)
 		goto nomem;
 	return request(c, msg, NULL, NULL);
 nomem:
 	nlmsg_free(msg);
 	return set_error(c, -EMSGSIZE);
+}
+
+int evt_ctl_timer(struct evt_ctl *c, uint32_t period_us)
+{
+	struct nl_msg *msg = new_msg(c, EVT_CMD_TIMER, 0);
+
+	if (!msg)
+		return set_error(c, -ENOMEM);
+	if (nla_put_u32(msg, EVT_A_TIMER_PERIOD_US, period_us) < 0) {
+		nlmsg_free(msg);
+		return set_error(c, -EMSGSIZE);
+	}
+	return request(c, msg, NULL, NULL);
+}
+
+int evt_ctl_timer_stop(struct evt_ctl *c)
+{
+	return simple(c, EVT_CMD_TIMER_STOP);
 }
 
 /* ---- STATUS ---- */

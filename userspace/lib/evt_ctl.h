@@ -93,13 +93,9 @@ struct evt_config {
 #define EVT_GEN_SET_SIZES	0x8u
 #define EVT_GEN_SET_CPUS	0x10u
 
-
-struct evt_gen_params {
+struct evt_gen_request {
 	unsigned int set;		/* EVT_GEN_SET_* */
-	uint64_t events;		/* per CPU, >= 1 */
-	uint32_t rate;			/* per second per CPU, 0 = flat out */
-	uint8_t channels;		/* EVT_GEN_CHANNEL_* bits */
-	uint8_t sizes;			/* 0 fixed, 1 mix */
+	struct evt_gen_params p;	/* the module's own (evtrace/netlink.h) */
 	char cpus[EVT_CPULIST_MAX];	/* "0-3,6" or "all" */
 };
 
@@ -124,8 +120,11 @@ int evt_ctl_start(struct evt_ctl *ctl);
 int evt_ctl_stop(struct evt_ctl *ctl);
 int evt_ctl_flush(struct evt_ctl *ctl);
 int evt_ctl_config(struct evt_ctl *ctl, const struct evt_config *cfg);
-int evt_ctl_generate(struct evt_ctl *ctl, const struct evt_gen_params *p);
+int evt_ctl_generate(struct evt_ctl *ctl, const struct evt_gen_request *g);
 int evt_ctl_generate_stop(struct evt_ctl *ctl);
+/* The hrtimer source: an event per CPU every @period_us (EVT_TIMER_PERIOD_US_*). */
+int evt_ctl_timer(struct evt_ctl *ctl, uint32_t period_us);
+int evt_ctl_timer_stop(struct evt_ctl *ctl);
 
 /* Fills @st (which the caller frees with evt_status_free, also on error). */
 int evt_ctl_status(struct evt_ctl *ctl, struct evt_status *st);

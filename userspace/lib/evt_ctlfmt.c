@@ -21,6 +21,8 @@ static const char *const op_names[EVCTL_NR_OPS] = {
 	[EVCTL_DISABLE] = "disable",
 	[EVCTL_GENERATE] = "generate",
 	[EVCTL_GENERATE_STOP] = "generate-stop",
+	[EVCTL_TIMER] = "timer",
+	[EVCTL_TIMER_STOP] = "timer-stop",
 	[EVCTL_WATCH] = "watch",
 };
 
@@ -44,6 +46,8 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"  disable EVENT...|all       disable them\n"
 	"  generate [OPTIONS]         start the test generator\n"
 	"  generate-stop              stop it\n"
+	"  timer --period-us N        start the test hrtimer source on every CPU\n"
+	"  timer-stop                 stop it\n"
 	"  watch [OPTIONS]            print notifications as they arrive\n"
 	"\n"
 	"exit status: 0 done; 1 refused by the kernel (its message is printed) or the\n"
@@ -93,6 +97,14 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	[EVCTL_GENERATE_STOP] =
 	"usage: evctl generate-stop\n"
 	"Stop the test generator.\n",
+	[EVCTL_TIMER] =
+	"usage: evctl timer --period-us N\n"
+	"Start (or restart with a new period) the test hrtimer source: on every CPU,\n"
+	"a timer_tick event from hard interrupt context every N microseconds\n"
+	"(" EVT_STR(EVT_TIMER_PERIOD_US_MIN) " to " EVT_STR(EVT_TIMER_PERIOD_US_MAX) ").\n",
+	[EVCTL_TIMER_STOP] =
+	"usage: evctl timer-stop\n"
+	"Stop the test hrtimer source.\n",
 	[EVCTL_WATCH] =
 	"usage: evctl watch [--count N] [--timeout S] [--reason LIST]\n"
 	"Print a line per notification of the kernel as it arrives:\n"
@@ -283,7 +295,7 @@ static const char *opt_value(int argc, char *const argv[], int *i, const char *n
 static int parse_generate(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
 			  char *err, size_t errlen)
 {
-	struct evt_gen_params *g = &cmd->gen;
+	struct evt_gen_request *g = &cmd->gen;
 	const char *v;
 	uint64_t n;
 
@@ -295,22 +307,22 @@ static int parse_generate(int argc, char *const argv[], int i, struct evctl_cmd 
 				return usage_err(err, errlen,
 						 "generate: --events wants a number >= 1 and <= %llu, not '%s'",
 						 (unsigned long long)EVT_GEN_EVENTS_MAX, v);
-			g->events = n;
+			g->p.events = n;
 			g->set |= EVT_GEN_SET_EVENTS;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--rate", &missing))) {
 			if (evt_parse_u64(v, 0, UINT32_MAX, &n))
 				return usage_err(err, errlen,
 						 "generate: --rate wants events per second 0..%u, not '%s'",
 						 UINT32_MAX, v);
-			g->rate = (uint32_t)n;
+			g->p.rate = (uint32_t)n;
 			g->set |= EVT_GEN_SET_RATE;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--channel", &missing))) {
 			if (!strcmp(v, "compact"))
-				g->channels = EVT_GEN_CHANNEL_COMPACT;
+				g->p.channels = EVT_GEN_CHANNEL_COMPACT;
 			else if (!strcmp(v, "normal"))
-				g->channels = EVT_GEN_CHANNEL_NORMAL;
+				g->p.channels = EVT_GEN_CHANNEL_NORMAL;
 			else if (!strcmp(v, "both"))
-				g->channels = EVT_GEN_CHANNEL_COMPACT | EVT_GEN_CHANNEL_NORMAL;
+				g->p.channels = EVT_GEN_CHANNEL_COMPACT | EVT_GEN_CHANNEL_NORMAL;
 			else
 				return usage_err(err, errlen,
 						 "generate: --channel is compact, normal or both, not '%s'", v);
@@ -324,9 +336,9 @@ static int parse_generate(int argc, char *const argv[], int i, struct evctl_cmd 
 			g->set |= EVT_GEN_SET_CPUS;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--sizes", &missing))) {
 			if (!strcmp(v, "fixed"))
-				g->sizes = 0;
+				g->p.mix = 0;
 			else if (!strcmp(v, "mix"))
-				g->sizes = 1;
+				g->p.mix = 1;
 			else
 				return usage_err(err, errlen, "generate: --sizes is fixed or mix, not '%s'", v);
 			g->set |= EVT_GEN_SET_SIZES;
@@ -336,6 +348,33 @@ static int parse_generate(int argc, char *const argv[], int i, struct evctl_cmd 
 			return usage_err(err, errlen, "generate: unknown argument '%s'", argv[i]);
 		}
 	}
+	return 0;
+}
+
+static int parse_timer(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
+		       char *err, size_t errlen)
+{
+	const char *v;
+	uint64_t n;
+
+	for (; i < argc; i++) {
+		int missing = 0;
+
+		if ((v = opt_value(argc, argv, &i, "--period-us", &missing))) {
+			if (evt_parse_u64(v, EVT_TIMER_PERIOD_US_MIN, EVT_TIMER_PERIOD_US_MAX, &n))
+				return usage_err(err, errlen,
+						 "timer: --period-us wants microseconds "
+						 EVT_STR(EVT_TIMER_PERIOD_US_MIN) ".."
+						 EVT_STR(EVT_TIMER_PERIOD_US_MAX) ", not '%s'", v);
+			cmd->timer_period_us = (uint32_t)n;
+		} else if (missing) {
+			return usage_err(err, errlen, "timer: %s needs a value", argv[i]);
+		} else {
+			return usage_err(err, errlen, "timer: unknown argument '%s'", argv[i]);
+		}
+	}
+	if (!cmd->timer_period_us)
+		return usage_err(err, errlen, "timer: give --period-us N");
 	return 0;
 }
 
@@ -432,6 +471,7 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 	case EVCTL_STOP:
 	case EVCTL_FLUSH:
 	case EVCTL_GENERATE_STOP:
+	case EVCTL_TIMER_STOP:
 		if (argc > 2)
 			return usage_err(err, errlen, "%s takes no arguments, not '%s'",
 					 op_names[cmd->op], argv[2]);
@@ -456,6 +496,8 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 		return parse_events(argc, argv, 2, cmd, err, errlen);
 	case EVCTL_GENERATE:
 		return parse_generate(argc, argv, 2, cmd, err, errlen);
+	case EVCTL_TIMER:
+		return parse_timer(argc, argv, 2, cmd, err, errlen);
 	case EVCTL_WATCH:
 		return parse_watch(argc, argv, 2, cmd, err, errlen);
 	default:

@@ -23,6 +23,8 @@ enum evctl_op {
 	EVCTL_DISABLE,
 	EVCTL_GENERATE,
 	EVCTL_GENERATE_STOP,
+	EVCTL_TIMER,
+	EVCTL_TIMER_STOP,
 	EVCTL_WATCH,
 	EVCTL_NR_OPS
 };
@@ -41,7 +43,8 @@ struct evctl_cmd {
 	int json;			/* status --json */
 	struct evt_config cfg;		/* config, enable, disable */
 	struct evt_event_switch ev[EVCTL_MAX_EVENTS];	/* cfg.events */
-	struct evt_gen_params gen;	/* generate */
+	struct evt_gen_request gen;	/* generate */
+	uint32_t timer_period_us;	/* timer */
 	uint64_t count;			/* watch: stop after this many, 0 = never */
 	int64_t timeout_s;		/* watch: stop after this long, -1 = never */
 	unsigned int reasons;		/* watch: bit per enum evt_notify, 0 = all */
