@@ -243,7 +243,34 @@ static __always_inline void evtrace_end_inline(struct evt_cpu_ring *cr, struct e
 	preempt_enable_notrace();
 }
 
-/* evtrace_main.c */
+/* evtrace_rings.c: the unit every other one calls; it calls only its listener. */
+struct evt_rings_config {
+	unsigned long subbuf_size;
+	unsigned long num_subbuf;
+	unsigned int mode;		/* EVT_MODE_* */
+	unsigned int high_water;
+	unsigned int flush_ms;
+};
+
+struct evt_rings_listener {
+	/* A ring was allocated (CPU online); an error frees it again. */
+	int (*ring_added)(struct evt_cpu_ring *cr);
+	/* A ring is about to be freed (exit). */
+	void (*ring_removed)(struct evt_cpu_ring *cr);
+	/* Hard interrupt or process context: tell the drainers (EVT_NOTIFY_*). */
+	void (*notify)(struct evt_cpu_ring *cr, unsigned int reason);
+	/* A CPU came online without its ring of @channel. */
+	void (*no_ring)(unsigned int channel, unsigned int cpu);
+	/* Tracing started or stopped, or an event's enable changed. */
+	void (*events_changed)(bool tracing);
+};
+
+int evt_rings_init(const struct evt_rings_config *cfg,
+		   const struct evt_rings_listener *listener);
+int evt_rings_hotplug_init(void);
+void evt_rings_loaded(void);
+void evt_rings_hotplug_exit(void);
+void evt_rings_exit(void);
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
 int evt_flush_ring(struct evt_cpu_ring *cr);
 void evt_flush_all(void);
@@ -255,7 +282,7 @@ void evt_set_flush_ms(unsigned int ms);
 bool evt_event_enabled(const struct evt_event_desc *d);
 void evt_set_event_enabled(const struct evt_event_desc *d, bool on);
 void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q);
-void evt_stats_show(struct seq_file *m);
+void evt_stats_show(struct seq_file *m, unsigned int probes_attached);
 
 /* evtrace_dev.c */
 int evt_dev_init(void);

@@ -2,30 +2,22 @@
 /*
  * evtrace: per-CPU compact event recorder.
  *
- * Module parameters, per-CPU rings (allocated when a CPU comes online, kept
- * when it goes away), the flush timer, high-water wakeups, CPU hotplug,
- * debugfs statistics, and the exported recording API. The control plane is
- * generic netlink (evtrace_nl.c).
+ * The module's parameters, init and exit, and debugfs. The units:
+ * evtrace_rings.c (the rings, hotplug, flushes, tracing state, metadata,
+ * the recording API), which every other unit calls and which calls none of
+ * them, only the listener given here; evtrace_dev.c (reader and metadata
+ * devices), evtrace_nl.c (generic netlink, the control plane),
+ * evtrace_probes.c (tracepoint probes and the marker), evtrace_gen.c (the
+ * test sources) and evtrace_bench.c (the in-kernel benchmark).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
 #include <linux/module.h>
 #include <linux/moduleparam.h>
-#include <linux/cpumask.h>
-#include <linux/cpuhotplug.h>
-#include <linux/cpu.h>
-#include <linux/slab.h>
-#include <linux/vmalloc.h>
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
-#include <linux/uaccess.h>
-#include <linux/workqueue.h>
-#include <linux/random.h>
-#include <linux/utsname.h>
-#include <linux/smp.h>
+#include <linux/log2.h>
 #include <linux/mm.h>
-#include <linux/kref.h>
-#include <linux/delay.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
 
@@ -55,523 +47,26 @@ static unsigned int flush_ms = EVT_FLUSH_MS_DEFAULT;
 module_param(flush_ms, uint, 0444);
 MODULE_PARM_DESC(flush_ms, "close partial sub-buffers holding events every this many ms, 0 = never, at most "
 		 EVT_STR(EVT_FLUSH_MS_MAX) " (default " EVT_STR(EVT_FLUSH_MS_DEFAULT) ")");
-static bool probes = true;
-module_param(probes, bool, 0444);
-MODULE_PARM_DESC(probes, "enable the kernel tracepoint events at load (default on; off leaves only markers and the test sources)");
 static bool autostart;
 module_param(autostart, bool, 0444);
 MODULE_PARM_DESC(autostart, "start tracing at load (default off)");
 
-#ifdef EVT_TEST_WINDOWS
-static unsigned int test_window_ms;
-module_param(test_window_ms, uint, 0644);
-MODULE_PARM_DESC(test_window_ms, "test builds only: the next task-context writer waits this long at test_window_at");
-static unsigned int test_window_at;
-module_param(test_window_at, uint, 0644);
-MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit");
-
-void evt_test_window(enum evt_test_window_at at)
-{
-	unsigned int ms;
-
-	if (READ_ONCE(test_window_at) != at || in_interrupt() || !READ_ONCE(test_window_ms))
-		return;
-	ms = xchg(&test_window_ms, 0);
-
-	/*
-	 * As a writer would be: preempted (here: asleep) where it may be,
-	 * spinning where it may not.
-	 */
-	if (!ms)
-		return;
-	if (preemptible())
-		msleep(ms);
-	else
-		mdelay(ms);
-}
-#endif
-
-struct evt_state evt;
-bool evt_tracing;
-DEFINE_PER_CPU(struct evt_cpu_ring *, evt_cpu_rings[EVT_NR_CHANNELS]);
-DEFINE_PER_CPU(int, evt_nesting);
-DEFINE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
-
 static struct dentry *evt_debugfs;
-static struct delayed_work evt_flush_work;
-static u8 *evt_enabled;		/* per catalogue entry */
-
-bool evt_event_enabled(const struct evt_event_desc *d)
-{
-	return READ_ONCE(evt_enabled[d - evt_events]);
-}
-
-void evt_set_event_enabled(const struct evt_event_desc *d, bool on)
-{
-	WRITE_ONCE(evt_enabled[d - evt_events], on);
-	evt_probes_sync(READ_ONCE(evt_tracing));
-}
-
-/**
- * evtrace_record() - record one event on the current CPU
- * @channel: EVT_CHAN_COMPACT or EVT_CHAN_NORMAL
- * @id: event id within the channel (see <evtrace/events.h>)
- * @payload: payload bytes, laid out as the catalogue says
- * @len: payload length
- *
- * Lockless and per-CPU; never sleeps; callable from any context, NMI
- * included. Losses are counted in the ring's statistics.
- *
- * Return: 0 when recorded; -ENODATA when not tracing; -ENOBUFS (ring
- * full), -E2BIG (too big), -EBUSY (nested too deep) or -ENOMEM (this CPU
- * has no ring: its allocation failed when it came online), each counted.
- */
-int evtrace_record(unsigned int channel, unsigned int id, const void *payload,
-		   unsigned int len)
-{
-	if (unlikely(channel >= EVT_NR_CHANNELS))
-		return -EINVAL;
-	return evtrace_record_inline(channel, id, payload, len);
-}
-EXPORT_SYMBOL_GPL(evtrace_record);
-
-struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu)
-{
-	if (channel >= EVT_NR_CHANNELS || cpu < 0 || cpu >= nr_cpu_ids)
-		return NULL;
-	/* Pairs with the release in evt_cpu_online(): the ring is initialised. */
-	return smp_load_acquire(&evt.rings[channel][cpu]);
-}
-
-/* irq_work: hard interrupt context, never NMI: wake readers, queue the netlink work. */
-static void evt_hw_work_fn(struct irq_work *w)
-{
-	struct evt_cpu_ring *cr = container_of(w, struct evt_cpu_ring, hw_work);
-
-	wake_up_interruptible(&cr->wq);
-	if (READ_ONCE(cr->notify_pending))
-		evt_nl_notify(cr, EVT_NOTIFY_NONE);
-}
-
-/* Called by the core from the probe path: record the reason, defer the rest. */
-static void evt_notify(struct evt_ring *r, enum evt_ring_event why)
-{
-	struct evt_cpu_ring *cr = container_of(r, struct evt_cpu_ring, ring);
-
-	set_bit(why == EVT_RING_HIGH_WATER ? EVT_NOTIFY_HIGH_WATER : EVT_NOTIFY_DISCARDING,
-		&cr->notify_pending);
-	irq_work_queue(&cr->hw_work);
-}
-
-/*
- * Ring memory: order-0 pages mapped contiguously. Pages, not slab memory,
- * because splice hands them to pipes, and a pipe's page reference must keep
- * them alive after the ring is freed (even after the module is gone).
- * Zeroed, so no byte of someone else's memory can reach a trace file; and a
- * shortage is an error for the caller, never a reason for OOM kills.
- */
-static int evt_alloc_ring_mem(struct evt_cpu_ring *cr, unsigned long bytes, int node)
-{
-	const gfp_t gfp = GFP_KERNEL | __GFP_ZERO | __GFP_RETRY_MAYFAIL | __GFP_NOWARN;
-	unsigned long i;
-
-	cr->nr_pages = bytes >> PAGE_SHIFT;
-	cr->pages = kvmalloc_node(cr->nr_pages * sizeof(*cr->pages), gfp, node);
-	if (!cr->pages)
-		return -ENOMEM;
-	for (i = 0; i < cr->nr_pages; i++) {
-		cr->pages[i] = alloc_pages_node(node, gfp, 0);
-		if (!cr->pages[i])
-			return -ENOMEM;
-	}
-	cr->mem = vmap(cr->pages, cr->nr_pages, VM_MAP, PAGE_KERNEL);
-	return cr->mem ? 0 : -ENOMEM;
-}
-
-static void evt_free_ring_mem(struct evt_cpu_ring *cr)
-{
-	unsigned long i;
-
-	if (cr->mem)
-		vunmap(cr->mem);
-	if (cr->pages) {
-		/* put_page, not free: a pipe may still hold some of them. */
-		for (i = 0; i < cr->nr_pages && cr->pages[i]; i++)
-			put_page(cr->pages[i]);
-		kvfree(cr->pages);
-	}
-}
-
-/* Ring bytes for @cpus CPUs, both channels. */
-static u64 evt_ring_bytes(unsigned int cpus)
-{
-	return (u64)evt.subbuf_size * evt.num_subbuf * EVT_NR_CHANNELS * cpus;
-}
-
-/*
- * Like ftrace's ring buffer: refuse rings the machine cannot spare before
- * allocating any (leaving an eighth of what is available to everyone else).
- */
-static int evt_check_memory(unsigned int cpus, const char *what)
-{
-	u64 need = evt_ring_bytes(cpus);
-	u64 avail = (u64)si_mem_available() << PAGE_SHIFT;
-
-	if (need <= avail - avail / 8)
-		return 0;
-	pr_err("%s: the rings need %llu MiB (subbuf_size=%lu x num_subbuf=%lu x %u channels x %u CPUs) but only %llu MiB of memory is available (at most 7/8 of it is used): choose smaller rings\n",
-	       what, need >> 20, evt.subbuf_size, evt.num_subbuf, EVT_NR_CHANNELS, cpus,
-	       avail >> 20);
-	return -ENOMEM;
-}
-
-static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
-{
-	struct evt_ring_params p = {
-		.subbuf_size = evt.subbuf_size,
-		.num_subbuf = evt.num_subbuf,
-		.channel = channel,
-		.mode = evt.mode,
-		.high_water = evt.high_water,
-		.cpu = cpu,
-		.uuid = evt.uuid,
-		.notify = evt_notify,
-	};
-	unsigned long bytes = evt_ring_mem_size(&p);
-	struct evt_cpu_ring *cr;
-
-	cr = kzalloc_node(sizeof(*cr), GFP_KERNEL, cpu_to_node(cpu));
-	if (!cr)
-		return NULL;
-	cr->sb = kcalloc_node(p.num_subbuf, sizeof(*cr->sb),
-			      GFP_KERNEL | __GFP_RETRY_MAYFAIL | __GFP_NOWARN, cpu_to_node(cpu));
-	if (!cr->sb || evt_alloc_ring_mem(cr, bytes, cpu_to_node(cpu))) {
-		pr_err("cannot allocate %lu bytes for the %s ring of CPU %d (subbuf_size=%lu x num_subbuf=%lu)\n",
-		       bytes, evt_channel_name(channel), cpu, p.subbuf_size, p.num_subbuf);
-		evt_free_ring_mem(cr);
-		kfree(cr->sb);
-		kfree(cr);
-		return NULL;
-	}
-	p.priv = cr;
-	evt_ring_init(&cr->ring, &p, cr->mem, cr->sb);
-	cr->channel = channel;
-	cr->cpu = cpu;
-	mutex_init(&cr->reader_lock);
-	init_waitqueue_head(&cr->wq);
-	init_irq_work(&cr->hw_work, evt_hw_work_fn);
-	atomic_set(&cr->reader_open, 0);
-	return cr;
-}
-
-static void evt_free_ring(struct evt_cpu_ring *cr)
-{
-	if (!cr)
-		return;
-	irq_work_sync(&cr->hw_work);
-	evt_free_ring_mem(cr);
-	kfree(cr->sb);
-	kfree(cr);
-}
-
-/*
- * cpuhp: runs on the CPU coming up, in process context. A CPU whose rings
- * cannot be had still comes up: during module load that fails the load
- * (evtrace_init() checks), later its events are refused and counted.
- */
-static int evt_cpu_online(unsigned int cpu)
-{
-	unsigned int ch;
-	int ret = 0;
-
-	mutex_lock(&evt.lock);
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
-		struct evt_cpu_ring *cr = evt.rings[ch][cpu];
-
-		if (!cr) {
-			ret = evt.loaded ? evt_check_memory(1, "CPU online") : 0;
-			cr = ret ? NULL : evt_alloc_ring(ch, cpu);
-			if (cr) {
-				ret = evt_dev_add_ring(cr);
-				if (ret) {
-					evt_free_ring(cr);
-					cr = NULL;
-				}
-			}
-			if (!cr) {
-				ret = ret ?: -ENOMEM;
-				if (evt.loaded) {
-					pr_warn("CPU %u is online without its %s ring (error %d): its events are refused and counted\n",
-						cpu, evt_channel_name(ch), ret);
-					evt_nl_notify_no_ring(ch, cpu);
-					ret = 0;
-				}
-				break;
-			}
-			/* Pairs with the acquire in evt_get_ring(). */
-			smp_store_release(&evt.rings[ch][cpu], cr);
-			smp_store_release(per_cpu_ptr(&evt_cpu_rings[ch], cpu), cr);
-		}
-		WRITE_ONCE(cr->online, true);
-		evt_nl_notify(cr, EVT_NOTIFY_CPU_ONLINE);
-	}
-	mutex_unlock(&evt.lock);
-	return ret;
-}
-
-/*
- * cpuhp: runs on the CPU going down. Its rings stay; its partial
- * sub-buffer is closed so that none of its events wait for a return.
- */
-static int evt_cpu_offline(unsigned int cpu)
-{
-	unsigned int ch;
-
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
-		struct evt_cpu_ring *cr = READ_ONCE(evt.rings[ch][cpu]);
-
-		if (!cr)
-			continue;
-		preempt_disable();
-		evt_ring_flush(&cr->ring);
-		preempt_enable();
-		WRITE_ONCE(cr->online, false);
-		wake_up_interruptible(&cr->wq);
-		evt_nl_notify(cr, EVT_NOTIFY_CPU_OFFLINE);
-	}
-	return 0;
-}
-
-struct evt_flush_call {
-	struct evt_cpu_ring *cr;
-	struct evt_quiescent q;
-	int flushed;
-};
-
-/* On the ring's CPU (IPI). */
-static void evt_flush_local(void *arg)
-{
-	struct evt_flush_call *fc = arg;
-	struct evt_ring *r = &fc->cr->ring;
-
-	fc->flushed = evt_ring_flush(r);
-	/*
-	 * With no writer in flight here, nothing older than now can still
-	 * come. With writers interrupted, each may hold a reservation of any
-	 * age not yet committed (an outer one older than what nested ones
-	 * recorded since): no new bound; the caller keeps its last one.
-	 */
-	if (this_cpu_read(evt_nesting) == 0)
-		fc->q.timestamp = evt_clock();
-	else
-		fc->q.timestamp = 0;
-}
-
-static void evt_flush_call(struct evt_flush_call *fc)
-{
-	int cpu = fc->cr->cpu;
-
-	cpus_read_lock();
-	if (cpu_online(cpu)) {
-		smp_call_function_single(cpu, evt_flush_local, fc, 1);
-	} else {
-		/*
-		 * Nothing runs there, but other CPUs may flush this ring at
-		 * the same time: its CPU-local operations are not atomic
-		 * across CPUs, so remote flushes of one ring are serialised.
-		 */
-		fc->flushed = evt_ring_flush_remote(&fc->cr->ring);
-		fc->q.timestamp = evt_clock();
-		fc->q.flags |= EVT_QUIESCENT_OFFLINE;
-	}
-	cpus_read_unlock();
-	if (fc->flushed) {
-		wake_up_interruptible(&fc->cr->wq);
-		evt_nl_notify(fc->cr, EVT_NOTIFY_FLUSHED);
-	}
-}
-
-/**
- * evt_flush_ring() - close a ring's partial sub-buffer, from any CPU
- * @cr: the ring
- *
- * Return: 1 when a sub-buffer was closed, else 0. Process context.
- */
-int evt_flush_ring(struct evt_cpu_ring *cr)
-{
-	struct evt_flush_call fc = { .cr = cr };
-
-	evt_flush_call(&fc);
-	return fc.flushed;
-}
-
-/**
- * evt_ring_quiescent() - flush, and tell a time before which no new event comes
- * @cr: the ring
- * @q: filled in
- */
-void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q)
-{
-	struct evt_flush_call fc = { .cr = cr };
-
-	evt_flush_call(&fc);
-	if (!evt_ring_has_data(&cr->ring))
-		fc.q.flags |= EVT_QUIESCENT_EMPTY;
-	/* The reader's ioctls are serialised (reader_lock): one bound per ring. */
-	if (fc.q.timestamp)
-		cr->quiescent_ts = fc.q.timestamp;
-	else
-		fc.q.timestamp = cr->quiescent_ts;
-	*q = fc.q;
-}
-
-/* Does the open sub-buffer hold events? A racy peek, good enough for a timer. */
-static bool evt_ring_open_has_events(struct evt_cpu_ring *cr)
-{
-	unsigned long in_sb = (unsigned long)evt_local_read(&cr->ring.offset) & cr->ring.sb_mask;
-
-	return in_sb > EVT_PACKET_HEADER_SIZE;
-}
-
-static void evt_flush_work_fn(struct work_struct *w)
-{
-	unsigned int ch;
-	int cpu;
-
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
-
-			if (cr && evt_ring_open_has_events(cr))
-				evt_flush_ring(cr);
-		}
-	}
-	if (evt.flush_ms)
-		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
-}
-
-static int evt_render_metadata(void);
-
-void evt_start_tracing(void)
-{
-	/*
-	 * The realtime offset as of now: a module loaded at boot, before NTP
-	 * stepped the clock, would otherwise give wrong absolute times.
-	 */
-	if (evt_render_metadata())
-		pr_warn_ratelimited("START: cannot render new metadata; the trace keeps the previous clock offset\n");
-	WRITE_ONCE(evt_tracing, true);
-	evt_probes_sync(true);
-}
-
-void evt_stop_tracing(void)
-{
-	WRITE_ONCE(evt_tracing, false);
-	evt_probes_sync(false);
-	/*
-	 * Every probe runs with preemption off: once this returns, no event
-	 * started before STOP is still being written.
-	 */
-	synchronize_rcu();
-}
-
-void evt_stats_show(struct seq_file *m)
-{
-	unsigned int ch;
-	int cpu;
-
-	seq_printf(m, "tracing %d mode %s subbuf_size %lu num_subbuf %lu high_water %u flush_ms %u probes_attached %u\n",
-		   READ_ONCE(evt_tracing), evt.mode == EVT_MODE_OVERWRITE ? "overwrite" : "discard",
-		   evt.subbuf_size, evt.num_subbuf, evt.high_water, evt.flush_ms,
-		   evt_probes_attached());
-	seq_puts(m, "channel cpu online recorded discarded overwritten too_big refused produced consumed skipped fill_pct\n");
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
-			struct evt_ring_stats st;
-
-			if (!cr) {
-				unsigned long refused = per_cpu(evt_noring_refused[ch], cpu);
-
-				/* Online without its ring: every event refused. */
-				if (cpu_online(cpu) || refused)
-					seq_printf(m, "%s %d %d 0 0 0 0 %lu 0 0 0 0\n",
-						   evt_channel_name(ch), cpu, cpu_online(cpu), refused);
-				continue;
-			}
-			evt_ring_stats(&cr->ring, &st);
-			seq_printf(m, "%s %d %d %llu %llu %llu %llu %llu %llu %llu %llu %u\n",
-				   evt_channel_name(ch), cpu, READ_ONCE(cr->online),
-				   st.recorded, st.discarded, st.overwritten, st.too_big,
-				   st.refused, st.produced, st.consumed, st.skipped, st.fill_pct);
-		}
-	}
-}
 
 static int evt_stats_open_show(struct seq_file *m, void *v)
 {
-	evt_stats_show(m);
+	evt_stats_show(m, evt_probes_attached());
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(evt_stats_open);
 
-void evt_flush_all(void)
-{
-	unsigned int ch;
-	int cpu;
-
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			if (evt_get_ring(ch, cpu))
-				evt_flush_ring(evt_get_ring(ch, cpu));
-}
-
-static void evt_for_each_ring(void (*fn)(struct evt_cpu_ring *cr, unsigned long arg),
-			      unsigned long arg)
-{
-	unsigned int ch;
-	int cpu;
-
-	mutex_lock(&evt.lock);
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			if (evt.rings[ch][cpu])
-				fn(evt.rings[ch][cpu], arg);
-	mutex_unlock(&evt.lock);
-}
-
-static void evt_ring_mode_fn(struct evt_cpu_ring *cr, unsigned long mode)
-{
-	evt_ring_set_mode(&cr->ring, mode);
-}
-
-static void evt_ring_hw_fn(struct evt_cpu_ring *cr, unsigned long pct)
-{
-	evt_ring_set_high_water(&cr->ring, pct);
-}
-
-/* Only while stopped (writers gone): the caller checks. */
-void evt_set_mode(unsigned int mode)
-{
-	evt.mode = mode;
-	evt_for_each_ring(evt_ring_mode_fn, mode);
-}
-
-void evt_set_high_water(unsigned int pct)
-{
-	evt.high_water = pct;
-	evt_for_each_ring(evt_ring_hw_fn, pct);
-}
-
-void evt_set_flush_ms(unsigned int ms)
-{
-	evt.flush_ms = ms;
-	if (ms)
-		mod_delayed_work(system_wq, &evt_flush_work, msecs_to_jiffies(ms));
-	else
-		cancel_delayed_work(&evt_flush_work);
-}
-
+static const struct evt_rings_listener evt_listener = {
+	.ring_added = evt_dev_add_ring,
+	.ring_removed = evt_dev_remove_ring,
+	.notify = evt_nl_notify,
+	.no_ring = evt_nl_notify_no_ring,
+	.events_changed = evt_probes_sync,
+};
 static int evt_check_params(void)
 {
 	if (subbuf_size < PAGE_SIZE || subbuf_size > EVT_SUBBUF_SIZE_MAX ||
@@ -603,96 +98,6 @@ static int evt_check_params(void)
 	return 0;
 }
 
-static DEFINE_SPINLOCK(evt_meta_lock);
-
-static void evt_meta_free(struct kref *ref)
-{
-	kvfree(container_of(ref, struct evt_meta, ref));
-}
-
-/**
- * evt_meta_get() - the current metadata, referenced
- *
- * Return: the text, to be released with evt_meta_put().
- */
-struct evt_meta *evt_meta_get(void)
-{
-	struct evt_meta *m;
-
-	spin_lock(&evt_meta_lock);
-	m = evt.metadata;
-	kref_get(&m->ref);
-	spin_unlock(&evt_meta_lock);
-	return m;
-}
-
-/**
- * evt_meta_put() - release metadata taken with evt_meta_get()
- * @m: the text
- */
-void evt_meta_put(struct evt_meta *m)
-{
-	kref_put(&m->ref, evt_meta_free);
-}
-
-/* Render the metadata with the realtime clock's offset as of now. */
-static int evt_render_metadata(void)
-{
-	struct evt_meta_params mp = {
-		.hostname = utsname()->nodename,
-		.kernel_release = utsname()->release,
-		.tracer_version = EVT_VERSION,
-	};
-	u64 offset = ktime_get_real_ns() - ktime_get_mono_fast_ns();
-	struct evt_meta *m, *old;
-	unsigned long need;
-	u32 ns;
-
-	memcpy(mp.uuid, evt.uuid, sizeof(mp.uuid));
-	mp.clock_offset_s = div_u64_rem(offset, NSEC_PER_SEC, &ns);
-	mp.clock_offset_ns = ns;
-	need = evt_meta_render(NULL, 0, &mp);
-	m = kvmalloc(struct_size(m, text, need + 1), GFP_KERNEL);
-	if (!m)
-		return -ENOMEM;
-	kref_init(&m->ref);
-	m->len = evt_meta_render(m->text, need + 1, &mp);
-	spin_lock(&evt_meta_lock);
-	old = evt.metadata;
-	evt.metadata = m;
-	spin_unlock(&evt_meta_lock);
-	if (old)
-		evt_meta_put(old);
-	return 0;
-}
-
-static void evt_free_rings(void)
-{
-	unsigned int ch;
-	int cpu;
-
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
-		if (!evt.rings[ch])
-			continue;
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-			struct evt_cpu_ring *cr = evt.rings[ch][cpu];
-
-			if (!cr)
-				continue;
-			per_cpu(evt_cpu_rings[ch], cpu) = NULL;
-			evt_dev_remove_ring(cr);
-			evt_free_ring(cr);
-		}
-		kfree(evt.rings[ch]);
-		evt.rings[ch] = NULL;
-	}
-}
-
-static void evt_irq_work_sync_fn(struct evt_cpu_ring *cr, unsigned long unused)
-{
-	irq_work_sync(&cr->hw_work);
-}
-
 /*
  * Init and exit order. Every way into the module becomes reachable only once
  * what it uses exists, and goes away before what it uses does:
@@ -716,59 +121,27 @@ static void evt_irq_work_sync_fn(struct evt_cpu_ring *cr, unsigned long unused)
  */
 static int __init evtrace_init(void)
 {
-	unsigned int ch;
+	struct evt_rings_config cfg = {
+		.subbuf_size = subbuf_size,
+		.num_subbuf = num_subbuf,
+		.high_water = high_water,
+		.flush_ms = flush_ms,
+	};
 	int ret;
 
 	ret = evt_check_params();
 	if (ret)
 		return ret;
-	evt.subbuf_size = subbuf_size;
-	evt.num_subbuf = num_subbuf;
-	evt.high_water = high_water;
-	evt.flush_ms = flush_ms;
-	evt.mode = strcmp(mode, "overwrite") ? EVT_MODE_DISCARD : EVT_MODE_OVERWRITE;
-	mutex_init(&evt.lock);
-	generate_random_uuid(evt.uuid);
-	ret = evt_check_memory(num_online_cpus(), "cannot load");
+	cfg.mode = strcmp(mode, "overwrite") ? EVT_MODE_DISCARD : EVT_MODE_OVERWRITE;
+	ret = evt_rings_init(&cfg, &evt_listener);
 	if (ret)
 		return ret;
-	ret = evt_render_metadata();
-	if (ret)
-		return ret;
-	evt_enabled = kmalloc(evt_nr_events, GFP_KERNEL);
-	if (!evt_enabled) {
-		ret = -ENOMEM;
-		goto err_meta;
-	}
-	memset(evt_enabled, 1, evt_nr_events);
-	if (!probes) {
-		unsigned int i;
-		static const char * const tp_events[] = {
-			"sys_enter", "sys_exit", "irq_handler_entry", "irq_handler_exit",
-			"softirq_entry", "softirq_exit", "sched_switch", "sched_wakeup",
-			"sched_process_fork", "sched_process_exec", "sched_process_exit",
-			"page_fault_user",
-		};
-
-		for (i = 0; i < ARRAY_SIZE(tp_events); i++)
-			evt_enabled[evt_find_event_by_name(tp_events[i]) - evt_events] = 0;
-	}
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
-		evt.rings[ch] = kcalloc(nr_cpu_ids, sizeof(*evt.rings[ch]), GFP_KERNEL);
-		if (!evt.rings[ch]) {
-			ret = -ENOMEM;
-			goto err_rings;
-		}
-	}
 	ret = evt_dev_init();
 	if (ret)
 		goto err_rings;
-	ret = cpuhp_setup_state(CPUHP_AP_ONLINE_DYN, "evtrace:online",
-				evt_cpu_online, evt_cpu_offline);
-	if (ret < 0)
+	ret = evt_rings_hotplug_init();
+	if (ret)
 		goto err_dev;
-	evt.cpuhp_state = ret;
-	INIT_DELAYED_WORK(&evt_flush_work, evt_flush_work_fn);
 	ret = evt_probes_init();
 	if (ret)
 		goto err_cpuhp;
@@ -782,11 +155,7 @@ static int __init evtrace_init(void)
 		goto err_gen;
 	debugfs_create_file("stats", 0444, evt_debugfs, NULL, &evt_stats_open_fops);
 
-	mutex_lock(&evt.lock);
-	evt.loaded = true;
-	mutex_unlock(&evt.lock);
-	if (evt.flush_ms)
-		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
+	evt_rings_loaded();
 	if (autostart)
 		evt_start_tracing();
 	ret = evt_nl_init();
@@ -806,18 +175,14 @@ err_gen:
 err_debugfs:
 	debugfs_remove_recursive(evt_debugfs);
 	evt_probes_exit();
-	cancel_delayed_work_sync(&evt_flush_work);
 err_cpuhp:
-	cpuhp_remove_state_nocalls(evt.cpuhp_state);
-	evt_for_each_ring(evt_irq_work_sync_fn, 0);
+	evt_rings_hotplug_exit();
 err_dev:
-	evt_free_rings();
+	evt_rings_exit();
 	evt_dev_exit();
+	return ret;
 err_rings:
-	evt_free_rings();
-	kfree(evt_enabled);
-err_meta:
-	evt_meta_put(evt.metadata);
+	evt_rings_exit();
 	return ret;
 }
 
@@ -830,15 +195,10 @@ static void __exit evtrace_exit(void)
 	evt_gen_exit();
 	evt_bench_exit();
 	evt_probes_exit();
-	cancel_delayed_work_sync(&evt_flush_work);
-	cpuhp_remove_state_nocalls(evt.cpuhp_state);
-	/* Nothing can raise a notification any more; let the last ones finish. */
-	evt_for_each_ring(evt_irq_work_sync_fn, 0);
+	evt_rings_hotplug_exit();
 	evt_nl_exit_notify();
-	evt_free_rings();
+	evt_rings_exit();
 	evt_dev_exit();
-	evt_meta_put(evt.metadata);
-	kfree(evt_enabled);
 	pr_info("unloaded\n");
 }
 

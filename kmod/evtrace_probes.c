@@ -33,6 +33,10 @@ module_param(probe_linger_ms, uint, 0444);
 MODULE_PARM_DESC(probe_linger_ms, "detach a tracepoint probe this many ms after tracing stopped or its event was disabled, 0 to "
 		 EVT_STR(EVT_PROBE_LINGER_MS_MAX) " (default " EVT_STR(EVT_PROBE_LINGER_MS_DEFAULT) ")");
 
+static bool probes_at_load = true;
+module_param_named(probes, probes_at_load, bool, 0444);
+MODULE_PARM_DESC(probes, "enable the kernel tracepoint events at load (default on; off leaves only markers and the test sources)");
+
 struct evt_probe {
 	const char *tp_name;
 	const char *event;	/* catalogue name */
@@ -403,10 +407,13 @@ int evt_probes_init(void)
 	for (i = 0; i < ARRAY_SIZE(evt_probes); i++)
 		evt_probes[i].desc = evt_find_event_by_name(evt_probes[i].event);
 	for_each_kernel_tracepoint(evt_find_tp, NULL);
-	for (i = 0; i < ARRAY_SIZE(evt_probes); i++)
+	for (i = 0; i < ARRAY_SIZE(evt_probes); i++) {
 		if (!evt_probes[i].tp)
 			pr_info("this kernel has no tracepoint %s: event %s unavailable\n",
 				evt_probes[i].tp_name, evt_probes[i].event);
+		if (!probes_at_load)
+			evt_set_event_enabled(evt_probes[i].desc, false);
+	}
 	return misc_register(&evt_marker_dev);
 }
 

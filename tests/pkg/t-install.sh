@@ -117,7 +117,7 @@ done
 ex=$d/usr/share/doc/evtrace/examples/evtrace.modprobe.conf
 # (not those of test builds: inside #ifdef EVT_TEST_WINDOWS, never shipped)
 params=$(awk '/^#ifdef EVT_TEST_WINDOWS/ { t = 1 } /^#endif/ { t = 0 }
-	!t && /^module_param\(/ { sub(/^module_param\(/, ""); sub(/,.*/, ""); print }' kmod/*.c | sort -u)
+	!t && /^module_param(_named)?\(/ { sub(/^module_param(_named)?\(/, ""); sub(/,.*/, ""); print }' kmod/*.c | sort -u)
 [ -n "$params" ] || die "no module_param in kmod/*.c"
 for p in $params; do grep -Eq "^#   $p( |\$)" "$ex" || die "$ex does not describe $p"; done
 for p in $(sed -n 's/^#options evtrace //p' "$ex" | tr ' ' '\n' | cut -d= -f1 | sort -u); do
@@ -164,7 +164,7 @@ echo "uninstall: removes everything, keeps an edited /etc/default/evdrain"
 # 7. DKMS sources: the list, and the version dkms.conf reads.
 m dkms-install DESTDIR="$tmp/dkms" > /dev/null
 src=$tmp/dkms/usr/src/evtrace-$version
-for f in dkms.conf Kbuild VERSION kmod/evtrace_main.c kmod/compat.h kmod/core/evt_ring.c include/evtrace/abi.h; do
+for f in dkms.conf Kbuild VERSION kmod/evtrace_main.c kmod/evtrace_rings.c kmod/compat.h kmod/core/evt_ring.c include/evtrace/abi.h; do
 	[ -f "$src/$f" ] || die "dkms-install: no $f"
 done
 for o in $(tr ' \\\t' '\n\n\n' < Kbuild | sed -n 's/^\(kmod\/.*\)\.o$/\1/p'); do
