@@ -365,16 +365,11 @@ DEFINE_DEBUGFS_ATTRIBUTE(evt_fake_cpus_fops, evt_fake_cpus_get, evt_fake_cpus_se
 /* A fake ring's figures: made up, but each one distinct and checkable. */
 static void evt_fake_ring_stats(unsigned int ch, unsigned int cpu, struct evt_ring_stats *st)
 {
-	u64 base = (1ULL << 32) + (u64)cpu * 16 + ch * 8;
+	u64 base = (1ULL << 32) + (u64)cpu * 16 + ch * 8, next = base;
 
-	st->recorded = base;
-	st->discarded = base + 1;
-	st->overwritten = base + 2;
-	st->too_big = base + 3;
-	st->refused = base + 4;
-	st->produced = base + 5;
-	st->consumed = base + 6;
-	st->skipped = base + 7;
+#define EVT_FAKE_COUNTER(field, attr, width) st->field = next++;
+	EVT_RING_COUNTERS(EVT_FAKE_COUNTER)
+#undef EVT_FAKE_COUNTER
 	st->fill_pct = (cpu + ch) % 101;
 	st->online = 0;
 }
@@ -389,14 +384,10 @@ static int evt_put_ring(struct sk_buff *skb, unsigned int ch, unsigned int cpu,
 	if (nla_put_u8(skb, EVT_R_CHANNEL, ch) ||
 	    nla_put_u32(skb, EVT_R_CPU, cpu) ||
 	    nla_put_u8(skb, EVT_R_ONLINE, st->online) ||
-	    nla_put_u64_64bit(skb, EVT_R_RECORDED, st->recorded, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_DISCARDED, st->discarded, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_OVERWRITTEN, st->overwritten, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_TOO_BIG, st->too_big, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_REFUSED, st->refused, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_PRODUCED, st->produced, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_CONSUMED, st->consumed, EVT_R_PAD) ||
-	    nla_put_u64_64bit(skb, EVT_R_SKIPPED, st->skipped, EVT_R_PAD) ||
+#define EVT_PUT_COUNTER(field, attr, width) \
+	    nla_put_u64_64bit(skb, EVT_R_##attr, st->field, EVT_R_PAD) ||
+	    EVT_RING_COUNTERS(EVT_PUT_COUNTER)
+#undef EVT_PUT_COUNTER
 	    nla_put_u32(skb, EVT_R_FILL, st->fill_pct) ||
 	    (fake && nla_put_u8(skb, EVT_R_FAKE, 1))) {
 		nla_nest_cancel(skb, n);

@@ -457,26 +457,29 @@ void evt_stats_show(struct seq_file *m, unsigned int probes_attached)
 		   READ_ONCE(evt_tracing), evt.mode == EVT_MODE_OVERWRITE ? "overwrite" : "discard",
 		   evt.subbuf_size, evt.num_subbuf, evt.high_water, evt.flush_ms,
 		   probes_attached);
-	seq_puts(m, "channel cpu online recorded discarded overwritten too_big refused produced consumed skipped fill_pct\n");
+#define EVT_COUNTER_NAME(field, attr, width) " " #field
+	seq_puts(m, "channel cpu online" EVT_RING_COUNTERS(EVT_COUNTER_NAME) " fill_pct\n");
+#undef EVT_COUNTER_NAME
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
 		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
 			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
-			struct evt_ring_stats st;
+			struct evt_ring_stats st = {};
 
-			if (!cr) {
-				unsigned long refused = per_cpu(evt_noring_refused[ch], cpu);
-
+			if (cr) {
+				evt_ring_stats(&cr->ring, &st);
+				st.online = READ_ONCE(cr->online);
+			} else {
 				/* Online without its ring: every event refused. */
-				if (cpu_online(cpu) || refused)
-					seq_printf(m, "%s %d %d 0 0 0 0 %lu 0 0 0 0\n",
-						   evt_channel_name(ch), cpu, cpu_online(cpu), refused);
-				continue;
+				st.refused = per_cpu(evt_noring_refused[ch], cpu);
+				st.online = cpu_online(cpu);
+				if (!st.online && !st.refused)
+					continue;
 			}
-			evt_ring_stats(&cr->ring, &st);
-			seq_printf(m, "%s %d %d %llu %llu %llu %llu %llu %llu %llu %llu %u\n",
-				   evt_channel_name(ch), cpu, READ_ONCE(cr->online),
-				   st.recorded, st.discarded, st.overwritten, st.too_big,
-				   st.refused, st.produced, st.consumed, st.skipped, st.fill_pct);
+			seq_printf(m, "%s %d %u", evt_channel_name(ch), cpu, st.online);
+#define EVT_COUNTER_VALUE(field, attr, width) seq_printf(m, " %llu", st.field);
+			EVT_RING_COUNTERS(EVT_COUNTER_VALUE)
+#undef EVT_COUNTER_VALUE
+			seq_printf(m, " %u\n", st.fill_pct);
 		}
 	}
 }

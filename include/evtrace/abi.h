@@ -93,15 +93,26 @@ struct evt_quiescent {
  */
 #define EVT_IOC_PUT_GET_NEXT_SUBBUF	_IO(EVT_IOC_MAGIC, 8)
 
+/*
+ * The per-ring counters, defined once. Each X(field, ATTR, width) is a __u64
+ * field of struct evt_ring_stats, the netlink attribute EVT_R_<ATTR> of a ring
+ * in STATUS (in this order: the numbers are ABI, so append only), a column of
+ * the module's debugfs stats and of evctl status (text of that width, JSON).
+ */
+#define EVT_RING_COUNTERS(X)						\
+	X(recorded, RECORDED, 12)	/* events reserved and committed */	\
+	X(discarded, DISCARDED, 12)	/* events dropped: no free sub-buffer */ \
+	X(overwritten, OVERWRITTEN, 12)	/* recorded, overwritten before read */ \
+	X(too_big, TOO_BIG, 10)		/* larger than a sub-buffer's payload */ \
+	X(refused, REFUSED, 10)		/* nesting too deep, or no ring */	\
+	X(produced, PRODUCED, 10)	/* sub-buffers completed */		\
+	X(consumed, CONSUMED, 10)	/* sub-buffers released by the reader */ \
+	X(skipped, SKIPPED, 10)		/* sub-buffers skipped: the reader held them */
+
 struct evt_ring_stats {
-	__u64 recorded;		/* reserved and committed */
-	__u64 discarded;	/* dropped: no free sub-buffer */
-	__u64 overwritten;	/* recorded, then overwritten before read */
-	__u64 too_big;		/* larger than a sub-buffer's payload space */
-	__u64 refused;		/* nesting too deep (recursion guard) */
-	__u64 produced;		/* sub-buffers completed */
-	__u64 consumed;		/* sub-buffers released by the reader */
-	__u64 skipped;		/* sub-buffers skipped because the reader held them */
+#define EVT_RING_STATS_FIELD(field, attr, width) __u64 field;
+	EVT_RING_COUNTERS(EVT_RING_STATS_FIELD)
+#undef EVT_RING_STATS_FIELD
 	__u32 fill_pct;		/* unconsumed part of the ring, percent */
 	__u32 online;
 };

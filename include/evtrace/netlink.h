@@ -38,6 +38,7 @@
 
 #include <linux/types.h>
 #include <evtrace/limits.h>
+#include <evtrace/abi.h>
 
 #define EVT_GENL_NAME		"evtrace"
 #define EVT_GENL_VERSION	2
@@ -105,14 +106,10 @@ enum evt_ring_attr {
 	EVT_R_CHANNEL,		/* u8 */
 	EVT_R_CPU,		/* u32 */
 	EVT_R_ONLINE,		/* u8 */
-	EVT_R_RECORDED,		/* u64 */
-	EVT_R_DISCARDED,	/* u64 */
-	EVT_R_OVERWRITTEN,	/* u64 */
-	EVT_R_TOO_BIG,		/* u64 */
-	EVT_R_REFUSED,		/* u64 */
-	EVT_R_PRODUCED,		/* u64: sub-buffers */
-	EVT_R_CONSUMED,		/* u64: sub-buffers */
-	EVT_R_SKIPPED,		/* u64: sub-buffers */
+	/* u64 each: EVT_R_RECORDED ... EVT_R_SKIPPED (<evtrace/abi.h>) */
+#define EVT_R_COUNTER(field, attr, width) EVT_R_##attr,
+	EVT_RING_COUNTERS(EVT_R_COUNTER)
+#undef EVT_R_COUNTER
 	EVT_R_FILL,		/* u32: percent */
 	EVT_R_PAD,
 	EVT_R_FAKE,		/* u8: 1 in a synthetic ring of the test hook */

@@ -6,6 +6,7 @@
  * expected text), notification lines; the STATUS dump put together from
  * many messages as the module sends them, and malformed ones refused.
  */
+#include <stddef.h>
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -883,6 +884,30 @@ END_TEST
  * wrapped), bytes after the last attribute, a message cut short. A ring
  * marked fake stays out of rings[] wherever it comes.
  */
+/*
+ * The ring counters are one X-macro list: its order makes the attribute
+ * numbers and the struct layout, which family version 2 fixed.
+ */
+START_TEST(ring_counters_keep_their_abi)
+{
+	ck_assert_int_eq(EVT_R_ONLINE, 3);
+	ck_assert_int_eq(EVT_R_RECORDED, 4);
+	ck_assert_int_eq(EVT_R_DISCARDED, 5);
+	ck_assert_int_eq(EVT_R_OVERWRITTEN, 6);
+	ck_assert_int_eq(EVT_R_TOO_BIG, 7);
+	ck_assert_int_eq(EVT_R_REFUSED, 8);
+	ck_assert_int_eq(EVT_R_PRODUCED, 9);
+	ck_assert_int_eq(EVT_R_CONSUMED, 10);
+	ck_assert_int_eq(EVT_R_SKIPPED, 11);
+	ck_assert_int_eq(EVT_R_FILL, 12);
+	ck_assert_int_eq(EVT_R_FAKE, 14);
+	ck_assert_uint_eq(offsetof(struct evt_ring_stats, recorded), 0);
+	ck_assert_uint_eq(offsetof(struct evt_ring_stats, skipped), 56);
+	ck_assert_uint_eq(offsetof(struct evt_ring_stats, fill_pct), 64);
+	ck_assert_uint_eq(sizeof(struct evt_ring_stats), 72);
+}
+END_TEST
+
 START_TEST(status_parse_refuses_malformed)
 {
 	struct nlbuf b = { 0 };
@@ -1010,6 +1035,7 @@ Suite *ctl_suite(void)
 	tcase_add_test(tc, status_fake_rings_apart);
 	tcase_add_test(tc, status_dump_assembly);
 	tcase_add_test(tc, status_parse_refuses_malformed);
+	tcase_add_test(tc, ring_counters_keep_their_abi);
 	tcase_add_test(tc, notification_lines);
 	tcase_add_test(tc, error_words);
 	suite_add_tcase(s, tc);

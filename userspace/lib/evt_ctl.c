@@ -562,14 +562,9 @@ static struct nla_policy ring_policy[EVT_R_MAX + 1] = {
 	[EVT_R_CHANNEL] = { .type = NLA_U8 },
 	[EVT_R_CPU] = { .type = NLA_U32 },
 	[EVT_R_ONLINE] = { .type = NLA_U8 },
-	[EVT_R_RECORDED] = { .type = NLA_U64 },
-	[EVT_R_DISCARDED] = { .type = NLA_U64 },
-	[EVT_R_OVERWRITTEN] = { .type = NLA_U64 },
-	[EVT_R_TOO_BIG] = { .type = NLA_U64 },
-	[EVT_R_REFUSED] = { .type = NLA_U64 },
-	[EVT_R_PRODUCED] = { .type = NLA_U64 },
-	[EVT_R_CONSUMED] = { .type = NLA_U64 },
-	[EVT_R_SKIPPED] = { .type = NLA_U64 },
+#define RING_COUNTER_POLICY(field, attr, width) [EVT_R_##attr] = { .type = NLA_U64 },
+	EVT_RING_COUNTERS(RING_COUNTER_POLICY)
+#undef RING_COUNTER_POLICY
 	[EVT_R_FILL] = { .type = NLA_U32 },
 	[EVT_R_FAKE] = { .type = NLA_U8 },
 };
@@ -624,14 +619,9 @@ static int parse_ring_into(struct nlattr *nest, struct evt_status *st, int fake_
 	r->channel = nla_get_u8(tb[EVT_R_CHANNEL]);
 	r->cpu = nla_get_u32(tb[EVT_R_CPU]);
 	r->online = tb[EVT_R_ONLINE] ? nla_get_u8(tb[EVT_R_ONLINE]) != 0 : 0;
-	r->recorded = get_u64(tb[EVT_R_RECORDED]);
-	r->discarded = get_u64(tb[EVT_R_DISCARDED]);
-	r->overwritten = get_u64(tb[EVT_R_OVERWRITTEN]);
-	r->too_big = get_u64(tb[EVT_R_TOO_BIG]);
-	r->refused = get_u64(tb[EVT_R_REFUSED]);
-	r->produced = get_u64(tb[EVT_R_PRODUCED]);
-	r->consumed = get_u64(tb[EVT_R_CONSUMED]);
-	r->skipped = get_u64(tb[EVT_R_SKIPPED]);
+#define GET_RING_COUNTER(field, attr, width) r->field = get_u64(tb[EVT_R_##attr]);
+	EVT_RING_COUNTERS(GET_RING_COUNTER)
+#undef GET_RING_COUNTER
 	r->fill = tb[EVT_R_FILL] ? nla_get_u32(tb[EVT_R_FILL]) : 0;
 	return 0;
 }

@@ -35,8 +35,10 @@ struct evt_status_ring {
 	unsigned int channel;		/* enum evt_channel */
 	unsigned int cpu;
 	int online;
-	uint64_t recorded, discarded, overwritten, too_big, refused;
-	uint64_t produced, consumed, skipped;	/* sub-buffers */
+	/* recorded ... skipped: the counters of <evtrace/abi.h> */
+#define EVT_STATUS_RING_FIELD(field, attr, width) uint64_t field;
+	EVT_RING_COUNTERS(EVT_STATUS_RING_FIELD)
+#undef EVT_STATUS_RING_FIELD
 	uint32_t fill;			/* percent */
 };
 

@@ -544,17 +544,19 @@ void evt_status_print_text(FILE *f, const struct evt_status *st)
 	}
 
 	/* Ring rows: the columns of debugfs "stats" (channel first). */
-	fprintf(f, "\nrings\n%-7s %4s %-6s %12s %12s %12s %10s %10s %10s %10s %10s %4s\n",
-		"channel", "cpu", "online", "recorded", "discarded", "overwritten", "too_big",
-		"refused", "produced", "consumed", "skipped", "fill");
+	fprintf(f, "\nrings\n%-7s %4s %-6s", "channel", "cpu", "online");
+#define COUNTER_HEADING(field, attr, width) fprintf(f, " %*s", width, #field);
+	EVT_RING_COUNTERS(COUNTER_HEADING)
+#undef COUNTER_HEADING
+	fprintf(f, " %4s\n", "fill");
 	for (i = 0; i < st->nr_rings; i++) {
 		const struct evt_status_ring *r = &st->rings[i];
 
-		fprintf(f, "%-7s %4u %-6s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 " %10" PRIu64
-			" %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %10" PRIu64 " %3u%%\n",
-			chan_name((int)r->channel), r->cpu, yes(r->online), r->recorded, r->discarded,
-			r->overwritten, r->too_big, r->refused, r->produced, r->consumed, r->skipped,
-			r->fill);
+		fprintf(f, "%-7s %4u %-6s", chan_name((int)r->channel), r->cpu, yes(r->online));
+#define COUNTER_CELL(field, attr, width) fprintf(f, " %*" PRIu64, width, r->field);
+		EVT_RING_COUNTERS(COUNTER_CELL)
+#undef COUNTER_CELL
+		fprintf(f, " %3u%%\n", r->fill);
 	}
 
 	fprintf(f, "\ngenerator\n%-7s %4s %-7s %-4s %12s %12s %12s\n", "", "cpu", "running", "done",
@@ -607,12 +609,11 @@ static void json_rings(FILE *f, const char *member, const struct evt_status_ring
 			json_string(f, chan_name((int)r->channel));
 		else
 			fprintf(f, "%u", r->channel);
-		fprintf(f, ", \"cpu\": %u, \"online\": %s, \"recorded\": %" PRIu64
-			", \"discarded\": %" PRIu64 ", \"overwritten\": %" PRIu64
-			", \"too_big\": %" PRIu64 ", \"refused\": %" PRIu64 ", \"produced\": %" PRIu64
-			", \"consumed\": %" PRIu64 ", \"skipped\": %" PRIu64 ", \"fill\": %u}",
-			r->cpu, jbool(r->online), r->recorded, r->discarded, r->overwritten, r->too_big,
-			r->refused, r->produced, r->consumed, r->skipped, r->fill);
+		fprintf(f, ", \"cpu\": %u, \"online\": %s", r->cpu, jbool(r->online));
+#define COUNTER_MEMBER(field, attr, width) fprintf(f, ", \"" #field "\": %" PRIu64, r->field);
+		EVT_RING_COUNTERS(COUNTER_MEMBER)
+#undef COUNTER_MEMBER
+		fprintf(f, ", \"fill\": %u}", r->fill);
 	}
 	fputs(n ? "\n  ],\n" : "],\n", f);
 }
