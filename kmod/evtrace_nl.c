@@ -365,7 +365,8 @@ DEFINE_DEBUGFS_ATTRIBUTE(evt_fake_cpus_fops, evt_fake_cpus_get, evt_fake_cpus_se
 /* A fake ring's figures: made up, but each one distinct and checkable. */
 static void evt_fake_ring_stats(unsigned int ch, unsigned int cpu, struct evt_ring_stats *st)
 {
-	u64 base = (1ULL << 32) + (u64)cpu * 16 + ch * 8, next = base;
+	/* Above 2^32, 8 per ring: counter k of a ring is its first + k. */
+	u64 next = (1ULL << 32) + (u64)cpu * 16 + ch * 8;
 
 #define EVT_FAKE_COUNTER(field, attr, width) st->field = next++;
 	EVT_RING_COUNTERS(EVT_FAKE_COUNTER)
