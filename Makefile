@@ -12,7 +12,10 @@ VERSION := $(shell cat VERSION)
 BUILD := build
 CC := gcc
 
-CPPFLAGS_US := -Iinclude -Ikmod/core -Iuserspace/lib -D_GNU_SOURCE
+# The library is one folder per job (userspace/lib/<room>/); each program is a
+# folder of its own (userspace/<program>/*.c).
+LIB_DIRS := $(sort $(dir $(wildcard userspace/lib/*/*.c userspace/lib/*/*.h)))
+CPPFLAGS_US := -Iinclude -Ikmod/core $(patsubst %/,-I%,$(LIB_DIRS)) -D_GNU_SOURCE
 CFLAGS_US := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
@@ -22,17 +25,18 @@ CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # The portable ring-buffer core: compiled into the module, the unit tests and
 # the native benchmark.
 CORE_SRC := $(wildcard kmod/core/*.c)
-LIB_SRC := $(wildcard userspace/lib/*.c)
-PROG_SRC := $(wildcard userspace/*.c)
-PROGS := $(patsubst userspace/%.c,$(BUILD)/bin/%,$(PROG_SRC))
-UNIT_SRC := $(wildcard tests/unit/*.c)
+LIB_SRC := $(wildcard userspace/lib/*/*.c)
+PROG_NAMES := $(patsubst userspace/%/,%,$(filter-out userspace/lib/ userspace/man/ userspace/dist/,$(sort $(dir $(wildcard userspace/*/*.c)))))
+PROGS := $(patsubst %,$(BUILD)/bin/%,$(PROG_NAMES))
+# The unit tests link evctl's command line, not its main.
+UNIT_SRC := $(wildcard tests/unit/*.c) userspace/evctl/evctl_cli.c
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/bin/%,$(wildcard tests/tools/*.c))
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 
 US_SRC := $(CORE_SRC) $(LIB_SRC)
 US_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(US_SRC))
 SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(US_SRC))
-HDRS := $(wildcard include/*/*.h kmod/core/*.h userspace/lib/*.h tests/unit/*.h)
+HDRS := $(wildcard include/*/*.h kmod/core/*.h userspace/lib/*/*.h userspace/*/*.h tests/unit/*.h)
 
 .PHONY: all module userspace deps check unit vm-check demo clean help
 all: module userspace
@@ -61,17 +65,18 @@ $(BUILD)/san/%.o: %.c $(HDRS)
 $(BUILD)/libevtrace.a: $(US_OBJ)
 	@mkdir -p $(dir $@)
 	@echo '  AR      $@'
-	@ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
 $(BUILD)/libevtrace-san.a: $(SAN_OBJ)
 	@mkdir -p $(dir $@)
 	@echo '  AR      $@'
-	@ar rcs $@ $^
+	@rm -f $@ && ar rcs $@ $^
 
-$(BUILD)/bin/%: userspace/%.c $(BUILD)/libevtrace.a $(HDRS) VERSION
+.SECONDEXPANSION:
+$(BUILD)/bin/%: $$(wildcard userspace/%/*.c) $(BUILD)/libevtrace.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
 
 $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
@@ -81,12 +86,12 @@ $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
 
 $(BUILD)/tests/unit-san: $(UNIT_SRC) $(BUILD)/libevtrace-san.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
 
 # Native benchmark: the core as the module compiles it (-O2), not a test.
 $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)

@@ -22,8 +22,8 @@ FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # The library code the targets reach (no netlink).
-FUZZ_LIB := kmod/core/evt_events.c userspace/lib/evt_decode.c userspace/lib/evt_trace.c \
-	userspace/lib/evt_par.c userspace/lib/evt_format.c userspace/lib/evt_reorder.c
+FUZZ_LIB := kmod/core/evt_events.c $(wildcard userspace/lib/ctf/*.c) userspace/lib/format/evt_format.c \
+	userspace/lib/consumer/evt_reorder.c
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

@@ -15,7 +15,7 @@
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
 #include "unit.h"
-#include "evt_ctlfmt.h"
+#include "evctl_cli.h"
 
 /* ---- a strict JSON (RFC 8259) recogniser ---- */
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* evctl's command line, usage texts and output formats. See evt_ctlfmt.h. */
+/* evctl's command line, usage texts and output formats. See evctl_cli.h. */
 #include <ctype.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -8,7 +8,7 @@
 #include <strings.h>
 #include <evtrace/events.h>
 #include "evt_cpulist.h"
-#include "evt_ctlfmt.h"
+#include "evctl_cli.h"
 
 static const char *const op_names[EVCTL_NR_OPS] = {
 	[EVCTL_NONE] = "",

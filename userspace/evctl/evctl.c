@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * evctl: control the evtrace tracer over generic netlink.
- * The command line and the output formats live in the library
- * (evt_ctlfmt.c), the netlink side too (evt_ctl.c); see `evctl --help`.
+ * The command line and the output formats are in evctl_cli.c, the netlink
+ * client in the library (lib/control/evt_ctl.c); see `evctl --help`.
  */
 #include <errno.h>
 #include <signal.h>
@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 #include "evt_ctl.h"
-#include "evt_ctlfmt.h"
+#include "evctl_cli.h"
 
 static volatile sig_atomic_t interrupted;
 

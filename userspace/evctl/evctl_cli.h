@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * evctl's command line and output, kept out of the program so that the unit
- * tests can reach them: parsing of every subcommand and its arguments
- * (checked before anything is sent to the kernel), usage texts, the status
- * table and its JSON form, notification lines.
+ * evctl's command line and output: parsing of every subcommand and its
+ * arguments (checked before anything is sent to the kernel), usage texts,
+ * the status table and its JSON form, notification lines. A file of its own
+ * so that the unit tests link it without evctl's main.
  */
-#ifndef EVT_CTLFMT_H
-#define EVT_CTLFMT_H
+#ifndef EVCTL_CLI_H
+#define EVCTL_CLI_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -68,4 +68,4 @@ void evt_status_print_json(FILE *f, const struct evt_status *st);
 /* "HIGH_WATER channel=compact cpu=0 fill=72" ("-" for what is absent) */
 void evt_notification_print(FILE *f, const struct evt_notification *n);
 
-#endif /* EVT_CTLFMT_H */
+#endif /* EVCTL_CLI_H */
