@@ -483,7 +483,8 @@ int fz_trace_one(const uint8_t *data, size_t size)
 	uint8_t flags, uuid[16] = { 0 };
 	const uint8_t *first_pkt = NULL;
 	size_t first_len = 0, pos = 1;
-	struct evt_trace t, mt_meta;
+	struct evt_trace t;
+	struct evt_metadata mt_meta;
 	char err[EVT_TRACE_ERRLEN], *mtext = NULL;
 	unsigned int i;
 

@@ -315,8 +315,8 @@ START_TEST(read_synth_traces)
 	check_order(&t1, &a);
 	check_same(&a, &b);
 	check_against_decoder(&t1, &a);
-	ck_assert_uint_eq(t1.clock_offset_s, p.clock_offset_s);
-	ck_assert_uint_eq(t1.clock_offset_ns, p.clock_offset_ns);
+	ck_assert_uint_eq(t1.md.clock_offset_s, p.clock_offset_s);
+	ck_assert_uint_eq(t1.md.clock_offset_ns, p.clock_offset_ns);
 	evt_trace_close(&t1);
 	evt_trace_close(&t2);
 	free(a.ev);
@@ -701,7 +701,7 @@ END_TEST
 
 START_TEST(metadata_parsing)
 {
-	struct evt_trace t;
+	struct evt_metadata md;
 	char err[256];
 	static const char good[] =
 		"/* CTF 1.8 */\n"
@@ -711,34 +711,72 @@ START_TEST(metadata_parsing)
 		"clock { name = \"monotonic\"; description = \"x { offset = 9; }\"; freq = 1000000000;\n"
 		"\toffset_s = 1700000000; offset = 123; absolute = false; };\n";
 
-	memset(&t, 0, sizeof(t));
-	ck_assert_int_eq(evt_metadata_parse(good, strlen(good), &t, err, sizeof(err)), 0);
-	ck_assert_uint_eq(t.clock_offset_s, 1700000000);
-	ck_assert_uint_eq(t.clock_offset_ns, 123);
-	ck_assert_int_eq(t.has_uuid, 1);
-	ck_assert_uint_eq(t.uuid[0], 0xe7);
-	ck_assert_uint_eq(t.uuid[15], 0x0c);
-	ck_assert_int_eq(evt_metadata_parse("hello", 5, &t, err, sizeof(err)), -1);
+	memset(&md, 0, sizeof(md));
+	ck_assert_int_eq(evt_metadata_parse(good, strlen(good), &md, err, sizeof(err)), 0);
+	ck_assert_uint_eq(md.clock_offset_s, 1700000000);
+	ck_assert_uint_eq(md.clock_offset_ns, 123);
+	ck_assert_int_eq(md.has_uuid, 1);
+	ck_assert_uint_eq(md.uuid[0], 0xe7);
+	ck_assert_uint_eq(md.uuid[15], 0x0c);
+	ck_assert_int_eq(evt_metadata_parse("hello", 5, &md, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "CTF 1.8"));
-	ck_assert_int_eq(evt_metadata_parse("\x57\x1d\xd1\x75rest", 8, &t, err, sizeof(err)), -1);
+	ck_assert_int_eq(evt_metadata_parse("\x57\x1d\xd1\x75rest", 8, &md, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "packetized"));
 	{
 		static const char bad[] = "/* CTF 1.8 */ clock { offset_s = banana; };";
 
-		ck_assert_int_eq(evt_metadata_parse(bad, strlen(bad), &t, err, sizeof(err)), -1);
+		ck_assert_int_eq(evt_metadata_parse(bad, strlen(bad), &md, err, sizeof(err)), -1);
 		ck_assert_ptr_nonnull(strstr(err, "offset_s"));
 	}
 	{
 		static const char freq[] = "/* CTF 1.8 */ clock { freq = 1000; };";
 
-		ck_assert_int_eq(evt_metadata_parse(freq, strlen(freq), &t, err, sizeof(err)), -1);
+		ck_assert_int_eq(evt_metadata_parse(freq, strlen(freq), &md, err, sizeof(err)), -1);
 	}
 	{
 		static const char trunc[] = "/* CTF 1.8 */ trace { uuid = \"e77a";
 
-		ck_assert_int_eq(evt_metadata_parse(trunc, strlen(trunc), &t, err, sizeof(err)), 0);
-		ck_assert_int_eq(t.has_uuid, 0);
+		ck_assert_int_eq(evt_metadata_parse(trunc, strlen(trunc), &md, err, sizeof(err)), 0);
+		ck_assert_int_eq(md.has_uuid, 0);
 	}
+}
+END_TEST
+
+/*
+ * The metadata is read to its end whatever a read() returns: a pipe that
+ * gives 300 KiB in pieces of 1000 bytes (evdrain used to take one 64 KiB
+ * read of the metadata device).
+ */
+START_TEST(metadata_read_any_size)
+{
+	const size_t total = 300 * 1024, piece = 1000;
+	char *want = malloc(total), *text = NULL, err[256];
+	size_t len = 0, i;
+	int pfd[2];
+	pid_t pid;
+
+	ck_assert_ptr_nonnull(want);
+	for (i = 0; i < total; i++)
+		want[i] = (char)('a' + i % 26);
+	ck_assert_int_eq(pipe(pfd), 0);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		close(pfd[0]);
+		for (i = 0; i < total; i += piece)
+			if (write(pfd[1], want + i, total - i < piece ? total - i : piece) < 0)
+				_exit(1);
+		_exit(0);
+	}
+	close(pfd[1]);
+	ck_assert_int_eq(evt_metadata_read(pfd[0], &text, &len, err, sizeof(err)), 0);
+	close(pfd[0]);
+	waitpid(pid, NULL, 0);
+	ck_assert_uint_eq(len, total);
+	ck_assert_int_eq(memcmp(text, want, total), 0);
+	ck_assert_int_eq(text[len], 0);
+	free(text);
+	free(want);
 }
 END_TEST
 
@@ -1523,6 +1561,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, count_equals_references);
 	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);
 	tcase_add_test(tr, metadata_parsing);
+	tcase_add_test(tr, metadata_read_any_size);
 	tcase_add_test(tr, empty_and_odd_directories);
 	tcase_add_test(tr, format_numbers_and_escapes);
 	tcase_add_test(tc, corrupt_traces_give_errors);

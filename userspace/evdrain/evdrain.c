@@ -773,19 +773,22 @@ no_outdir:
 	if (outdir && copy_metadata())
 		return EXIT_OUTDIR;
 	if (live) {
-		struct evt_trace meta = { 0 };
-		char text[65536], err[256];
+		struct evt_metadata meta = { 0 };
+		char *text = NULL, err[256] = "cannot open it";
+		size_t len = 0;
 		int mfd = open("/dev/evtrace/metadata", O_RDONLY | O_CLOEXEC);
-		ssize_t n = mfd >= 0 ? read(mfd, text, sizeof(text)) : -1;
+		int bad = mfd < 0 || evt_metadata_read(mfd, &text, &len, err, sizeof(err)) ||
+			  evt_metadata_parse(text, len, &meta, err, sizeof(err));
 
 		if (mfd >= 0)
 			close(mfd);
-		if (n <= 0 || evt_metadata_parse(text, (size_t)n, &meta, err, sizeof(err))) {
-			fprintf(stderr, "evdrain: cannot read the module's metadata\n");
+		free(text);
+		if (bad) {
+			fprintf(stderr, "evdrain: the module's metadata: %s\n", err);
 			return EXIT_RUNTIME;
 		}
 		if (evt_reorder_init(&reorder, MAX_RINGS, (uint32_t)delay_ticks, EVT_MERGE_TREE) ||
-		    evt_fmt_init(&live_fmt, live_kind, evt_trace_offset_ns(&meta)) ||
+		    evt_fmt_init(&live_fmt, live_kind, evt_metadata_offset_ns(&meta)) ||
 		    evt_out_init(&live_out, STDOUT_FILENO, 1 << 16)) {
 			fprintf(stderr, "evdrain: out of memory\n");
 			return EXIT_RUNTIME;

@@ -27,6 +27,7 @@
 #include <stdint.h>
 #include "evt_decode.h"
 #include "evt_merge.h"
+#include "evt_metadata.h"
 
 #define EVT_TRACE_ERRLEN 640
 
@@ -109,11 +110,7 @@ struct evt_trace {
 	char *dir;
 	unsigned int nr_streams;
 	struct evt_stream *streams;
-	int has_clock;
-	uint64_t clock_offset_s;	/* from the metadata's clock block */
-	uint64_t clock_offset_ns;
-	int has_uuid;
-	uint8_t uuid[16];
+	struct evt_metadata md;
 	uint64_t base;			/* earliest timestamp_begin: merge keys are relative to it */
 	char err[EVT_TRACE_ERRLEN];
 };
@@ -133,7 +130,7 @@ void evt_stream_seek(struct evt_stream *s, uint64_t ts);
 /* Realtime = clock value + this (nanoseconds). */
 static inline uint64_t evt_trace_offset_ns(const struct evt_trace *t)
 {
-	return t->clock_offset_s * 1000000000ULL + t->clock_offset_ns;
+	return evt_metadata_offset_ns(&t->md);
 }
 
 /*
@@ -153,13 +150,6 @@ static inline uint64_t evt_stream_ts(const struct evt_stream *s)
 {
 	return s->ev[s->i].ts;
 }
-
-/*
- * Parse the metadata text for the clock offset (offset_s, offset of the
- * clock block) and the trace uuid. 0 or -1 with @err.
- */
-int evt_metadata_parse(const char *text, size_t len, struct evt_trace *t,
-		       char *err, size_t errlen);
 
 /*
  * One event of the merged sequence, 24 bytes: timestamp, payload (in the
