@@ -29,6 +29,36 @@ struct evt_field_desc {
 	enum evt_field_type type;
 };
 
+/*
+ * How a field lies in a payload, the one table of it: its alignment, and
+ * its size (a string: 0, it runs to its NUL; a sequence: its u16 length,
+ * the bytes follow). The decoder, the printer and the synthesizer use it;
+ * the metadata's type names (uint64a32_t ...) say the same to other readers.
+ */
+static inline unsigned int evt_field_align(enum evt_field_type t)
+{
+	switch (t) {
+	case EVT_F_U16: case EVT_F_SEQ_U8:
+		return 2;
+	case EVT_F_U32: case EVT_F_S32: case EVT_F_U64: case EVT_F_S64: case EVT_F_X64:
+		return 4;
+	default:
+		return 1;
+	}
+}
+
+static inline unsigned int evt_field_size(enum evt_field_type t)
+{
+	switch (t) {
+	case EVT_F_U8: return 1;
+	case EVT_F_U16: case EVT_F_SEQ_U8: return 2;
+	case EVT_F_U32: case EVT_F_S32: return 4;
+	case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: return 8;
+	case EVT_F_COMM: return 16;
+	default: return 0;
+	}
+}
+
 struct evt_event_desc {
 	const char *name;
 	unsigned char channel;		/* enum evt_channel */

@@ -27,8 +27,8 @@
  *     restricted to them (when the unfiltered run had no error);
  *   - evt_par on 1-3 threads with tiny slices gives the single-threaded
  *     output, error included, and so does its count_only mode;
- *   - counting (evt_mtrace_count, both merges) gives the number of events
- *     and the error of the merged pass; evt_mtrace_count_pair over two time
+ *   - counting (evt_merged_count, both merges) gives the number of events
+ *     and the error of the merged pass; evt_merged_count_pair over two time
  *     slices gives what counting each alone gives;
  *   - every merged event is formatted as text and JSON;
  *   - evt_metadata_parse on the metadata text (mode 3: the fuzzer's).
@@ -42,7 +42,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "fuzz_common.h"
-#include "evt_trace.h"
+#include "evt_merged.h"
 #include "evt_par.h"
 #include "evt_format.h"
 
@@ -153,19 +153,19 @@ static void merged_pass(struct evt_trace *t, enum evt_merge_kind kind, uint64_t 
 			uint8_t *mask, struct fz_refs *out)
 {
 	struct evt_trace c;
-	struct evt_mtrace mt;
+	struct evt_merged mt;
 	struct evt_ref batch[7];
 	long n;
 
 	memset(out, 0, sizeof(*out));
 	FZ_ASSERT(evt_trace_clone(&c, t) == 0);
-	FZ_ASSERT(evt_mtrace_init(&mt, &c, kind) == 0);
+	FZ_ASSERT(evt_merged_init(&mt, &c, kind) == 0);
 	if (from || to != UINT64_MAX)
-		evt_mtrace_set_range(&mt, from, to);
+		evt_merged_set_range(&mt, from, to);
 	if (mask)
-		evt_mtrace_set_events(&mt, mask);
+		evt_merged_set_events(&mt, mask);
 	/* Odd batches: the loop's exits at the batch end get exercised. */
-	while ((n = evt_mtrace_next(&mt, batch, 1 + out->n % 7)) > 0)
+	while ((n = evt_merged_next(&mt, batch, 1 + out->n % 7)) > 0)
 		refs_add(out, batch, (size_t)n);
 	if (n < 0) {
 		out->err = 1;
@@ -173,40 +173,40 @@ static void merged_pass(struct evt_trace *t, enum evt_merge_kind kind, uint64_t 
 		FZ_ASSERT(mt.errmsg[0]);
 	}
 	/* Once done, it stays done. */
-	FZ_ASSERT(evt_mtrace_next(&mt, batch, 7) == n);
-	evt_mtrace_free(&mt);
+	FZ_ASSERT(evt_merged_next(&mt, batch, 7) == n);
+	evt_merged_free(&mt);
 	evt_trace_close(&c);
 }
 
-/* Count (evt_mtrace_count) a clone of @t in [from, to]: the events, *err and its message. */
+/* Count (evt_merged_count) a clone of @t in [from, to]: the events, *err and its message. */
 static uint64_t count_pass(struct evt_trace *t, enum evt_merge_kind kind, uint64_t from, uint64_t to,
 			   int *err, char *errmsg)
 {
 	struct evt_trace c;
-	struct evt_mtrace mt;
+	struct evt_merged mt;
 	uint64_t total = 0;
 	long n;
 
 	FZ_ASSERT(evt_trace_clone(&c, t) == 0);
-	FZ_ASSERT(evt_mtrace_init(&mt, &c, kind) == 0);
+	FZ_ASSERT(evt_merged_init(&mt, &c, kind) == 0);
 	if (from || to != UINT64_MAX)
-		evt_mtrace_set_range(&mt, from, to);
-	while ((n = evt_mtrace_count(&mt, 1 + total % 13)) > 0)
+		evt_merged_set_range(&mt, from, to);
+	while ((n = evt_merged_count(&mt, 1 + total % 13)) > 0)
 		total += (uint64_t)n;
 	*err = n < 0;
 	errmsg[0] = 0;
 	if (n < 0)
 		snprintf(errmsg, EVT_TRACE_ERRLEN, "%s", mt.errmsg);
-	evt_mtrace_free(&mt);
+	evt_merged_free(&mt);
 	evt_trace_close(&c);
 	return total;
 }
 
-/* evt_mtrace_count_pair over [lo, mid] and (mid, hi] against counting each alone. */
+/* evt_merged_count_pair over [lo, mid] and (mid, hi] against counting each alone. */
 static void count_pair_check(struct evt_trace *t, uint64_t lo, uint64_t mid, uint64_t hi)
 {
 	struct evt_trace ca, cb;
-	struct evt_mtrace a, b;
+	struct evt_merged a, b;
 	uint64_t na = 0, nb = 0, sa, sb;
 	int ea, eb;
 	char ma[EVT_TRACE_ERRLEN], mb[EVT_TRACE_ERRLEN];
@@ -215,19 +215,19 @@ static void count_pair_check(struct evt_trace *t, uint64_t lo, uint64_t mid, uin
 	sb = count_pass(t, EVT_MERGE_TREE, mid + 1, hi, &eb, mb);
 	FZ_ASSERT(evt_trace_clone(&ca, t) == 0);
 	FZ_ASSERT(evt_trace_clone(&cb, t) == 0);
-	FZ_ASSERT(evt_mtrace_init(&a, &ca, EVT_MERGE_TREE) == 0);
-	FZ_ASSERT(evt_mtrace_init(&b, &cb, EVT_MERGE_TREE) == 0);
-	evt_mtrace_set_range(&a, lo, mid);
-	evt_mtrace_set_range(&b, mid + 1, hi);
-	evt_mtrace_count_pair(&a, &b, &na, &nb);
+	FZ_ASSERT(evt_merged_init(&a, &ca, EVT_MERGE_TREE) == 0);
+	FZ_ASSERT(evt_merged_init(&b, &cb, EVT_MERGE_TREE) == 0);
+	evt_merged_set_range(&a, lo, mid);
+	evt_merged_set_range(&b, mid + 1, hi);
+	evt_merged_count_pair(&a, &b, &na, &nb);
 	FZ_ASSERT(na == sa && nb == sb);
 	FZ_ASSERT(!!a.err == ea && !!b.err == eb);
 	if (ea)
 		FZ_ASSERT(!strcmp(a.errmsg, ma));
 	if (eb)
 		FZ_ASSERT(!strcmp(b.errmsg, mb));
-	evt_mtrace_free(&a);
-	evt_mtrace_free(&b);
+	evt_merged_free(&a);
+	evt_merged_free(&b);
 	evt_trace_close(&ca);
 	evt_trace_close(&cb);
 }
@@ -327,7 +327,7 @@ static void par_pass(struct evt_trace *t, unsigned int threads, uint64_t slice_b
 /* ---- Per stream: the reader against evt_decode's iterator ---- */
 
 /* Packet @k of @s decoded by evt_decode: must give @n events equal to ev[], then end or fail. */
-static void iter_check(const struct evt_stream *s, uint32_t k, const struct evt_dev *ev, uint32_t n,
+static void iter_check(const struct evt_stream *s, uint32_t k, const struct evt_decoded *ev, uint32_t n,
 		       int err)
 {
 	const struct evt_pkt *p = &s->pk[k];

@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include "unit.h"
 #include "fastcheck.h"
-#include "evt_trace.h"
+#include "evt_merged.h"
 #include "evt_par.h"
 #include "evt_synth.h"
 #include "evt_format.h"
@@ -65,7 +65,7 @@ struct merged {
 static void merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind kind,
 		      const struct evt_trace_opts *o, struct merged *out)
 {
-	struct evt_mtrace mt;
+	struct evt_merged mt;
 	struct evt_ref refs[97];	/* an odd batch size: batches end anywhere */
 	long n;
 
@@ -75,8 +75,8 @@ static void merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind 
 		snprintf(out->err, sizeof(out->err), "%s", t->err);
 		return;
 	}
-	ck_assert_int_eq(evt_mtrace_init(&mt, t, kind), 0);
-	while ((n = evt_mtrace_next(&mt, refs, 97)) > 0) {
+	ck_assert_int_eq(evt_merged_init(&mt, t, kind), 0);
+	while ((n = evt_merged_next(&mt, refs, 97)) > 0) {
 		long i;
 
 		ck_assert_int_le(n, 97);
@@ -94,15 +94,15 @@ static void merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind 
 		out->rc = -1;
 		snprintf(out->err, sizeof(out->err), "%s", mt.errmsg);
 	}
-	evt_mtrace_free(&mt);
+	evt_merged_free(&mt);
 	/* Counting only (evcat --count): the same events, up to the same error. */
 	{
 		struct evt_trace c;
 		uint64_t total = 0;
 
 		ck_assert_int_eq(evt_trace_clone(&c, t), 0);
-		ck_assert_int_eq(evt_mtrace_init(&mt, &c, kind), 0);
-		while ((n = evt_mtrace_count(&mt, 53)) > 0) {
+		ck_assert_int_eq(evt_merged_init(&mt, &c, kind), 0);
+		while ((n = evt_merged_count(&mt, 53)) > 0) {
 			ck_assert_int_le(n, 53);
 			total += (uint64_t)n;
 		}
@@ -110,7 +110,7 @@ static void merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind 
 		ck_assert_int_eq(n < 0 ? -1 : 0, out->rc);
 		if (n < 0)
 			ck_assert_str_eq(mt.errmsg, out->err);
-		evt_mtrace_free(&mt);
+		evt_merged_free(&mt);
 		evt_trace_close(&c);
 	}
 }
@@ -352,7 +352,7 @@ START_TEST(parallel_equals_sequential)
 	/* A range: the sequential merge's events within it. */
 	{
 		uint64_t lo = a.ev[a.n / 3].ts, hi = a.ev[2 * a.n / 3].ts;
-		struct evt_mtrace mt;
+		struct evt_merged mt;
 		struct evt_ref refs[64];
 		struct evt_trace t3;
 		size_t k = 0, first = 0;
@@ -370,10 +370,10 @@ START_TEST(parallel_equals_sequential)
 		ck_assert(first + k == a.n || a.ev[first + k].ts > hi);
 		/* The sequential reader with the same range (it seeks too). */
 		ck_assert_int_eq(evt_trace_open(&t3, dir, NULL), 0);
-		ck_assert_int_eq(evt_mtrace_init(&mt, &t3, EVT_MERGE_LIST), 0);
-		evt_mtrace_set_range(&mt, lo, hi);
+		ck_assert_int_eq(evt_merged_init(&mt, &t3, EVT_MERGE_LIST), 0);
+		evt_merged_set_range(&mt, lo, hi);
 		k = 0;
-		while ((n = evt_mtrace_next(&mt, refs, 64)) > 0) {
+		while ((n = evt_merged_next(&mt, refs, 64)) > 0) {
 			long i;
 
 			for (i = 0; i < n; i++, k++) {
@@ -384,7 +384,7 @@ START_TEST(parallel_equals_sequential)
 		}
 		ck_assert_int_eq(n, 0);
 		ck_assert_uint_eq(k, b.n);
-		evt_mtrace_free(&mt);
+		evt_merged_free(&mt);
 		evt_trace_close(&t3);
 		evt_trace_close(&t2);
 		free(b.ev);
@@ -463,7 +463,7 @@ static uint64_t expect_count(const struct merged *m, uint64_t lo, uint64_t hi, c
 }
 
 /*
- * evt_mtrace_count and evt_par's count_only against the references: with
+ * evt_merged_count and evt_par's count_only against the references: with
  * idle (empty) and missing CPUs, ranges, event masks, both merges, threads,
  * and on a corrupted trace up to the same error.
  */
@@ -514,7 +514,7 @@ START_TEST(count_equals_references)
 		}
 		for (kind = 0; kind < 2; kind++) {
 			uint64_t lo, hi, want, total = 0;
-			struct evt_mtrace mt;
+			struct evt_merged mt;
 			long n;
 
 			merge_dir(&t, dir, kind, NULL, &a);
@@ -525,16 +525,16 @@ START_TEST(count_equals_references)
 			hi = a.ev[a.n / 2].ts;
 			/* A range and an event mask. */
 			ck_assert_int_eq(evt_trace_clone(&c, &t), 0);
-			ck_assert_int_eq(evt_mtrace_init(&mt, &c, kind), 0);
-			evt_mtrace_set_range(&mt, lo, hi);
-			evt_mtrace_set_events(&mt, mask);
-			while ((n = evt_mtrace_count(&mt, 1U << 20)) > 0)
+			ck_assert_int_eq(evt_merged_init(&mt, &c, kind), 0);
+			evt_merged_set_range(&mt, lo, hi);
+			evt_merged_set_events(&mt, mask);
+			while ((n = evt_merged_count(&mt, 1U << 20)) > 0)
 				total += (uint64_t)n;
 			ck_assert_int_eq(n, 0);
 			want = expect_count(&a, lo, hi, mask);
 			ck_assert_uint_gt(want, 0);
 			ck_assert_uint_eq(total, want);
-			evt_mtrace_free(&mt);
+			evt_merged_free(&mt);
 			evt_trace_close(&c);
 			/* Pairs counted at once, with ranges of every kind. */
 			{
@@ -550,20 +550,20 @@ START_TEST(count_equals_references)
 				for (x = 0; x < nr; x++) {
 					const size_t y = (x * 5 + 3) % nr;
 					struct evt_trace c2;
-					struct evt_mtrace m2;
+					struct evt_merged m2;
 					uint64_t na, nb;
 
 					ck_assert_int_eq(evt_trace_clone(&c, &t), 0);
 					ck_assert_int_eq(evt_trace_clone(&c2, &t), 0);
-					ck_assert_int_eq(evt_mtrace_init(&mt, &c, kind), 0);
-					ck_assert_int_eq(evt_mtrace_init(&m2, &c2, kind), 0);
-					evt_mtrace_set_range(&mt, rg[x][0], rg[x][1]);
-					evt_mtrace_set_range(&m2, rg[y][0], rg[y][1]);
-					evt_mtrace_count_pair(&mt, &m2, &na, &nb);
+					ck_assert_int_eq(evt_merged_init(&mt, &c, kind), 0);
+					ck_assert_int_eq(evt_merged_init(&m2, &c2, kind), 0);
+					evt_merged_set_range(&mt, rg[x][0], rg[x][1]);
+					evt_merged_set_range(&m2, rg[y][0], rg[y][1]);
+					evt_merged_count_pair(&mt, &m2, &na, &nb);
 					ck_assert_uint_eq(na, expect_count(&a, rg[x][0], rg[x][1], NULL));
 					ck_assert_uint_eq(nb, expect_count(&a, rg[y][0], rg[y][1], NULL));
-					evt_mtrace_free(&mt);
-					evt_mtrace_free(&m2);
+					evt_merged_free(&mt);
+					evt_merged_free(&m2);
 					evt_trace_close(&c2);
 					evt_trace_close(&c);
 				}
@@ -780,6 +780,26 @@ START_TEST(metadata_read_any_size)
 }
 END_TEST
 
+/* Every decoding error has its own text, with the file and offset in front. */
+START_TEST(decode_errors_have_texts)
+{
+	char seen[EVT_DERR_NOMEM + 1][600], buf[600];
+	int c, d;
+
+	for (c = EVT_DERR_NONE + 1; c <= EVT_DERR_NOMEM; c++) {
+		struct evt_decode_err e = { .code = (enum evt_derr)c, .off = 7, .a = 1, .b = 2, .desc = 0 };
+
+		evt_decode_format(seen[c], sizeof(seen[c]), "dir/compact_0", 4096, &e);
+		ck_assert_msg(!strncmp(seen[c], "dir/compact_0: offset 4096: ", 28), "%s", seen[c]);
+		ck_assert_msg(strlen(seen[c]) > 32, "code %d: %s", c, seen[c]);
+		for (d = EVT_DERR_NONE + 1; d < c; d++)
+			ck_assert_str_ne(seen[c], seen[d]);
+		evt_decode_format(buf, sizeof(buf), NULL, 0, &e);
+		ck_assert_msg(!strncmp(buf, "offset 7 in packet: ", 20), "%s", buf);
+	}
+}
+END_TEST
+
 /* ---- Corrupted traces ---- */
 
 struct tfile {
@@ -865,14 +885,14 @@ static void free_original(struct tcopy *c)
 }
 
 /*
- * Counting two whole-trace readers at once (evt_mtrace_count_pair: the
+ * Counting two whole-trace readers at once (evt_merged_count_pair: the
  * lanes decode as they merge) gives what the merged pass gave: @n events,
  * then the end, or the error @err (rc -1).
  */
 static void pair_count_check(const char *dir, size_t n, int rc, const char *err)
 {
 	struct evt_trace t, c1, c2;
-	struct evt_mtrace m1, m2;
+	struct evt_merged m1, m2;
 	uint64_t na, nb;
 
 	if (evt_trace_open(&t, dir, NULL)) {
@@ -881,9 +901,9 @@ static void pair_count_check(const char *dir, size_t n, int rc, const char *err)
 	}
 	ck_assert_int_eq(evt_trace_clone(&c1, &t), 0);
 	ck_assert_int_eq(evt_trace_clone(&c2, &t), 0);
-	ck_assert_int_eq(evt_mtrace_init(&m1, &c1, EVT_MERGE_TREE), 0);
-	ck_assert_int_eq(evt_mtrace_init(&m2, &c2, EVT_MERGE_TREE), 0);
-	evt_mtrace_count_pair(&m1, &m2, &na, &nb);
+	ck_assert_int_eq(evt_merged_init(&m1, &c1, EVT_MERGE_TREE), 0);
+	ck_assert_int_eq(evt_merged_init(&m2, &c2, EVT_MERGE_TREE), 0);
+	evt_merged_count_pair(&m1, &m2, &na, &nb);
 	ck_assert_uint_eq(na, n);
 	ck_assert_uint_eq(nb, n);
 	ck_assert_int_eq(m1.err ? -1 : 0, rc);
@@ -892,8 +912,8 @@ static void pair_count_check(const char *dir, size_t n, int rc, const char *err)
 		ck_assert_str_eq(m1.errmsg, err);
 		ck_assert_str_eq(m2.errmsg, err);
 	}
-	evt_mtrace_free(&m1);
-	evt_mtrace_free(&m2);
+	evt_merged_free(&m1);
+	evt_merged_free(&m2);
 	evt_trace_close(&c2);
 	evt_trace_close(&c1);
 	evt_trace_close(&t);
@@ -1562,6 +1582,7 @@ Suite *trace_suite(void)
 	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);
 	tcase_add_test(tr, metadata_parsing);
 	tcase_add_test(tr, metadata_read_any_size);
+	tcase_add_test(tr, decode_errors_have_texts);
 	tcase_add_test(tr, empty_and_odd_directories);
 	tcase_add_test(tr, format_numbers_and_escapes);
 	tcase_add_test(tc, corrupt_traces_give_errors);

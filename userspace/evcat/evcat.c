@@ -14,7 +14,7 @@
 #include "evt_cpulist.h"
 #include "evt_format.h"
 #include "evt_par.h"
-#include "evt_trace.h"
+#include "evt_merged.h"
 
 #define EXIT_TRACE 1
 #define EXIT_USAGE 2
@@ -396,7 +396,7 @@ struct cat {
 	int print;
 	/*
 	 * --count without --stats: every event is still decoded and merged
-	 * in order (evt_mtrace_count), only no reference is handed out.
+	 * in order (evt_merged_count), only no reference is handed out.
 	 */
 	int count_only;
 	/*
@@ -598,22 +598,22 @@ static const struct evt_par_ops cat_ops = {
 /* The sequential path: one merge, printed as it goes. */
 static int run_sequential(struct cat *c, uint64_t from, uint64_t to)
 {
-	struct evt_mtrace mt;
+	struct evt_merged mt;
 	struct evt_ref *refs = malloc(NREFS * sizeof(*refs));
 	struct slice *sl;
 	long n;
 	int ret;
 
-	if (!refs || evt_mtrace_init(&mt, c->t, c->o->merge)) {
+	if (!refs || evt_merged_init(&mt, c->t, c->o->merge)) {
 		free(refs);
 		return -1;
 	}
-	evt_mtrace_set_range(&mt, from, to);
+	evt_merged_set_range(&mt, from, to);
 	if (c->o->event_mask)
-		evt_mtrace_set_events(&mt, c->o->event_mask);
+		evt_merged_set_events(&mt, c->o->event_mask);
 	sl = slice_begin(c, 0);
 	if (!sl) {
-		evt_mtrace_free(&mt);
+		evt_merged_free(&mt);
 		free(refs);
 		return -1;
 	}
@@ -622,15 +622,15 @@ static int run_sequential(struct cat *c, uint64_t from, uint64_t to)
 		sl->direct = 1;
 	}
 	if (c->count_only) {
-		while ((n = evt_mtrace_count(&mt, 1U << 20)) > 0)
+		while ((n = evt_merged_count(&mt, 1U << 20)) > 0)
 			slice_count(c, sl, (uint64_t)n);
 	} else {
-		while ((n = evt_mtrace_next(&mt, refs, NREFS)) > 0)
+		while ((n = evt_merged_next(&mt, refs, NREFS)) > 0)
 			if (slice_refs(c, sl, refs, (size_t)n))
 				break;
 	}
 	ret = slice_end(c, sl, n < 0 ? mt.errmsg : NULL);
-	evt_mtrace_free(&mt);
+	evt_merged_free(&mt);
 	free(refs);
 	return ret < 0 ? 1 : 0;
 }
@@ -702,7 +702,7 @@ int main(int argc, char **argv)
 
 		/*
 		 * Counting goes by slices also on one thread: the tree merges
-		 * two slices at a time, interleaved (evt_mtrace_count_pair).
+		 * two slices at a time, interleaved (evt_merged_count_pair).
 		 */
 		if ((o.threads > 1 || (c.count_only && o.merge == EVT_MERGE_TREE)) &&
 		    evt_par_slices(&t, &po) > 1) {

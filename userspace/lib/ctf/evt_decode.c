@@ -1,29 +1,171 @@
 // SPDX-License-Identifier: GPL-2.0
+/*
+ * The one decoder: packet checks, payload layout, the lookup tables, the
+ * packet iterator and every decoding error's text; see evt_decode.h.
+ */
 #include <stdio.h>
 #include <string.h>
 #include "evt_decode.h"
 
-static uint16_t get16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static uint32_t get32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static uint64_t get64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
-		     char *err, size_t errlen)
+struct evt_decode_tables evt_dtab;
+
+/* Before main: the tables never change after, so threads read them freely. */
+__attribute__((constructor))
+static void evt_decode_tables_init(void)
 {
-	const struct evt_packet_header *h = buf;
+	static const uint8_t zeros[1024];
+	struct evt_decode_tables *t = &evt_dtab;
+	unsigned int c, i;
 
+	for (c = 0; c < EVT_NR_CHANNELS; c++)
+		for (i = 0; i < EVT_DECODE_SMALL_IDS; i++)
+			t->desc_by_id[c][i] = -1;
+	for (i = 0; i < evt_nr_events && i < 256; i++) {
+		const struct evt_event_desc *d = &evt_events[i];
+		unsigned int j, var = 0;
+
+		if (d->channel < EVT_NR_CHANNELS && d->id < EVT_DECODE_SMALL_IDS &&
+		    t->desc_by_id[d->channel][d->id] < 0)
+			t->desc_by_id[d->channel][d->id] = (int16_t)i;
+		for (j = 0; j < d->nr_fields; j++)
+			var |= d->fields[j].type == EVT_F_STRING || d->fields[j].type == EVT_F_SEQ_U8;
+		t->fixed_len[i] = var ? -1 : (int32_t)evt_payload_size(d, zeros, sizeof(zeros));
+	}
+	for (i = 0; i < EVT_COMPACT_ID_EXT; i++) {
+		int16_t di = t->desc_by_id[EVT_CHAN_COMPACT][i];
+
+		if (di < 0 || t->fixed_len[di] < 0)
+			continue;
+		t->c_need[i] = EVT_COMPACT_HDR + (uint32_t)t->fixed_len[di];
+		t->c_step[i] = (t->c_need[i] + EVT_EVENT_ALIGN - 1) & ~(uint32_t)(EVT_EVENT_ALIGN - 1);
+		t->c_meta[i] = EVT_DMETA(0, t->fixed_len[di], di);
+	}
+}
+
+/* ---- Errors: their text, here only ---- */
+
+static const char *desc_name(const struct evt_decode_err *e)
+{
+	return e->desc >= 0 && (unsigned int)e->desc < evt_nr_events ? evt_events[e->desc].name : "?";
+}
+
+static void message(char *buf, size_t len, const struct evt_decode_err *e)
+{
+	const unsigned long long a = e->a, b = e->b, c = e->c;
+
+	switch (e->code) {
+	case EVT_DERR_NONE:
+		snprintf(buf, len, "no error");
+		break;
+	case EVT_DERR_PKT_SHORT:
+		snprintf(buf, len, "truncated packet header (%llu of %d bytes)", a, EVT_PACKET_HEADER_SIZE);
+		break;
+	case EVT_DERR_PKT_MAGIC:
+		snprintf(buf, len, "bad magic 0x%08llx", a);
+		break;
+	case EVT_DERR_PKT_STREAM_ID:
+		snprintf(buf, len, "unknown stream_id %llu", a);
+		break;
+	case EVT_DERR_PKT_SIZES:
+		snprintf(buf, len, "bad sizes: content_size %llu, packet_size %llu bits", a, b);
+		break;
+	case EVT_DERR_PKT_TRUNCATED:
+		snprintf(buf, len, "truncated packet: %llu of %llu bytes", a, b);
+		break;
+	case EVT_DERR_PKT_TIME_RANGE:
+		snprintf(buf, len, "timestamp_end %llu before timestamp_begin %llu", b, a);
+		break;
+	case EVT_DERR_PKT_WRONG_STREAM:
+		snprintf(buf, len, "packet of stream %llu (%s) in a %s file", a,
+			 evt_channel_name((unsigned int)a), evt_channel_name((unsigned int)b));
+		break;
+	case EVT_DERR_PKT_WRONG_CPU:
+		snprintf(buf, len, "packet of cpu_id %llu, stream_instance_id %llu in the file of CPU %u",
+			 a, b, e->cpu);
+		break;
+	case EVT_DERR_PKT_UUID:
+		snprintf(buf, len, "packet uuid differs from the metadata's trace uuid");
+		break;
+	case EVT_DERR_PKT_SEQ:
+		snprintf(buf, len, "packet_seq_num %llu not after the previous packet's %llu", a, b);
+		break;
+	case EVT_DERR_PKT_DISCARDED_BACK:
+		snprintf(buf, len, "events_discarded %llu below the previous packet's %llu", a, b);
+		break;
+	case EVT_DERR_PKT_TIME_BACK:
+		snprintf(buf, len, "timestamp_begin %llu before the previous packet's timestamp_end %llu",
+			 a, b);
+		break;
+	case EVT_DERR_PKT_OUT_OF_REACH:
+		snprintf(buf, len, "timestamp_end %llu lies more than %llu ns after the trace's first "
+			 "packet begins (%llu): too far apart to merge", a, b, c);
+		break;
+	case EVT_DERR_HDR_TRUNCATED:
+		snprintf(buf, len, "truncated %s event header",
+			 e->chan == EVT_CHAN_COMPACT ? "compact" : "normal");
+		break;
+	case EVT_DERR_EXT_HDR_TRUNCATED:
+		snprintf(buf, len, "truncated extended event header");
+		break;
+	case EVT_DERR_TS_BACK:
+		snprintf(buf, len, "timestamp %llu goes back (previous %llu)", a, b);
+		break;
+	case EVT_DERR_TS_LATE:
+		snprintf(buf, len, "timestamp %llu after the packet's timestamp_end %llu", a, b);
+		break;
+	case EVT_DERR_UNKNOWN_ID:
+		snprintf(buf, len, "unknown event id %llu in stream %u", a, e->chan);
+		break;
+	case EVT_DERR_OVERRUN:
+		snprintf(buf, len, "event %s overruns the packet content", desc_name(e));
+		break;
+	case EVT_DERR_LEN_MISMATCH:
+		snprintf(buf, len, "event %s: header says %llu payload bytes, fields take %llu",
+			 desc_name(e), a, b);
+		break;
+	case EVT_DERR_NOMEM:
+		snprintf(buf, len, "out of memory");
+		break;
+	}
+}
+
+char *evt_decode_format(char *buf, size_t len, const char *file, size_t off,
+			const struct evt_decode_err *e)
+{
+	char msg[512];
+
+	message(msg, sizeof(msg), e);
+	if (!file)
+		snprintf(buf, len, "offset %zu in packet: %s", e->off, msg);
+	else if (e->code >= EVT_DERR_PKT_SHORT && e->code <= EVT_DERR_PKT_TIME_RANGE)
+		snprintf(buf, len, "%s: offset %zu: packet: %s", file, off, msg);
+	else
+		snprintf(buf, len, "%s: offset %zu: %s", file, off, msg);
+	return buf;
+}
+
+/* ---- Packets ---- */
+
+int evt_packet_check(const void *buf, size_t avail, struct evt_packet_info *pi,
+		     struct evt_decode_err *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->desc = -1;
 	if (avail < EVT_PACKET_HEADER_SIZE) {
-		snprintf(err, errlen, "truncated packet header (%zu of %d bytes)",
-			 avail, EVT_PACKET_HEADER_SIZE);
+		e->code = EVT_DERR_PKT_SHORT;
+		e->a = avail;
 		return -1;
 	}
-	memcpy(&pi->h, h, sizeof(pi->h));
+	memcpy(&pi->h, buf, sizeof(pi->h));
 	if (pi->h.magic != EVT_CTF_MAGIC) {
-		snprintf(err, errlen, "bad magic 0x%08x", pi->h.magic);
+		e->code = EVT_DERR_PKT_MAGIC;
+		e->a = pi->h.magic;
 		return -1;
 	}
 	if (pi->h.stream_id >= EVT_NR_CHANNELS) {
-		snprintf(err, errlen, "unknown stream_id %u", pi->h.stream_id);
+		e->code = EVT_DERR_PKT_STREAM_ID;
+		e->a = pi->h.stream_id;
 		return -1;
 	}
 	if (pi->h.packet_size % 8 || pi->h.content_size % 8 ||
@@ -31,36 +173,42 @@ int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
 	    pi->h.packet_size > (64ULL << 20) * 8 ||
 	    pi->h.content_size < EVT_PACKET_HEADER_SIZE * 8ULL ||
 	    pi->h.content_size > pi->h.packet_size) {
-		snprintf(err, errlen, "bad sizes: content_size %llu, packet_size %llu bits",
-			 (unsigned long long)pi->h.content_size,
-			 (unsigned long long)pi->h.packet_size);
+		e->code = EVT_DERR_PKT_SIZES;
+		e->a = pi->h.content_size;
+		e->b = pi->h.packet_size;
 		return -1;
 	}
 	pi->content_bytes = pi->h.content_size / 8;
 	pi->packet_bytes = pi->h.packet_size / 8;
 	if (pi->packet_bytes > avail) {
-		snprintf(err, errlen, "truncated packet: %zu of %zu bytes", avail, pi->packet_bytes);
+		e->code = EVT_DERR_PKT_TRUNCATED;
+		e->a = avail;
+		e->b = pi->packet_bytes;
 		return -1;
 	}
 	if (pi->h.timestamp_end < pi->h.timestamp_begin) {
-		snprintf(err, errlen, "timestamp_end %llu before timestamp_begin %llu",
-			 (unsigned long long)pi->h.timestamp_end,
-			 (unsigned long long)pi->h.timestamp_begin);
+		e->code = EVT_DERR_PKT_TIME_RANGE;
+		e->a = pi->h.timestamp_begin;
+		e->b = pi->h.timestamp_end;
 		return -1;
 	}
 	return 0;
 }
 
-int evt_packet_iter_init(struct evt_packet_iter *it, const void *buf, size_t avail)
+int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
+		     char *err, size_t errlen)
 {
-	memset(it, 0, sizeof(*it));
-	it->buf = buf;
-	if (evt_packet_parse(buf, avail, &it->info, it->err, sizeof(it->err)))
-		return -1;
-	it->pos = EVT_PACKET_HEADER_SIZE;
-	it->prev_ts = it->info.h.timestamp_begin;
-	return 0;
+	struct evt_decode_err e;
+	char msg[512];
+
+	if (!evt_packet_check(buf, avail, pi, &e))
+		return 0;
+	message(msg, sizeof(msg), &e);
+	snprintf(err, errlen, "%s", msg);
+	return -1;
 }
+
+/* ---- Payloads ---- */
 
 static size_t align_up(size_t x, size_t a)
 {
@@ -76,21 +224,12 @@ static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t
 
 	for (i = 0; i < d->nr_fields; i++) {
 		const struct evt_field_desc *f = &d->fields[i];
-		size_t sz = 0, a = 1;
+		size_t sz = evt_field_size(f->type);
 		uint64_t u = 0;
 		const uint8_t *bytes = NULL;
 		unsigned int len = 0;
 
-		switch (f->type) {
-		case EVT_F_U8: sz = 1; break;
-		case EVT_F_U16: sz = 2; a = 2; break;
-		case EVT_F_U32: case EVT_F_S32: sz = 4; a = 4; break;
-		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: sz = 8; a = 4; break;
-		case EVT_F_STRING: break;
-		case EVT_F_SEQ_U8: a = 2; break;
-		case EVT_F_COMM: sz = 16; break;
-		}
-		off = align_up(off, a);
+		off = align_up(off, evt_field_align(f->type));
 		if (off > avail)
 			return -1;
 		if (f->type == EVT_F_STRING) {
@@ -102,14 +241,14 @@ static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t
 			len = (unsigned int)(nul - bytes);
 			sz = len + 1;
 		} else if (f->type == EVT_F_COMM) {
-			if (avail - off < 16)
+			if (avail - off < sz)
 				return -1;
 			bytes = p + off;
-			len = (unsigned int)strnlen((const char *)bytes, 16);
+			len = (unsigned int)strnlen((const char *)bytes, sz);
 		} else if (f->type == EVT_F_SEQ_U8) {
-			if (avail - off < 2)
+			if (avail - off < sz)
 				return -1;
-			len = get16(p + off);
+			len = evt_ld16(p + off);
 			bytes = p + off + 2;
 			sz = 2 + (size_t)len;
 		}
@@ -117,10 +256,10 @@ static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t
 			return -1;
 		switch (f->type) {
 		case EVT_F_U8: u = p[off]; break;
-		case EVT_F_U16: u = get16(p + off); break;
-		case EVT_F_U32: u = get32(p + off); break;
-		case EVT_F_S32: u = (uint64_t)(int64_t)(int32_t)get32(p + off); break;
-		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: u = get64(p + off); break;
+		case EVT_F_U16: u = evt_ld16(p + off); break;
+		case EVT_F_U32: u = evt_ld32(p + off); break;
+		case EVT_F_S32: u = (uint64_t)(int64_t)(int32_t)evt_ld32(p + off); break;
+		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: u = evt_ld64(p + off); break;
 		default: break;
 		}
 		if ((int)i == want) {
@@ -157,82 +296,45 @@ int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct
 	return -1;
 }
 
-#define FAIL(it, ...) do { \
-	int n_ = snprintf((it)->err, sizeof((it)->err), "offset %zu in packet: ", (it)->pos); \
-	snprintf((it)->err + n_, sizeof((it)->err) - (size_t)n_, __VA_ARGS__); \
-	return -1; } while (0)
+/* ---- The packet iterator ---- */
+
+int evt_packet_iter_init(struct evt_packet_iter *it, const void *buf, size_t avail)
+{
+	memset(it, 0, sizeof(*it));
+	it->buf = buf;
+	if (evt_packet_parse(buf, avail, &it->info, it->err, sizeof(it->err)))
+		return -1;
+	it->pos = EVT_PACKET_HEADER_SIZE;
+	it->prev_ts = it->info.h.timestamp_begin;
+	return 0;
+}
 
 int evt_packet_next(struct evt_packet_iter *it, struct evt_event *ev)
 {
-	const uint8_t *p;
-	size_t end = it->info.content_bytes, hdr, room;
-	unsigned int chan = it->info.h.stream_id, low_bits, id;
-	uint64_t ts, low, mask;
-	long psize;
-	int ext;
+	const unsigned int chan = it->info.h.stream_id;
+	struct evt_decoded d;
+	size_t next;
+	uint32_t di;
 
 	it->pos = align_up(it->pos, EVT_EVENT_ALIGN);
-	if (it->pos >= end)
+	if (it->pos >= it->info.content_bytes)
 		return 0;
-	p = it->buf + it->pos;
-	room = end - it->pos;
-	if (chan == EVT_CHAN_COMPACT) {
-		uint32_t w;
-
-		if (room < 4)
-			FAIL(it, "truncated compact event header");
-		w = get32(p);
-		id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
-		ext = id == EVT_COMPACT_ID_EXT;
-		low = w >> EVT_COMPACT_ID_BITS;
-		low_bits = EVT_COMPACT_TS_BITS;
-		hdr = ext ? EVT_COMPACT_EXT_HDR : EVT_COMPACT_HDR;
-	} else {
-		if (room < EVT_NORMAL_HDR)
-			FAIL(it, "truncated normal event header");
-		id = get16(p);
-		ext = id == EVT_NORMAL_ID_EXT;
-		low = get32(p + 4);
-		low_bits = EVT_NORMAL_TS_BITS;
-		hdr = ext ? EVT_NORMAL_EXT_HDR : EVT_NORMAL_HDR;
+	it->derr.desc = -1;
+	if (evt_decode_event(it->buf, it->pos, it->info.content_bytes, chan, it->prev_ts,
+			     it->info.h.timestamp_end, &d, &next, &it->derr)) {
+		evt_decode_format(it->err, sizeof(it->err), NULL, 0, &it->derr);
+		return -1;
 	}
-	if (room < hdr)
-		FAIL(it, "truncated extended event header");
-	if (ext) {
-		id = get32(p + 4);
-		ts = get64(p + 8);
-	} else {
-		/* At most one wrap of the low bits since the previous event. */
-		mask = (1ULL << low_bits) - 1;
-		ts = (it->prev_ts & ~mask) | low;
-		if (ts < it->prev_ts)
-			ts += mask + 1;
-	}
-	if (ts < it->prev_ts)
-		FAIL(it, "timestamp %llu goes back (previous %llu)",
-		     (unsigned long long)ts, (unsigned long long)it->prev_ts);
-	if (ts > it->info.h.timestamp_end)
-		FAIL(it, "timestamp %llu after the packet's timestamp_end %llu",
-		     (unsigned long long)ts, (unsigned long long)it->info.h.timestamp_end);
-	ev->desc = evt_find_event(chan, id);
-	if (!ev->desc)
-		FAIL(it, "unknown event id %u in stream %u", id, chan);
-	psize = evt_payload_size(ev->desc, p + hdr, room - hdr);
-	if (psize < 0)
-		FAIL(it, "event %s overruns the packet content", ev->desc->name);
-	if (chan == EVT_CHAN_NORMAL && (unsigned long)psize != get16(p + 2))
-		FAIL(it, "event %s: header says %u payload bytes, fields take %ld",
-		     ev->desc->name, get16(p + 2), psize);
+	di = EVT_DMETA_DESC(d.meta);
+	ev->desc = &evt_events[di];
 	ev->channel = chan;
-	ev->id = id;
-	ev->ts = ts;
-	ev->payload = p + hdr;
-	ev->payload_len = (unsigned int)psize;
+	ev->id = ev->desc->id;
+	ev->ts = d.ts;
+	ev->payload = it->buf + EVT_DMETA_OFF(d.meta);
+	ev->payload_len = EVT_DMETA_LEN(d.meta);
 	ev->offset = it->pos;
-	it->prev_ts = ts;
-	it->pos += hdr + (size_t)psize;
-	if (it->pos > end)
-		FAIL(it, "event overruns the packet content");
+	it->prev_ts = d.ts;
+	it->pos = next;
 	it->count++;
 	return 1;
 }

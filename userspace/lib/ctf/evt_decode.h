@@ -1,23 +1,295 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Strict decoding of evtrace CTF packets: packet header and context, both
- * event header kinds, 64-bit timestamps rebuilt with the one-wrap rule,
- * payloads walked from the shared event catalogue. Every error names the
- * byte offset; nothing is skipped silently.
+ * The one decoder of evtrace's CTF packets: every reader (the packet
+ * iterator below, the trace reader and its merge, the counting engine, the
+ * drainer's --live mode, the fuzz oracle, the test tools) decodes with it.
+ *
+ *   - Packet header and context: evt_packet_parse().
+ *   - One event by the general rules: evt_decode_event() (both header kinds,
+ *     64-bit timestamps rebuilt with the one-wrap rule, payloads walked from
+ *     the event catalogue with the layout of <evtrace/events.h>).
+ *   - Its fast path: runs of small compact headers of one fixed-size event,
+ *     evt_decode_compact_run(), and evt_compact_ts() for one step of a run.
+ *   - Errors are a code and the offset they were found at
+ *     (struct evt_decode_err); evt_decode_format() is the only place that
+ *     turns one into text.
+ *
+ * Nothing is skipped silently: the first error stops a packet.
  */
 #ifndef EVT_DECODE_H
 #define EVT_DECODE_H
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <evtrace/abi.h>
 #include <evtrace/events.h>
+
+/* ---- Errors ---- */
+
+enum evt_derr {
+	EVT_DERR_NONE,
+	/* The packet header and context (a, b: see evt_decode_format()). */
+	EVT_DERR_PKT_SHORT,		/* a: bytes there */
+	EVT_DERR_PKT_MAGIC,		/* a: the magic */
+	EVT_DERR_PKT_STREAM_ID,		/* a: stream_id */
+	EVT_DERR_PKT_SIZES,		/* a: content_size, b: packet_size (bits) */
+	EVT_DERR_PKT_TRUNCATED,		/* a: bytes there, b: packet bytes */
+	EVT_DERR_PKT_TIME_RANGE,	/* a: timestamp_begin, b: timestamp_end */
+	/* Packets of one stream file. */
+	EVT_DERR_PKT_WRONG_STREAM,	/* a: stream_id, b: the file's channel */
+	EVT_DERR_PKT_WRONG_CPU,		/* a: cpu_id, b: stream_instance_id, cpu: the file's */
+	EVT_DERR_PKT_UUID,
+	EVT_DERR_PKT_SEQ,		/* a: packet_seq_num, b: the previous packet's */
+	EVT_DERR_PKT_DISCARDED_BACK,	/* a: events_discarded, b: the previous packet's */
+	EVT_DERR_PKT_TIME_BACK,		/* a: timestamp_begin, b: previous timestamp_end */
+	EVT_DERR_PKT_OUT_OF_REACH,	/* a: timestamp_end, b: the reach (ns), c: the base */
+	/* Events. */
+	EVT_DERR_HDR_TRUNCATED,		/* chan: which header */
+	EVT_DERR_EXT_HDR_TRUNCATED,
+	EVT_DERR_TS_BACK,		/* a: timestamp, b: the previous one */
+	EVT_DERR_TS_LATE,		/* a: timestamp, b: timestamp_end */
+	EVT_DERR_UNKNOWN_ID,		/* a: id, chan */
+	EVT_DERR_OVERRUN,		/* desc */
+	EVT_DERR_LEN_MISMATCH,		/* desc, a: the header's length, b: the fields' */
+	EVT_DERR_NOMEM,
+};
+
+struct evt_decode_err {
+	enum evt_derr code;
+	size_t off;			/* of the packet, or of the event in its packet */
+	uint64_t a, b, c;
+	unsigned int chan, cpu;
+	int desc;			/* index in evt_events[] */
+};
+
+/*
+ * The message for @e, the only place decoding errors become text.
+ * With @file: "FILE: offset OFF: message" (@off: the byte offset in the
+ * file); without: "offset OFF in packet: message" (e->off). Returns @buf.
+ */
+char *evt_decode_format(char *buf, size_t len, const char *file, size_t off,
+			const struct evt_decode_err *e);
+
+/* ---- Packets ---- */
 
 struct evt_packet_info {
 	struct evt_packet_header h;
 	size_t content_bytes;
 	size_t packet_bytes;
 };
+
+/*
+ * Check a packet's header and context; @avail is how many bytes are there.
+ * Returns 0, or -1 with @e set (e->off 0).
+ */
+int evt_packet_check(const void *buf, size_t avail, struct evt_packet_info *pi,
+		     struct evt_decode_err *e);
+/* The same, the error as text (evt_decode_format() without a file). */
+int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
+		     char *err, size_t errlen);
+
+/* ---- The catalogue as lookup tables (built once, before main) ---- */
+
+#define EVT_DECODE_SMALL_IDS 256
+
+struct evt_decode_tables {
+	int16_t desc_by_id[EVT_NR_CHANNELS][EVT_DECODE_SMALL_IDS];
+	int32_t fixed_len[256];		/* payload bytes of a fixed-size event, -1: variable */
+	/*
+	 * The compact fast path, by the 5-bit id of a small header: header +
+	 * payload bytes (0: no fast path), the step to the next event
+	 * (aligned), and the EVT_DMETA bits other than the offset.
+	 */
+	uint32_t c_need[32], c_step[32];
+	uint64_t c_meta[32];
+};
+extern struct evt_decode_tables evt_dtab;
+
+/* Index in evt_events[] of (channel, id), or -1. */
+static inline long evt_decode_desc(unsigned int chan, uint32_t id)
+{
+	const struct evt_event_desc *d;
+
+	if (id < EVT_DECODE_SMALL_IDS)
+		return evt_dtab.desc_by_id[chan][id];
+	d = evt_find_event(chan, id);
+	return d && d - evt_events < 256 ? d - evt_events : -1;
+}
+
+/* ---- Events ---- */
+
+/*
+ * A decoded event in 16 bytes: its timestamp and, packed in 64 bits, the
+ * payload offset within the packet (26 bits: packets are at most 64 MiB),
+ * the payload length (26 bits), the index in evt_events[] (12 bits).
+ */
+struct evt_decoded {
+	uint64_t ts;
+	uint64_t meta;
+};
+#define EVT_DMETA_OFF(m)	((uint32_t)((m) & 0x3ffffff))
+#define EVT_DMETA_LEN(m)	((uint32_t)(((m) >> 26) & 0x3ffffff))
+#define EVT_DMETA_DESC(m)	((uint32_t)((m) >> 52))
+#define EVT_DMETA(off, len, desc) \
+	((uint64_t)(off) | ((uint64_t)(len) << 26) | ((uint64_t)(desc) << 52))
+
+static inline uint16_t evt_ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
+static inline uint32_t evt_ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
+static inline uint64_t evt_ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
+
+/* The one-wrap rule: the first time >= @prev whose low @bits bits are @low. */
+static inline uint64_t evt_one_wrap(uint64_t prev, uint64_t low, unsigned int bits)
+{
+	const uint64_t mask = (1ULL << bits) - 1;
+
+	return prev + ((low - prev) & mask);
+}
+
+/* The timestamp of a small compact header @w after an event at @prev. */
+static inline uint64_t evt_compact_ts(uint64_t prev, uint32_t w)
+{
+	return evt_one_wrap(prev, w >> EVT_COMPACT_ID_BITS, EVT_COMPACT_TS_BITS);
+}
+
+/* Payload length an event of @d takes at @p (at most @avail bytes), or -1. */
+long evt_payload_size(const struct evt_event_desc *d, const uint8_t *p, size_t avail);
+
+/*
+ * One event at @pos of a packet of channel @chan whose content ends at
+ * @end, after an event at @prev, by the general rules: sets @out (meta
+ * holds the payload's offset in the packet) and *@next (the next event's
+ * offset). 0, or -1 with @e (e->off = @pos).
+ */
+static inline __attribute__((always_inline))
+int evt_decode_event(const uint8_t *pkt, size_t pos, size_t end, unsigned int chan,
+		     uint64_t prev, uint64_t tend, struct evt_decoded *out, size_t *next,
+		     struct evt_decode_err *e)
+{
+	const size_t room = end - pos;
+	uint32_t id, hdr, hsize = 0;
+	uint64_t ts = 0;
+	long di, plen;
+	int ext;
+
+#define EVT_DFAIL(c, x, y) do { \
+	e->code = (c); e->off = pos; e->a = (x); e->b = (y); e->chan = chan; return -1; \
+} while (0)
+	if (chan == EVT_CHAN_COMPACT) {
+		uint32_t w;
+
+		if (room < EVT_COMPACT_HDR)
+			EVT_DFAIL(EVT_DERR_HDR_TRUNCATED, 0, 0);
+		w = evt_ld32(pkt + pos);
+		id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
+		ext = id == EVT_COMPACT_ID_EXT;
+		hdr = ext ? EVT_COMPACT_EXT_HDR : EVT_COMPACT_HDR;
+		if (!ext)
+			ts = evt_compact_ts(prev, w);
+	} else {
+		if (room < EVT_NORMAL_HDR)
+			EVT_DFAIL(EVT_DERR_HDR_TRUNCATED, 0, 0);
+		id = evt_ld16(pkt + pos);
+		hsize = evt_ld16(pkt + pos + 2);
+		ext = id == EVT_NORMAL_ID_EXT;
+		hdr = ext ? EVT_NORMAL_EXT_HDR : EVT_NORMAL_HDR;
+		if (!ext)
+			ts = evt_one_wrap(prev, evt_ld32(pkt + pos + 4), EVT_NORMAL_TS_BITS);
+	}
+	if (ext) {
+		if (room < hdr)
+			EVT_DFAIL(EVT_DERR_EXT_HDR_TRUNCATED, 0, 0);
+		id = evt_ld32(pkt + pos + 4);
+		ts = evt_ld64(pkt + pos + 8);
+		if (ts < prev)
+			EVT_DFAIL(EVT_DERR_TS_BACK, ts, prev);
+	}
+	if (ts > tend)
+		EVT_DFAIL(EVT_DERR_TS_LATE, ts, tend);
+	di = evt_decode_desc(chan, id);
+	if (di < 0)
+		EVT_DFAIL(EVT_DERR_UNKNOWN_ID, id, 0);
+	e->desc = (int)di;
+	plen = evt_dtab.fixed_len[di];
+	if (plen < 0)
+		plen = evt_payload_size(&evt_events[di], pkt + pos + hdr, room - hdr);
+	if (plen < 0 || (size_t)plen > room - hdr)
+		EVT_DFAIL(EVT_DERR_OVERRUN, 0, 0);
+	if (chan == EVT_CHAN_NORMAL && (uint32_t)plen != hsize)
+		EVT_DFAIL(EVT_DERR_LEN_MISMATCH, hsize, (uint64_t)plen);
+#undef EVT_DFAIL
+	out->ts = ts;
+	out->meta = EVT_DMETA(pos + hdr, plen, di);
+	*next = (pos + hdr + (size_t)plen + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
+	return 0;
+}
+
+/*
+ * The fast path: small compact headers of fixed-size events, in runs of
+ * one event id. A run's payload size, step and meta bits are constants in
+ * registers, and a single comparison per event both ends the run at the
+ * packet's end and proves the whole event lies in the packet. Within a
+ * run timestamps never go back (the one-wrap rule), so timestamp_end is
+ * checked once per run, on its last event; when that one is late, the run
+ * is cut back to the first late event, which evt_decode_event() then
+ * reports. Returns where it stopped (an event for the general rules, or
+ * the end), with every event before it decoded into *@evp onwards.
+ */
+static inline __attribute__((always_inline))
+size_t evt_decode_compact_run(const uint8_t *pkt, size_t pos, const size_t end,
+			      uint64_t *prevp, const uint64_t tend, struct evt_decoded **evp)
+{
+	const uint32_t idmask = (1U << EVT_COMPACT_ID_BITS) - 1;
+	struct evt_decoded *e = *evp;
+	uint64_t prev = *prevp;
+
+	while (__builtin_expect(pos + EVT_COMPACT_HDR <= end, 1)) {
+		uint32_t w = evt_ld32(pkt + pos);
+		const uint32_t id = w & idmask;
+		const size_t need = evt_dtab.c_need[id], step = evt_dtab.c_step[id];
+		/* The run's meta bits; the payload offset is pos + header (an add). */
+		const uint64_t meta = evt_dtab.c_meta[id] + EVT_COMPACT_HDR;
+		struct evt_decoded *const first = e;
+		const uint64_t prev0 = prev;
+		size_t last;
+
+		/* need - 1 wraps for ids without a fast entry: one test for both. */
+		if (__builtin_expect(need - 1 >= end - pos, 0))
+			break;
+		/* An event of this id at pos <= last lies wholly in the packet. */
+		last = end - need;
+		for (;;) {
+			const uint64_t ts = evt_compact_ts(prev, w);
+
+			e->ts = ts;
+			e->meta = meta + pos;
+			e++;
+			prev = ts;
+			pos += step;
+			if (__builtin_expect(pos > last, 0))
+				break;
+			w = evt_ld32(pkt + pos);
+			if (__builtin_expect((w & idmask) != id, 0))
+				break;
+		}
+		if (__builtin_expect(prev > tend, 0)) {
+			/* Back to the run's first late event: the general rules say so. */
+			struct evt_decoded *q = first;
+
+			while (q->ts <= tend)
+				q++;
+			prev = q == first ? prev0 : q[-1].ts;
+			pos = EVT_DMETA_OFF(q->meta) - EVT_COMPACT_HDR;
+			e = q;
+			break;
+		}
+	}
+	*evp = e;
+	*prevp = prev;
+	return pos;
+}
+
+/* ---- Iterating one packet's events (no index, no file: a buffer) ---- */
 
 struct evt_event {
 	unsigned int channel;
@@ -35,7 +307,8 @@ struct evt_packet_iter {
 	size_t pos;
 	uint64_t prev_ts;
 	unsigned int count;
-	char err[256];
+	struct evt_decode_err derr;
+	char err[256];		/* derr as text */
 };
 
 /* One decoded field value. */
@@ -46,21 +319,13 @@ struct evt_field_val {
 	unsigned int len;
 };
 
-/*
- * Check a packet's header and context; @avail is how many bytes are there.
- * Returns 0, or -1 with @err set.
- */
-int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
-		     char *err, size_t errlen);
-/* Start iterating a parsed packet's events. */
+/* Start iterating a packet's events: 0, or -1 with it->err. */
 int evt_packet_iter_init(struct evt_packet_iter *it, const void *buf, size_t avail);
-/* 1: an event in @ev; 0: end of packet; -1: error in it->err. */
+/* 1: an event in @ev; 0: end of packet; -1: error in it->err (it->derr). */
 int evt_packet_next(struct evt_packet_iter *it, struct evt_event *ev);
-/* Payload length an event of @d takes at @p (at most @avail bytes), or -1. */
-long evt_payload_size(const struct evt_event_desc *d, const uint8_t *p, size_t avail);
 /* Field @idx of @ev; 0 or -1. */
 int evt_event_field(const struct evt_event *ev, unsigned int idx, struct evt_field_val *v);
 /* Field by name; 0 or -1. */
 int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct evt_field_val *v);
 
-#endif
+#endif /* EVT_DECODE_H */

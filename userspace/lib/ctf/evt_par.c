@@ -128,31 +128,31 @@ static void finish(struct run *r, unsigned int j, void *state, char *err)
  * the state, or NULL when it could not start (the slice is then finished
  * with the reason).
  */
-static void *slice_open(struct run *r, struct evt_trace *t, int cloned, struct evt_mtrace *mt,
+static void *slice_open(struct run *r, struct evt_trace *t, int cloned, struct evt_merged *mt,
 			unsigned int j)
 {
 	unsigned int s;
 	void *state;
 
-	if (!cloned || evt_mtrace_init(mt, t, r->o->kind)) {
+	if (!cloned || evt_merged_init(mt, t, r->o->kind)) {
 		finish(r, j, NULL, strdup("out of memory"));
 		return NULL;
 	}
 	for (s = 0; s < t->nr_streams; s++)
 		evt_stream_seek(&t->streams[s], slice_lo(r, j));
-	evt_mtrace_set_range(mt, slice_lo(r, j), slice_hi(r, j));
+	evt_merged_set_range(mt, slice_lo(r, j), slice_hi(r, j));
 	if (r->o->event_mask)
-		evt_mtrace_set_events(mt, r->o->event_mask);
+		evt_merged_set_events(mt, r->o->event_mask);
 	state = r->ops->begin(r->ctx, j);
 	if (!state) {
-		evt_mtrace_free(mt);
+		evt_merged_free(mt);
 		finish(r, j, NULL, strdup("out of memory"));
 	}
 	return state;
 }
 
 /* The slice's merge ended (@n < 0: at an error): hand it over. */
-static void slice_close(struct run *r, struct evt_mtrace *mt, unsigned int j, void *state, long n)
+static void slice_close(struct run *r, struct evt_merged *mt, unsigned int j, void *state, long n)
 {
 	char *err = NULL;
 
@@ -161,22 +161,22 @@ static void slice_close(struct run *r, struct evt_mtrace *mt, unsigned int j, vo
 		if (!err)
 			err = strdup("out of memory");
 	}
-	evt_mtrace_free(mt);
+	evt_merged_free(mt);
 	finish(r, j, state, err);
 }
 
 /* One slice, to its end. */
-static void slice_run(struct run *r, struct evt_mtrace *mt, unsigned int j, void *state,
+static void slice_run(struct run *r, struct evt_merged *mt, unsigned int j, void *state,
 		      struct evt_ref *refs)
 {
 	long n;
 
 	if (r->o->count_only) {
-		while ((n = evt_mtrace_count(mt, 1U << 20)) > 0)
+		while ((n = evt_merged_count(mt, 1U << 20)) > 0)
 			if (r->ops->count(r->ctx, state, (uint64_t)n))
 				break;
 	} else {
-		while ((n = evt_mtrace_next(mt, refs, 512)) > 0)
+		while ((n = evt_merged_next(mt, refs, 512)) > 0)
 			if (r->ops->refs(r->ctx, state, refs, (size_t)n))
 				break;
 	}
@@ -185,12 +185,12 @@ static void slice_run(struct run *r, struct evt_mtrace *mt, unsigned int j, void
 
 /*
  * Counting with the tree: two slices at a time, their merges interleaved
- * on this thread (evt_mtrace_count_pair), each over its own clone.
+ * on this thread (evt_merged_count_pair), each over its own clone.
  */
 static void slice_pair(struct run *r, struct evt_trace *t1, struct evt_trace *t2,
 		       unsigned int j1, unsigned int j2)
 {
-	struct evt_mtrace m1, m2;
+	struct evt_merged m1, m2;
 	void *s1 = slice_open(r, t1, 1, &m1, j1), *s2 = slice_open(r, t2, 1, &m2, j2);
 	uint64_t n1, n2;
 
@@ -201,7 +201,7 @@ static void slice_pair(struct run *r, struct evt_trace *t1, struct evt_trace *t2
 			slice_run(r, &m2, j2, s2, NULL);
 		return;
 	}
-	evt_mtrace_count_pair(&m1, &m2, &n1, &n2);
+	evt_merged_count_pair(&m1, &m2, &n1, &n2);
 	if (n1)
 		r->ops->count(r->ctx, s1, n1);
 	if (n2)
@@ -221,7 +221,7 @@ static void *worker(void *arg)
 		   evt_trace_clone(&t2, r->t) == 0;
 
 	for (;;) {
-		struct evt_mtrace mt;
+		struct evt_merged mt;
 		unsigned int j, j2 = UINT32_MAX;
 		void *state;
 

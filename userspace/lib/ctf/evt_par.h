@@ -3,7 +3,7 @@
  * The merged reader on several threads: the trace's time range is cut into
  * slices at packet starts (from the packet index, about slice_bytes of
  * content each); worker threads each merge whole slices, every one with its
- * own k-way merge (evt_mtrace) over its own cursors on the shared mappings;
+ * own k-way merge (evt_merged) over its own cursors on the shared mappings;
  * the calling thread takes the slices' results in time order.
  *
  * The result is the sequential merge's, event for event: a slice is
@@ -16,7 +16,7 @@
 #ifndef EVT_PAR_H
 #define EVT_PAR_H
 
-#include "evt_trace.h"
+#include "evt_merged.h"
 
 struct evt_par_ops {
 	/* Worker thread: a new slice's state (NULL: no memory, the run stops). */
@@ -33,7 +33,7 @@ struct evt_par_ops {
 	void (*drop)(void *ctx, void *state);
 	/*
 	 * Worker thread, with evt_par_opts.count_only instead of refs(): the
-	 * slice's next @n events were merged and counted (evt_mtrace_count).
+	 * slice's next @n events were merged and counted (evt_merged_count).
 	 * 0, or -1 to stop.
 	 */
 	int (*count)(void *ctx, void *state, uint64_t n);
@@ -43,7 +43,7 @@ struct evt_par_opts {
 	unsigned int threads;		/* workers, >= 1 */
 	enum evt_merge_kind kind;
 	uint64_t from, to;		/* inclusive time range (clock values) */
-	uint8_t *event_mask;		/* as evt_mtrace_set_events(), NULL: all */
+	uint8_t *event_mask;		/* as evt_merged_set_events(), NULL: all */
 	uint64_t slice_bytes;		/* packet content per slice (0: 2 MiB) */
 	int count_only;			/* ops->count(), no references */
 };

@@ -15,10 +15,8 @@
  * delivered, nothing after it is.
  *
  * Streams are addressed by buffer ids 0..nr_streams-1 in (cpu, channel)
- * order (seed 004): a missing or offline CPU leaves no hole.
- *
- * evt_mtrace merges the streams into one time-ordered sequence with either
- * k-way merge of evt_merge.h, in batches of event references.
+ * order (seed 004): a missing or offline CPU leaves no hole. The merged
+ * reader (evt_merged.h) puts them in one time order.
  */
 #ifndef EVT_TRACE_H
 #define EVT_TRACE_H
@@ -26,27 +24,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "evt_decode.h"
-#include "evt_merge.h"
 #include "evt_metadata.h"
 
 #define EVT_TRACE_ERRLEN 640
-
-/*
- * What a decoded event keeps besides its timestamp, packed in 64 bits:
- * payload offset within the packet (26 bits: packets are at most 64 MiB),
- * payload length (26 bits), index in evt_events[] (12 bits).
- */
-#define EVT_DMETA_OFF(m)	((uint32_t)((m) & 0x3ffffff))
-#define EVT_DMETA_LEN(m)	((uint32_t)(((m) >> 26) & 0x3ffffff))
-#define EVT_DMETA_DESC(m)	((uint32_t)((m) >> 52))
-#define EVT_DMETA(off, len, desc) \
-	((uint64_t)(off) | ((uint64_t)(len) << 26) | ((uint64_t)(desc) << 52))
-
-/* A decoded event: its timestamp and its EVT_DMETA. */
-struct evt_dev {
-	uint64_t ts;
-	uint64_t meta;
-};
 
 /* A packet of the index: where it is and its time range. */
 struct evt_pkt {
@@ -83,7 +63,7 @@ struct evt_stream {
 	uint32_t ipk;		/* next packet to decode */
 	size_t pkt_off;
 	struct evt_packet_info pi;
-	struct evt_dev *ev;
+	struct evt_decoded *ev;
 	uint32_t n, i, cap;
 	int err;		/* an error follows the decoded events */
 	int eof;
@@ -151,83 +131,29 @@ static inline uint64_t evt_stream_ts(const struct evt_stream *s)
 	return s->ev[s->i].ts;
 }
 
-/*
- * One event of the merged sequence, 24 bytes: timestamp, payload (in the
- * mapped file: valid until the trace is closed) and, packed, payload
- * length, event (index in evt_events[]) and buffer id.
- */
-struct evt_ref {
-	uint64_t ts;
-	const uint8_t *payload;
-	uint64_t info;
-};
-#define EVT_REF_LEN(r)		EVT_DMETA_LEN((r)->info)
-#define EVT_REF_DESC(r)		EVT_DMETA_DESC((r)->info)
-#define EVT_REF_STREAM(r)	EVT_DMETA_OFF((r)->info)
+/* Make packet s->ipk current (its header was checked by the index). */
+void evt_stream_load_packet(struct evt_stream *s);
+
+/* A decoding error of @s at byte @off of its file, as text, into @buf. */
+void evt_stream_error(const struct evt_trace *t, const struct evt_stream *s, char *buf, size_t len,
+		      size_t off, const struct evt_decode_err *e);
 
 /*
- * A stream's cursor in the merge: the head (32 bytes: an index is a shift).
- * The key of the event after the head is kept apart, in evt_mtrace.next[]:
- * the merge's critical path loads it by the source alone.
+ * One event at @pos of the stream's packet in hand, by the decoder's
+ * general rules. 0, or -1 with s->errmsg naming the file and the offset.
  */
-struct evt_mcur {
-	const struct evt_dev *p;	/* the head event */
-	const struct evt_dev *end;	/* ev + n */
-	const uint8_t *pkt;		/* the packet */
-	uint64_t sid;			/* the stream's buffer id */
-};
+static inline __attribute__((always_inline))
+int evt_stream_decode_one(const struct evt_trace *t, struct evt_stream *s, const uint8_t *pkt, size_t pos,
+	       const size_t end, const uint64_t tend, const uint64_t prev,
+	       struct evt_decoded *d, size_t *nextp)
+{
+	struct evt_decode_err e;
 
-/*
- * The merge's sources are the streams that can deliver anything (a packet,
- * or an error): empty files take no leaf, so the tree is no deeper than
- * the streams that hold events need. Sources keep the streams' order, so
- * ties still go by buffer id.
- */
-struct evt_mtrace {
-	struct evt_trace *t;
-	struct evt_merge m;
-	struct evt_mcur *cur;		/* per source */
-	evt_mkey_t *next;		/* per source: key of cur.p[1] when cur.p + 1 < cur.end */
-	uint32_t nsrc;
-	uint64_t base;			/* keys hold ts - base */
-	uint64_t from, to;		/* inclusive time range (clock values) */
-	uint8_t *event_mask;		/* per evt_events[] index, NULL: all */
-	int done;
-	int err;
-	char errmsg[EVT_TRACE_ERRLEN];
-};
-
-/* 0, or -1 (no memory). Loads every stream's first packet lazily. */
-int evt_mtrace_init(struct evt_mtrace *mt, struct evt_trace *t, enum evt_merge_kind kind);
-void evt_mtrace_free(struct evt_mtrace *mt);
-/*
- * Only events in [from, to] (clock values). Before the first batch: the
- * streams are sought to the first packet that can hold @from (packets
- * wholly before it are skipped undecoded).
- */
-void evt_mtrace_set_range(struct evt_mtrace *mt, uint64_t from, uint64_t to);
-/* Only events whose mask[evt_events index] is set (kept by reference). */
-void evt_mtrace_set_events(struct evt_mtrace *mt, uint8_t *mask);
-/*
- * Up to @max next events in (ts, buffer id, file order) order: the number
- * given, 0 at the end, -1 on a decode error (mt->errmsg names the file and
- * offset; the events before it were all returned). Payload pointers stay
- * valid until the trace is closed (the files are mapped).
- */
-long evt_mtrace_next(struct evt_mtrace *mt, struct evt_ref *out, size_t max);
-/*
- * The same merge, every event decoded and taken in order, but only counted:
- * the number of the next (up to @max) events evt_mtrace_next() would give,
- * 0 at the end, -1 on the same decode error after the same events.
- */
-long evt_mtrace_count(struct evt_mtrace *mt, size_t max);
-/*
- * Two merged readers (of two clones of a trace: two time slices) counted
- * to their ends at once, their steps interleaved so that the two merges'
- * dependency chains overlap. Each ends as evt_mtrace_count() would leave
- * it: @na, @nb events counted, then done, or mt->err with mt->errmsg
- * after the same events.
- */
-void evt_mtrace_count_pair(struct evt_mtrace *a, struct evt_mtrace *b, uint64_t *na, uint64_t *nb);
+	e.desc = -1;
+	if (__builtin_expect(!evt_decode_event(pkt, pos, end, s->channel, prev, tend, d, nextp, &e), 1))
+		return 0;
+	evt_stream_error(t, s, s->errmsg, sizeof(s->errmsg), s->pkt_off + pos, &e);
+	return -1;
+}
 
 #endif /* EVT_TRACE_H */

@@ -265,17 +265,8 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 
 	for (i = 0; i < d->nr_fields; i++) {
 		const struct evt_field_desc *f = &d->fields[i];
-		size_t a = 1, sz = 0, nl = strlen(f->name);
+		size_t a = evt_field_align(f->type), sz = evt_field_size(f->type), nl = strlen(f->name);
 
-		switch (f->type) {
-		case EVT_F_U8: sz = 1; break;
-		case EVT_F_U16: sz = 2; a = 2; break;
-		case EVT_F_U32: case EVT_F_S32: sz = 4; a = 4; break;
-		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: sz = 8; a = 4; break;
-		case EVT_F_STRING: break;
-		case EVT_F_SEQ_U8: sz = 2; a = 2; break;
-		case EVT_F_COMM: sz = 16; break;
-		}
 		off = (off + a - 1) & ~(a - 1);
 		if (off > avail || avail - off < sz)
 			break;		/* cannot happen for a decoded event */
@@ -401,16 +392,11 @@ static struct evt_fmt_tmpl *build_tmpl(const struct evt_event_desc *d, int json)
 	for (i = 0; i < d->nr_fields; i++) {
 		const struct evt_field_desc *f = &d->fields[i];
 		struct ftmpl *ft = &t->f[i];
-		size_t a = 1, sz = 0;
+		size_t a = evt_field_align(f->type), sz = evt_field_size(f->type);
 
-		switch (f->type) {
-		case EVT_F_U8: sz = 1; break;
-		case EVT_F_U16: sz = 2; a = 2; break;
-		case EVT_F_U32: case EVT_F_S32: sz = 4; a = 4; break;
-		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: sz = 8; a = 4; break;
-		case EVT_F_COMM: sz = 16; break;
-		case EVT_F_STRING: case EVT_F_SEQ_U8: t->fast = 0; break;
-		}
+		/* Variable-sized fields: the slow path (their offsets vary). */
+		if (f->type == EVT_F_STRING || f->type == EVT_F_SEQ_U8)
+			t->fast = 0;
 		off = (off + a - 1) & ~(a - 1);
 		ft->off = (uint16_t)off;
 		ft->type = (uint8_t)f->type;

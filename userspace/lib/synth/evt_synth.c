@@ -188,13 +188,8 @@ static uint32_t build_payload(const struct evt_event_desc *d, uint8_t *buf, uint
 	for (i = 0; i < d->nr_fields; i++) {
 		const struct evt_field_desc *f = &d->fields[i];
 		uint64_t r = rnd(rs), v;
-		size_t a = 1, n, j;
+		size_t a = evt_field_align(f->type), n, j;
 
-		switch (f->type) {
-		case EVT_F_U16: case EVT_F_SEQ_U8: a = 2; break;
-		case EVT_F_U32: case EVT_F_S32: case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: a = 4; break;
-		default: break;
-		}
 		while (off % a)
 			buf[off++] = 0;
 		v = !strcmp(f->name, "cpu") ? cpu : !strcmp(f->name, "seq") ? seq : r;
