@@ -40,12 +40,12 @@ enum { SRC_OK, SRC_EOF, SRC_ERR };
 /* A source's decoding state (64 bytes: an index is a shift). */
 struct count_source {
 	const uint8_t *pos;		/* header of the event after the head */
-	const uint8_t *last;		/* a run event at <= last lies in the packet */
+	const uint8_t *end;		/* the packet's content end; the packet itself for the general rules only */
 	uint64_t prev;			/* its timestamp */
 	uint64_t tend;			/* the packet's timestamp_end */
 	evt_mkey_t nk;			/* its key; EVT_MKEY_NONE: end or error (state) */
 	uint64_t kb;			/* key = (ts << shift) - kb: (base << shift) - source */
-	uint32_t id, step;		/* its compact id, its size (aligned) */
+	uint64_t step;			/* its size (aligned) */
 	const uint8_t *pkt;		/* the packet */
 };
 
@@ -100,15 +100,8 @@ count_source_next(struct count_lane *L, uint32_t src)
 			f->prev = d.ts;
 			f->step = (uint32_t)(next - off);
 			f->nk = (d.ts << (mt->m.shift + LANE_SRC_SHIFT)) - f->kb;
-			f->last = f->pkt;	/* no run: the general rules again */
-			if (s->channel == EVT_CHAN_COMPACT) {
-				const uint32_t id = evt_ld32(f->pkt + off) & ((1U << EVT_COMPACT_ID_BITS) - 1);
-
-				if (id != EVT_COMPACT_ID_EXT && evt_dtab.c_need[id]) {
-					f->id = id;
-					f->last = f->pkt + (fc->end - evt_dtab.c_need[id]);
-				}
-			}
+			/* The fast path reads compact headers only. */
+			f->end = s->channel == EVT_CHAN_COMPACT ? f->pkt + fc->end : f->pkt;
 			return;
 		}
 		/* The packet is used up: the next one (its header checked by the index). */
@@ -150,14 +143,22 @@ int lane_adv(struct count_lane *const L, evt_mkey_t *topp, const int depth)
 	const uint8_t *const np = f->pos + f->step;
 	int d;
 
-	if (__builtin_expect(np <= f->last, 1)) {
-		/* The decoder's fast path, one step of the run. */
+	if (__builtin_expect(np + EVT_COMPACT_HDR <= f->end, 1)) {
+		/*
+		 * The decoder's fast path for one small compact header of a
+		 * fixed-size event: the whole event in the packet, not after
+		 * timestamp_end.
+		 */
 		const uint32_t w = evt_ld32(np);
+		const uint32_t id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
 		const uint64_t ts = evt_compact_ts(f->prev, w);
+		const size_t need = evt_dtab.c_need[id];
 
-		if (__builtin_expect(((w & ((1U << EVT_COMPACT_ID_BITS) - 1)) == f->id) & (ts <= f->tend), 1)) {
+		/* need - 1 wraps for ids without a fast entry: one test for both. */
+		if (__builtin_expect((need - 1 < (size_t)(f->end - np)) & (ts <= f->tend), 1)) {
 			f->pos = np;
 			f->prev = ts;
+			f->step = evt_dtab.c_step[id];
 			f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
 			goto replay;
 		}
@@ -344,7 +345,7 @@ static void lane_init(struct count_lane *L, struct evt_merged *mt)
 		f->pos = f->pkt + ((EVT_DMETA_OFF(c->p->meta) + EVT_DMETA_LEN(c->p->meta) +
 				    EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1));
 		f->step = 0;
-		f->last = f->pkt;
+		f->end = f->pkt;
 		count_source_next(L, i);
 	}
 	/* A from beyond the keys' reach: nothing is in range (to >= from is too). */
