@@ -780,6 +780,53 @@ START_TEST(metadata_read_any_size)
 }
 END_TEST
 
+static long resident_kib(void)
+{
+	long pages = 0, rss = 0;
+	FILE *f = fopen("/proc/self/statm", "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fscanf(f, "%ld %ld", &pages, &rss), 2);
+	fclose(f);
+	return rss * (sysconf(_SC_PAGESIZE) / 1024);
+}
+
+/*
+ * Reading a trace keeps only a bounded part of it resident: a 32 MB stream
+ * read to its end (index and merge) leaves the reader less than 8 MB larger
+ * (it used to keep every page it had read mapped: the whole file).
+ */
+START_TEST(reading_keeps_memory_bounded)
+{
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_merged mt;
+	struct evt_trace t;
+	char dir[64];
+	uint64_t n = 0;
+	long before, k;
+
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 1;
+	p.events = 2000000;		/* 16 bytes each */
+	synth(dir, &p, &r);
+	ck_assert_uint_eq(r.written, p.events);
+	before = resident_kib();
+	ck_assert_int_eq(evt_trace_open(&t, dir, NULL), 0);
+	ck_assert_int_eq(evt_merged_init(&mt, &t, EVT_MERGE_TREE), 0);
+	while ((k = evt_merged_count(&mt, 1U << 16)) > 0)
+		n += (uint64_t)k;
+	ck_assert_int_eq(k, 0);
+	ck_assert_uint_eq(n, r.written);
+	ck_assert_msg(resident_kib() - before < 8 * 1024, "resident %ld KiB more after reading %llu events",
+		      resident_kib() - before, (unsigned long long)n);
+	evt_merged_free(&mt);
+	evt_trace_close(&t);
+	rmtree(dir);
+}
+END_TEST
+
 /* Every decoding error has its own text, with the file and offset in front. */
 START_TEST(decode_errors_have_texts)
 {
@@ -1583,6 +1630,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, metadata_parsing);
 	tcase_add_test(tr, metadata_read_any_size);
 	tcase_add_test(tr, decode_errors_have_texts);
+	tcase_add_test(tr, reading_keeps_memory_bounded);
 	tcase_add_test(tr, empty_and_odd_directories);
 	tcase_add_test(tr, format_numbers_and_escapes);
 	tcase_add_test(tc, corrupt_traces_give_errors);

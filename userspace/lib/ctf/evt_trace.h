@@ -68,6 +68,7 @@ struct evt_stream {
 	int err;		/* an error follows the decoded events */
 	int eof;
 	uint64_t events;	/* decoded so far */
+	size_t released;	/* bytes of the mapping given back, from its start */
 
 	/* Whole-file accounting, from the index. */
 	uint64_t packets;
