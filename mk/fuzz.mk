@@ -23,7 +23,7 @@ FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # The library code the targets reach (no netlink).
 FUZZ_LIB := kmod/core/evt_events.c $(wildcard userspace/lib/ctf/*.c) userspace/lib/format/evt_format.c \
-	userspace/lib/consumer/evt_reorder.c
+	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 

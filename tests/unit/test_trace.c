@@ -827,6 +827,32 @@ START_TEST(reading_keeps_memory_bounded)
 }
 END_TEST
 
+/* A FIFO in the place of a trace file is refused, not waited on (it used to hang the open). */
+START_TEST(fifo_in_a_trace_is_refused)
+{
+	static const char *const names[] = { "metadata", "compact_0" };
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_trace t;
+	char dir[64], path[128];
+	unsigned int i;
+
+	for (i = 0; i < 2; i++) {
+		mktmp(dir, sizeof(dir));
+		evt_synth_defaults(&p);
+		p.cpus = 1;
+		p.events = 1000;
+		synth(dir, &p, &r);
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		ck_assert_int_eq(unlink(path), 0);
+		ck_assert_int_eq(mkfifo(path, 0600), 0);
+		ck_assert_int_eq(evt_trace_open(&t, dir, NULL), -1);
+		ck_assert_msg(strstr(t.err, "not a regular file") && strstr(t.err, names[i]), "%s", t.err);
+		rmtree(dir);
+	}
+}
+END_TEST
+
 /* Every decoding error has its own text, with the file and offset in front. */
 START_TEST(decode_errors_have_texts)
 {
@@ -1630,6 +1656,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, metadata_parsing);
 	tcase_add_test(tr, metadata_read_any_size);
 	tcase_add_test(tr, decode_errors_have_texts);
+	tcase_add_test(tr, fifo_in_a_trace_is_refused);
 	tcase_add_test(tr, reading_keeps_memory_bounded);
 	tcase_add_test(tr, empty_and_odd_directories);
 	tcase_add_test(tr, format_numbers_and_escapes);

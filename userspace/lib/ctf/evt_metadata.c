@@ -11,16 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "evt_metadata.h"
-
-__attribute__((format(printf, 3, 4)))
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
+#include "evt_io.h"
 
 int evt_metadata_read(int fd, char **textp, size_t *lenp, char *err, size_t errlen)
 {
@@ -28,7 +19,7 @@ int evt_metadata_read(int fd, char **textp, size_t *lenp, char *err, size_t errl
 	char *text = malloc(cap + 1);
 
 	if (!text) {
-		seterr(err, errlen, "out of memory");
+		evt_errf(err, errlen, "out of memory");
 		return -1;
 	}
 	for (;;) {
@@ -38,14 +29,14 @@ int evt_metadata_read(int fd, char **textp, size_t *lenp, char *err, size_t errl
 			char *bigger;
 
 			if (cap >= EVT_METADATA_MAX) {
-				seterr(err, errlen, "metadata larger than %d MiB", EVT_METADATA_MAX >> 20);
+				evt_errf(err, errlen, "metadata larger than %d MiB", EVT_METADATA_MAX >> 20);
 				free(text);
 				return -1;
 			}
 			cap *= 2;
 			bigger = realloc(text, cap + 1);
 			if (!bigger) {
-				seterr(err, errlen, "out of memory");
+				evt_errf(err, errlen, "out of memory");
 				free(text);
 				return -1;
 			}
@@ -55,7 +46,7 @@ int evt_metadata_read(int fd, char **textp, size_t *lenp, char *err, size_t errl
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0) {
-			seterr(err, errlen, "read: %s", strerror(errno));
+			evt_errf(err, errlen, "read: %s", strerror(errno));
 			free(text);
 			return -1;
 		}
@@ -251,20 +242,20 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 	int ret = -1;
 
 	if (len >= 4 && !memcmp(text, "\x57\x1d\xd1\x75", 4)) {
-		seterr(err, errlen, "packetized metadata is not supported (evtrace writes plain text)");
+		evt_errf(err, errlen, "packetized metadata is not supported (evtrace writes plain text)");
 		return -1;
 	}
 	if (len < 8 || memcmp(text, "/* CTF 1.8", 10 <= len ? 10 : len)) {
-		seterr(err, errlen, "not CTF 1.8 plain-text metadata (no \"/* CTF 1.8\" at the start)");
+		evt_errf(err, errlen, "not CTF 1.8 plain-text metadata (no \"/* CTF 1.8\" at the start)");
 		return -1;
 	}
 	if (memchr(text, 0, len)) {
-		seterr(err, errlen, "NUL byte in the metadata text");
+		evt_errf(err, errlen, "NUL byte in the metadata text");
 		return -1;
 	}
 	s = strip_comments(text, len);
 	if (!s) {
-		seterr(err, errlen, "out of memory");
+		evt_errf(err, errlen, "out of memory");
 		return -1;
 	}
 	md->has_clock = 0;
@@ -274,19 +265,19 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		md->has_clock = 1;
 		if (find_assign(b, e, "offset_s", val, sizeof(val)) == 0 &&
 		    parse_u64(val, &md->clock_offset_s)) {
-			seterr(err, errlen, "clock offset_s \"%s\" is not a number", val);
+			evt_errf(err, errlen, "clock offset_s \"%s\" is not a number", val);
 			goto out;
 		}
 		if (find_assign(b, e, "offset", val, sizeof(val)) == 0 &&
 		    parse_u64(val, &md->clock_offset_ns)) {
-			seterr(err, errlen, "clock offset \"%s\" is not a number", val);
+			evt_errf(err, errlen, "clock offset \"%s\" is not a number", val);
 			goto out;
 		}
 		if (find_assign(b, e, "freq", val, sizeof(val)) == 0) {
 			uint64_t f;
 
 			if (parse_u64(val, &f) || f != 1000000000ULL) {
-				seterr(err, errlen, "clock freq %s: only 1000000000 (ns) is supported", val);
+				evt_errf(err, errlen, "clock freq %s: only 1000000000 (ns) is supported", val);
 				goto out;
 			}
 		}
@@ -295,7 +286,7 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 	if (find_block(s, "trace", &b, &e) == 0 &&
 	    find_assign(b, e, "uuid", val, sizeof(val)) == 0) {
 		if (parse_uuid(val, md->uuid)) {
-			seterr(err, errlen, "trace uuid %s is malformed", val);
+			evt_errf(err, errlen, "trace uuid %s is malformed", val);
 			goto out;
 		}
 		md->has_uuid = 1;

@@ -15,18 +15,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "evt_trace.h"
-
-/* ---- Errors ---- */
-
-__attribute__((format(printf, 3, 4)))
-static void seterr(char *buf, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, len, fmt, ap);
-	va_end(ap);
-}
+#include "evt_io.h"
 
 /* ---- Opening ---- */
 
@@ -68,25 +57,38 @@ static int stream_cmp(const void *a, const void *b)
 	return x->channel < y->channel ? -1 : x->channel > y->channel;
 }
 
+/*
+ * Open a file of the trace for reading: 0 with *@fd and *@size, or -1 with
+ * t->err. O_NONBLOCK: a FIFO in its place must not hang the open.
+ */
+static int open_regular(struct evt_trace *t, const char *path, int *fd, size_t *size)
+{
+	struct stat st;
+
+	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (*fd < 0) {
+		evt_errf(t->err, sizeof(t->err), "%s: %s", path, strerror(errno));
+		return -1;
+	}
+	if (fstat(*fd, &st) || !S_ISREG(st.st_mode)) {
+		evt_errf(t->err, sizeof(t->err), "%s: not a regular file", path);
+		close(*fd);
+		return -1;
+	}
+	*size = (size_t)st.st_size;
+	return 0;
+}
+
 static int read_metadata(struct evt_trace *t)
 {
 	char path[4096], msg[EVT_TRACE_ERRLEN];
-	struct stat st;
 	char *text;
 	size_t len;
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/metadata", t->dir);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		seterr(t->err, sizeof(t->err), "%s: %s", path, strerror(errno));
+	if (open_regular(t, path, &fd, &len))
 		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		seterr(t->err, sizeof(t->err), "%s: not a regular file", path);
-		close(fd);
-		return -1;
-	}
 	ret = evt_metadata_read(fd, &text, &len, msg, sizeof(msg));
 	close(fd);
 	if (!ret) {
@@ -94,33 +96,23 @@ static int read_metadata(struct evt_trace *t)
 		free(text);
 	}
 	if (ret)
-		seterr(t->err, sizeof(t->err), "%s: %s", path, msg);
+		evt_errf(t->err, sizeof(t->err), "%s: %s", path, msg);
 	return ret;
 }
 
 static int open_stream(struct evt_trace *t, struct evt_stream *s)
 {
 	char path[4096];
-	struct stat st;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", t->dir, s->name);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		seterr(t->err, sizeof(t->err), "%s: %s", path, strerror(errno));
+	if (open_regular(t, path, &fd, &s->size))
 		return -1;
-	}
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode)) {
-		seterr(t->err, sizeof(t->err), "%s: not a regular file", path);
-		close(fd);
-		return -1;
-	}
-	s->size = (size_t)st.st_size;
 	if (s->size) {
 		void *p = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (p == MAP_FAILED) {
-			seterr(t->err, sizeof(t->err), "%s: mmap: %s", path, strerror(errno));
+			evt_errf(t->err, sizeof(t->err), "%s: mmap: %s", path, strerror(errno));
 			close(fd);
 			return -1;
 		}
@@ -140,12 +132,12 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	memset(t, 0, sizeof(*t));
 	t->dir = strdup(dir);
 	if (!t->dir) {
-		seterr(t->err, sizeof(t->err), "out of memory");
+		evt_errf(t->err, sizeof(t->err), "out of memory");
 		return -1;
 	}
 	d = opendir(dir);
 	if (!d) {
-		seterr(t->err, sizeof(t->err), "%s: %s", dir, strerror(errno));
+		evt_errf(t->err, sizeof(t->err), "%s: %s", dir, strerror(errno));
 		goto fail;
 	}
 	if (read_metadata(t)) {
@@ -168,7 +160,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 			n = realloc(t->streams, cap * sizeof(*n));
 			if (!n) {
 				closedir(d);
-				seterr(t->err, sizeof(t->err), "out of memory");
+				evt_errf(t->err, sizeof(t->err), "out of memory");
 				goto fail;
 			}
 			t->streams = n;
@@ -365,7 +357,7 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s)
 			cap = cap ? cap * 2 : 64;
 			n = realloc(s->pk, cap * sizeof(*n));
 			if (!n) {
-				seterr(t->err, sizeof(t->err), "%s/%s: out of memory", t->dir, s->name);
+				evt_errf(t->err, sizeof(t->err), "%s/%s: out of memory", t->dir, s->name);
 				return -1;
 			}
 			s->pk = n;

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "evt_ring.h"
+#include "evt_io.h"
 #include "evt_synth.h"
 #include <evtrace/events.h>
 
@@ -52,16 +53,6 @@ struct sring {
 	char *fbuf;
 };
 
-__attribute__((format(printf, 3, 4)))
-static void seterr(char *err, size_t len, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, len, fmt, ap);
-	va_end(ap);
-}
-
 static int drain(struct sring *s, struct evt_synth_result *res)
 {
 	unsigned long pos;
@@ -91,7 +82,7 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 
 	memset(s, 0, sizeof(*s));
 	if (evt_ring_check_params(&rp)) {
-		seterr(err, errlen, "bad ring geometry: subbuf_size %lu, num_subbuf %lu "
+		evt_errf(err, errlen, "bad ring geometry: subbuf_size %lu, num_subbuf %lu "
 		       "(powers of two, >= 1024 and >= 2)", p->subbuf_size, p->num_subbuf);
 		return -1;
 	}
@@ -99,14 +90,14 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 	s->sb = calloc(rp.num_subbuf, sizeof(*s->sb));
 	s->fbuf = malloc(1 << 20);
 	if (!s->mem || !s->sb || !s->fbuf) {
-		seterr(err, errlen, "out of memory");
+		evt_errf(err, errlen, "out of memory");
 		return -1;
 	}
 	evt_ring_init(&s->r, &rp, s->mem, s->sb);
 	snprintf(path, sizeof(path), "%s/%s_%u", dir, evt_channel_name(ch), cpu);
 	s->f = fopen(path, "w");
 	if (!s->f) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		evt_errf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	setvbuf(s->f, s->fbuf, _IOFBF, 1 << 20);
@@ -155,18 +146,18 @@ static int write_metadata(const char *dir, const struct evt_synth_params *p, con
 	need = evt_meta_render(NULL, 0, &mp);
 	buf = malloc(need + 1);
 	if (!buf) {
-		seterr(err, errlen, "out of memory");
+		evt_errf(err, errlen, "out of memory");
 		return -1;
 	}
 	evt_meta_render(buf, need + 1, &mp);
 	snprintf(path, sizeof(path), "%s/metadata", dir);
 	f = fopen(path, "w");
 	if (!f || fwrite(buf, 1, need, f) != need) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		evt_errf(err, errlen, "%s: %s", path, strerror(errno));
 		ret = -1;
 	}
 	if (f && fclose(f) && !ret) {
-		seterr(err, errlen, "%s: %s", path, strerror(errno));
+		evt_errf(err, errlen, "%s: %s", path, strerror(errno));
 		ret = -1;
 	}
 	free(buf);
@@ -289,11 +280,11 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 	memset(res, 0, sizeof(*res));
 	res->first_ts = UINT64_MAX;
 	if (!p->cpus || p->cpus > EVT_SYNTH_MAX_CPUS) {
-		seterr(err, errlen, "cpus must be 1..%d", EVT_SYNTH_MAX_CPUS);
+		evt_errf(err, errlen, "cpus must be 1..%d", EVT_SYNTH_MAX_CPUS);
 		return -1;
 	}
 	if (mkdir(dir, 0755) && errno != EEXIST) {
-		seterr(err, errlen, "%s: %s", dir, strerror(errno));
+		evt_errf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
 	for (i = 0; i < 16; i++)
@@ -358,7 +349,7 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 				stall_left--;
 			} else if ((e & 15) == 15 || ev_per_packet < 32) {
 				if (drain(&rings[0], res) || drain(&rings[1], res)) {
-					seterr(err, errlen, "%s: write: %s", dir, strerror(errno));
+					evt_errf(err, errlen, "%s: write: %s", dir, strerror(errno));
 					ret = -1;
 					break;
 				}
@@ -368,7 +359,7 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 		synth_now = now;
 		if (sring_close(&rings[0], res) | sring_close(&rings[1], res)) {
 			if (!ret)
-				seterr(err, errlen, "%s: write: %s", dir, strerror(errno));
+				evt_errf(err, errlen, "%s: write: %s", dir, strerror(errno));
 			ret = -1;
 		}
 	}
