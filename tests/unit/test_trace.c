@@ -853,6 +853,45 @@ START_TEST(fifo_in_a_trace_is_refused)
 }
 END_TEST
 
+/*
+ * The decoder's shortcut for variable-sized events (one variable field, the
+ * last) says what walking the fields says, on random payloads.
+ */
+START_TEST(variable_sizes_match_the_walk)
+{
+	uint8_t buf[512];
+	uint64_t rs = 12345;
+	unsigned int di, k, nvar = 0;
+
+	for (di = 0; di < evt_nr_events; di++) {
+		const struct evt_event_desc *d = &evt_events[di];
+
+		if (evt_dtab.fixed_len[di] >= 0)
+			continue;
+		nvar++;
+		for (k = 0; k < 20000; k++) {
+			size_t avail, j;
+			long walk, fast;
+
+			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+			avail = (size_t)(rs >> 33) % sizeof(buf);
+			for (j = 0; j < sizeof(buf); j++) {
+				rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+				/* Mostly small bytes: short sequences, NULs for strings. */
+				buf[j] = (uint8_t)((rs >> 40) % 8 ? (rs >> 48) % 3 : rs >> 56);
+			}
+			walk = evt_payload_size(d, buf, avail);
+			fast = evt_decode_var_size(di, buf, avail);
+			if (fast > (long)avail)
+				fast = -1;
+			ck_assert_msg(walk == fast, "%s avail %zu: walk %ld, shortcut %ld", d->name, avail,
+				      walk, fast);
+		}
+	}
+	ck_assert_uint_gt(nvar, 2);
+}
+END_TEST
+
 /* Every decoding error has its own text, with the file and offset in front. */
 START_TEST(decode_errors_have_texts)
 {
@@ -1656,6 +1695,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, metadata_parsing);
 	tcase_add_test(tr, metadata_read_any_size);
 	tcase_add_test(tr, decode_errors_have_texts);
+	tcase_add_test(tr, variable_sizes_match_the_walk);
 	tcase_add_test(tr, fifo_in_a_trace_is_refused);
 	tcase_add_test(tr, reading_keeps_memory_bounded);
 	tcase_add_test(tr, empty_and_odd_directories);

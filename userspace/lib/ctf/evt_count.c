@@ -40,17 +40,18 @@ enum { SRC_OK, SRC_EOF, SRC_ERR };
 /* A source's decoding state (64 bytes: an index is a shift). */
 struct count_source {
 	const uint8_t *pos;		/* header of the event after the head */
-	const uint8_t *end;		/* the packet's content end; the packet itself for the general rules only */
+	const uint8_t *end;		/* compact: the packet's content end (normal: the packet) */
 	uint64_t prev;			/* its timestamp */
 	uint64_t tend;			/* the packet's timestamp_end */
 	evt_mkey_t nk;			/* its key; EVT_MKEY_NONE: end or error (state) */
 	uint64_t kb;			/* key = (ts << shift) - kb: (base << shift) - source */
 	uint64_t step;			/* its size (aligned) */
-	const uint8_t *pkt;		/* the packet */
+	const uint8_t *nend;		/* normal: the same (compact: the packet) */
 };
 
 /* What only the general rules need. */
 struct count_source_cold {
+	const uint8_t *pkt;		/* the packet */
 	size_t end;			/* the packet's content bytes */
 	struct evt_stream *s;
 	int state;
@@ -81,7 +82,7 @@ count_source_next(struct count_lane *L, uint32_t src)
 	struct count_source *f = &L->f[src];
 	struct count_source_cold *fc = &L->fc[src];
 	struct evt_stream *s = fc->s;
-	size_t off = (size_t)(f->pos - f->pkt) + f->step;
+	size_t off = (size_t)(f->pos - fc->pkt) + f->step;
 	int fresh = 0;
 
 	for (;;) {
@@ -89,19 +90,20 @@ count_source_next(struct count_lane *L, uint32_t src)
 		size_t next;
 
 		if (off < fc->end) {
-			if (evt_stream_decode_one(t, s, f->pkt, off, fc->end, f->tend, f->prev, &d, &next))
+			if (evt_stream_decode_one(t, s, fc->pkt, off, fc->end, f->tend, f->prev, &d, &next))
 				break;
 			/* A packet's first event: the packet is within the keys' reach. */
 			if (fresh && s->pi.h.timestamp_end - mt->base > mt->m.max_rel) {
 				evt_merged_out_of_reach(mt, s, s->errmsg, sizeof(s->errmsg));
 				break;
 			}
-			f->pos = f->pkt + off;
+			f->pos = fc->pkt + off;
 			f->prev = d.ts;
 			f->step = (uint32_t)(next - off);
 			f->nk = (d.ts << (mt->m.shift + LANE_SRC_SHIFT)) - f->kb;
-			/* The fast path reads compact headers only. */
-			f->end = s->channel == EVT_CHAN_COMPACT ? f->pkt + fc->end : f->pkt;
+			/* Where the fast paths may read headers: one per channel. */
+			f->end = s->channel == EVT_CHAN_COMPACT ? fc->pkt + fc->end : fc->pkt;
+			f->nend = s->channel == EVT_CHAN_NORMAL ? fc->pkt + fc->end : fc->pkt;
 			return;
 		}
 		/* The packet is used up: the next one (its header checked by the index). */
@@ -115,7 +117,7 @@ count_source_next(struct count_lane *L, uint32_t src)
 			return;
 		}
 		evt_stream_load_packet(s);
-		f->pkt = s->map + s->pkt_off;
+		fc->pkt = s->map + s->pkt_off;
 		fc->end = s->pi.content_bytes;
 		f->tend = s->pi.h.timestamp_end;
 		f->prev = s->pi.h.timestamp_begin;
@@ -159,6 +161,27 @@ int lane_adv(struct count_lane *const L, evt_mkey_t *topp, const int depth)
 			f->pos = np;
 			f->prev = ts;
 			f->step = evt_dtab.c_step[id];
+			f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
+			goto replay;
+		}
+	} else if (np + EVT_NORMAL_HDR <= f->nend) {
+		/*
+		 * The same for a normal header (id, payload length, low time
+		 * bits) of a fixed-size event: the header's length is the
+		 * event's, the whole event in the packet, not after
+		 * timestamp_end.
+		 */
+		const uint32_t h = evt_ld32(np);
+		const uint32_t id = h & 0xffff, len = h >> 16;
+		const uint64_t ts = evt_one_wrap(f->prev, evt_ld32(np + 4), EVT_NORMAL_TS_BITS);
+		const size_t need = EVT_NORMAL_HDR + (size_t)len;
+
+		if (__builtin_expect((id < EVT_DECODE_SMALL_IDS) &
+				     (evt_dtab.n_fixed[id % EVT_DECODE_SMALL_IDS] == len) &
+				     (need <= (size_t)(f->nend - np)) & (ts <= f->tend), 1)) {
+			f->pos = np;
+			f->prev = ts;
+			f->step = (need + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
 			f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
 			goto replay;
 		}
@@ -338,14 +361,15 @@ static void lane_init(struct count_lane *L, struct evt_merged *mt)
 			continue;	/* no head: the tree holds no key of it */
 		/* The head, decoded in s->ev[]: the lane reads on after it. */
 		fc->state = SRC_OK;
-		f->pkt = s->map + s->pkt_off;
+		fc->pkt = s->map + s->pkt_off;
 		fc->end = s->pi.content_bytes;
 		f->tend = s->pi.h.timestamp_end;
 		f->prev = c->p->ts;
-		f->pos = f->pkt + ((EVT_DMETA_OFF(c->p->meta) + EVT_DMETA_LEN(c->p->meta) +
+		f->pos = fc->pkt + ((EVT_DMETA_OFF(c->p->meta) + EVT_DMETA_LEN(c->p->meta) +
 				    EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1));
 		f->step = 0;
-		f->end = f->pkt;
+		f->end = fc->pkt;
+		f->nend = fc->pkt;
 		count_source_next(L, i);
 	}
 	/* A from beyond the keys' reach: nothing is in range (to >= from is too). */

@@ -10,6 +10,11 @@
 
 struct evt_decode_tables evt_dtab;
 
+static size_t align_up(size_t x, size_t a)
+{
+	return (x + a - 1) & ~(a - 1);
+}
+
 /* Before main: the tables never change after, so threads read them freely. */
 __attribute__((constructor))
 static void evt_decode_tables_init(void)
@@ -31,6 +36,28 @@ static void evt_decode_tables_init(void)
 		for (j = 0; j < d->nr_fields; j++)
 			var |= d->fields[j].type == EVT_F_STRING || d->fields[j].type == EVT_F_SEQ_U8;
 		t->fixed_len[i] = var ? -1 : (int32_t)evt_payload_size(d, zeros, sizeof(zeros));
+		if (var && d->nr_fields) {
+			const struct evt_field_desc *last = &d->fields[d->nr_fields - 1];
+			size_t off = 0;
+
+			/* The fixed fields before it, laid out as the walk would. */
+			for (j = 0; j + 1 < d->nr_fields; j++) {
+				enum evt_field_type ft = d->fields[j].type;
+
+				if (ft == EVT_F_STRING || ft == EVT_F_SEQ_U8)
+					break;
+				off = align_up(off, evt_field_align(ft)) + evt_field_size(ft);
+			}
+			if (j + 1 == d->nr_fields && off < 0xffff) {
+				t->var_type[i] = (uint8_t)(last->type + 1);
+				t->var_off[i] = (uint16_t)align_up(off, evt_field_align(last->type));
+			}
+		}
+	}
+	for (i = 0; i < EVT_DECODE_SMALL_IDS; i++) {
+		int16_t di = t->desc_by_id[EVT_CHAN_NORMAL][i];
+
+		t->n_fixed[i] = di < 0 || t->fixed_len[di] < 0 ? 0x10000 : (uint32_t)t->fixed_len[di];
 	}
 	for (i = 0; i < EVT_COMPACT_ID_EXT; i++) {
 		int16_t di = t->desc_by_id[EVT_CHAN_COMPACT][i];
@@ -209,11 +236,6 @@ int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
 }
 
 /* ---- Payloads ---- */
-
-static size_t align_up(size_t x, size_t a)
-{
-	return (x + a - 1) & ~(a - 1);
-}
 
 /* Walk @d's fields over @p; calls back per field when @want >= 0 matches. */
 static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t avail,

@@ -103,6 +103,18 @@ struct evt_decode_tables {
 	 */
 	uint32_t c_need[32], c_step[32];
 	uint64_t c_meta[32];
+	/*
+	 * The normal channel, by id: the payload bytes of a fixed-size event,
+	 * 0x10000 (no header's length) for a variable or unknown one.
+	 */
+	uint32_t n_fixed[EVT_DECODE_SMALL_IDS];
+	/*
+	 * A variable-sized event whose only variable field is its last one
+	 * (a string or a u8 sequence), by index in evt_events[]: that
+	 * field's type + 1 (0: another layout) and offset.
+	 */
+	uint8_t var_type[256];
+	uint16_t var_off[256];
 };
 extern struct evt_decode_tables evt_dtab;
 
@@ -154,6 +166,26 @@ static inline uint64_t evt_compact_ts(uint64_t prev, uint32_t w)
 
 /* Payload length an event of @d takes at @p (at most @avail bytes), or -1. */
 long evt_payload_size(const struct evt_event_desc *d, const uint8_t *p, size_t avail);
+
+/*
+ * The payload length of an event of variable size, evt_events[@di], at @p
+ * (at most @avail bytes), or -1; a length beyond @avail is the caller's
+ * to refuse. The usual layout (one variable field, the last) without
+ * walking the fields.
+ */
+static inline long evt_decode_var_size(long di, const uint8_t *p, size_t avail)
+{
+	const size_t off = evt_dtab.var_off[di];
+
+	if (evt_dtab.var_type[di] == EVT_F_SEQ_U8 + 1)
+		return avail < off + 2 ? -1 : (long)(off + 2 + evt_ld16(p + off));
+	if (evt_dtab.var_type[di] == EVT_F_STRING + 1) {
+		const uint8_t *nul = avail > off ? memchr(p + off, 0, avail - off) : NULL;
+
+		return nul ? nul - p + 1 : -1;
+	}
+	return evt_payload_size(&evt_events[di], p, avail);
+}
 
 /*
  * One event at @pos of a packet of channel @chan whose content ends at
@@ -212,7 +244,7 @@ int evt_decode_event(const uint8_t *pkt, size_t pos, size_t end, unsigned int ch
 	e->desc = (int)di;
 	plen = evt_dtab.fixed_len[di];
 	if (plen < 0)
-		plen = evt_payload_size(&evt_events[di], pkt + pos + hdr, room - hdr);
+		plen = evt_decode_var_size(di, pkt + pos + hdr, room - hdr);
 	if (plen < 0 || (size_t)plen > room - hdr)
 		EVT_DFAIL(EVT_DERR_OVERRUN, 0, 0);
 	if (chan == EVT_CHAN_NORMAL && (uint32_t)plen != hsize)
