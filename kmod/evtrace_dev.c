@@ -117,6 +117,20 @@ static int evt_release(struct inode *inode, struct file *file)
 	return 0;
 }
 
+/*
+ * With the reader lock held: how many of @want bytes of the held
+ * sub-buffer there are at @pos (0 at its end), or -ENODATA when none is
+ * held. read() and splice() both go by it.
+ */
+static ssize_t evt_held_room(struct evt_cpu_ring *cr, loff_t pos, size_t want)
+{
+	if (!cr->holding)
+		return -ENODATA;
+	if (pos < 0 || pos >= cr->ring.subbuf_size)
+		return 0;
+	return min_t(size_t, want, cr->ring.subbuf_size - pos);
+}
+
 static ssize_t evt_read(struct file *file, char __user *buf, size_t count, loff_t *ppos)
 {
 	struct evt_cpu_ring *cr = file->private_data;
@@ -129,15 +143,10 @@ static ssize_t evt_read(struct file *file, char __user *buf, size_t count, loff_
 		return simple_read_from_buffer(buf, count, ppos, m->text, m->len);
 	}
 	mutex_lock(&cr->reader_lock);
-	if (!cr->holding) {
-		ret = -ENODATA;
+	ret = evt_held_room(cr, *ppos, count);
+	if (ret <= 0)
 		goto out;
-	}
-	if (*ppos < 0 || *ppos >= cr->ring.subbuf_size) {
-		ret = 0;
-		goto out;
-	}
-	n = min_t(size_t, count, cr->ring.subbuf_size - *ppos);
+	n = ret;
 	if (copy_to_user(buf, cr->mem + ((cr->held_pos + *ppos) & cr->ring.ring_mask), n)) {
 		ret = -EFAULT;
 		goto out;
@@ -180,16 +189,11 @@ static ssize_t evt_splice_read(struct file *in, loff_t *ppos, struct pipe_inode_
 	if (evt_is_meta(in))
 		return -EINVAL;
 	mutex_lock(&cr->reader_lock);
-	if (!cr->holding) {
-		ret = -ENODATA;
+	ret = evt_held_room(cr, *ppos, len);
+	if (ret <= 0)
 		goto out;
-	}
-	if (*ppos < 0 || *ppos >= cr->ring.subbuf_size) {
-		ret = 0;
-		goto out;
-	}
 	off = *ppos;
-	len = min_t(size_t, len, cr->ring.subbuf_size - off);
+	len = ret;
 	while (len && spd.nr_pages < EVT_SPLICE_PAGES) {
 		unsigned long at = (cr->held_pos + off) & cr->ring.ring_mask;
 		unsigned int poff = offset_in_page(at);
