@@ -188,22 +188,36 @@ static inline uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); re
 static inline uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
 static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
-/* Upper case, as babeltrace2 prints. */
-static char *put_hex(char *p, uint64_t v)
+/* Two upper-case hex digits per byte value, filled before main. */
+static char hex2[512];
+
+__attribute__((constructor))
+static void hex2_init(void)
 {
 	static const char hx[] = "0123456789ABCDEF";
-	char tmp[16];
-	int n = 0;
+	unsigned int i;
 
-	*p++ = '0';
-	*p++ = 'x';
-	do {
-		tmp[n++] = hx[v & 15];
-		v >>= 4;
-	} while (v);
-	while (n)
-		*p++ = tmp[--n];
-	return p;
+	for (i = 0; i < 256; i++) {
+		hex2[2 * i] = hx[i >> 4];
+		hex2[2 * i + 1] = hx[i & 15];
+	}
+}
+
+/* Upper case, as babeltrace2 prints: its digits from the end, a byte at a time. */
+static inline char *put_hex(char *p, uint64_t v)
+{
+	unsigned int nd = v ? (67 - (unsigned int)__builtin_clzll(v)) / 4 : 1;
+	char *const e = p + 2 + nd, *q = e;
+
+	p[0] = '0';
+	p[1] = 'x';
+	for (; nd >= 2; nd -= 2, v >>= 8) {
+		q -= 2;
+		memcpy(q, hex2 + (v & 0xff) * 2, 2);
+	}
+	if (nd)
+		q[-1] = hex2[(v & 0xf) * 2 + 1];
+	return e;
 }
 
 static char *put_s64(char *p, int64_t v)
