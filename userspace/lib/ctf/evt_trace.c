@@ -46,7 +46,7 @@ static int parse_stream_name(const char *name, unsigned int *chan, unsigned int 
 	return 0;
 }
 
-static int index_stream(struct evt_trace *t, struct evt_stream *s);
+static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd);
 
 static int stream_cmp(const void *a, const void *b)
 {
@@ -100,10 +100,11 @@ static int read_metadata(struct evt_trace *t)
 	return ret;
 }
 
+/* Map a stream file and index its packets. */
 static int open_stream(struct evt_trace *t, struct evt_stream *s)
 {
 	char path[4096];
-	int fd;
+	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", t->dir, s->name);
 	if (open_regular(t, path, &fd, &s->size))
@@ -119,8 +120,9 @@ static int open_stream(struct evt_trace *t, struct evt_stream *s)
 		madvise(p, s->size, MADV_SEQUENTIAL);
 		s->map = p;
 	}
+	ret = index_stream(t, s, fd);
 	close(fd);
-	return 0;
+	return ret;
 }
 
 int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o)
@@ -180,7 +182,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		struct evt_stream *s = &t->streams[i];
 
 		s->id = i;
-		if (open_stream(t, s) || index_stream(t, s))
+		if (open_stream(t, s))
 			goto fail;
 		if (s->npk && s->pk[0].begin < t->base)
 			t->base = s->pk[0].begin;
@@ -280,7 +282,7 @@ static void index_fail(const struct evt_trace *t, struct evt_stream *s, size_t o
  * page given back still reads right: the page faults in again from the file.
  */
 #define EVT_RELEASE_LAG		(256UL << 10)
-#define EVT_RELEASE_STEP	(1UL << 20)
+#define EVT_RELEASE_STEP	(2UL << 20)
 
 static void release_behind(struct evt_stream *s, size_t off)
 {
@@ -298,18 +300,27 @@ static void release_behind(struct evt_stream *s, size_t off)
  * one: the error is kept for when the reader reaches it. 0, or -1 when
  * out of memory (t->err).
  */
-static int index_stream(struct evt_trace *t, struct evt_stream *s)
+static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd)
 {
 	size_t off = 0, cap = 0;
 	const struct evt_packet_header *h;
 	struct evt_packet_info pi;
 	struct evt_decode_err e;
+	uint64_t pseq = 0, pdisc = 0;
 
 	s->npk = 0;
 	s->min_end = s->max_end = 0;
 	h = &pi.h;
 	while (off < s->size) {
-		if (evt_packet_check(s->map + off, s->size - off, &pi, &e)) {
+		uint8_t hdr[EVT_PACKET_HEADER_SIZE];
+		/* Headers are read, not mapped: the index leaves no page resident. */
+		ssize_t got = pread(fd, hdr, sizeof(hdr), (off_t)off);
+		size_t left = s->size - off;
+
+		/* A file cut short since it was mapped ends here. */
+		if (got < (ssize_t)sizeof(hdr) && (got < 0 || (size_t)got < left))
+			left = got < 0 ? 0 : (size_t)got;
+		if (evt_packet_check(hdr, left, &pi, &e)) {
 			evt_stream_error(t, s, s->tail_errmsg, sizeof(s->tail_errmsg), off, &e);
 			s->tail_err = 1;
 			break;
@@ -328,11 +339,7 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s)
 		}
 		if (s->npk) {
 			const struct evt_pkt *prev = &s->pk[s->npk - 1];
-			const struct evt_packet_header *ph = (const void *)(s->map + prev->off);
-			uint64_t pseq, pdisc;
 
-			memcpy(&pseq, &ph->packet_seq_num, 8);
-			memcpy(&pdisc, &ph->events_discarded, 8);
 			if (h->packet_seq_num <= pseq) {
 				index_fail(t, s, off, EVT_DERR_PKT_SEQ, h->packet_seq_num, pseq);
 				break;
@@ -373,13 +380,10 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s)
 			s->min_end = h->timestamp_end;
 		if (h->timestamp_end > s->max_end)
 			s->max_end = h->timestamp_end;
+		pseq = h->packet_seq_num;
+		pdisc = h->events_discarded;
 		off += pi.packet_bytes;
-		release_behind(s, off);
 	}
-	/* The reader starts again from the first packet. */
-	if (s->released)
-		madvise((void *)(uintptr_t)s->map, s->size, MADV_DONTNEED);
-	s->released = 0;
 	s->packets = s->npk;
 	return 0;
 }
