@@ -19,13 +19,14 @@
  * A lane decodes as it merges: each source reads the packet in place, one
  * event ahead of its head (the event whose key replays the tree when the
  * head is taken). The event after that is decoded in the step itself, off
- * the chain: within a run of one small compact id of fixed size (the
- * decoder's fast path: the run's id, step and last position in the source's
- * state) it is a load, the one-wrap rule and three compares (in the packet,
- * same id, not after timestamp_end); anything else goes by the general
- * rules (decode_one(), the same code and messages as decode_packet()), as
- * do packet changes. An error is kept with the source until the event
- * before it is taken: then the lane stops, with the same events counted.
+ * the chain: for a small compact or a normal header of a fixed-size event
+ * it is the decoder's fast step (evt_decode_compact_step() or
+ * evt_decode_normal_step(): a load, the one-wrap rule, a table and the
+ * compares in the packet and not after timestamp_end); anything else goes
+ * by the general rules (evt_stream_decode_one(), the same code and messages
+ * as the reader's), as do packet changes. An error is kept with the source
+ * until the event before it is taken: then the lane stops, with the same
+ * events counted.
  *
  * A lane's keys hold the source times 64 (its state's offset) below the
  * time: ((ts - base) << (depth + 6)) | (source << 6). Lanes run when
@@ -143,50 +144,19 @@ int lane_adv(struct count_lane *const L, evt_mkey_t *topp, const int depth)
 	struct count_source *const f = (struct count_source *)((char *)L->f + soff);
 	evt_mkey_t key = f->nk;
 	const uint8_t *const np = f->pos + f->step;
+	uint64_t ts, step;
 	int d;
 
-	if (__builtin_expect(np + EVT_COMPACT_HDR <= f->end, 1)) {
-		/*
-		 * The decoder's fast path for one small compact header of a
-		 * fixed-size event: the whole event in the packet, not after
-		 * timestamp_end.
-		 */
-		const uint32_t w = evt_ld32(np);
-		const uint32_t id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
-		const uint64_t ts = evt_compact_ts(f->prev, w);
-		const size_t need = evt_dtab.c_need[id];
-
-		/* need - 1 wraps for ids without a fast entry: one test for both. */
-		if (__builtin_expect((need - 1 < (size_t)(f->end - np)) & (ts <= f->tend), 1)) {
-			f->pos = np;
-			f->prev = ts;
-			f->step = evt_dtab.c_step[id];
-			f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
-			goto replay;
-		}
-	} else if (np + EVT_NORMAL_HDR <= f->nend) {
-		/*
-		 * The same for a normal header (id, payload length, low time
-		 * bits) of a fixed-size event: the header's length is the
-		 * event's, the whole event in the packet, not after
-		 * timestamp_end.
-		 */
-		const uint32_t h = evt_ld32(np);
-		const uint32_t id = h & 0xffff, len = h >> 16;
-		const uint64_t ts = evt_one_wrap(f->prev, evt_ld32(np + 4), EVT_NORMAL_TS_BITS);
-		const size_t need = EVT_NORMAL_HDR + (size_t)len;
-
-		if (__builtin_expect((id < EVT_DECODE_SMALL_IDS) &
-				     (evt_dtab.n_fixed[id % EVT_DECODE_SMALL_IDS] == len) &
-				     (need <= (size_t)(f->nend - np)) & (ts <= f->tend), 1)) {
-			f->pos = np;
-			f->prev = ts;
-			f->step = (need + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
-			f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
-			goto replay;
-		}
-	}
-	if (key == EVT_MKEY_NONE) {
+	/* The decoder's fast path, for the channel whose header fits before its end. */
+	if (__builtin_expect(np + EVT_COMPACT_HDR <= f->end, 1) ?
+	    __builtin_expect(evt_decode_compact_step(np, f->end, f->prev, f->tend, &ts, &step), 1) :
+	    np + EVT_NORMAL_HDR <= f->nend &&
+	    evt_decode_normal_step(np, f->nend, f->prev, f->tend, &ts, &step)) {
+		f->pos = np;
+		f->prev = ts;
+		f->step = step;
+		f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
+	} else if (key == EVT_MKEY_NONE) {
 		if (L->fc[src].state == SRC_ERR) {
 			struct evt_merged *mt = L->mt;
 
@@ -197,7 +167,6 @@ int lane_adv(struct count_lane *const L, evt_mkey_t *topp, const int depth)
 	} else {
 		count_source_next(L, (uint32_t)src);
 	}
-replay:
 	/* Level d's node on the source's path: P >> d + src >> d. */
 #pragma GCC unroll 8
 	for (d = 1; d <= depth; d++) {

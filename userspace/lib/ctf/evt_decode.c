@@ -341,7 +341,6 @@ int evt_packet_next(struct evt_packet_iter *it, struct evt_event *ev)
 	it->pos = align_up(it->pos, EVT_EVENT_ALIGN);
 	if (it->pos >= it->info.content_bytes)
 		return 0;
-	it->derr.desc = -1;
 	if (evt_decode_event(it->buf, it->pos, it->info.content_bytes, chan, it->prev_ts,
 			     it->info.h.timestamp_end, &d, &next, &it->derr)) {
 		evt_decode_format(it->err, sizeof(it->err), NULL, 0, &it->derr);

@@ -204,9 +204,12 @@ int evt_decode_event(const uint8_t *pkt, size_t pos, size_t end, unsigned int ch
 	long di, plen;
 	int ext;
 
-#define EVT_DFAIL(c, x, y) do { \
-	e->code = (c); e->off = pos; e->a = (x); e->b = (y); e->chan = chan; return -1; \
+	/* The event's index in evt_events[] once known (-1 before). */
+#define EVT_DFAIL_D(c, x, y, d) do { \
+	e->code = (c); e->off = pos; e->a = (x); e->b = (y); e->chan = chan; e->desc = (d); \
+	return -1; \
 } while (0)
+#define EVT_DFAIL(c, x, y) EVT_DFAIL_D(c, x, y, -1)
 	if (chan == EVT_CHAN_COMPACT) {
 		uint32_t w;
 
@@ -241,15 +244,15 @@ int evt_decode_event(const uint8_t *pkt, size_t pos, size_t end, unsigned int ch
 	di = evt_decode_desc(chan, id);
 	if (di < 0)
 		EVT_DFAIL(EVT_DERR_UNKNOWN_ID, id, 0);
-	e->desc = (int)di;
 	plen = evt_dtab.fixed_len[di];
 	if (plen < 0)
 		plen = evt_decode_var_size(di, pkt + pos + hdr, room - hdr);
 	if (plen < 0 || (size_t)plen > room - hdr)
-		EVT_DFAIL(EVT_DERR_OVERRUN, 0, 0);
+		EVT_DFAIL_D(EVT_DERR_OVERRUN, 0, 0, (int)di);
 	if (chan == EVT_CHAN_NORMAL && (uint32_t)plen != hsize)
-		EVT_DFAIL(EVT_DERR_LEN_MISMATCH, hsize, (uint64_t)plen);
+		EVT_DFAIL_D(EVT_DERR_LEN_MISMATCH, hsize, (uint64_t)plen, (int)di);
 #undef EVT_DFAIL
+#undef EVT_DFAIL_D
 	out->ts = ts;
 	out->meta = EVT_DMETA(pos + hdr, plen, di);
 	*next = (pos + hdr + (size_t)plen + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
@@ -319,6 +322,44 @@ size_t evt_decode_compact_run(const uint8_t *pkt, size_t pos, const size_t end,
 	*evp = e;
 	*prevp = prev;
 	return pos;
+}
+
+/*
+ * One step of the fast path, for a reader that decodes an event at a time
+ * (the counting lanes): the event at @p, with at least a header's bytes
+ * before @end (the packet's content end), after an event at @prev. When it
+ * is a small compact header (evt_decode_compact_step) or a normal header
+ * (evt_decode_normal_step) of a fixed-size event, wholly before @end and
+ * not after @tend: 1, its time in *@ts and the offset of the next event in
+ * *@step. Otherwise 0: evt_decode_event() says what it is.
+ */
+static inline __attribute__((always_inline))
+int evt_decode_compact_step(const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
+			    uint64_t *ts, uint64_t *step)
+{
+	const uint32_t w = evt_ld32(p);
+	const uint32_t id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
+	const size_t need = evt_dtab.c_need[id];
+
+	*ts = evt_compact_ts(prev, w);
+	*step = evt_dtab.c_step[id];
+	/* need - 1 wraps for ids without a fast entry: one test for both. */
+	return (need - 1 < (size_t)(end - p)) & (*ts <= tend);
+}
+
+static inline __attribute__((always_inline))
+int evt_decode_normal_step(const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
+			   uint64_t *ts, uint64_t *step)
+{
+	/* The header's payload length must be the event's fixed one. */
+	const uint32_t h = evt_ld32(p);
+	const uint32_t id = h & 0xffff, len = h >> 16;
+	const size_t need = EVT_NORMAL_HDR + (size_t)len;
+
+	*ts = evt_one_wrap(prev, evt_ld32(p + 4), EVT_NORMAL_TS_BITS);
+	*step = (need + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
+	return (id < EVT_DECODE_SMALL_IDS) & (evt_dtab.n_fixed[id % EVT_DECODE_SMALL_IDS] == len) &
+	       (need <= (size_t)(end - p)) & (*ts <= tend);
 }
 
 /* ---- Iterating one packet's events (no index, no file: a buffer) ---- */

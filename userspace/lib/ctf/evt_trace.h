@@ -150,7 +150,6 @@ int evt_stream_decode_one(const struct evt_trace *t, struct evt_stream *s, const
 {
 	struct evt_decode_err e;
 
-	e.desc = -1;
 	if (__builtin_expect(!evt_decode_event(pkt, pos, end, s->channel, prev, tend, d, nextp, &e), 1))
 		return 0;
 	evt_stream_error(t, s, s->errmsg, sizeof(s->errmsg), s->pkt_off + pos, &e);
