@@ -892,6 +892,27 @@ START_TEST(variable_sizes_match_the_walk)
 }
 END_TEST
 
+/* Metadata of exactly EVT_METADATA_MAX bytes is read; one byte more is refused. */
+START_TEST(metadata_read_limit)
+{
+	char path[] = "/tmp/evt-meta-XXXXXX", *text = NULL, err[256];
+	size_t len = 0;
+	int fd = mkstemp(path);
+
+	ck_assert_int_ge(fd, 0);
+	unlink(path);
+	ck_assert_int_eq(ftruncate(fd, EVT_METADATA_MAX), 0);
+	ck_assert_int_eq(evt_metadata_read(fd, &text, &len, err, sizeof(err)), 0);
+	ck_assert_uint_eq(len, EVT_METADATA_MAX);
+	free(text);
+	ck_assert_int_eq(ftruncate(fd, EVT_METADATA_MAX + 1), 0);
+	ck_assert_int_eq(lseek(fd, 0, SEEK_SET), 0);
+	ck_assert_int_eq(evt_metadata_read(fd, &text, &len, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "larger than 64 MiB"));
+	close(fd);
+}
+END_TEST
+
 /* Every decoding error has its own text, with the file and offset in front. */
 START_TEST(decode_errors_have_texts)
 {
@@ -1694,6 +1715,7 @@ Suite *trace_suite(void)
 	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);
 	tcase_add_test(tr, metadata_parsing);
 	tcase_add_test(tr, metadata_read_any_size);
+	tcase_add_test(tr, metadata_read_limit);
 	tcase_add_test(tr, decode_errors_have_texts);
 	tcase_add_test(tr, variable_sizes_match_the_walk);
 	tcase_add_test(tr, fifo_in_a_trace_is_refused);

@@ -5,7 +5,6 @@
  */
 #include <ctype.h>
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,12 +27,13 @@ int evt_metadata_read(int fd, char **textp, size_t *lenp, char *err, size_t errl
 		if (len == cap) {
 			char *bigger;
 
-			if (cap >= EVT_METADATA_MAX) {
+			/* Room for one byte past the limit: a text of exactly the limit passes. */
+			if (len > EVT_METADATA_MAX) {
 				evt_errf(err, errlen, "metadata larger than %d MiB", EVT_METADATA_MAX >> 20);
 				free(text);
 				return -1;
 			}
-			cap *= 2;
+			cap = cap * 2 > EVT_METADATA_MAX ? EVT_METADATA_MAX + 1 : cap * 2;
 			bigger = realloc(text, cap + 1);
 			if (!bigger) {
 				evt_errf(err, errlen, "out of memory");
