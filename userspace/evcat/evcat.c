@@ -13,6 +13,7 @@
 #include <unistd.h>
 #include "evt_cpulist.h"
 #include "evt_format.h"
+#include "evt_io.h"
 #include "evt_par.h"
 #include "evt_merged.h"
 
@@ -529,21 +530,6 @@ static int slice_count(void *ctx, void *state, uint64_t n)
 	return 0;
 }
 
-static int write_all(int fd, const char *p, size_t len)
-{
-	while (len) {
-		ssize_t w = write(fd, p, len);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			return -1;
-		p += w;
-		len -= (size_t)w;
-	}
-	return 0;
-}
-
 static void slice_drop(void *ctx, void *state)
 {
 	slice_free(ctx, state);
@@ -563,7 +549,7 @@ static int slice_end(void *ctx, void *state, const char *err)
 		} else {
 			print_ref(c, &c->fmt, &c->out, &sl->first_ref);
 			if (!c->out.err && !evt_out_flush(&c->out) &&
-			    write_all(c->out.fd, sl->out.buf, sl->out.len))
+			    evt_write_all(c->out.fd, sl->out.buf, sl->out.len))
 				c->out.err = errno ? errno : EIO;
 		}
 		c->fmt.prev_ts = sl->last;

@@ -17,25 +17,18 @@ int evt_merged_init(struct evt_merged *mt, struct evt_trace *t, enum evt_merge_k
 	mt->done = -1;		/* not started */
 	mt->cur = calloc(t->nr_streams ? t->nr_streams : 1, sizeof(*mt->cur));
 	mt->next = calloc(t->nr_streams ? t->nr_streams : 1, sizeof(*mt->next));
-	if (!mt->cur || !mt->next) {
-		free(mt->cur);
-		free(mt->next);
-		mt->cur = NULL;
-		mt->next = NULL;
-		return -1;
-	}
+	if (!mt->cur || !mt->next)
+		goto fail;
 	/* A stream without packets (and no error) delivers nothing: no leaf. */
 	for (i = 0; i < t->nr_streams; i++)
 		if (t->streams[i].npk || t->streams[i].tail_err)
 			mt->cur[mt->nsrc++].sid = i;
-	if (evt_merge_init(&mt->m, kind, mt->nsrc)) {
-		free(mt->cur);
-		free(mt->next);
-		mt->cur = NULL;
-		mt->next = NULL;
-		return -1;
-	}
+	if (evt_merge_init(&mt->m, kind, mt->nsrc))
+		goto fail;
 	return 0;
+fail:
+	evt_merged_free(mt);
+	return -1;
 }
 
 void evt_merged_free(struct evt_merged *mt)

@@ -1,12 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Trace directory reader and merged reader: see evt_trace.h.
+ * Trace directory reader: opening, the packet index, per-stream decoding;
+ * see evt_trace.h.
  */
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -265,13 +265,20 @@ void evt_stream_error(const struct evt_trace *t, const struct evt_stream *s, cha
 }
 
 /* The index stops at a bad packet header: the error waits for the reader. */
+static void index_stop(const struct evt_trace *t, struct evt_stream *s, size_t off,
+		       const struct evt_decode_err *e)
+{
+	evt_stream_error(t, s, s->tail_errmsg, sizeof(s->tail_errmsg), off, e);
+	s->tail_err = 1;
+}
+
+/* The same for what only a whole file can say (stream, CPU, uuid, sequence). */
 static void index_fail(const struct evt_trace *t, struct evt_stream *s, size_t off,
 		       enum evt_derr code, uint64_t a, uint64_t b)
 {
 	struct evt_decode_err e = { .code = code, .a = a, .b = b, .cpu = s->cpu, .desc = -1 };
 
-	evt_stream_error(t, s, s->tail_errmsg, sizeof(s->tail_errmsg), off, &e);
-	s->tail_err = 1;
+	index_stop(t, s, off, &e);
 }
 
 /*
@@ -306,7 +313,7 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd)
 	const struct evt_packet_header *h;
 	struct evt_packet_info pi;
 	struct evt_decode_err e;
-	uint64_t pseq = 0, pdisc = 0;
+	uint64_t pseq = 0;		/* the previous packet's packet_seq_num */
 
 	s->npk = 0;
 	s->min_end = s->max_end = 0;
@@ -321,8 +328,7 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd)
 		if (got < (ssize_t)sizeof(hdr) && (got < 0 || (size_t)got < left))
 			left = got < 0 ? 0 : (size_t)got;
 		if (evt_packet_check(hdr, left, &pi, &e)) {
-			evt_stream_error(t, s, s->tail_errmsg, sizeof(s->tail_errmsg), off, &e);
-			s->tail_err = 1;
+			index_stop(t, s, off, &e);
 			break;
 		}
 		if (h->stream_id != s->channel) {
@@ -344,8 +350,10 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd)
 				index_fail(t, s, off, EVT_DERR_PKT_SEQ, h->packet_seq_num, pseq);
 				break;
 			}
-			if (h->events_discarded < pdisc) {
-				index_fail(t, s, off, EVT_DERR_PKT_DISCARDED_BACK, h->events_discarded, pdisc);
+			/* s->discarded: the previous packet's running total. */
+			if (h->events_discarded < s->discarded) {
+				index_fail(t, s, off, EVT_DERR_PKT_DISCARDED_BACK, h->events_discarded,
+					   s->discarded);
 				break;
 			}
 			/* Time never goes back in a stream: not across packets either. */
@@ -381,7 +389,6 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd)
 		if (h->timestamp_end > s->max_end)
 			s->max_end = h->timestamp_end;
 		pseq = h->packet_seq_num;
-		pdisc = h->events_discarded;
 		off += pi.packet_bytes;
 	}
 	s->packets = s->npk;

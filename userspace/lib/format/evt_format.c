@@ -9,7 +9,9 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "evt_decode.h"
 #include "evt_format.h"
+#include "evt_io.h"
 
 int evt_out_init(struct evt_out *o, int fd, size_t cap)
 {
@@ -22,20 +24,11 @@ int evt_out_init(struct evt_out *o, int fd, size_t cap)
 
 int evt_out_flush(struct evt_out *o)
 {
-	size_t off = 0;
-
 	if (o->err)
 		return -1;
-	while (off < o->len) {
-		ssize_t n = write(o->fd, o->buf + off, o->len - off);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			o->err = n < 0 ? errno : EIO;
-			return -1;
-		}
-		off += (size_t)n;
+	if (evt_write_all(o->fd, o->buf, o->len)) {
+		o->err = errno;
+		return -1;
 	}
 	o->len = 0;
 	return 0;
@@ -184,9 +177,6 @@ static inline char *put(char *p, const char *s, size_t n)
 }
 #define PUTS(p, lit) put(p, lit, sizeof(lit) - 1)
 
-static inline uint16_t ld16(const uint8_t *p) { uint16_t v; memcpy(&v, p, 2); return v; }
-static inline uint32_t ld32(const uint8_t *p) { uint32_t v; memcpy(&v, p, 4); return v; }
-static inline uint64_t ld64(const uint8_t *p) { uint64_t v; memcpy(&v, p, 8); return v; }
 
 /* Two upper-case hex digits per byte value, filled before main. */
 static char hex2[512];
@@ -300,15 +290,15 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 		}
 		switch (f->type) {
 		case EVT_F_U8: p = put_u64(p, pl[off]); break;
-		case EVT_F_U16: p = put_u64(p, ld16(pl + off)); break;
-		case EVT_F_U32: p = put_u64(p, ld32(pl + off)); break;
-		case EVT_F_U64: p = put_u64(p, ld64(pl + off)); break;
-		case EVT_F_S32: p = put_s64(p, (int32_t)ld32(pl + off)); break;
-		case EVT_F_S64: p = put_s64(p, (int64_t)ld64(pl + off)); break;
+		case EVT_F_U16: p = put_u64(p, evt_ld16(pl + off)); break;
+		case EVT_F_U32: p = put_u64(p, evt_ld32(pl + off)); break;
+		case EVT_F_U64: p = put_u64(p, evt_ld64(pl + off)); break;
+		case EVT_F_S32: p = put_s64(p, (int32_t)evt_ld32(pl + off)); break;
+		case EVT_F_S64: p = put_s64(p, (int64_t)evt_ld64(pl + off)); break;
 		case EVT_F_X64:
 			if (json)
 				*p++ = '"';
-			p = put_hex(p, ld64(pl + off));
+			p = put_hex(p, evt_ld64(pl + off));
 			if (json)
 				*p++ = '"';
 			break;
@@ -325,7 +315,7 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 			p = put_str(p, pl + off, (unsigned int)strnlen((const char *)pl + off, 16), json);
 			break;
 		case EVT_F_SEQ_U8: {
-			unsigned int n = ld16(pl + off), j;
+			unsigned int n = evt_ld16(pl + off), j;
 
 			if (avail - off - 2 < n)
 				n = avail - (unsigned int)off - 2;
@@ -477,15 +467,15 @@ static inline char *put_fast_fields(char *p, const struct evt_fmt_tmpl *t, const
 		p += ft->len;
 		switch (ft->type) {
 		case EVT_F_U8: p = put_u64(p, v[0]); break;
-		case EVT_F_U16: p = put_u64(p, ld16(v)); break;
-		case EVT_F_U32: p = put_u64(p, ld32(v)); break;
-		case EVT_F_U64: p = put_u64(p, ld64(v)); break;
-		case EVT_F_S32: p = put_s64(p, (int32_t)ld32(v)); break;
-		case EVT_F_S64: p = put_s64(p, (int64_t)ld64(v)); break;
+		case EVT_F_U16: p = put_u64(p, evt_ld16(v)); break;
+		case EVT_F_U32: p = put_u64(p, evt_ld32(v)); break;
+		case EVT_F_U64: p = put_u64(p, evt_ld64(v)); break;
+		case EVT_F_S32: p = put_s64(p, (int32_t)evt_ld32(v)); break;
+		case EVT_F_S64: p = put_s64(p, (int64_t)evt_ld64(v)); break;
 		case EVT_F_X64:
 			if (json)
 				*p++ = '"';
-			p = put_hex(p, ld64(v));
+			p = put_hex(p, evt_ld64(v));
 			if (json)
 				*p++ = '"';
 			break;

@@ -3,7 +3,6 @@
  * Trace synthesizer: see evt_synth.h.
  */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -17,6 +17,11 @@ int evt_write_all(int fd, const void *buf, size_t len)
 				continue;
 			return -1;
 		}
+		if (n == 0) {
+			/* Nothing taken of a non-empty write: it would loop for ever. */
+			errno = EIO;
+			return -1;
+		}
 		p += n;
 		len -= (size_t)n;
 	}
