@@ -892,6 +892,65 @@ START_TEST(variable_sizes_match_the_walk)
 }
 END_TEST
 
+/*
+ * The normal channel's fast steps take an event exactly when the general
+ * rules decode it, at the same time and step (random headers and payloads
+ * of every normal event: lengths right, off by a little, or any).
+ */
+START_TEST(normal_fast_steps_match_the_rules)
+{
+	uint8_t pkt[600];
+	uint64_t rs = 777;
+	unsigned int di, k, taken = 0;
+
+	for (di = 0; di < evt_nr_events; di++) {
+		const struct evt_event_desc *d = &evt_events[di];
+
+		if (d->channel != EVT_CHAN_NORMAL || d->id >= EVT_DECODE_SMALL_IDS)
+			continue;
+		for (k = 0; k < 20000; k++) {
+			struct evt_decoded out;
+			struct evt_decode_err e;
+			uint64_t ts = 0, step = 0, prev = 1000, tend;
+			size_t end, j, next = 0;
+			long right;
+			uint32_t len;
+			int fast, rules;
+
+			for (j = 0; j < sizeof(pkt); j++) {
+				rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+				pkt[j] = (uint8_t)((rs >> 40) % 8 ? (rs >> 48) % 3 : rs >> 56);
+			}
+			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
+			end = EVT_NORMAL_HDR + (size_t)(rs >> 33) % (sizeof(pkt) - EVT_NORMAL_HDR);
+			right = evt_payload_size(d, pkt + EVT_NORMAL_HDR, end - EVT_NORMAL_HDR);
+			/* Mostly the right length, else near it, else anything. */
+			len = (rs >> 20) % 4 == 0 ? (uint32_t)(rs >> 40) % 520 :
+			      (uint32_t)((right < 0 ? 0 : right) + ((rs >> 24) % 4 == 0 ? (rs >> 28) % 3 - 1 : 0));
+			len &= 0xffff;
+			memcpy(pkt, &(uint32_t){ d->id | len << 16 }, 4);
+			memcpy(pkt + 4, &(uint32_t){ (uint32_t)(rs >> 8) % 2000 }, 4);
+			tend = (rs >> 12) % 8 ? UINT64_MAX : 1000 + (rs >> 16) % 2000;
+			fast = evt_decode_normal_step(pkt, pkt + end, prev, tend, &ts, &step) ||
+			       evt_decode_normal_var_step(pkt, pkt + end, prev, tend, &ts, &step);
+			rules = !evt_decode_event(pkt, 0, end, EVT_CHAN_NORMAL, prev, tend, &out, &next, &e);
+			/* Layouts the steps do not know go by the rules: never taken wrongly. */
+			if (evt_dtab.fixed_len[di] >= 0 || evt_dtab.var_type[di])
+				ck_assert_msg(fast == rules, "%s len %u end %zu: fast %d, rules %d", d->name,
+					      len, end, fast, rules);
+			else
+				ck_assert_msg(!fast || rules, "%s: taken by the fast step only", d->name);
+			if (fast && rules) {
+				ck_assert_uint_eq(ts, out.ts);
+				ck_assert_uint_eq(step, next);
+				taken++;
+			}
+		}
+	}
+	ck_assert_uint_gt(taken, 10000);
+}
+END_TEST
+
 /* Metadata of exactly EVT_METADATA_MAX bytes is read; one byte more is refused. */
 START_TEST(metadata_read_limit)
 {
@@ -1718,6 +1777,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, metadata_read_limit);
 	tcase_add_test(tr, decode_errors_have_texts);
 	tcase_add_test(tr, variable_sizes_match_the_walk);
+	tcase_add_test(tr, normal_fast_steps_match_the_rules);
 	tcase_add_test(tr, fifo_in_a_trace_is_refused);
 	tcase_add_test(tr, reading_keeps_memory_bounded);
 	tcase_add_test(tr, empty_and_odd_directories);

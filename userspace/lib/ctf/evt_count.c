@@ -19,9 +19,10 @@
  * A lane decodes as it merges: each source reads the packet in place, one
  * event ahead of its head (the event whose key replays the tree when the
  * head is taken). The event after that is decoded in the step itself, off
- * the chain: for a small compact or a normal header of a fixed-size event
- * it is the decoder's fast step (evt_decode_compact_step() or
- * evt_decode_normal_step(): a load, the one-wrap rule, a table and the
+ * the chain: for a small compact or a normal header of a fixed-size event,
+ * or a normal one whose variable field is the last, it is the decoder's
+ * fast step (evt_decode_compact_step(), evt_decode_normal_step(),
+ * evt_decode_normal_var_step(): a load, the one-wrap rule, a table and the
  * compares in the packet and not after timestamp_end); anything else goes
  * by the general rules (evt_stream_decode_one(), the same code and messages
  * as the reader's), as do packet changes. An error is kept with the source
@@ -151,7 +152,8 @@ int lane_adv(struct count_lane *const L, evt_mkey_t *topp, const int depth)
 	if (__builtin_expect(np + EVT_COMPACT_HDR <= f->end, 1) ?
 	    __builtin_expect(evt_decode_compact_step(np, f->end, f->prev, f->tend, &ts, &step), 1) :
 	    np + EVT_NORMAL_HDR <= f->nend &&
-	    evt_decode_normal_step(np, f->nend, f->prev, f->tend, &ts, &step)) {
+	    (evt_decode_normal_step(np, f->nend, f->prev, f->tend, &ts, &step) ||
+	     evt_decode_normal_var_step(np, f->nend, f->prev, f->tend, &ts, &step))) {
 		f->pos = np;
 		f->prev = ts;
 		f->step = step;

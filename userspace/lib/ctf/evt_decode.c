@@ -58,6 +58,10 @@ static void evt_decode_tables_init(void)
 		int16_t di = t->desc_by_id[EVT_CHAN_NORMAL][i];
 
 		t->n_fixed[i] = di < 0 || t->fixed_len[di] < 0 ? 0x10000 : (uint32_t)t->fixed_len[di];
+		if (di >= 0) {
+			t->n_var_type[i] = t->var_type[di];
+			t->n_var_off[i] = t->var_off[di];
+		}
 	}
 	for (i = 0; i < EVT_COMPACT_ID_EXT; i++) {
 		int16_t di = t->desc_by_id[EVT_CHAN_COMPACT][i];

@@ -108,6 +108,9 @@ struct evt_decode_tables {
 	 * 0x10000 (no header's length) for a variable or unknown one.
 	 */
 	uint32_t n_fixed[EVT_DECODE_SMALL_IDS];
+	/* And var_type/var_off below, by normal id (0: fixed size, unknown or another layout). */
+	uint8_t n_var_type[EVT_DECODE_SMALL_IDS];
+	uint16_t n_var_off[EVT_DECODE_SMALL_IDS];
 	/*
 	 * A variable-sized event whose only variable field is its last one
 	 * (a string or a u8 sequence), by index in evt_events[]: that
@@ -360,6 +363,63 @@ int evt_decode_normal_step(const uint8_t *p, const uint8_t *end, uint64_t prev, 
 	*step = (need + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
 	return (id < EVT_DECODE_SMALL_IDS) & (evt_dtab.n_fixed[id % EVT_DECODE_SMALL_IDS] == len) &
 	       (need <= (size_t)(end - p)) & (*ts <= tend);
+}
+
+/*
+ * The same for a normal header of a variable-size event whose one variable
+ * field is its last (a string or a u8 sequence): the header's length must be
+ * the one that field gives (for a string, its first NUL is the payload's
+ * last byte), as evt_decode_event() would find it.
+ */
+static inline __attribute__((always_inline))
+int evt_decode_normal_var_step(const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
+			       uint64_t *ts, uint64_t *step)
+{
+	const uint32_t h = evt_ld32(p);
+	const uint32_t id = (h & 0xffff) % EVT_DECODE_SMALL_IDS, len = h >> 16;
+	const unsigned int vt = (h & 0xffff) < EVT_DECODE_SMALL_IDS ? evt_dtab.n_var_type[id] : 0;
+	const size_t need = EVT_NORMAL_HDR + (size_t)len, off = evt_dtab.n_var_off[id];
+	const uint8_t *const pl = p + EVT_NORMAL_HDR;
+
+	if (!vt || need > (size_t)(end - p))
+		return 0;
+	*ts = evt_one_wrap(prev, evt_ld32(p + 4), EVT_NORMAL_TS_BITS);
+	*step = (need + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
+	if (*ts > tend)
+		return 0;
+	if (vt == EVT_F_SEQ_U8 + 1)
+		return len >= off + 2 && off + 2 + evt_ld16(pl + off) == len;
+	return len > off && memchr(pl + off, 0, len - off) == pl + len - 1;
+}
+
+/*
+ * The fast path of the normal channel, for a reader that decodes a packet
+ * at a time: every event the two steps above take, decoded into *@evp
+ * onwards (the payload at pos + header, its length from the header).
+ * Returns where it stopped (an event for the general rules, or the end).
+ */
+static inline __attribute__((always_inline))
+size_t evt_decode_normal_run(const uint8_t *pkt, size_t pos, const size_t end,
+			     uint64_t *prevp, const uint64_t tend, struct evt_decoded **evp)
+{
+	struct evt_decoded *e = *evp;
+	uint64_t prev = *prevp, ts, step;
+
+	while (pos + EVT_NORMAL_HDR <= end &&
+	       (evt_decode_normal_step(pkt + pos, pkt + end, prev, tend, &ts, &step) ||
+		evt_decode_normal_var_step(pkt + pos, pkt + end, prev, tend, &ts, &step))) {
+		const uint32_t h = evt_ld32(pkt + pos);
+
+		e->ts = ts;
+		e->meta = EVT_DMETA(pos + EVT_NORMAL_HDR, h >> 16,
+				    evt_dtab.desc_by_id[EVT_CHAN_NORMAL][(h & 0xffff) % EVT_DECODE_SMALL_IDS]);
+		e++;
+		prev = ts;
+		pos += step;
+	}
+	*evp = e;
+	*prevp = prev;
+	return pos;
 }
 
 /* ---- Iterating one packet's events (no index, no file: a buffer) ---- */

@@ -468,14 +468,13 @@ static int decode_packet(struct evt_trace *t, struct evt_stream *s)
 	while (pos < end) {
 		size_t next;
 
-		if (chan == EVT_CHAN_COMPACT) {
-			struct evt_decoded *e = ev + n;
+		struct evt_decoded *e = ev + n;
 
-			pos = evt_decode_compact_run(pkt, pos, end, &prev, tend, &e);
-			n = (uint32_t)(e - ev);
-			if (pos >= end)
-				break;
-		}
+		pos = chan == EVT_CHAN_COMPACT ? evt_decode_compact_run(pkt, pos, end, &prev, tend, &e) :
+		      evt_decode_normal_run(pkt, pos, end, &prev, tend, &e);
+		n = (uint32_t)(e - ev);
+		if (pos >= end)
+			break;
 		/* The general rules, for one event. */
 		if (evt_stream_decode_one(t, s, pkt, pos, end, tend, prev, &ev[n], &next)) {
 			ret = -1;
