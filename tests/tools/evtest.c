@@ -30,6 +30,7 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "evt_consumer.h"
 #include "evt_decode.h"
 #include "evt_io.h"
 
@@ -43,143 +44,49 @@ static void on_signal(int sig)
 	stop = 1;
 }
 
-struct ring_fd {
-	int fd;
-	int out;
-	char name[64];
-	int hold;
-	int holding;
-};
-
-static int copy_file(const char *from, const char *to)
+/* Copy the held sub-buffer, from its start, to DIR/NAME (written aside, renamed). */
+static void dump_held(struct evt_consumer_ring *r, const char *dir, const char *name)
 {
-	char buf[65536];
-	int in = open(from, O_RDONLY), out;
-	ssize_t n;
-
-	if (in < 0)
-		return -1;
-	out = open(to, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0) {
-		close(in);
-		return -1;
-	}
-	while ((n = read(in, buf, sizeof(buf))) > 0)
-		evt_write_all(out, buf, (size_t)n);
-	close(in);
-	close(out);
-	return 0;
-}
-
-/* Copy the held sub-buffer, from its start, to DIR/NAME. */
-static void dump_held(struct ring_fd *r, const char *dir, const char *name)
-{
-	char path[512];
-	char *buf;
-	uint64_t padded;
+	char path[512], final[512];
+	uint8_t *buf = malloc(r->packet);
 	ssize_t n;
 	int out;
 
-	if (ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &padded) || lseek(r->fd, 0, SEEK_SET) != 0) {
+	if (!buf || lseek(r->fd, 0, SEEK_SET) != 0) {
 		fprintf(stderr, "evtest: cannot re-read the held sub-buffer: %s\n", strerror(errno));
 		exit(1);
 	}
-	buf = malloc(padded);
-	n = read(r->fd, buf, padded);
-	if (n != (ssize_t)padded) {
+	n = read(r->fd, buf, r->packet);
+	if (n != (ssize_t)r->packet) {
 		fprintf(stderr, "evtest: short read of the held sub-buffer\n");
 		exit(1);
 	}
-	/* Written aside and renamed so a test polling for the file never sees half of it. */
+	/* A test polling for the file never sees half of it. */
 	snprintf(path, sizeof(path), "%s/.%s.tmp", dir, name);
+	snprintf(final, sizeof(final), "%s/%s", dir, name);
 	out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	if (out < 0 || evt_write_all(out, buf, (size_t)n) || close(out)) {
-		fprintf(stderr, "evtest: cannot write %s: %s\n", path, strerror(errno));
+	if (out < 0 || evt_write_all(out, buf, (size_t)n) || close(out) || rename(path, final)) {
+		fprintf(stderr, "evtest: cannot write %s: %s\n", final, strerror(errno));
 		exit(1);
-	}
-	{
-		char final[512];
-
-		snprintf(final, sizeof(final), "%s/%s", dir, name);
-		if (rename(path, final)) {
-			fprintf(stderr, "evtest: cannot rename %s: %s\n", path, strerror(errno));
-			exit(1);
-		}
 	}
 	free(buf);
 }
 
-/* Take, copy and release every complete sub-buffer of one ring. */
-static int drain_ring(struct ring_fd *r, int use_splice, int *pipefd, char *buf, size_t bufsz)
+static void drain_or_die(struct evt_consumer *c, struct evt_consumer_ring *r)
 {
-	int got = 0;
-
-	for (;;) {
-		uint64_t padded;
-
-		if (r->holding)
-			return got;
-		if (ioctl(r->fd, EVT_IOC_GET_NEXT_SUBBUF) < 0) {
-			if (errno != EAGAIN)
-				fprintf(stderr, "evtest: GET_NEXT_SUBBUF %s: %s\n", r->name, strerror(errno));
-			return got;
-		}
-		if (ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &padded) < 0 || padded > bufsz) {
-			fprintf(stderr, "evtest: bad padded size on %s\n", r->name);
-			exit(1);
-		}
-		if (r->hold) {
-			r->holding = 1;
-			r->hold = 0;
-			return got;
-		}
-		if (use_splice) {
-			size_t left = padded;
-
-			while (left) {
-				ssize_t n = splice(r->fd, NULL, pipefd[1], NULL, left, SPLICE_F_MOVE);
-				ssize_t m;
-
-				if (n <= 0) {
-					fprintf(stderr, "evtest: splice %s: %s\n", r->name, strerror(errno));
-					exit(1);
-				}
-				while (n > 0) {
-					m = splice(pipefd[0], NULL, r->out, NULL, (size_t)n, SPLICE_F_MOVE);
-					if (m <= 0) {
-						fprintf(stderr, "evtest: splice out: %s\n", strerror(errno));
-						exit(1);
-					}
-					n -= m;
-					left -= (size_t)m;
-				}
-			}
-		} else {
-			ssize_t n = read(r->fd, buf, padded);
-
-			if (n != (ssize_t)padded) {
-				fprintf(stderr, "evtest: short read on %s\n", r->name);
-				exit(1);
-			}
-			evt_write_all(r->out, buf, padded);
-		}
-		if (ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF) < 0) {
-			fprintf(stderr, "evtest: PUT_NEXT_SUBBUF %s: %s\n", r->name, strerror(errno));
-			exit(1);
-		}
-		got++;
+	if (evt_consumer_drain(c, r) < 0) {
+		fprintf(stderr, "evtest: %s\n", c->err);
+		exit(1);
 	}
 }
 
+/* The consumer library, driven by a plain loop (and a slow one with --sleep-ms). */
 static int cmd_drain(int argc, char **argv)
 {
-	const char *dir = argv[0];
-	struct ring_fd rings[MAX_RINGS];
-	int nr = 0, sleep_ms = 0, use_splice = 0, hold_first = 0, i, pipefd[2];
-	const char *chans[] = { "compact", "normal" };
-	size_t bufsz = 8 << 20;
-	char *buf = malloc(bufsz);
-	char path[512];
+	struct evt_consumer_opts o = { .out_dir = argv[0], .xfer = EVT_XFER_COPY };
+	struct evt_consumer c;
+	struct evt_consumer_ring *held = NULL;
+	int sleep_ms = 0, hold_first = 0, i;
 
 	/* First thing: a TERM that comes early (slow debug kernels) still ends cleanly. */
 	signal(SIGTERM, on_signal);
@@ -188,76 +95,41 @@ static int cmd_drain(int argc, char **argv)
 		if (!strcmp(argv[i], "--sleep-ms") && i + 1 < argc)
 			sleep_ms = atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--splice"))
-			use_splice = 1;
+			o.xfer = EVT_XFER_SPLICE;
 		else if (!strcmp(argv[i], "--hold-first"))
 			hold_first = 1;
 	}
-	mkdir(dir, 0755);
-	snprintf(path, sizeof(path), "%s/metadata", dir);
-	if (copy_file("/dev/evtrace/metadata", path)) {
-		perror("evtest: metadata");
+	mkdir(argv[0], 0755);
+	if (evt_consumer_init(&c, &o) || evt_consumer_metadata(&c, NULL) ||
+	    evt_consumer_open_rings(&c) <= 0) {
+		fprintf(stderr, "evtest: %s\n", c.err[0] ? c.err : "no ring devices");
 		return 1;
 	}
-	for (unsigned int c = 0; c < 2; c++) {
-		for (int cpu = 0; cpu < 256; cpu++) {
-			char dev[128];
-			int fd;
-
-			snprintf(dev, sizeof(dev), "/dev/evtrace/%s/cpu%d", chans[c], cpu);
-			fd = open(dev, O_RDONLY);
-			if (fd < 0)
-				continue;
-			rings[nr].fd = fd;
-			snprintf(rings[nr].name, sizeof(rings[nr].name), "%s_%d", chans[c], cpu);
-			snprintf(path, sizeof(path), "%s/%s", dir, rings[nr].name);
-			rings[nr].out = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-			rings[nr].hold = hold_first && c == 0 && cpu == 0;
-			rings[nr].holding = 0;
-			nr++;
-		}
-	}
-	if (!nr) {
-		fprintf(stderr, "evtest: no ring devices\n");
-		return 1;
-	}
-	if (pipe(pipefd))
-		return 1;
-	fcntl(pipefd[1], F_SETPIPE_SZ, 1 << 20);
+	if (hold_first)
+		held = evt_consumer_find(&c, EVT_CHAN_COMPACT, 0);
 	while (!stop) {
-		for (i = 0; i < nr; i++) {
-			int was_holding = rings[i].holding;
-
-			drain_ring(&rings[i], use_splice, pipefd, buf, bufsz);
-			if (!was_holding && rings[i].holding)
-				dump_held(&rings[i], dir, "held.bin");
-		}
+		/* --hold-first: take compact/cpu0's first sub-buffer and keep it. */
+		if (held && !held->holding && !held->packets && evt_consumer_take(&c, held) == 1)
+			dump_held(held, argv[0], "held.bin");
+		for (i = 0; i < c.nr_rings; i++)
+			if (&c.rings[i] != held)
+				drain_or_die(&c, &c.rings[i]);
 		usleep(sleep_ms ? sleep_ms * 1000 : 2000);
 	}
-	for (i = 0; i < nr; i++) {
-		if (rings[i].holding) {
-			/* Re-read the held packet as it is now, keep it, then let it go. */
-			dump_held(&rings[i], dir, "held-end.bin");
-			snprintf(path, sizeof(path), "%s/held-end.bin", dir);
-			{
-				int in = open(path, O_RDONLY);
-				ssize_t n = in >= 0 ? read(in, buf, bufsz) : -1;
-
-				if (n > 0)
-					evt_write_all(rings[i].out, buf, (size_t)n);
-				if (in >= 0)
-					close(in);
-			}
-			rings[i].holding = 0;
-			ioctl(rings[i].fd, EVT_IOC_PUT_NEXT_SUBBUF);
+	if (held && held->holding) {
+		/* Re-read the held packet as it is now, keep it, then let it go. */
+		dump_held(held, argv[0], "held-end.bin");
+		if (lseek(held->fd, 0, SEEK_SET) != 0 || evt_consumer_write(&c, held) ||
+		    evt_consumer_release(&c, held)) {
+			fprintf(stderr, "evtest: %s\n", c.err);
+			return 1;
 		}
-		/* Drain, flush, drain: a flush needs room to report trailing losses. */
-		drain_ring(&rings[i], use_splice, pipefd, buf, bufsz);
-		ioctl(rings[i].fd, EVT_IOC_FLUSH);
-		drain_ring(&rings[i], use_splice, pipefd, buf, bufsz);
-		close(rings[i].out);
-		close(rings[i].fd);
 	}
-	free(buf);
+	if (evt_consumer_drain_final(&c)) {
+		fprintf(stderr, "evtest: %s\n", c.err);
+		return 1;
+	}
+	evt_consumer_close(&c);
 	return 0;
 }
 

@@ -1,0 +1,516 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The consumer: ring devices to stream files, whole packets only. See
+ * evt_consumer.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <evtrace/events.h>
+#include "evt_consumer.h"
+#include "evt_io.h"
+#include "evt_metadata.h"
+
+#define SPLICE_PIPE_BYTES	(1 << 20)
+
+static const char *dev_dir(const struct evt_consumer *c)
+{
+	return c->o.dev_dir ? c->o.dev_dir : "/dev/evtrace";
+}
+
+int evt_consumer_init(struct evt_consumer *c, const struct evt_consumer_opts *o)
+{
+	memset(c, 0, sizeof(*c));
+	c->o = *o;
+	if (!c->o.channels)
+		c->o.channels = (1U << EVT_NR_CHANNELS) - 1;
+	c->pipefd[0] = c->pipefd[1] = -1;
+	if (c->o.xfer == EVT_XFER_SPLICE) {
+		if (pipe2(c->pipefd, O_CLOEXEC))
+			return -1;
+		/* A bigger pipe: fewer round trips per packet (best effort). */
+		fcntl(c->pipefd[1], F_SETPIPE_SZ, SPLICE_PIPE_BYTES);
+	}
+	return 0;
+}
+
+void evt_consumer_close(struct evt_consumer *c)
+{
+	int i;
+
+	for (i = 0; i < c->nr_rings; i++) {
+		struct evt_consumer_ring *r = &c->rings[i];
+
+		if (r->holding)
+			ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
+		close(r->fd);
+		if (r->out >= 0)
+			close(r->out);
+	}
+	if (c->pipefd[0] >= 0) {
+		close(c->pipefd[0]);
+		close(c->pipefd[1]);
+	}
+	free(c->rings);
+	free(c->buf);
+	c->rings = NULL;
+	c->buf = NULL;
+	c->nr_rings = c->cap_rings = 0;
+}
+
+struct evt_consumer_ring *evt_consumer_find(struct evt_consumer *c, unsigned int channel, int cpu)
+{
+	int i;
+
+	for (i = 0; i < c->nr_rings; i++)
+		if (c->rings[i].channel == channel && c->rings[i].cpu == cpu)
+			return &c->rings[i];
+	return NULL;
+}
+
+/*
+ * Bytes of whole packets at the start of @fd (@size bytes long): the packet
+ * headers are walked, so a drainer killed mid-write, or sub-buffers of
+ * another size in an earlier run, leave only their whole packets counted.
+ */
+static off_t whole_packets(int fd, off_t size)
+{
+	off_t pos = 0;
+
+	while (size - pos >= EVT_PACKET_HEADER_SIZE) {
+		struct evt_packet_header h;
+		uint64_t bytes;
+
+		if (pread(fd, &h, sizeof(h), pos) != (ssize_t)sizeof(h) || h.magic != EVT_CTF_MAGIC)
+			break;
+		bytes = h.packet_size / 8;
+		if (bytes < EVT_PACKET_HEADER_SIZE || h.packet_size % 8 || bytes > (uint64_t)(size - pos))
+			break;
+		pos += (off_t)bytes;
+	}
+	return pos;
+}
+
+/* The ring's stream file; appending keeps the whole packets already there. */
+static int open_stream_file(struct evt_consumer *c, struct evt_consumer_ring *r)
+{
+	char path[4096];
+	struct stat st;
+	int flags = O_CLOEXEC | O_CREAT | (c->o.append ? O_RDWR : O_WRONLY | O_TRUNC);
+
+	snprintf(path, sizeof(path), "%s/%s", c->o.out_dir, r->name);
+	r->out = open(path, flags, 0644);
+	if (r->out < 0 || fstat(r->out, &st)) {
+		evt_errf(c->err, sizeof(c->err), "cannot write %s: %s", path, strerror(errno));
+		return -1;
+	}
+	r->size = whole_packets(r->out, st.st_size);
+	if (r->size != st.st_size && ftruncate(r->out, r->size)) {
+		evt_errf(c->err, sizeof(c->err), "cannot cut %s back to its last whole packet: %s",
+			 path, strerror(errno));
+		return -1;
+	}
+	if (lseek(r->out, r->size, SEEK_SET) < 0) {
+		evt_errf(c->err, sizeof(c->err), "cannot seek in %s: %s", path, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+static int open_ring(struct evt_consumer *c, unsigned int ch, int cpu, const char *path)
+{
+	struct evt_consumer_ring *r;
+
+	if (c->nr_rings == c->cap_rings) {
+		int cap = c->cap_rings ? 2 * c->cap_rings : 16;
+		struct evt_consumer_ring *more = realloc(c->rings, (size_t)cap * sizeof(*more));
+
+		if (!more) {
+			evt_errf(c->err, sizeof(c->err), "out of memory");
+			return -1;
+		}
+		c->rings = more;
+		c->cap_rings = cap;
+	}
+	r = &c->rings[c->nr_rings];
+	memset(r, 0, sizeof(*r));
+	r->out = -1;
+	r->channel = ch;
+	r->cpu = cpu;
+	r->index = c->nr_rings;
+	r->xfer = c->o.on_packet ? EVT_XFER_COPY : c->o.xfer;
+	snprintf(r->name, sizeof(r->name), "%s_%d", evt_channel_name(ch), cpu);
+	r->fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (r->fd < 0) {
+		evt_errf(c->err, sizeof(c->err), "cannot open %s: %s%s", path, strerror(errno),
+			 errno == EBUSY ? " (another reader has it)" : "");
+		return -1;
+	}
+	if (c->o.out_dir && open_stream_file(c, r)) {
+		if (r->out >= 0)
+			close(r->out);
+		close(r->fd);
+		return -1;
+	}
+	c->nr_rings++;
+	return 0;
+}
+
+int evt_consumer_open_rings(struct evt_consumer *c)
+{
+	int opened = 0;
+	unsigned int ch;
+
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
+		char dir[4096];
+		struct dirent *de;
+		DIR *d;
+
+		if (!(c->o.channels & (1U << ch)))
+			continue;
+		snprintf(dir, sizeof(dir), "%s/%s", dev_dir(c), evt_channel_name(ch));
+		d = opendir(dir);
+		if (!d)
+			continue;	/* the module has no such channel (yet) */
+		while ((de = readdir(d))) {
+			char path[4096 + 256 + 2], tail;
+			int cpu;
+
+			if (sscanf(de->d_name, "cpu%d%c", &cpu, &tail) != 1 || cpu < 0 ||
+			    cpu >= EVT_MAX_CPUS || evt_consumer_find(c, ch, cpu))
+				continue;
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			if (open_ring(c, ch, cpu, path)) {
+				closedir(d);
+				return -1;
+			}
+			opened++;
+		}
+		closedir(d);
+	}
+	return opened;
+}
+
+int evt_consumer_metadata(struct evt_consumer *c, struct evt_metadata *md)
+{
+	char src[4096], path[4096], tmp[4200], err[256];
+	char *text = NULL;
+	size_t len = 0;
+	int in, out, dfd, ret = -1;
+
+	snprintf(src, sizeof(src), "%s/metadata", dev_dir(c));
+	in = open(src, O_RDONLY | O_CLOEXEC);
+	if (in < 0) {
+		evt_errf(c->err, sizeof(c->err), "cannot open %s: %s", src, strerror(errno));
+		return -1;
+	}
+	if (evt_metadata_read(in, &text, &len, err, sizeof(err))) {
+		evt_errf(c->err, sizeof(c->err), "%s: %s", src, err);
+		close(in);
+		return -1;
+	}
+	close(in);
+	if (md && evt_metadata_parse(text, len, md, err, sizeof(err))) {
+		evt_errf(c->err, sizeof(c->err), "%s: %s", src, err);
+		goto out;
+	}
+	if (!c->o.out_dir) {
+		ret = 0;
+		goto out;
+	}
+	snprintf(path, sizeof(path), "%s/metadata", c->o.out_dir);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (out < 0) {
+		evt_errf(c->err, sizeof(c->err), "cannot write %s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	if (evt_write_all(out, text, len) || fsync(out)) {
+		evt_errf(c->err, sizeof(c->err), "cannot write %s: %s", tmp, strerror(errno));
+		close(out);
+		unlink(tmp);
+		goto out;
+	}
+	close(out);
+	if (rename(tmp, path)) {
+		evt_errf(c->err, sizeof(c->err), "cannot rename %s: %s", tmp, strerror(errno));
+		unlink(tmp);
+		goto out;
+	}
+	/* The rename itself survives a crash only once the directory is synced. */
+	dfd = open(c->o.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	ret = 0;
+out:
+	free(text);
+	return ret;
+}
+
+int evt_consumer_take(struct evt_consumer *c, struct evt_consumer_ring *r)
+{
+	if (ioctl(r->fd, r->holding ? EVT_IOC_PUT_GET_NEXT_SUBBUF : EVT_IOC_GET_NEXT_SUBBUF) < 0) {
+		/* PUT_GET releases even when it finds nothing to take. */
+		r->holding = 0;
+		if (errno == EAGAIN)
+			return 0;
+		evt_errf(c->err, sizeof(c->err), "taking a sub-buffer of %s: %s", r->name,
+			 strerror(errno));
+		return -1;
+	}
+	r->holding = 1;
+	/* Every packet is a whole sub-buffer, padding included: ask once. */
+	if (!r->packet && ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &r->packet) < 0) {
+		evt_errf(c->err, sizeof(c->err), "sub-buffer size of %s: %s", r->name, strerror(errno));
+		r->packet = 0;
+		r->holding = 0;
+		ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
+		return -1;
+	}
+	return 1;
+}
+
+int evt_consumer_release(struct evt_consumer *c, struct evt_consumer_ring *r)
+{
+	if (!r->holding)
+		return 0;
+	r->holding = 0;
+	if (ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF) < 0) {
+		evt_errf(c->err, sizeof(c->err), "releasing a sub-buffer of %s: %s", r->name,
+			 strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* sendfile(): the kernel splices the device's pages into the file. */
+static int move_sendfile(struct evt_consumer_ring *r, size_t len)
+{
+	size_t left = len;
+
+	while (left) {
+		ssize_t n = sendfile(r->out, r->fd, NULL, left);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EINVAL || errno == ENOSYS) && left == len)
+			return 1;	/* the file system cannot: copy */
+		if (n == 0)
+			errno = EIO;	/* the device had less than a packet */
+		if (n <= 0)
+			return -1;
+		left -= (size_t)n;
+	}
+	return 0;
+}
+
+/*
+ * splice() device -> pipe -> file. 1 when the file refuses the pipe's pages
+ * before any byte of the packet reached it: *@in_pipe bytes wait in the pipe.
+ */
+static int move_splice(struct evt_consumer *c, struct evt_consumer_ring *r, size_t len,
+		       size_t *in_pipe)
+{
+	size_t left = len;
+
+	*in_pipe = 0;
+	while (left) {
+		ssize_t n = splice(r->fd, NULL, c->pipefd[1], NULL, left, SPLICE_F_MOVE);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 && (errno == EINVAL || errno == ENOSYS) && left == len)
+			return 1;
+		if (n == 0)
+			errno = EIO;
+		if (n <= 0)
+			return -1;
+		left -= (size_t)n;
+		while (n > 0) {
+			ssize_t m = splice(c->pipefd[0], NULL, r->out, NULL, (size_t)n, SPLICE_F_MOVE);
+
+			if (m < 0 && errno == EINTR)
+				continue;
+			if (m < 0 && (errno == EINVAL || errno == ENOSYS) && left + (size_t)n == len) {
+				*in_pipe = (size_t)n;
+				return 1;
+			}
+			if (m == 0)
+				errno = EIO;
+			if (m <= 0)
+				return -1;
+			n -= m;
+		}
+	}
+	return 0;
+}
+
+static int grow_buf(struct evt_consumer *c, size_t len)
+{
+	uint8_t *bigger;
+
+	if (len <= c->buf_size)
+		return 0;
+	bigger = realloc(c->buf, len);
+	if (!bigger)
+		return -1;
+	c->buf = bigger;
+	c->buf_size = len;
+	return 0;
+}
+
+/* Read @len bytes from @fd (the device or the splice pipe) into c->buf + @at. */
+static int read_full(struct evt_consumer *c, int fd, size_t at, size_t len)
+{
+	size_t got = 0;
+
+	if (grow_buf(c, at + len))
+		return -1;
+	while (got < len) {
+		ssize_t n = read(fd, c->buf + at + got, len - got);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n == 0)
+			errno = EIO;	/* the device had less than a packet */
+		if (n <= 0)
+			return -1;
+		got += (size_t)n;
+	}
+	return 0;
+}
+
+/* The held packet into the ring's file (and c->buf when copied). 0 or -1 with errno. */
+static int move_packet(struct evt_consumer *c, struct evt_consumer_ring *r, size_t len)
+{
+	size_t in_pipe = 0;
+	int rc;
+
+	if (r->out >= 0 && r->xfer != EVT_XFER_COPY) {
+		rc = r->xfer == EVT_XFER_SENDFILE ? move_sendfile(r, len) :
+		     move_splice(c, r, len, &in_pipe);
+		if (rc <= 0)
+			return rc;
+		/* The file system cannot take pages: copy, from now on. */
+		r->xfer = EVT_XFER_COPY;
+	}
+	if (read_full(c, c->pipefd[0], 0, in_pipe) || read_full(c, r->fd, in_pipe, len - in_pipe))
+		return -1;
+	return r->out < 0 ? 0 : evt_write_all(r->out, c->buf, len);
+}
+
+int evt_consumer_write(struct evt_consumer *c, struct evt_consumer_ring *r)
+{
+	const size_t len = (size_t)r->packet;
+
+	if (move_packet(c, r, len)) {
+		int err = errno;
+
+		if (r->out >= 0) {
+			/* Keep whole packets only: cut the half-written one off. */
+			if (ftruncate(r->out, r->size) == 0)
+				lseek(r->out, r->size, SEEK_SET);
+			evt_errf(c->err, sizeof(c->err), "writing %s/%s: %s", c->o.out_dir, r->name,
+				 strerror(err));
+			c->write_failed = 1;
+		} else {
+			evt_errf(c->err, sizeof(c->err), "reading %s: %s", r->name, strerror(err));
+		}
+		evt_consumer_release(c, r);
+		return -1;
+	}
+	if (c->o.on_packet)
+		c->o.on_packet(c->o.arg, r, c->buf, len);
+	if (r->out >= 0) {
+		r->size += (off_t)len;
+		c->bytes_written += len;
+	}
+	r->packets++;
+	return 0;
+}
+
+int evt_consumer_drain(struct evt_consumer *c, struct evt_consumer_ring *r)
+{
+	int got = 0, rc;
+
+	r->busy = 0;
+	if (r->holding)
+		return 0;	/* the program holds it on purpose */
+	while (!c->write_failed) {
+		rc = evt_consumer_take(c, r);
+		if (rc <= 0) {
+			r->busy = got > 0;
+			return rc < 0 ? -1 : got;
+		}
+		/* Taken with PUT_GET: the next take releases this one. */
+		if (evt_consumer_write(c, r))
+			return -1;
+		got++;
+	}
+	evt_consumer_release(c, r);
+	return -1;
+}
+
+int evt_consumer_drain_all(struct evt_consumer *c)
+{
+	int i, ret = 0;
+
+	for (i = 0; i < c->nr_rings && !c->write_failed; i++)
+		if (evt_consumer_drain(c, &c->rings[i]) < 0)
+			ret = -1;
+	return c->write_failed ? -1 : ret;
+}
+
+int evt_consumer_drain_final(struct evt_consumer *c)
+{
+	int i, ret;
+
+	ret = evt_consumer_drain_all(c);
+	if (c->write_failed)
+		return -1;
+	for (i = 0; i < c->nr_rings; i++)
+		ioctl(c->rings[i].fd, EVT_IOC_FLUSH);
+	return evt_consumer_drain_all(c) || ret ? -1 : 0;
+}
+
+int evt_consumer_quiescent(struct evt_consumer *c, struct evt_consumer_ring *r,
+			   struct evt_quiescent *q)
+{
+	if (ioctl(r->fd, EVT_IOC_GET_QUIESCENT, q) < 0) {
+		evt_errf(c->err, sizeof(c->err), "quiescent time of %s: %s", r->name, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+int evt_consumer_sync(struct evt_consumer *c)
+{
+	int i, dfd, ret = 0;
+
+	if (!c->o.out_dir)
+		return 0;
+	for (i = 0; i < c->nr_rings; i++) {
+		if (c->rings[i].out >= 0 && fsync(c->rings[i].out)) {
+			evt_errf(c->err, sizeof(c->err), "fsync %s/%s: %s", c->o.out_dir,
+				 c->rings[i].name, strerror(errno));
+			ret = -1;
+		}
+	}
+	dfd = open(c->o.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fsync(dfd)) {
+		evt_errf(c->err, sizeof(c->err), "fsync %s: %s", c->o.out_dir, strerror(errno));
+		ret = -1;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return ret;
+}

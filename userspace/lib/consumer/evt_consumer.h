@@ -1,0 +1,140 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The consumer: what every program that drains evtrace's rings does, once.
+ * It opens the ring devices (/dev/evtrace/<channel>/cpuN, and CPUs that come
+ * online later), takes whole sub-buffers and releases them, moves each to the
+ * ring's stream file without copying (sendfile(), or splice() through a pipe)
+ * or by read()/write() where the file system refuses, keeps the files to
+ * whole packets when a write fails, copies the module's metadata whatever its
+ * size (written aside, fsynced, renamed), and asks a ring for its quiescent
+ * time. Scheduling (when to drain which ring) stays with the program.
+ */
+#ifndef EVT_CONSUMER_H
+#define EVT_CONSUMER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include <evtrace/abi.h>
+#include <evtrace/limits.h>
+
+struct evt_metadata;
+
+/* How a packet goes from the ring device to its file. */
+enum evt_xfer {
+	EVT_XFER_SENDFILE,	/* sendfile(): the kernel splices the pages, one call */
+	EVT_XFER_SPLICE,	/* splice() into a pipe and out of it */
+	EVT_XFER_COPY,		/* read() into a buffer, write() from it */
+};
+
+struct evt_consumer_ring {
+	int fd;			/* the ring device */
+	int out;		/* its stream file; -1 without a directory */
+	unsigned int channel;
+	int cpu;
+	int index;		/* its place in evt_consumer.rings, for good */
+	char name[32];		/* "compact_3": the stream file's name */
+	off_t size;		/* bytes of whole packets in the stream file */
+	uint64_t packets;	/* packets this consumer wrote */
+	uint64_t packet;	/* bytes per packet (the padded sub-buffer size) */
+	enum evt_xfer xfer;	/* copy from the first packet a file refuses to splice */
+	int holding;		/* a sub-buffer is taken */
+	int ready, busy;	/* free for the program's scheduling */
+};
+
+/* Sources a reorderer fed by the consumer needs: one per possible ring. */
+#define EVT_LIVE_SOURCES	(EVT_MAX_CPUS * EVT_NR_CHANNELS)
+
+struct evt_consumer_opts {
+	const char *dev_dir;	/* NULL: /dev/evtrace */
+	const char *out_dir;	/* NULL: packets go to on_packet only */
+	unsigned int channels;	/* bit per channel (1U << EVT_CHAN_*); 0: all */
+	enum evt_xfer xfer;
+	/* Existing stream files: keep their whole packets and append (else truncate). */
+	int append;
+	/* Every packet's bytes, once taken (its ring forced to EVT_XFER_COPY). */
+	void (*on_packet)(void *arg, struct evt_consumer_ring *r, const uint8_t *pkt, size_t len);
+	void *arg;
+};
+
+struct evt_consumer {
+	struct evt_consumer_opts o;
+	struct evt_consumer_ring *rings;	/* moved by evt_consumer_open_rings() */
+	int nr_rings, cap_rings;
+	uint64_t bytes_written;
+	/* A write failed (disk full): no more packets are taken; err says which file. */
+	int write_failed;
+	char err[512];		/* the last error */
+	uint8_t *buf;		/* EVT_XFER_COPY's buffer */
+	size_t buf_size;
+	int pipefd[2];		/* EVT_XFER_SPLICE's pipe */
+};
+
+/* 0, or -1 with errno (out of memory). */
+int evt_consumer_init(struct evt_consumer *c, const struct evt_consumer_opts *o);
+
+/* Release what is held, close every descriptor, free. */
+void evt_consumer_close(struct evt_consumer *c);
+
+/*
+ * Open every ring device not open yet, and its stream file. Returns how many
+ * were opened (0 when none is new), or -1 with c->err (a device another
+ * reader has, a file that cannot be written: the rings opened so far stay).
+ */
+int evt_consumer_open_rings(struct evt_consumer *c);
+
+struct evt_consumer_ring *evt_consumer_find(struct evt_consumer *c, unsigned int channel, int cpu);
+
+/*
+ * Read the module's metadata to its end. With an output directory it becomes
+ * DIR/metadata: written as DIR/metadata.tmp, fsynced, renamed, the directory
+ * fsynced (a reader never sees half of it). With @md it is also parsed into
+ * it. 0, or -1 with c->err.
+ */
+int evt_consumer_metadata(struct evt_consumer *c, struct evt_metadata *md);
+
+/*
+ * Take the ring's next complete sub-buffer, releasing the held one first.
+ * 1 taken, 0 none complete (nothing is held then), -1 with c->err.
+ */
+int evt_consumer_take(struct evt_consumer *c, struct evt_consumer_ring *r);
+
+/* Release the held sub-buffer. 0, or -1 with c->err. */
+int evt_consumer_release(struct evt_consumer *c, struct evt_consumer_ring *r);
+
+/*
+ * Write the held packet, read from the device's file position (0 right after
+ * a take), to the ring's file and hand it to on_packet. On a failed write the
+ * file is cut back to its last whole packet, c->write_failed is set and the
+ * packet released. 0, or -1 with c->err.
+ */
+int evt_consumer_write(struct evt_consumer *c, struct evt_consumer_ring *r);
+
+/*
+ * Take, write and release every complete sub-buffer of @r (one ioctl per
+ * packet); nothing is held on return, and a ring the program holds itself is
+ * left alone. Returns the packets written, or -1 with c->err. r->busy says
+ * whether any was.
+ */
+int evt_consumer_drain(struct evt_consumer *c, struct evt_consumer_ring *r);
+
+/* evt_consumer_drain() on every ring until a write fails; -1 if any failed. */
+int evt_consumer_drain_all(struct evt_consumer *c);
+
+/*
+ * After tracing stopped: drain, flush every ring, drain again (losses after
+ * the last closed packet need a free sub-buffer to be carried in a packet).
+ */
+int evt_consumer_drain_final(struct evt_consumer *c);
+
+/*
+ * The ring's quiescent time (it flushes first): no event older than
+ * q->timestamp can still appear in it. 0, or -1 with c->err.
+ */
+int evt_consumer_quiescent(struct evt_consumer *c, struct evt_consumer_ring *r,
+			   struct evt_quiescent *q);
+
+/* fsync every stream file and the directory. 0, or -1 with c->err. */
+int evt_consumer_sync(struct evt_consumer *c);
+
+#endif
