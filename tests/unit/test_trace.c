@@ -853,6 +853,17 @@ START_TEST(fifo_in_a_trace_is_refused)
 }
 END_TEST
 
+/* Mostly small bytes: short sequences, NULs for strings. */
+static void random_payload(uint8_t *buf, size_t n, uint64_t *rs)
+{
+	size_t j;
+
+	for (j = 0; j < n; j++) {
+		*rs = *rs * 6364136223846793005ULL + 1442695040888963407ULL;
+		buf[j] = (uint8_t)((*rs >> 40) % 8 ? (*rs >> 48) % 3 : *rs >> 56);
+	}
+}
+
 /*
  * The decoder's shortcut for variable-sized events (one variable field, the
  * last) says what walking the fields says, on random payloads.
@@ -870,16 +881,12 @@ START_TEST(variable_sizes_match_the_walk)
 			continue;
 		nvar++;
 		for (k = 0; k < 20000; k++) {
-			size_t avail, j;
+			size_t avail;
 			long walk, fast;
 
 			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
 			avail = (size_t)(rs >> 33) % sizeof(buf);
-			for (j = 0; j < sizeof(buf); j++) {
-				rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
-				/* Mostly small bytes: short sequences, NULs for strings. */
-				buf[j] = (uint8_t)((rs >> 40) % 8 ? (rs >> 48) % 3 : rs >> 56);
-			}
+			random_payload(buf, sizeof(buf), &rs);
 			walk = evt_payload_size(d, buf, avail);
 			fast = evt_decode_var_size(di, buf, avail);
 			if (fast > (long)avail)
@@ -912,15 +919,12 @@ START_TEST(normal_fast_steps_match_the_rules)
 			struct evt_decoded out;
 			struct evt_decode_err e;
 			uint64_t ts = 0, step = 0, prev = 1000, tend;
-			size_t end, j, next = 0;
+			size_t end, next = 0;
 			long right;
 			uint32_t len;
 			int fast, rules;
 
-			for (j = 0; j < sizeof(pkt); j++) {
-				rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
-				pkt[j] = (uint8_t)((rs >> 40) % 8 ? (rs >> 48) % 3 : rs >> 56);
-			}
+			random_payload(pkt, sizeof(pkt), &rs);
 			rs = rs * 6364136223846793005ULL + 1442695040888963407ULL;
 			end = EVT_NORMAL_HDR + (size_t)(rs >> 33) % (sizeof(pkt) - EVT_NORMAL_HDR);
 			right = evt_payload_size(d, pkt + EVT_NORMAL_HDR, end - EVT_NORMAL_HDR);
