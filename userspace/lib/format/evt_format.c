@@ -40,35 +40,29 @@ void evt_out_free(struct evt_out *o)
 	o->buf = NULL;
 }
 
+/* The buffer at @cap bytes: 0, or -1 (o->err ENOMEM). */
+static int out_resize(struct evt_out *o, size_t cap)
+{
+	char *b = realloc(o->buf, cap);
+
+	if (!b) {
+		o->err = ENOMEM;
+		return -1;
+	}
+	o->buf = b;
+	o->cap = cap;
+	return 0;
+}
+
 char *evt_out_room(struct evt_out *o, size_t n)
 {
 	if (o->cap - o->len >= n)
 		return o->buf + o->len;
-	if (o->fd < 0) {
-		/* In memory: grow. */
-		size_t cap = o->cap * 2 > o->len + n ? o->cap * 2 : o->len + n;
-		char *b = realloc(o->buf, cap);
-
-		if (!b) {
-			o->err = ENOMEM;
-			return NULL;
-		}
-		o->buf = b;
-		o->cap = cap;
-		return o->buf + o->len;
-	}
-	if (evt_out_flush(o))
+	if (o->fd < 0)	/* in memory: grow */
+		return out_resize(o, o->cap * 2 > o->len + n ? o->cap * 2 : o->len + n) ? NULL :
+		       o->buf + o->len;
+	if (evt_out_flush(o) || (o->cap < n && out_resize(o, n)))
 		return NULL;
-	if (o->cap < n) {
-		char *b = realloc(o->buf, n);
-
-		if (!b) {
-			o->err = ENOMEM;
-			return NULL;
-		}
-		o->buf = b;
-		o->cap = n;
-	}
 	return o->buf;
 }
 
