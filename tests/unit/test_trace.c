@@ -853,6 +853,55 @@ START_TEST(fifo_in_a_trace_is_refused)
 }
 END_TEST
 
+/*
+ * Streams opened on threads: the same index as one thread, and of two
+ * streams that cannot be opened, the first in order is the one reported.
+ */
+START_TEST(open_on_threads_is_the_same)
+{
+	struct evt_trace_opts o = { .threads = 4 };
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_trace t1, t4;
+	char dir[64], path[128];
+	unsigned int i, round;
+
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 6;
+	p.events = 60000;
+	p.normal_pct = 20;
+	synth(dir, &p, &r);
+	ck_assert_int_eq(evt_trace_open(&t1, dir, NULL), 0);
+	ck_assert_int_eq(evt_trace_open(&t4, dir, &o), 0);
+	ck_assert_uint_eq(t1.nr_streams, 12);
+	ck_assert_uint_eq(t4.nr_streams, t1.nr_streams);
+	ck_assert_uint_eq(t4.base, t1.base);
+	for (i = 0; i < t1.nr_streams; i++) {
+		const struct evt_stream *a = &t1.streams[i], *b = &t4.streams[i];
+
+		ck_assert_str_eq(b->name, a->name);
+		ck_assert_uint_eq(b->npk, a->npk);
+		ck_assert_uint_gt(a->npk, 1);
+		ck_assert_mem_eq(b->pk, a->pk, a->npk * sizeof(*a->pk));
+		ck_assert_uint_eq(b->max_end, a->max_end);
+	}
+	evt_trace_close(&t1);
+	evt_trace_close(&t4);
+	/* compact_2 and normal_4 as FIFOs: compact_2 comes first (streams sort by CPU, then channel). */
+	for (i = 0; i < 2; i++) {
+		snprintf(path, sizeof(path), "%s/%s", dir, i ? "normal_4" : "compact_2");
+		ck_assert_int_eq(unlink(path), 0);
+		ck_assert_int_eq(mkfifo(path, 0600), 0);
+	}
+	for (round = 0; round < 20; round++) {
+		ck_assert_int_eq(evt_trace_open(&t4, dir, &o), -1);
+		ck_assert_msg(strstr(t4.err, "compact_2: not a regular file"), "%s", t4.err);
+	}
+	rmtree(dir);
+}
+END_TEST
+
 /* Mostly small bytes: short sequences, NULs for strings. */
 static void random_payload(uint8_t *buf, size_t n, uint64_t *rs)
 {
@@ -1783,6 +1832,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, variable_sizes_match_the_walk);
 	tcase_add_test(tr, normal_fast_steps_match_the_rules);
 	tcase_add_test(tr, fifo_in_a_trace_is_refused);
+	tcase_add_test(tr, open_on_threads_is_the_same);
 	tcase_add_test(tr, reading_keeps_memory_bounded);
 	tcase_add_test(tr, empty_and_odd_directories);
 	tcase_add_test(tr, format_numbers_and_escapes);

@@ -639,6 +639,7 @@ int main(int argc, char **argv)
 		to.cpu_set = o.cpu_set;
 		to.cpu_set_bits = EVT_MAX_CPUS;
 	}
+	to.threads = o.threads;
 	if (evt_trace_open(&t, o.dir, &to)) {
 		fprintf(stderr, "evcat: %s\n", t.err);
 		return EXIT_TRACE;

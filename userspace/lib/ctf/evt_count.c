@@ -36,18 +36,19 @@
  */
 #define LANE_MAX_DEPTH 5
 #define LANE_SRC_SHIFT 6
+#define LANE_PREFETCH_AHEAD 256
 
 enum { SRC_OK, SRC_EOF, SRC_ERR };
 
 /* A source's decoding state (64 bytes: an index is a shift). */
 struct count_source {
-	const uint8_t *pos;		/* header of the event after the head */
+	const uint8_t *next;		/* header of the event after the one after the head */
 	const uint8_t *end;		/* compact: the packet's content end (normal: the packet) */
 	uint64_t prev;			/* its timestamp */
 	uint64_t tend;			/* the packet's timestamp_end */
 	evt_mkey_t nk;			/* its key; EVT_MKEY_NONE: end or error (state) */
 	uint64_t kb;			/* key = (ts << shift) - kb: (base << shift) - source */
-	uint64_t step;			/* its size (aligned) */
+	uint64_t unused;		/* (the state stays 64 bytes) */
 	const uint8_t *nend;		/* normal: the same (compact: the packet) */
 };
 
@@ -71,10 +72,9 @@ struct count_lane {
 } __attribute__((aligned(64)));
 
 /*
- * The source's next event by the general rules: the one @f->step bytes
- * after @f->pos, in this packet or the stream's next ones. Sets its
- * position, timestamp, key and run, or the end or an error (kept in
- * s->errmsg).
+ * The source's next event by the general rules: the one at @f->next, in
+ * this packet or the stream's next ones. Sets its timestamp, key and the
+ * position after it, or the end or an error (kept in s->errmsg).
  */
 static void __attribute__((noinline))
 count_source_next(struct count_lane *L, uint32_t src)
@@ -84,7 +84,7 @@ count_source_next(struct count_lane *L, uint32_t src)
 	struct count_source *f = &L->f[src];
 	struct count_source_cold *fc = &L->fc[src];
 	struct evt_stream *s = fc->s;
-	size_t off = (size_t)(f->pos - fc->pkt) + f->step;
+	size_t off = (size_t)(f->next - fc->pkt);
 	int fresh = 0;
 
 	for (;;) {
@@ -99,9 +99,8 @@ count_source_next(struct count_lane *L, uint32_t src)
 				evt_merged_out_of_reach(mt, s, s->errmsg, sizeof(s->errmsg));
 				break;
 			}
-			f->pos = fc->pkt + off;
+			f->next = fc->pkt + next;
 			f->prev = d.ts;
-			f->step = (uint32_t)(next - off);
 			f->nk = (d.ts << (mt->m.shift + LANE_SRC_SHIFT)) - f->kb;
 			/* Where the fast paths may read headers: one per channel. */
 			f->end = s->channel == EVT_CHAN_COMPACT ? fc->pkt + fc->end : fc->pkt;
@@ -144,19 +143,24 @@ int lane_adv(struct count_lane *const L, evt_mkey_t *topp, const int depth)
 	const size_t src = soff >> LANE_SRC_SHIFT;
 	struct count_source *const f = (struct count_source *)((char *)L->f + soff);
 	evt_mkey_t key = f->nk;
-	const uint8_t *const np = f->pos + f->step;
+	const uint8_t *const np = f->next;
 	uint64_t ts, step;
 	int d;
 
+	/*
+	 * The source's stream a few cache lines ahead: the address of its
+	 * next event comes from this one's header, so without the hint its
+	 * cache misses would come one after another.
+	 */
+	__builtin_prefetch(np + LANE_PREFETCH_AHEAD);
 	/* The decoder's fast path, for the channel whose header fits before its end. */
 	if (__builtin_expect(np + EVT_COMPACT_HDR <= f->end, 1) ?
 	    __builtin_expect(evt_decode_compact_step(np, f->end, f->prev, f->tend, &ts, &step), 1) :
 	    np + EVT_NORMAL_HDR <= f->nend &&
 	    (evt_decode_normal_step(np, f->nend, f->prev, f->tend, &ts, &step) ||
 	     evt_decode_normal_var_step(np, f->nend, f->prev, f->tend, &ts, &step))) {
-		f->pos = np;
+		f->next = np + step;
 		f->prev = ts;
-		f->step = step;
 		f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
 	} else if (key == EVT_MKEY_NONE) {
 		if (L->fc[src].state == SRC_ERR) {
@@ -336,9 +340,8 @@ static void lane_init(struct count_lane *L, struct evt_merged *mt)
 		fc->end = s->pi.content_bytes;
 		f->tend = s->pi.h.timestamp_end;
 		f->prev = c->p->ts;
-		f->pos = fc->pkt + ((EVT_DMETA_OFF(c->p->meta) + EVT_DMETA_LEN(c->p->meta) +
-				    EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1));
-		f->step = 0;
+		f->next = fc->pkt + ((EVT_DMETA_OFF(c->p->meta) + EVT_DMETA_LEN(c->p->meta) +
+				     EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1));
 		f->end = fc->pkt;
 		f->nend = fc->pkt;
 		count_source_next(L, i);

@@ -341,13 +341,16 @@ int evt_decode_compact_step(const uint8_t *p, const uint8_t *end, uint64_t prev,
 			    uint64_t *ts, uint64_t *step)
 {
 	const uint32_t w = evt_ld32(p);
-	const uint32_t id = w & ((1U << EVT_COMPACT_ID_BITS) - 1);
-	const size_t need = evt_dtab.c_need[id];
+	const size_t s = evt_dtab.c_step[w & ((1U << EVT_COMPACT_ID_BITS) - 1)];
 
 	*ts = evt_compact_ts(prev, w);
-	*step = evt_dtab.c_step[id];
-	/* need - 1 wraps for ids without a fast entry: one test for both. */
-	return (need - 1 < (size_t)(end - p)) & (*ts <= tend);
+	*step = s;
+	/*
+	 * The step, padding included, within @end (one table; an event only
+	 * its padding crosses @end goes by the general rules); s - 1 wraps
+	 * for ids without a fast entry (0): one test for both.
+	 */
+	return (s - 1 < (size_t)(end - p)) & (*ts <= tend);
 }
 
 static inline __attribute__((always_inline))

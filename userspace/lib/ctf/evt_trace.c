@@ -7,6 +7,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +48,7 @@ static int parse_stream_name(const char *name, unsigned int *chan, unsigned int 
 	return 0;
 }
 
-static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd);
+static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd, char *err);
 
 static int stream_cmp(const void *a, const void *b)
 {
@@ -59,19 +61,19 @@ static int stream_cmp(const void *a, const void *b)
 
 /*
  * Open a file of the trace for reading: 0 with *@fd and *@size, or -1 with
- * t->err. O_NONBLOCK: a FIFO in its place must not hang the open.
+ * @err. O_NONBLOCK: a FIFO in its place must not hang the open.
  */
-static int open_regular(struct evt_trace *t, const char *path, int *fd, size_t *size)
+static int open_regular(char *err, const char *path, int *fd, size_t *size)
 {
 	struct stat st;
 
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*fd < 0) {
-		evt_errf(t->err, sizeof(t->err), "%s: %s", path, strerror(errno));
+		evt_errf(err, EVT_TRACE_ERRLEN, "%s: %s", path, strerror(errno));
 		return -1;
 	}
 	if (fstat(*fd, &st) || !S_ISREG(st.st_mode)) {
-		evt_errf(t->err, sizeof(t->err), "%s: not a regular file", path);
+		evt_errf(err, EVT_TRACE_ERRLEN, "%s: not a regular file", path);
 		close(*fd);
 		return -1;
 	}
@@ -87,7 +89,7 @@ static int read_metadata(struct evt_trace *t)
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/metadata", t->dir);
-	if (open_regular(t, path, &fd, &len))
+	if (open_regular(t->err, path, &fd, &len))
 		return -1;
 	ret = evt_metadata_read(fd, &text, &len, msg, sizeof(msg));
 	close(fd);
@@ -100,28 +102,91 @@ static int read_metadata(struct evt_trace *t)
 	return ret;
 }
 
-/* Map a stream file and index its packets. */
-static int open_stream(struct evt_trace *t, struct evt_stream *s)
+/* Map a stream file and index its packets: 0, or -1 with @err. */
+static int open_stream(const struct evt_trace *t, struct evt_stream *s, char *err)
 {
 	char path[4096];
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", t->dir, s->name);
-	if (open_regular(t, path, &fd, &s->size))
+	if (open_regular(err, path, &fd, &s->size))
 		return -1;
 	if (s->size) {
 		void *p = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
 
 		if (p == MAP_FAILED) {
-			evt_errf(t->err, sizeof(t->err), "%s: mmap: %s", path, strerror(errno));
+			evt_errf(err, EVT_TRACE_ERRLEN, "%s: mmap: %s", path, strerror(errno));
 			close(fd);
 			return -1;
 		}
 		madvise(p, s->size, MADV_SEQUENTIAL);
 		s->map = p;
 	}
-	ret = index_stream(t, s, fd);
+	ret = index_stream(t, s, fd, err);
 	close(fd);
+	return ret;
+}
+
+/*
+ * Opening the streams on threads: each takes the next stream not taken;
+ * a stream's failure is kept in its own slot of errs[], and the first
+ * stream (in order) that failed is the one reported, as one thread would.
+ */
+struct open_work {
+	const struct evt_trace *t;
+	char (*errs)[EVT_TRACE_ERRLEN];
+	int *failed;
+	atomic_uint next;
+};
+
+static void *open_worker(void *arg)
+{
+	struct open_work *w = arg;
+	unsigned int i;
+
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->t->nr_streams)
+		w->failed[i] = open_stream(w->t, &w->t->streams[i], w->errs[i]);
+	return NULL;
+}
+
+/* Every stream opened and indexed, on up to @threads threads: 0, or -1 with t->err. */
+static int open_streams(struct evt_trace *t, unsigned int threads)
+{
+	struct open_work w = { .t = t };
+	pthread_t tid[EVT_TRACE_OPEN_THREADS];
+	unsigned int n = 0, i;
+	int ret = 0;
+
+	if (!t->nr_streams)
+		return 0;
+	w.errs = calloc(t->nr_streams, sizeof(*w.errs));
+	w.failed = calloc(t->nr_streams, sizeof(*w.failed));
+	if (!w.errs || !w.failed) {
+		free(w.errs);
+		free(w.failed);
+		evt_errf(t->err, sizeof(t->err), "out of memory");
+		return -1;
+	}
+	atomic_init(&w.next, 0);
+	if (threads > EVT_TRACE_OPEN_THREADS)
+		threads = EVT_TRACE_OPEN_THREADS;
+	if (threads > t->nr_streams)
+		threads = t->nr_streams;
+	/* This thread is one of them; a thread that cannot start is one fewer. */
+	while (n + 1 < threads && !pthread_create(&tid[n], NULL, open_worker, &w))
+		n++;
+	open_worker(&w);
+	for (i = 0; i < n; i++)
+		pthread_join(tid[i], NULL);
+	for (i = 0; i < t->nr_streams; i++) {
+		if (w.failed[i]) {
+			memcpy(t->err, w.errs[i], sizeof(t->err));
+			ret = -1;
+			break;
+		}
+	}
+	free(w.errs);
+	free(w.failed);
 	return ret;
 }
 
@@ -178,12 +243,13 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	if (t->nr_streams)
 		qsort(t->streams, t->nr_streams, sizeof(*t->streams), stream_cmp);
 	t->base = UINT64_MAX;
+	for (i = 0; i < t->nr_streams; i++)
+		t->streams[i].id = i;
+	if (open_streams(t, o ? o->threads : 1))
+		goto fail;
 	for (i = 0; i < t->nr_streams; i++) {
-		struct evt_stream *s = &t->streams[i];
+		const struct evt_stream *s = &t->streams[i];
 
-		s->id = i;
-		if (open_stream(t, s))
-			goto fail;
 		if (s->npk && s->pk[0].begin < t->base)
 			t->base = s->pk[0].begin;
 	}
@@ -305,9 +371,9 @@ static void release_behind(struct evt_stream *s, size_t off)
 /*
  * Index a stream's packets from their headers. Stops at the first bad
  * one: the error is kept for when the reader reaches it. 0, or -1 when
- * out of memory (t->err).
+ * out of memory (@err).
  */
-static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd)
+static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd, char *err)
 {
 	size_t off = 0, cap = 0;
 	const struct evt_packet_header *h;
@@ -372,7 +438,7 @@ static int index_stream(struct evt_trace *t, struct evt_stream *s, int fd)
 			cap = cap ? cap * 2 : 64;
 			n = realloc(s->pk, cap * sizeof(*n));
 			if (!n) {
-				evt_errf(t->err, sizeof(t->err), "%s/%s: out of memory", t->dir, s->name);
+				evt_errf(err, EVT_TRACE_ERRLEN, "%s/%s: out of memory", t->dir, s->name);
 				return -1;
 			}
 			s->pk = n;

@@ -85,7 +85,10 @@ struct evt_trace_opts {
 	/* CPUs to open: bitmap of cpu_set_bits bits; NULL: all. */
 	const uint8_t *cpu_set;
 	unsigned int cpu_set_bits;
+	/* Threads that open and index the streams (0 or 1: this one; at most EVT_TRACE_OPEN_THREADS). */
+	unsigned int threads;
 };
+#define EVT_TRACE_OPEN_THREADS 16
 
 struct evt_trace {
 	char *dir;
