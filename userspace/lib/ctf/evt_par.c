@@ -27,16 +27,28 @@ static int pkt_ts_cmp(const void *a, const void *b)
  */
 static long cut(const struct evt_trace *t, const struct evt_par_opts *o, uint64_t **out)
 {
-	uint64_t target = o->slice_bytes ? o->slice_bytes : (2u << 20), acc = 0, *b;
+	uint64_t target = o->slice_bytes ? o->slice_bytes : EVT_PAR_SLICE_BYTES, acc = 0, content = 0, *b;
 	size_t total = 0, n = 0, i;
 	struct pkt_ts *all;
 	unsigned int s;
 
 	*out = NULL;
-	for (s = 0; s < t->nr_streams; s++)
+	for (s = 0; s < t->nr_streams; s++) {
 		total += t->streams[s].npk;
+		for (i = 0; i < t->streams[s].npk; i++)
+			content += t->streams[s].pk[i].content;
+	}
 	if (!total)
 		return 0;
+	/*
+	 * Counting keeps nothing per slice, and each slice's start decodes a
+	 * packet of every stream and merges the events before the slice:
+	 * fewer, larger slices, still EVT_PAR_COUNT_SLICES a thread for the
+	 * balance (the range's share of the trace is not known here).
+	 */
+	if (!o->slice_bytes && o->count_only &&
+	    content / ((uint64_t)o->threads * EVT_PAR_COUNT_SLICES) > target)
+		target = content / ((uint64_t)o->threads * EVT_PAR_COUNT_SLICES);
 	all = malloc(total * sizeof(*all));
 	b = malloc(total * sizeof(*b));
 	if (!all || !b) {

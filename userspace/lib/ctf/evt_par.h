@@ -39,12 +39,20 @@ struct evt_par_ops {
 	int (*count)(void *ctx, void *state, uint64_t n);
 };
 
+/*
+ * Packet content per slice by default; counting without a slice size:
+ * the trace's content over EVT_PAR_COUNT_SLICES slices a thread, when
+ * that is more.
+ */
+#define EVT_PAR_SLICE_BYTES	(2ULL << 20)
+#define EVT_PAR_COUNT_SLICES	8
+
 struct evt_par_opts {
 	unsigned int threads;		/* workers, >= 1 */
 	enum evt_merge_kind kind;
 	uint64_t from, to;		/* inclusive time range (clock values) */
 	uint8_t *event_mask;		/* as evt_merged_set_events(), NULL: all */
-	uint64_t slice_bytes;		/* packet content per slice (0: 2 MiB) */
+	uint64_t slice_bytes;		/* packet content per slice (0: EVT_PAR_SLICE_BYTES; counting: see below) */
 	int count_only;			/* ops->count(), no references */
 };
 
