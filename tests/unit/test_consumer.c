@@ -186,6 +186,66 @@ START_TEST(consumer_opens_rings)
 }
 END_TEST
 
+/* Mode @mode and group @gid: the file @name in @dir. */
+static void assert_mode_group(const char *dir, const char *name, mode_t mode, gid_t gid)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_msg((st.st_mode & 07777) == mode, "%s: mode %o, not %o", path,
+		      (unsigned int)(st.st_mode & 07777), (unsigned int)mode);
+	ck_assert_uint_eq(st.st_gid, gid);
+}
+
+/*
+ * The trace's files are 0640 under a umask of 022 (they were 0644: every
+ * local user could read every process's system calls), less under a
+ * narrower umask, and belong to the group asked for.
+ */
+START_TEST(consumer_files_are_private)
+{
+	struct evt_consumer_opts o = { 0 };
+	struct evt_consumer c;
+	struct tmpdirs d;
+	gid_t other = getgid();
+	gid_t groups[64];
+	int n = getgroups(64, groups), i;
+	mode_t old = umask(022);
+
+	/* Another group of ours (any, as root): the files must move to it. */
+	for (i = 0; i < n; i++)
+		if (groups[i] != getgid())
+			other = groups[i];
+	if (!geteuid())
+		other = 4242;
+	one_ring(&d, &o, 0, "", 0);
+	put_file(d.dev, "metadata", "/* CTF 1.8 */", 12);
+	ck_assert_int_eq(evt_consumer_init(&c, &o), 0);
+	ck_assert_int_eq(evt_consumer_open_rings(&c), 1);
+	ck_assert_int_eq(evt_consumer_metadata(&c, NULL), 0);
+	assert_mode_group(d.out, "compact_0", 0640, getgid());
+	assert_mode_group(d.out, "metadata", 0640, getgid());
+	evt_consumer_close(&c);
+	remove_dirs(&d);
+
+	umask(077);
+	one_ring(&d, &o, 0, "", 0);
+	put_file(d.dev, "metadata", "/* CTF 1.8 */", 12);
+	o.has_group = 1;
+	o.group = other;
+	ck_assert_int_eq(evt_consumer_init(&c, &o), 0);
+	ck_assert_int_eq(evt_consumer_open_rings(&c), 1);
+	ck_assert_int_eq(evt_consumer_metadata(&c, NULL), 0);
+	assert_mode_group(d.out, "compact_0", 0600, other);
+	assert_mode_group(d.out, "metadata", 0600, other);
+	evt_consumer_close(&c);
+	remove_dirs(&d);
+	umask(old);
+}
+END_TEST
+
 /*
  * Appending keeps the whole packets already there, whatever their size:
  * five 4 KiB packets and 100 bytes of a sixth keep 20480 bytes (cutting by
@@ -338,6 +398,7 @@ Suite *consumer_suite(void)
 
 	tcase_add_test(tc, consumer_copies_metadata_whole);
 	tcase_add_test(tc, consumer_opens_rings);
+	tcase_add_test(tc, consumer_files_are_private);
 	tcase_add_test(tc, consumer_append_keeps_whole_packets);
 	tcase_add_loop_test(tc, consumer_moves_packets, 0, 6);
 	tcase_add_loop_test(tc, consumer_failed_write_keeps_whole_packets, 0, 3);

@@ -1,10 +1,45 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
-# evdrain's failures: a second instance is refused and leaves the first alone;
-# SIGKILL leaves no held sub-buffer and --attach resumes; a full disk stops
+# evdrain's failures: bad options (exit 2) and directories (exit 5) are said
+# before the module is asked; a second instance is refused and leaves the
+# first alone; SIGKILL leaves no held sub-buffer and --attach resumes; a
+# directory that holds a trace is refused and left as it was, --force
+# replaces it; traces are private (0750/0640, --group); a full disk stops
 # tracing with a message and keeps every whole packet.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
+# evdrain ARGS... must exit with status $1 and say $2.
+refused() {
+	want=$1 msg=$2
+	shift 2
+	rc=0
+	evdrain "$@" > /tmp/out 2> /tmp/err || rc=$?
+	cat /tmp/err
+	[ $rc = "$want" ] || fail "evdrain $* exit $rc, not $want"
+	grep -q -- "$msg" /tmp/err || fail "evdrain $*: no \"$msg\" message"
+}
+# A short trace in DIR (evdrain -o DIR OPTIONS...) with a few thousand events.
+record() {
+	dir=$1
+	shift
+	evdrain -q -o "$dir" "$@" &
+	rpid=$!
+	wait_tracing
+	evctl generate --events 4000 --channel both --sizes mix
+	wait_gen_done 60
+	kill -TERM $rpid
+	wait $rpid || fail "evdrain -o $dir $* exit $?"
+}
+# No module loaded: the options and the directory are checked first.
+refused 2 'more than 0 and at most' -o /tmp/x -d nan
+refused 2 'more than 0 and at most' -o /tmp/x -d 0
+refused 2 'names no channel' -o /tmp/x -c ,
+refused 2 'names no channel' -o /tmp/x -c ''
+refused 2 'go with --live' -o /tmp/x --format json
+refused 2 'from 1 to 100000' --live --tick-ms 100001
+refused 2 'one or the other' -o /tmp/x --attach --force
+refused 2 'no group named' -o /tmp/x --group nosuchgroup
+refused 5 'cannot create /nonexistent/x' -o /nonexistent/x
 if evdrain -o /tmp/x 2>/tmp/err; then fail "evdrain ran without the module"; fi
 cat /tmp/err
 grep -q 'not loaded' /tmp/err || fail "no 'not loaded' message"
@@ -29,6 +64,35 @@ sleep 1
 evdrain -q -o "$OUT/first" --attach --duration 3 || fail "evdrain --attach exit $?"
 evctl generate-stop
 cp $D/stats "$OUT/attach.stats"
+# A directory that holds a trace: refused, not a byte changed.
+sum=$(cat "$OUT"/first/* | md5sum)
+refused 5 'holds a trace' -o "$OUT/first" --duration 1
+[ "$(cat "$OUT"/first/* | md5sum)" = "$sum" ] || fail "the refused evdrain changed the trace"
+# --force: the old trace files go (a stale stream of a CPU that is not there
+# included), other files stay, and a new trace takes their place.
+record "$OUT/forced"
+cp "$OUT/forced/compact_0" "$OUT/forced/compact_99"
+echo keep > "$OUT/forced/notes.txt"
+record "$OUT/forced" --force
+[ ! -e "$OUT/forced/compact_99" ] || fail "--force left a stale stream file"
+[ "$(cat "$OUT/forced/notes.txt")" = keep ] || fail "--force removed a file that is not the trace's"
+rm "$OUT/forced/notes.txt"
+# Private by default: 0750 and 0640 whatever a umask of 022 would give, and
+# a user outside the group reads nothing; --group gives the trace to a group.
+umask 022
+record /tmp/priv
+[ "$(stat -c %a /tmp/priv)" = 750 ] || fail "trace directory mode $(stat -c %a /tmp/priv), not 750"
+for f in /tmp/priv/*; do
+	[ "$(stat -c %a "$f")" = 640 ] || fail "$f mode $(stat -c %a "$f"), not 640"
+done
+if nopriv cat /tmp/priv/metadata > /dev/null 2>&1; then fail "nobody read a fresh trace"; fi
+echo 'tracing:x:4242:' >> /etc/group
+record /tmp/grp --group tracing
+for f in /tmp/grp /tmp/grp/*; do
+	[ "$(stat -c %g "$f")" = 4242 ] || fail "$f group $(stat -c %g "$f"), not 4242"
+done
+nopriv --uid 4242 cat /tmp/grp/compact_0 > /dev/null || fail "the group cannot read its trace"
+if nopriv cat /tmp/grp/compact_0 > /dev/null 2>&1; then fail "nobody read a --group trace"; fi
 rmmod evtrace
 
 # Disk full: a 256 KiB tmpfs.

@@ -7,9 +7,13 @@ vm --timeout 400 "$here/guest-evdrain-fail.sh"
 # SIGKILL + --attach: the trace reads, with no duplicate event.
 "$evtest" check "$out/first"
 babeltrace2 "$out/first" > /dev/null || die "babeltrace2 cannot read the attached trace"
+# --force: a complete trace in the place of the old one.
+"$evtest" check "$out/forced"
+babeltrace2 "$out/forced" > /dev/null || die "babeltrace2 cannot read the trace recorded with --force"
 # Disk full: whole packets only, babeltrace2 reads them without error.
 ls -la "$out/full"
 "$evtest" check "$out/full"
 babeltrace2 "$out/full" > /dev/null 2> "$out/bt.err" || { cat "$out/bt.err"; die "babeltrace2 fails on the disk-full trace"; }
 ! grep -q ERROR "$out/bt.err" || die "babeltrace2 errors on the disk-full trace"
-echo "second instance refused; SIGKILL + --attach resumed; disk full left a readable trace"
+echo "bad options and directories refused first; second instance refused; SIGKILL + --attach resumed;"
+echo "a trace is never overwritten, --force replaces it; traces private; disk full left a readable trace"

@@ -8,9 +8,13 @@
  * multicast (FLUSHED, CPU_ONLINE, first losses) and by a slow fallback timer.
  * --live also decodes every packet into the watermark reorderer.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <grp.h>
+#include <math.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -42,6 +46,11 @@
 #define EXIT_NOMODULE	4
 #define EXIT_OUTDIR	5
 #define EXIT_WRITE	6
+#define EXIT_LOSS	7
+
+#define MAX_DURATION_S	31622400	/* a leap year */
+#define MAX_TICK_MS	100000
+#define MAX_DELAY_TICKS	100000
 
 #define FALLBACK_MS	1000
 /*
@@ -59,20 +68,28 @@ static const char usage_text[] =
 "Drain evtrace's rings into DIR as a CTF 1.8 trace (DIR/metadata and one\n"
 "stream file per channel and CPU: DIR/compact_0, DIR/normal_3, ...).\n"
 "\n"
-"  -o, --output DIR         trace directory (created if missing)\n"
-"  -d, --duration S         stop after S seconds (default: until SIGINT/SIGTERM)\n"
+"  -o, --output DIR         trace directory (created if missing, mode 0750); a\n"
+"                           DIR that holds a trace is refused (exit 5)\n"
+"  -d, --duration S         stop after S seconds, at most 31622400 (default:\n"
+"                           until SIGINT/SIGTERM)\n"
 "  -c, --channels LIST      compact,normal (default both)\n"
 "  -m, --mode MODE          discard or overwrite: set before starting\n"
 "  -a, --attach             drain a session that is already tracing: do not\n"
 "                           configure or start it; append to DIR's files\n"
+"      --force              DIR holds a trace: delete its files and record anew\n"
+"      --group NAME         DIR (when evdrain creates it) and its files belong\n"
+"                           to group NAME (files are 0640: the group reads them)\n"
+"      --fail-on-loss       exit 7 when any event was discarded or overwritten\n"
+"                           (after writing everything)\n"
 "      --copy               read()/write() instead of splicing (sendfile())\n"
 "  -q, --quiet              no progress line, no summary\n"
 "      --stats-json FILE    write the final summary as JSON to FILE\n"
 "      --live               print the merged, time-ordered stream while draining\n"
 "                           (watermark reordering; -o still writes DIR)\n"
 "      --format FMT         text (default) or json, with --live\n"
-"      --delay-ticks D      emit up to the watermark of D ticks ago (default 2)\n"
-"      --tick-ms MS         tick period (default 100)\n"
+"      --delay-ticks D      with --live: emit up to the watermark of D ticks ago,\n"
+"                           0 to 100000 (default 2)\n"
+"      --tick-ms MS         with --live: tick period, 1 to 100000 (default 100)\n"
 "  -V, --version            print the version and exit\n"
 "  -h, --help               this text\n"
 "\n"
@@ -82,8 +99,9 @@ static const char usage_text[] =
 "\n"
 "Exit status: 0 done; 1 the kernel refused or another runtime error; 2 usage;\n"
 "3 another evdrain is running; 4 module not loaded or no permission;\n"
-"5 DIR is not writable; 6 a write failed (disk full): tracing is stopped and\n"
-"every whole packet written so far stays readable.\n";
+"5 DIR is not writable or holds a trace; 6 a write failed (disk full): tracing\n"
+"is stopped and every whole packet written so far stays readable; 7 with\n"
+"--fail-on-loss, events were lost (the trace is complete otherwise).\n";
 
 /* What the command line asks for. */
 struct options {
@@ -91,7 +109,10 @@ struct options {
 	double duration;		/* seconds; 0: until a signal */
 	unsigned int channels;		/* bit per channel */
 	int mode;			/* -1: leave it; 0 discard, 1 overwrite */
-	int attach, copy, quiet, live;
+	int attach, copy, quiet, live, force, fail_on_loss;
+	int live_opts;			/* --format, --delay-ticks or --tick-ms given */
+	int has_group;
+	gid_t group;
 	enum evt_fmt_kind live_kind;
 	long delay_ticks, tick_ms;
 };
@@ -135,6 +156,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "format", required_argument, NULL, 'F' },
 		{ "delay-ticks", required_argument, NULL, 'D' },
 		{ "tick-ms", required_argument, NULL, 'T' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "group", required_argument, NULL, 'G' },
+		{ "fail-on-loss", no_argument, NULL, 'l' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -152,14 +176,21 @@ static int parse_args(int argc, char **argv, struct options *o)
 			o->outdir = optarg;
 			break;
 		case 'd':
+			errno = 0;
 			o->duration = strtod(optarg, &end);
-			if (*end || o->duration <= 0) {
-				fprintf(stderr, "evdrain: --duration wants a positive number of seconds\n");
+			if (end == optarg || *end || errno || !isfinite(o->duration) || o->duration <= 0 ||
+			    o->duration > MAX_DURATION_S) {
+				fprintf(stderr, "evdrain: --duration wants a number of seconds, more than 0 "
+					"and at most %d, not \"%s\"\n", MAX_DURATION_S, optarg);
 				return -1;
 			}
 			break;
 		case 'c':
 			list = strdup(optarg);
+			if (!list) {
+				fprintf(stderr, "evdrain: out of memory\n");
+				return -1;
+			}
 			o->channels = 0;
 			for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
 				if (!strcmp(tok, "compact")) {
@@ -200,7 +231,25 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'L':
 			o->live = 1;
 			break;
+		case 'f':
+			o->force = 1;
+			break;
+		case 'l':
+			o->fail_on_loss = 1;
+			break;
+		case 'G': {
+			const struct group *g = getgrnam(optarg);
+
+			if (!g) {
+				fprintf(stderr, "evdrain: --group: no group named \"%s\"\n", optarg);
+				return -1;
+			}
+			o->group = g->gr_gid;
+			o->has_group = 1;
+			break;
+		}
 		case 'F':
+			o->live_opts = 1;
 			if (strcmp(optarg, "text") && strcmp(optarg, "json")) {
 				fprintf(stderr, "evdrain: --format is text or json\n");
 				return -1;
@@ -209,10 +258,14 @@ static int parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'D':
 		case 'T':
+			o->live_opts = 1;
+			errno = 0;
 			v = strtol(optarg, &end, 10);
-			if (*end || v < (c == 'D' ? 0 : 1) || v > 100000) {
-				fprintf(stderr, "evdrain: --%s wants a number%s\n",
-					c == 'D' ? "delay-ticks" : "tick-ms", c == 'D' ? " >= 0" : " >= 1");
+			if (end == optarg || *end || errno || v < (c == 'D' ? 0 : 1) ||
+			    v > (c == 'D' ? MAX_DELAY_TICKS : MAX_TICK_MS)) {
+				fprintf(stderr, "evdrain: --%s wants a whole number from %d to %d, not \"%s\"\n",
+					c == 'D' ? "delay-ticks" : "tick-ms", c == 'D' ? 0 : 1,
+					c == 'D' ? MAX_DELAY_TICKS : MAX_TICK_MS, optarg);
 				return -1;
 			}
 			*(c == 'D' ? &o->delay_ticks : &o->tick_ms) = v;
@@ -234,6 +287,18 @@ static int parse_args(int argc, char **argv, struct options *o)
 	}
 	if (o->attach && o->mode >= 0) {
 		fprintf(stderr, "evdrain: --attach leaves the session as it is: no --mode\n");
+		return -1;
+	}
+	if (o->attach && o->force) {
+		fprintf(stderr, "evdrain: --attach appends to DIR's trace, --force deletes it: one or the other\n");
+		return -1;
+	}
+	if (o->live_opts && !o->live) {
+		fprintf(stderr, "evdrain: --format, --delay-ticks and --tick-ms go with --live\n");
+		return -1;
+	}
+	if (!o->outdir && (o->force || o->has_group)) {
+		fprintf(stderr, "evdrain: --force and --group need -o DIR\n");
 		return -1;
 	}
 	return 0;
@@ -270,25 +335,97 @@ static int take_lock(void)
 	return 0;	/* the descriptor stays open: the lock lives as long as we do */
 }
 
-/* DIR exists (made if missing) and takes a new file. */
-static int prepare_outdir(const char *dir)
+/* A file of a trace: metadata (or its temporary name), compact_N, normal_N. */
+static int is_trace_file(const char *name)
 {
-	char probe[4096];
-	int fd;
+	const char *p = NULL;
 
-	if (mkdir(dir, 0755) && errno != EEXIST) {
-		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
+	if (!strcmp(name, "metadata") || !strcmp(name, "metadata.tmp"))
+		return 1;
+	if (!strncmp(name, "compact_", 8))
+		p = name + 8;
+	else if (!strncmp(name, "normal_", 7))
+		p = name + 7;
+	if (!p || !*p)
+		return 0;
+	while (isdigit((unsigned char)*p))
+		p++;
+	return !*p;
+}
+
+/*
+ * The trace files in DIR: with @force deleted, else the first one found is
+ * named in @found. 0 (none left), 1 (one found), -1 (said why).
+ */
+static int trace_files(const char *dir, int force, char *found, size_t len)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	int ret = 0;
+
+	if (!d) {
+		fprintf(stderr, "evdrain: cannot read %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d))) {
+		if (!is_trace_file(de->d_name))
+			continue;
+		if (!force) {
+			snprintf(found, len, "%s", de->d_name);
+			ret = 1;
+			break;
+		}
+		if (unlinkat(dirfd(d), de->d_name, 0)) {
+			fprintf(stderr, "evdrain: --force: cannot delete %s/%s: %s\n", dir, de->d_name,
+				strerror(errno));
+			ret = -1;
+			break;
+		}
+	}
+	closedir(d);
+	return ret;
+}
+
+/*
+ * DIR exists (made if missing, 0750 and the --group), takes a new file and
+ * holds no trace: an existing one is never overwritten, only appended to
+ * (--attach) or deleted on request (--force, once the module answered:
+ * delete_trace()).
+ */
+static int prepare_outdir(const struct options *o)
+{
+	const char *dir = o->outdir;
+	char probe[4096], found[256];
+	int fd, created = 1, r;
+
+	if (mkdir(dir, 0750)) {
+		if (errno != EEXIST) {
+			fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
+			return -1;
+		}
+		created = 0;
+	}
+	if (created && o->has_group && chown(dir, (uid_t)-1, o->group)) {
+		fprintf(stderr, "evdrain: --group: cannot give %s to group %u: %s\n", dir,
+			(unsigned int)o->group, strerror(errno));
 		return -1;
 	}
 	snprintf(probe, sizeof(probe), "%s/.evdrain-probe", dir);
-	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		fprintf(stderr, "evdrain: %s is not writable: %s\n", dir, strerror(errno));
 		return -1;
 	}
 	close(fd);
 	unlink(probe);
-	return 0;
+	if (o->attach || o->force)
+		return 0;
+	r = trace_files(dir, 0, found, sizeof(found));
+	if (r > 0)
+		fprintf(stderr, "evdrain: %s holds a trace (%s): evdrain does not overwrite one; "
+			"use another directory, --attach to append to it, or --force to delete it\n",
+			dir, found);
+	return r ? -1 : 0;
 }
 
 /* Drain one ring; an error other than a full disk is said and the ring tried again later. */
@@ -440,15 +577,16 @@ static int wait_for_work(struct evt_ctl *ctl, struct evt_consumer *con, struct p
 	return pfd[0].revents & POLLIN ? evt_ctl_notify_read(ctl, on_notify, w) : 0;
 }
 
-static void totals(struct evt_ctl *ctl, unsigned int channels, struct evt_status *st,
-		   uint64_t *rec, uint64_t *disc, uint64_t *over)
+/* The channels' totals from the module's STATUS: 0, or -1 when it gave none. */
+static int totals(struct evt_ctl *ctl, unsigned int channels, struct evt_status *st,
+		  uint64_t *rec, uint64_t *disc, uint64_t *over)
 {
 	size_t i;
 
 	*rec = *disc = *over = 0;
 	evt_status_init(st);
 	if (evt_ctl_status(ctl, st))
-		return;
+		return -1;
 	for (i = 0; i < st->nr_rings; i++) {
 		if (!(channels & (1U << st->rings[i].channel)))
 			continue;
@@ -456,17 +594,24 @@ static void totals(struct evt_ctl *ctl, unsigned int channels, struct evt_status
 		*disc += st->rings[i].discarded + st->rings[i].too_big + st->rings[i].refused;
 		*over += st->rings[i].overwritten;
 	}
+	return 0;
 }
 
-static void summary(struct evt_ctl *ctl, struct evt_consumer *con, const struct options *o,
-		    double secs)
+/*
+ * The summary (unless --quiet) and --stats-json. Returns the events lost
+ * (discarded, too big, refused or overwritten), or -1 when the module gave
+ * no figures.
+ */
+static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const struct options *o,
+			 double secs)
 {
 	struct evt_status st;
 	uint64_t rec, disc, over;
 	FILE *js = NULL;
 	size_t i;
+	long long lost;
 
-	totals(ctl, o->channels, &st, &rec, &disc, &over);
+	lost = totals(ctl, o->channels, &st, &rec, &disc, &over) ? -1 : (long long)(disc + over);
 	if (o->json_path) {
 		js = fopen(o->json_path, "w");
 		if (!js)
@@ -512,6 +657,7 @@ static void summary(struct evt_ctl *ctl, struct evt_consumer *con, const struct 
 		fclose(js);
 	}
 	evt_status_free(&st);
+	return lost;
 }
 
 /* The progress line on a terminal, once a second. */
@@ -656,6 +802,7 @@ int main(int argc, char **argv)
 	struct live lv;
 	struct sigaction sa;
 	uint64_t start;
+	long long lost;
 	int rc;
 
 	rc = parse_args(argc, argv, &o);
@@ -669,12 +816,16 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (take_lock())
 		return EXIT_RUNNING;
+	/* The directory before the module: a wrong -o says so, loaded or not. */
+	if (o.outdir && prepare_outdir(&o))
+		return EXIT_OUTDIR;
 	rc = evt_ctl_open(&ctl);
 	if (rc) {
 		fprintf(stderr, "evdrain: %s\n", evt_ctl_strerror(rc));
 		return EXIT_NOMODULE;
 	}
-	if (o.outdir && prepare_outdir(o.outdir))
+	/* --force: the old trace goes only now that a new one can be recorded. */
+	if (o.force && trace_files(o.outdir, 1, NULL, 0))
 		return EXIT_OUTDIR;
 	if (evt_ctl_subscribe(ctl)) {
 		fprintf(stderr, "evdrain: cannot join the notify group: %s\n", evt_ctl_errmsg(ctl));
@@ -684,6 +835,8 @@ int main(int argc, char **argv)
 	copts.channels = o.channels;
 	copts.xfer = o.copy ? EVT_XFER_COPY : EVT_XFER_SENDFILE;
 	copts.append = o.attach;
+	copts.has_group = o.has_group;
+	copts.group = o.group;
 	if (o.live) {
 		copts.on_packet = live_push;	/* --live reads the bytes itself */
 		copts.arg = &lv;
@@ -720,7 +873,19 @@ int main(int argc, char **argv)
 			con.err, o.outdir);
 		rc = EXIT_WRITE;
 	}
-	summary(ctl, &con, &o, (double)(now_ms() - start) / 1000.0);
+	lost = summary(ctl, &con, &o, (double)(now_ms() - start) / 1000.0);
+	if (o.fail_on_loss && rc == EXIT_OK) {
+		if (lost < 0) {
+			fprintf(stderr, "evdrain: --fail-on-loss: the module gave no loss figures: %s\n",
+				evt_ctl_errmsg(ctl));
+			rc = EXIT_RUNTIME;
+		} else if (lost) {
+			fprintf(stderr, "evdrain: %lld events lost (discarded or overwritten); the trace "
+				"in %s holds every other one (--fail-on-loss)\n", lost,
+				o.outdir ? o.outdir : "(no directory)");
+			rc = EXIT_LOSS;
+		}
+	}
 	evt_consumer_close(&con);
 	evt_ctl_close(ctl);
 	return rc;

@@ -98,6 +98,12 @@ static off_t whole_packets(int fd, off_t size)
 	return pos;
 }
 
+/* A file it writes to the options' group: 0, or -1 with errno. */
+static int give_to_group(const struct evt_consumer *c, int fd)
+{
+	return c->o.has_group ? fchown(fd, (uid_t)-1, c->o.group) : 0;
+}
+
 /* The ring's stream file; appending keeps the whole packets already there. */
 static int open_stream_file(struct evt_consumer *c, struct evt_consumer_ring *r)
 {
@@ -106,8 +112,8 @@ static int open_stream_file(struct evt_consumer *c, struct evt_consumer_ring *r)
 	int flags = O_CLOEXEC | O_CREAT | (c->o.append ? O_RDWR : O_WRONLY | O_TRUNC);
 
 	snprintf(path, sizeof(path), "%s/%s", c->o.out_dir, r->name);
-	r->out = open(path, flags, 0644);
-	if (r->out < 0 || fstat(r->out, &st)) {
+	r->out = open(path, flags, EVT_CONSUMER_FILE_MODE);
+	if (r->out < 0 || fstat(r->out, &st) || give_to_group(c, r->out)) {
 		evt_errf(c->err, sizeof(c->err), "cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
@@ -227,7 +233,14 @@ int evt_consumer_metadata(struct evt_consumer *c, struct evt_metadata *md)
 	}
 	snprintf(path, sizeof(path), "%s/metadata", c->o.out_dir);
 	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	out = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, EVT_CONSUMER_FILE_MODE);
+	if (out >= 0 && give_to_group(c, out)) {
+		evt_errf(c->err, sizeof(c->err), "cannot give %s to group %u: %s", tmp,
+			 (unsigned int)c->o.group, strerror(errno));
+		close(out);
+		unlink(tmp);
+		goto out;
+	}
 	if (out < 0) {
 		evt_errf(c->err, sizeof(c->err), "cannot write %s: %s", tmp, strerror(errno));
 		goto out;

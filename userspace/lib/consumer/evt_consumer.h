@@ -45,6 +45,12 @@ struct evt_consumer_ring {
 /* Sources a reorderer fed by the consumer needs: one per possible ring. */
 #define EVT_LIVE_SOURCES	(EVT_MAX_CPUS * EVT_NR_CHANNELS)
 
+/*
+ * A trace tells what every process did: its files are for the owner and
+ * the group (a tracing group), not for every local user.
+ */
+#define EVT_CONSUMER_FILE_MODE	0640
+
 struct evt_consumer_opts {
 	const char *dev_dir;	/* NULL: /dev/evtrace */
 	const char *out_dir;	/* NULL: packets go to on_packet only */
@@ -52,6 +58,9 @@ struct evt_consumer_opts {
 	enum evt_xfer xfer;
 	/* Existing stream files: keep their whole packets and append (else truncate). */
 	int append;
+	/* The files it writes (mode EVT_CONSUMER_FILE_MODE) given to this group. */
+	int has_group;
+	gid_t group;
 	/* Every packet's bytes, once taken (its ring forced to EVT_XFER_COPY). */
 	void (*on_packet)(void *arg, struct evt_consumer_ring *r, const uint8_t *pkt, size_t len);
 	void *arg;
