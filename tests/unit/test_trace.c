@@ -902,6 +902,29 @@ START_TEST(open_on_threads_is_the_same)
 }
 END_TEST
 
+/* A run whose times would pass 2^63 ns is refused (it started at 1: the start wrapped). */
+START_TEST(synth_refuses_times_beyond_63_bits)
+{
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char dir[64], err[256];
+
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 1;
+	p.events = 10;
+	p.start_ns = 18446744073000000000ULL;
+	ck_assert_int_eq(evt_synth_write(dir, &p, &r, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "beyond 2^63 ns"), "%s", err);
+	p.start_ns = 9223372036854770000ULL;	/* 10 events at up to 2 us: past 2^63 - 1 */
+	ck_assert_int_eq(evt_synth_write(dir, &p, &r, err, sizeof(err)), -1);
+	p.start_ns = 9223372036000000000ULL;
+	ck_assert_msg(evt_synth_write(dir, &p, &r, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(r.first_ts, p.start_ns);
+	rmtree(dir);
+}
+END_TEST
+
 /* Mostly small bytes: short sequences, NULs for strings. */
 static void random_payload(uint8_t *buf, size_t n, uint64_t *rs)
 {
@@ -1491,7 +1514,7 @@ START_TEST(empty_and_odd_directories)
 	merge_dir(&t, "/nonexistent/evt", EVT_MERGE_TREE, NULL, &m);
 	ck_assert_int_eq(m.rc, -1);
 	ck_assert_ptr_nonnull(strstr(m.err, "/nonexistent/evt"));
-	/* Metadata only: no events, no error. Other files are not streams. */
+	/* Empty streams: no events, no error. Other files are not streams. */
 	{
 		struct evt_synth_params p;
 		struct evt_synth_result r;
@@ -1502,7 +1525,6 @@ START_TEST(empty_and_odd_directories)
 		synth(dir, &p, &r);
 	}
 	spit(dir, "held.bin", "xx", 2);
-	spit(dir, "compact_01", "xx", 2);
 	spit(dir, "notes", "xx", 2);
 	merge_dir(&t, dir, EVT_MERGE_TREE, NULL, &m);
 	ck_assert_msg(m.rc == 0, "%s", m.err);
@@ -1510,6 +1532,33 @@ START_TEST(empty_and_odd_directories)
 	ck_assert_uint_eq(t.nr_streams, 2);
 	evt_trace_close(&t);
 	free(m.ev);
+	/*
+	 * What looks like a stream and is not one is refused, never skipped
+	 * (its events were left out without a word: 28,831 of 43,148).
+	 */
+	{
+		static const char *const odd[] = { "compact_01", "normal_99999999", "compact_8192",
+						   "compact_1.bak", "normal_" };
+		char path[128];
+		unsigned int i;
+
+		for (i = 0; i < sizeof(odd) / sizeof(odd[0]); i++) {
+			spit(dir, odd[i], "xx", 2);
+			ck_assert_int_eq(evt_trace_open(&t, dir, NULL), -1);
+			ck_assert_msg(strstr(t.err, odd[i]) && strstr(t.err, "not a stream file name"),
+				      "%s", t.err);
+			snprintf(path, sizeof(path), "%s/%s", dir, odd[i]);
+			ck_assert_int_eq(unlink(path), 0);
+		}
+		/* No stream at all: an error that says what the directory holds. */
+		for (i = 0; i < 2; i++) {
+			snprintf(path, sizeof(path), "%s/%s", dir, i ? "normal_0" : "compact_0");
+			ck_assert_int_eq(unlink(path), 0);
+		}
+		ck_assert_int_eq(evt_trace_open(&t, dir, NULL), -1);
+		ck_assert_msg(strstr(t.err, "no stream files") && strstr(t.err, "held.bin") &&
+			      strstr(t.err, "metadata"), "%s", t.err);
+	}
 	rmtree(dir);
 }
 END_TEST
@@ -1582,6 +1631,27 @@ START_TEST(format_numbers_and_escapes)
 	ck_assert_str_eq(o.buf,
 		"{\"ts\":5,\"time\":\"2023-11-14T22:13:20.000000005Z\",\"cpu\":3,\"event\":\"marker\","
 		"\"fields\":{\"tid\":-42,\"text\":\"a\\\"b\\\\c\\nd\\u00ff\"},\"late\":true}\n");
+	/*
+	 * UTF-8 in JSON: well-formed sequences as they are (they were each
+	 * byte's \u00XX: mojibake), any other byte \u00XX: a cut sequence, a
+	 * stray continuation, an overlong form, a surrogate, beyond U+10FFFF.
+	 */
+	o.len = 0;
+	{
+		static const char text[] = "\xe2\x82\xac \xc3\xa9 \xf0\x9f\x90\xa7 \xe2\x82x \x80 "
+					   "\xc0\xaf \xed\xa0\x80 \xf4\x90\x80\x80 \xe2\x82";
+
+		memcpy(pl, &tid, 4);
+		memcpy(pl + 4, text, sizeof(text));
+		ck_assert_int_eq(evt_fmt_event(&f, &o, 5, 3, marker, pl, 4 + sizeof(text), 0), 0);
+	}
+	ck_assert_int_eq(evt_out_room(&o, 1) != NULL, 1);
+	o.buf[o.len] = 0;
+	ck_assert_str_eq(o.buf,
+		"{\"ts\":5,\"time\":\"2023-11-14T22:13:20.000000005Z\",\"cpu\":3,\"event\":\"marker\","
+		"\"fields\":{\"tid\":-42,\"text\":\"\xe2\x82\xac \xc3\xa9 \xf0\x9f\x90\xa7 \\u00e2\\u0082x "
+		"\\u0080 \\u00c0\\u00af \\u00ed\\u00a0\\u0080 \\u00f4\\u0090\\u0080\\u0080 "
+		"\\u00e2\\u0082\"}}\n");
 	evt_fmt_free(&f);
 	evt_out_free(&o);
 }
@@ -1640,6 +1710,91 @@ static uint64_t sh_u64(const char *cmd)
 	free(out);
 	return v;
 }
+
+/*
+ * Bad input, plain and under the sanitizers (a leak on an error path made
+ * the sanitized evcat exit 1 instead of 2): each case's exit status and a
+ * word of its message. Numbers that wrapped (a --from beyond 2^64 ns read
+ * every event), names that were skipped and directories that counted 0
+ * with exit 0 are errors.
+ */
+START_TEST(evcat_refuses_bad_input)
+{
+	static const struct {
+		const char *args;	/* after DIR (a good trace) */
+		const char *dir;	/* another directory, from @dirs */
+		int status;
+		const char *says;
+	} cases[] = {
+		{ "--cpu 3-1", NULL, 2, "goes down" },
+		{ "--event nosuch", NULL, 2, "unknown event" },
+		{ "--from @36893488147419103232 --count", NULL, 2, "beyond the trace clock" },
+		{ "--from @18446744073709551616 --count", NULL, 2, "beyond the trace clock" },
+		{ "--to +18446744074 --count", NULL, 2, "beyond the trace clock" },
+		{ "--from 99999999999 --count", NULL, 2, "beyond the trace clock" },
+		{ "--slice-bytes 0 --count", NULL, 2, "--slice-bytes needs a whole number from 1" },
+		{ "--threads 257 --count", NULL, 2, "--threads needs a whole number from 1 to 256" },
+		{ "--cpu 7 --count", NULL, 1, "no stream file of the CPUs asked for" },
+		{ "--count", "meta-only", 1, "no stream files" },
+		{ "--count", "odd-name", 1, "compact_00: not a stream file name" },
+		{ "--count", "ctl-bytes", 1, "\\x01" },
+		{ "--count", "offset", 1, "beyond 2^64 ns" },
+	};
+	const char *const bins[] = { "bin/evcat", "tests/bin/evcat-san" };
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char dir[64], other[128], cmd[2560], build[900];
+	ssize_t n = readlink("/proc/self/exe", build, sizeof(build) - 1);
+	unsigned int i, b;
+	int ran = 0;
+
+	if (!have_evcat() || n <= 0) {
+		fprintf(stderr, "evcat_refuses_bad_input: no evcat beside the unit tests\n");
+		return;
+	}
+	/* BUILD/tests/unit(-san): BUILD is two components up. */
+	build[n] = 0;
+	*strrchr(build, '/') = 0;
+	*strrchr(build, '/') = 0;
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 2;
+	p.events = 2000;
+	synth(dir, &p, &r);
+	snprintf(cmd, sizeof(cmd),
+		 "set -e; cd %s; mkdir meta-only odd-name ctl-bytes offset; cp metadata meta-only/;"
+		 "cp metadata compact_0 normal_0 odd-name/; mv odd-name/compact_0 odd-name/compact_00;"
+		 "for d in ctl-bytes offset; do cp metadata compact_0 normal_0 $d/; done;"
+		 "sed -i 's/offset_s = [0-9]*;/offset_s = 1\x01;/' ctl-bytes/metadata;"
+		 "sed -i 's/offset_s = [0-9]*;/offset_s = 18446744073;/; s/offset = [0-9]*;/offset = 709551616;/'"
+		 " offset/metadata", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	for (b = 0; b < 2; b++) {
+		char bin[1024];
+
+		snprintf(bin, sizeof(bin), "%.900s/%s", build, bins[b]);
+		if (access(bin, X_OK)) {
+			ck_assert_msg(b == 1, "no %s", bin);
+			continue;
+		}
+		ran++;
+		for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+			char *out;
+			int st;
+
+			snprintf(other, sizeof(other), "%s/%s", dir, cases[i].dir ? cases[i].dir : "");
+			snprintf(cmd, sizeof(cmd), "'%s' '%s' %s 2>&1 >/dev/null", bin, other, cases[i].args);
+			out = sh(cmd, &st);
+			ck_assert_msg(st == cases[i].status && strstr(out, cases[i].says),
+				      "%s: exit %d (want %d): %s", cmd, st, cases[i].status, out);
+			ck_assert_msg(!strstr(out, "Sanitizer"), "%s: %s", cmd, out);
+			free(out);
+		}
+	}
+	ck_assert_int_ge(ran, 1);
+	rmtree(dir);
+}
+END_TEST
 
 START_TEST(evcat_against_babeltrace2)
 {
@@ -1833,6 +1988,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, normal_fast_steps_match_the_rules);
 	tcase_add_test(tr, fifo_in_a_trace_is_refused);
 	tcase_add_test(tr, open_on_threads_is_the_same);
+	tcase_add_test(tr, synth_refuses_times_beyond_63_bits);
 	tcase_add_test(tr, reading_keeps_memory_bounded);
 	tcase_add_test(tr, empty_and_odd_directories);
 	tcase_add_test(tr, format_numbers_and_escapes);
@@ -1841,6 +1997,7 @@ Suite *trace_suite(void)
 	tcase_add_loop_test(tc, corrupt_random_flips_never_crash, 0, 2);
 	tcase_set_timeout(te, 120);
 	tcase_add_test(te, evcat_against_babeltrace2);
+	tcase_add_test(te, evcat_refuses_bad_input);
 	suite_add_tcase(s, tr);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, te);

@@ -89,17 +89,19 @@ static int parse_frac(const char *s, uint64_t *ns)
 	return 0;
 }
 
+/* Up to @maxdigits digits at *@s: 0, -1 (none) or -2 (beyond 2^64 - 1). */
 static int parse_uint(const char **s, uint64_t *v, int maxdigits)
 {
-	int n = 0;
+	int n = 0, over = 0;
 
 	*v = 0;
 	while (isdigit((unsigned char)**s) && n < maxdigits) {
-		*v = *v * 10 + (uint64_t)(**s - '0');
+		over |= __builtin_mul_overflow(*v, 10, v) |
+			__builtin_add_overflow(*v, (uint64_t)(**s - '0'), v);
 		(*s)++;
 		n++;
 	}
-	return n ? 0 : -1;
+	return !n ? -1 : over ? -2 : 0;
 }
 
 /* Days since the Epoch of a proleptic Gregorian date. */
@@ -131,25 +133,34 @@ static int parse_hms(const char *s, uint64_t *sec, uint64_t *ns)
 	return 0;
 }
 
-/* T into a clock value; @first is the first event's clock value. */
+/* @a * @m + @b into *@out: 0, or -2 when it does not fit in 64 bits. */
+static int mul_add(uint64_t a, uint64_t m, uint64_t b, uint64_t *out)
+{
+	return __builtin_mul_overflow(a, m, out) || __builtin_add_overflow(*out, b, out) ? -2 : 0;
+}
+
+/*
+ * T into a clock value; @first is the first event's clock value. 0, -1
+ * (not a time) or -2 (a time beyond the clock's 64 bits of ns).
+ */
 static int parse_time(const char *s, const struct evt_trace *t, uint64_t first, uint64_t *out)
 {
 	const uint64_t off = evt_trace_offset_ns(t), G = 1000000000ULL;
 	uint64_t rt, sec, ns = 0;
 	const char *p = s;
+	int r;
 
 	if (*s == '@') {
 		p++;
-		if (parse_uint(&p, out, 20) || *p)
-			return -1;
-		return 0;
+		r = parse_uint(&p, out, 20);
+		return r ? r : *p ? -1 : 0;
 	}
 	if (*s == '+') {
 		p++;
-		if (parse_uint(&p, &sec, 12) || parse_frac(p, &ns))
+		r = parse_uint(&p, &sec, 12);
+		if (r == -1 || parse_frac(p, &ns))
 			return -1;
-		*out = first + sec * G + ns;
-		return 0;
+		return r ? r : mul_add(sec, G, ns, &rt) ? -2 : __builtin_add_overflow(first, rt, out) ? -2 : 0;
 	}
 	if (strlen(s) >= 10 && s[4] == '-' && s[7] == '-') {
 		uint64_t y, mo, d, hs;
@@ -165,20 +176,38 @@ static int parse_time(const char *s, const struct evt_trace *t, uint64_t first, 
 		days = days_from_civil((int64_t)y, (unsigned int)mo, (unsigned int)d);
 		if (days < 0)
 			return -1;
-		rt = ((uint64_t)days * 86400 + hs) * G + ns;
+		if (mul_add((uint64_t)days, 86400, hs, &rt) || mul_add(rt, G, ns, &rt))
+			return -2;
 	} else if (strchr(s, ':')) {
 		uint64_t hs, day = (first + off) / G / 86400;
 
 		if (parse_hms(s, &hs, &ns))
 			return -1;
-		rt = (day * 86400 + hs) * G + ns;
+		if (mul_add(day, 86400, hs, &rt) || mul_add(rt, G, ns, &rt))
+			return -2;
 	} else {
-		if (parse_uint(&p, &sec, 12) || parse_frac(p, &ns))
+		r = parse_uint(&p, &sec, 12);
+		if (r == -1 || parse_frac(p, &ns))
 			return -1;
-		rt = sec * G + ns;
+		if (r || mul_add(sec, G, ns, &rt))
+			return -2;
 	}
 	*out = rt >= off ? rt - off : 0;
 	return 0;
+}
+
+/* --from or --to: 0, or -1 after saying what is wrong with it. */
+static int time_arg(const char *opt, const char *arg, const struct evt_trace *t, uint64_t first,
+		    uint64_t *out)
+{
+	int r = parse_time(arg, t, first, out);
+
+	if (r == -2)
+		fprintf(stderr, "evcat: %s time \"%s\" is beyond the trace clock's range "
+			"(%llu ns from its origin)\n", opt, arg, (unsigned long long)UINT64_MAX);
+	else if (r)
+		fprintf(stderr, "evcat: bad %s time \"%s\" (see --help)\n", opt, arg);
+	return r ? -1 : 0;
 }
 
 static int add_events(struct opts *o, const char *list)
@@ -233,8 +262,9 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			}
 			errno = 0;
 			n = strtoull(v, &end, 10);
-			if (*end || !*v || *v == '-' || errno || n < 1 || (th && n > 256)) {
-				fprintf(stderr, "evcat: %s needs a number (threads: 1..256), not \"%s\"\n", a, v);
+			if (*end || !*v || *v == '-' || errno || n < 1 || n > (th ? 256 : 1ULL << 40)) {
+				fprintf(stderr, "evcat: %s needs a whole number from 1 to %llu, not \"%s\"\n", a,
+					th ? 256ULL : 1ULL << 40, v);
 				return -1;
 			}
 			if (th)
@@ -622,6 +652,15 @@ static int run_sequential(struct cat *c, uint64_t from, uint64_t to)
 	return ret < 0 ? 1 : 0;
 }
 
+/* What parse_args() allocated: every exit frees it (LSan checks the error paths too). */
+static void free_opts(struct opts *o)
+{
+	free(o->cpu_set);
+	free(o->event_mask);
+	o->cpu_set = NULL;
+	o->event_mask = NULL;
+}
+
 int main(int argc, char **argv)
 {
 	struct opts o = { .fmt = EVT_FMT_TEXT, .merge = EVT_MERGE_TREE };
@@ -634,6 +673,7 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o)) {
 		fprintf(stderr, "Try 'evcat --help'.\n");
+		free_opts(&o);
 		return EXIT_USAGE;
 	}
 	if (o.cpu_set) {
@@ -643,6 +683,7 @@ int main(int argc, char **argv)
 	to.threads = o.threads;
 	if (evt_trace_open(&t, o.dir, &to)) {
 		fprintf(stderr, "evcat: %s\n", t.err);
+		free_opts(&o);
 		return EXIT_TRACE;
 	}
 	if (o.from || o.to) {
@@ -658,14 +699,10 @@ int main(int argc, char **argv)
 		}
 		if (first == UINT64_MAX)
 			first = 0;
-		if (o.from && parse_time(o.from, &t, first, &from)) {
-			fprintf(stderr, "evcat: bad --from time \"%s\" (see --help)\n", o.from);
+		if ((o.from && time_arg("--from", o.from, &t, first, &from)) ||
+		    (o.to && time_arg("--to", o.to, &t, first, &tov))) {
 			evt_trace_close(&t);
-			return EXIT_USAGE;
-		}
-		if (o.to && parse_time(o.to, &t, first, &tov)) {
-			fprintf(stderr, "evcat: bad --to time \"%s\" (see --help)\n", o.to);
-			evt_trace_close(&t);
+			free_opts(&o);
 			return EXIT_USAGE;
 		}
 	}
@@ -679,6 +716,10 @@ int main(int argc, char **argv)
 	if (!c.st.per_stream || !c.st.per_event || evt_out_init(&c.out, STDOUT_FILENO, 1 << 20) ||
 	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(&t))) {
 		fprintf(stderr, "evcat: out of memory\n");
+		free(c.st.per_stream);
+		free(c.st.per_event);
+		evt_trace_close(&t);
+		free_opts(&o);
 		return EXIT_TRACE;
 	}
 	{
@@ -731,7 +772,6 @@ int main(int argc, char **argv)
 	free(c.err);
 	free(c.st.per_stream);
 	free(c.st.per_event);
-	free(o.cpu_set);
-	free(o.event_mask);
+	free_opts(&o);
 	return ret;
 }

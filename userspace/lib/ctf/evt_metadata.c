@@ -273,6 +273,13 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 			evt_errf(err, errlen, "clock offset \"%s\" is not a number", val);
 			goto out;
 		}
+		/* Clock values and the offset add up in 64 bits of ns: refuse what wraps. */
+		if (md->clock_offset_s > (UINT64_MAX - md->clock_offset_ns) / 1000000000ULL) {
+			evt_errf(err, errlen, "clock offset_s %llu + offset %llu ns is beyond 2^64 ns",
+				 (unsigned long long)md->clock_offset_s,
+				 (unsigned long long)md->clock_offset_ns);
+			goto out;
+		}
 		if (find_assign(b, e, "freq", val, sizeof(val)) == 0) {
 			uint64_t f;
 

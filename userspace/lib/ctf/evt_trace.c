@@ -21,6 +21,13 @@
 
 /* ---- Opening ---- */
 
+/*
+ * A stream file's name, CHANNEL_CPU as evdrain writes it (the CPU in
+ * decimal without leading zeros, below EVT_MAX_CPUS): 0 with *@chan and
+ * *@cpu; -1 for a name that is not a stream's; -2 for one that starts
+ * like a stream's and is not one (compact_00, normal_99999999,
+ * compact_1.bak): the reader refuses those rather than skip a stream.
+ */
 static int parse_stream_name(const char *name, unsigned int *chan, unsigned int *cpu)
 {
 	const char *p;
@@ -37,15 +44,43 @@ static int parse_stream_name(const char *name, unsigned int *chan, unsigned int 
 		return -1;
 	p = name + strlen(evt_channel_name(c)) + 1;
 	if (!*p || strlen(p) > 7 || (p[0] == '0' && p[1]))
-		return -1;
+		return -2;
 	for (; *p; p++) {
 		if (!isdigit((unsigned char)*p))
-			return -1;
+			return -2;
 		v = v * 10 + (unsigned long)(*p - '0');
 	}
+	if (v >= EVT_MAX_CPUS)
+		return -2;
 	*chan = c;
 	*cpu = (unsigned int)v;
 	return 0;
+}
+
+/* What a directory without a stream holds, for the message: "a, b, c (N entries)". */
+static void list_entries(const char *dir, char *buf, size_t len)
+{
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t used = 0;
+	unsigned int n = 0;
+
+	buf[0] = 0;
+	if (!d)
+		return;
+	while ((de = readdir(d))) {
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (n < 8 && used + 64 < len)
+			used += (size_t)snprintf(buf + used, len - used, "%s%.40s", n ? ", " : "",
+						 de->d_name);
+		n++;
+	}
+	closedir(d);
+	if (n > 8)
+		snprintf(buf + used, len - used, ", ... (%u entries)", n);
+	else if (!n)
+		snprintf(buf, len, "nothing");
 }
 
 static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd, char *err);
@@ -195,6 +230,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	struct dirent *de;
 	DIR *d;
 	unsigned int cap = 0, i;
+	int any_stream = 0;
 
 	memset(t, 0, sizeof(*t));
 	t->dir = strdup(dir);
@@ -214,9 +250,19 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	while ((de = readdir(d))) {
 		unsigned int chan, cpu;
 		struct evt_stream *s;
+		int r = parse_stream_name(de->d_name, &chan, &cpu);
 
-		if (parse_stream_name(de->d_name, &chan, &cpu))
+		if (r == -2) {
+			evt_errf(t->err, sizeof(t->err),
+				 "%s/%.64s: not a stream file name evtrace writes (compact_N or normal_N, "
+				 "N a CPU below %u without leading zeros): rename or remove it",
+				 dir, de->d_name, EVT_MAX_CPUS);
+			closedir(d);
+			goto fail;
+		}
+		if (r)
 			continue;
+		any_stream = 1;
 		if (o && o->cpu_set && (cpu >= o->cpu_set_bits ||
 					!(o->cpu_set[cpu / 8] & (1U << (cpu % 8)))))
 			continue;
@@ -240,8 +286,19 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		snprintf(s->name, sizeof(s->name), "%s_%u", evt_channel_name(chan), cpu);
 	}
 	closedir(d);
-	if (t->nr_streams)
-		qsort(t->streams, t->nr_streams, sizeof(*t->streams), stream_cmp);
+	if (!t->nr_streams) {
+		char found[512];
+
+		list_entries(dir, found, sizeof(found));
+		if (any_stream)
+			evt_errf(t->err, sizeof(t->err), "%s: no stream file of the CPUs asked for", dir);
+		else
+			evt_errf(t->err, sizeof(t->err),
+				 "%s: no stream files (compact_N, normal_N) beside the metadata; it holds %s",
+				 dir, found);
+		goto fail;
+	}
+	qsort(t->streams, t->nr_streams, sizeof(*t->streams), stream_cmp);
 	t->base = UINT64_MAX;
 	for (i = 0; i < t->nr_streams; i++)
 		t->streams[i].id = i;
@@ -252,6 +309,14 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 
 		if (s->npk && s->pk[0].begin < t->base)
 			t->base = s->pk[0].begin;
+		/* Times are printed as clock + offset: refuse what would wrap. */
+		if (s->npk && s->max_end > UINT64_MAX - evt_trace_offset_ns(t)) {
+			evt_errf(t->err, sizeof(t->err),
+				 "%s/%s: timestamp_end %llu plus the clock offset %llu ns is beyond 2^64 ns",
+				 dir, s->name, (unsigned long long)s->max_end,
+				 (unsigned long long)evt_trace_offset_ns(t));
+			goto fail;
+		}
 	}
 	return 0;
 fail:

@@ -213,11 +213,43 @@ static char *put_s64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/* A quoted string, escaped for text (babeltrace2 prints strings as they are) or JSON. */
+/*
+ * Length of the well-formed UTF-8 sequence (RFC 3629: no overlong form, no
+ * surrogate, nothing above U+10FFFF) at @s, of at most @n bytes; 0 when
+ * there is none.
+ */
+static unsigned int utf8_len(const uint8_t *s, unsigned int n)
+{
+	const uint8_t c = s[0];
+	unsigned int len, i;
+	uint8_t lo = 0x80, hi = 0xbf;	/* the second byte's range */
+
+	if (c >= 0xc2 && c <= 0xdf)
+		len = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+	else if (c >= 0xf0 && c <= 0xf4)
+		len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+	else
+		return 0;
+	if (n < len || s[1] < lo || s[1] > hi)
+		return 0;
+	for (i = 2; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	return len;
+}
+
+/*
+ * A quoted string, escaped for text (babeltrace2 prints strings as they
+ * are) or JSON: there, well-formed UTF-8 goes through as it is and a byte
+ * that is not part of one is written \u00XX (U+00XX: the byte's value), so
+ * that every line stays valid JSON.
+ */
 static char *put_str(char *p, const uint8_t *s, unsigned int n, int json)
 {
 	static const char hx[] = "0123456789abcdef";
-	unsigned int i;
+	unsigned int i, u;
 
 	*p++ = '"';
 	for (i = 0; i < n; i++) {
@@ -230,8 +262,11 @@ static char *put_str(char *p, const uint8_t *s, unsigned int n, int json)
 			p = PUTS(p, "\\n");
 		} else if (c == '\t') {
 			p = PUTS(p, "\\t");
+		} else if (json && c >= 0x80 && (u = utf8_len(s + i, n - i))) {
+			memcpy(p, s + i, u);
+			p += u;
+			i += u - 1;
 		} else if (c < 0x20 || c == 0x7f || (json && c >= 0x80)) {
-			/* JSON: bytes, not UTF-8: \u00XX keeps every line valid. */
 			p = json ? PUTS(p, "\\u00") : PUTS(p, "\\x");
 			*p++ = hx[c >> 4];
 			*p++ = hx[c & 15];

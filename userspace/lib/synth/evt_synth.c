@@ -266,6 +266,32 @@ static int record_one(struct sring *rings, uint64_t *rs, const struct evt_synth_
 	return !evt_record_copy(&rings[ch].r, d->id, buf, len);
 }
 
+/*
+ * The latest time the run can reach (the start, the last CPU's skew and
+ * every event of one CPU at the longest gap) within 2^63 ns: the
+ * timelines are signed (a negative skew). 0, or -1 with @err.
+ */
+static int last_time_fits(const struct evt_synth_params *p, char *err, size_t errlen)
+{
+	const uint64_t gap = p->period_ns > 1 ? 2 * p->period_ns :
+			     p->burst_gap_ns > 1 ? p->burst_gap_ns : 1;
+	const uint64_t skew = p->skew_ns > 0 ? (uint64_t)p->skew_ns : 0;
+	uint64_t end, span;
+
+	if (p->period_ns > INT64_MAX / 2 || p->burst_gap_ns > INT64_MAX ||
+	    __builtin_mul_overflow(skew, (uint64_t)(p->cpus - 1), &span) ||
+	    __builtin_add_overflow(p->start_ns, span, &end) ||
+	    __builtin_mul_overflow(p->events, gap > p->burst_gap_ns ? gap : p->burst_gap_ns + 1, &span) ||
+	    __builtin_add_overflow(end, span, &end) || end > INT64_MAX) {
+		evt_errf(err, errlen, "the run's last event could be beyond 2^63 ns (start %llu ns, "
+			 "%llu events, period %llu ns, skew %lld ns): lower one of them",
+			 (unsigned long long)p->start_ns, (unsigned long long)p->events,
+			 (unsigned long long)p->period_ns, (long long)p->skew_ns);
+		return -1;
+	}
+	return 0;
+}
+
 int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 		    struct evt_synth_result *res, char *err, size_t errlen)
 {
@@ -282,6 +308,8 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 		evt_errf(err, errlen, "cpus must be 1..%d", EVT_SYNTH_MAX_CPUS);
 		return -1;
 	}
+	if (last_time_fits(p, err, errlen))
+		return -1;
 	if (mkdir(dir, 0755) && errno != EEXIST) {
 		evt_errf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
