@@ -1796,6 +1796,48 @@ START_TEST(evcat_refuses_bad_input)
 }
 END_TEST
 
+/*
+ * Stream files cut while evcat reads them (evcat blocked on a full pipe,
+ * then every file truncated): an error naming the file, exit 1 (it was
+ * SIGBUS, exit 135, no message), with the threads and with one.
+ */
+START_TEST(evcat_file_cut_while_read)
+{
+	const char *const modes[] = { "", "--threads 1" };
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char dir[64], copy[80], cmd[4096];
+	unsigned int i;
+
+	if (!have_evcat()) {
+		fprintf(stderr, "evcat_file_cut_while_read: no evcat beside the unit tests\n");
+		return;
+	}
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 2;
+	p.events = 400000;
+	synth(dir, &p, &r);
+	snprintf(copy, sizeof(copy), "%s/cut", dir);
+	for (i = 0; i < 2; i++) {
+		char *out;
+		int st;
+
+		snprintf(cmd, sizeof(cmd),
+			 "set -e; rm -rf '%s'; mkdir '%s'; cp '%s'/metadata '%s'/compact_* '%s'/normal_* '%s'/;"
+			 "cd '%s'; { set +e; '%s' . %s 2> err; echo $? > status; } |"
+			 " { sleep 1; truncate -s 0 compact_* normal_*; cat > /dev/null; }; cat status err",
+			 copy, copy, dir, dir, dir, copy, copy, evcat_path, modes[i]);
+		out = sh(cmd, &st);
+		ck_assert_msg(st == 0 && !strncmp(out, "1\n", 2) &&
+			      strstr(out, "the file was cut while it was read") && strstr(out, "_0: ") ,
+			      "%s: %s", modes[i], out);
+		free(out);
+	}
+	rmtree(dir);
+}
+END_TEST
+
 START_TEST(evcat_against_babeltrace2)
 {
 	static uint8_t offline[4] = { 0, 1, 0, 0 };
@@ -1998,6 +2040,7 @@ Suite *trace_suite(void)
 	tcase_set_timeout(te, 120);
 	tcase_add_test(te, evcat_against_babeltrace2);
 	tcase_add_test(te, evcat_refuses_bad_input);
+	tcase_add_test(te, evcat_file_cut_while_read);
 	suite_add_tcase(s, tr);
 	suite_add_tcase(s, tc);
 	suite_add_tcase(s, te);

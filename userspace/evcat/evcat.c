@@ -686,6 +686,7 @@ int main(int argc, char **argv)
 		free_opts(&o);
 		return EXIT_TRACE;
 	}
+	evt_trace_catch_cut(&t, "evcat");
 	if (o.from || o.to) {
 		uint64_t first = UINT64_MAX;
 		unsigned int i;

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -644,4 +645,66 @@ int evt_stream_fill(struct evt_trace *t, struct evt_stream *s)
 			s->err = 1;
 	}
 	return 1;
+}
+
+/* ---- A stream file cut while mapped ---- */
+
+static const struct evt_trace *volatile bus_trace;
+static const char *volatile bus_prog;
+
+/* Async-signal-safe: @s to stderr. */
+static void bus_put(const char *s)
+{
+	ssize_t r = write(STDERR_FILENO, s, strlen(s));
+
+	(void)r;
+}
+
+static void on_sigbus(int sig, siginfo_t *si, void *uc)
+{
+	const struct evt_trace *t = bus_trace;
+	const uint8_t *a = si->si_addr;
+	unsigned int i;
+
+	(void)sig;
+	(void)uc;
+	for (i = 0; t && i < t->nr_streams; i++) {
+		const struct evt_stream *s = &t->streams[i];
+
+		if (s->map && a >= s->map && a < s->map + s->size) {
+			char num[24], *q = num + sizeof(num) - 1;
+			size_t off = (size_t)(a - s->map);
+
+			*q = 0;
+			do
+				*--q = (char)('0' + off % 10);
+			while ((off /= 10));
+			bus_put(bus_prog);
+			bus_put(": ");
+			bus_put(t->dir);
+			bus_put("/");
+			bus_put(s->name);
+			bus_put(": the file was cut while it was read (byte ");
+			bus_put(q);
+			bus_put(" is gone): it is being written over or truncated; read it again once "
+				"it is complete\n");
+			_exit(1);
+		}
+	}
+	/* Not a trace file: the default action, as without the handler. */
+	signal(SIGBUS, SIG_DFL);
+	raise(SIGBUS);
+}
+
+int evt_trace_catch_cut(const struct evt_trace *t, const char *prog)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_sigbus;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	bus_prog = prog;
+	bus_trace = t;
+	return sigaction(SIGBUS, &sa, NULL);
 }

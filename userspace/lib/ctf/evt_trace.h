@@ -103,6 +103,15 @@ struct evt_trace {
 int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o);
 void evt_trace_close(struct evt_trace *t);
 /*
+ * The streams are mapped: a file cut shorter while it is read (a trace
+ * being written over, a truncate) would kill the reader with SIGBUS. After
+ * this, a SIGBUS in one of @t's mappings prints "PROG: DIR/STREAM: the file
+ * was cut while it was read (byte N is gone) ..." and exits with status 1
+ * (any other SIGBUS keeps its default action). One trace per process: the
+ * last one given. 0, or -1 with errno.
+ */
+int evt_trace_catch_cut(const struct evt_trace *t, const char *prog);
+/*
  * A second reader of the same open trace (for another thread): shares the
  * mappings and the index, has its own cursors. Close it before @src.
  * 0 or -1 (no memory).
