@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <evtrace/events.h>
 #include "evt_metadata.h"
 #include "evt_io.h"
 
@@ -234,6 +235,100 @@ static int parse_uuid(const char *s, uint8_t *u)
 	return *s == '"' ? 0 : -1;
 }
 
+/* 1-based line of @p in @text. */
+static unsigned int line_of(const char *text, const char *p)
+{
+	unsigned int n = 1;
+
+	for (; text < p; text++)
+		n += *text == '\n';
+	return n;
+}
+
+/*
+ * Until the decoder builds its layouts from the metadata, the metadata's
+ * type aliases, stream and event declarations must be this build's,
+ * byte for byte (they are everything but the trace, env and clock blocks,
+ * which are parsed): a trace whose events differ is refused, not decoded
+ * wrongly under this build's names and layouts. 0, or -1 with @err.
+ */
+static int same_layouts(const char *text, size_t len, char *err, size_t errlen)
+{
+	static const char tail_mark[] = "\ntypealias integer { size = 27;";
+	const struct evt_meta_params p = { .hostname = "", .kernel_release = "", .tracer_version = "" };
+	unsigned long need = evt_meta_render(NULL, 0, &p);
+	char *ref = malloc(need + 1);
+	const char *head_end, *tail, *mine;
+	size_t head_len, tail_len, i;
+	int ret = -1;
+
+	if (!ref) {
+		evt_errf(err, errlen, "out of memory");
+		return -1;
+	}
+	evt_meta_render(ref, need + 1, &p);
+	head_end = strstr(ref, "trace {");
+	tail = strstr(ref, tail_mark);
+	head_len = (size_t)(head_end - ref);
+	tail_len = need - (size_t)(tail - ref);
+	for (i = 0; i < head_len && i < len && text[i] == ref[i]; i++)
+		;
+	if (i < head_len) {
+		evt_errf(err, errlen, "line %u differs from the type aliases this build knows: "
+			 "it reads the event layouts of its own version", line_of(text, text + i));
+		goto out;
+	}
+	/* The trace block's packet header, from its byte order to the block's end. */
+	{
+		const char *ph = strstr(ref, "\tbyte_order = le;");
+		const char *pe = ph ? strstr(ph, "\n};\n") : NULL;
+
+		if (!pe || !memmem(text, len, ph, (size_t)(pe - ph) + 4)) {
+			evt_errf(err, errlen, "the trace block's packet header is not the one this "
+				 "build knows: it reads the layouts of its own version");
+			goto out;
+		}
+	}
+	mine = len >= tail_len ? text + len - tail_len : NULL;
+	if (!mine || memcmp(mine, tail, tail_len)) {
+		/* Where the text's streams and events start to differ. */
+		const char *t = memmem(text, len, tail_mark, sizeof(tail_mark) - 1);
+		size_t j = 0;
+
+		if (t)
+			while (t + j < text + len && j < tail_len && t[j] == tail[j])
+				j++;
+		if (t)
+			evt_errf(err, errlen, "line %u differs from the streams and events this build "
+				 "knows: it reads the event layouts of its own version",
+				 line_of(text, t + j));
+		else
+			evt_errf(err, errlen, "no stream and event declarations as evtrace writes them");
+		goto out;
+	}
+	ret = 0;
+out:
+	free(ref);
+	return ret;
+}
+
+/* The trace block's @key must be @want: 0, or -1 with @err. */
+static int trace_key(const char *b, const char *e, const char *key, const char *want,
+		     const char *why, char *err, size_t errlen)
+{
+	char val[128];
+
+	if (find_assign(b, e, key, val, sizeof(val))) {
+		evt_errf(err, errlen, "the trace block has no %s", key);
+		return -1;
+	}
+	if (strcmp(val, want)) {
+		evt_errf(err, errlen, "trace %s = %s: %s", key, val, why);
+		return -1;
+	}
+	return 0;
+}
+
 int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		       char *err, size_t errlen)
 {
@@ -258,6 +353,29 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		evt_errf(err, errlen, "out of memory");
 		return -1;
 	}
+	/* Another tracer's CTF: say so first, it is the likeliest case. */
+	if (find_block(s, "env", &b, &e) || find_assign(b, e, "tracer_name", val, sizeof(val)) ||
+	    strcmp(val, "\"evtrace\"")) {
+		evt_errf(err, errlen, "not an evtrace trace (env.tracer_name is %s): evcat reads the "
+			 "traces evtrace writes; babeltrace2 reads other CTF traces",
+			 find_block(s, "env", &b, &e) ? "missing: no env block" :
+			 find_assign(b, e, "tracer_name", val, sizeof(val)) ? "missing" : val);
+		goto out;
+	}
+	if (find_block(s, "trace", &b, &e)) {
+		evt_errf(err, errlen, "no trace block");
+		goto out;
+	}
+	if (trace_key(b, e, "major", "1", "evcat reads CTF 1.8", err, errlen) ||
+	    trace_key(b, e, "minor", "8", "evcat reads CTF 1.8", err, errlen) ||
+	    trace_key(b, e, "byte_order", "le", "evcat reads little-endian traces", err, errlen))
+		goto out;
+	if (find_block(s, "clock", &b, &e)) {
+		evt_errf(err, errlen, "no clock block: event times cannot be read");
+		goto out;
+	}
+	if (same_layouts(text, len, err, errlen))
+		goto out;
 	md->has_clock = 0;
 	md->clock_offset_s = 0;
 	md->clock_offset_ns = 0;

@@ -30,7 +30,13 @@ struct evt_metadata {
  */
 int evt_metadata_read(int fd, char **text, size_t *len, char *err, size_t errlen);
 
-/* Parse the clock offset and frequency and the trace uuid: 0 or -1 with @err. */
+/*
+ * Check and parse: an evtrace trace (env.tracer_name), CTF 1.8,
+ * little-endian, a clock, and type aliases, streams and events that are
+ * this build's byte for byte; then the clock offset and frequency and the
+ * trace uuid. 0 or -1 with @err (what is wrong, and the line where the
+ * layouts differ).
+ */
 int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		       char *err, size_t errlen);
 
