@@ -1692,6 +1692,13 @@ START_TEST(format_numbers_and_escapes)
 		"\\u00e2\\u0082\"}}\n");
 	evt_fmt_free(&f);
 	evt_out_free(&o);
+	/* A lone string (evdrain's --stats-json directory). */
+	{
+		char q[128];
+
+		ck_assert_uint_eq(evt_fmt_json_string(q, "/tmp/q\"d\\\x01\xc3\xa9\xff"), 27);
+		ck_assert_str_eq(q, "\"/tmp/q\\\"d\\\\\\u0001\xc3\xa9\\u00ff\"");
+	}
 }
 END_TEST
 

@@ -93,6 +93,8 @@ for f in /tmp/grp /tmp/grp/*; do
 done
 nopriv --uid 4242 cat /tmp/grp/compact_0 > /dev/null || fail "the group cannot read its trace"
 if nopriv cat /tmp/grp/compact_0 > /dev/null 2>&1; then fail "nobody read a --group trace"; fi
+# --stats-json names the directory as a JSON string, quotes escaped.
+record '/tmp/q"d' --stats-json "$OUT/quoted.json"
 rmmod evtrace
 
 # Disk full: a 256 KiB tmpfs.

@@ -10,6 +10,12 @@ babeltrace2 "$out/first" > /dev/null || die "babeltrace2 cannot read the attache
 # --force: a complete trace in the place of the old one.
 "$evtest" check "$out/forced"
 babeltrace2 "$out/forced" > /dev/null || die "babeltrace2 cannot read the trace recorded with --force"
+# A directory name with a quote: the summary is still JSON.
+python3 - "$out/quoted.json" <<'PY' || die "--stats-json with a quote in the directory name is not JSON"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["dir"] == '/tmp/q"d', d["dir"]
+PY
 # Disk full: whole packets only, babeltrace2 reads them without error.
 ls -la "$out/full"
 "$evtest" check "$out/full"

@@ -623,9 +623,16 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 		printf("%-8s %4s %12s %12s %12s %12s %10s\n", "channel", "cpu", "recorded", "discarded",
 		       "overwritten", "bytes", "packets");
 	}
-	if (js)
-		fprintf(js, "{\"seconds\": %.3f, \"bytes\": %llu, \"dir\": \"%s\", \"rings\": [", secs,
-			(unsigned long long)con->bytes_written, o->outdir ? o->outdir : "");
+	if (js) {
+		const char *dir = o->outdir ? o->outdir : "";
+		char *q = malloc(6 * strlen(dir) + 3);
+
+		if (q)
+			evt_fmt_json_string(q, dir);
+		fprintf(js, "{\"seconds\": %.3f, \"bytes\": %llu, \"dir\": %s, \"rings\": [", secs,
+			(unsigned long long)con->bytes_written, q ? q : "null");
+		free(q);
+	}
 	for (i = 0; i < st.nr_rings; i++) {
 		const struct evt_status_ring *sr = &st.rings[i];
 		const struct evt_consumer_ring *r = evt_consumer_find(con, sr->channel, (int)sr->cpu);

@@ -278,6 +278,14 @@ static char *put_str(char *p, const uint8_t *s, unsigned int n, int json)
 	return p;
 }
 
+size_t evt_fmt_json_string(char *out, const char *s)
+{
+	char *e = put_str(out, (const uint8_t *)s, (unsigned int)strlen(s), 1);
+
+	*e = 0;
+	return (size_t)(e - out);
+}
+
 /* Bytes one line can take at most. */
 static size_t line_bound(const struct evt_event_desc *d, uint32_t len)
 {

@@ -65,5 +65,11 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 size_t evt_fmt_clock(char *out, uint64_t realtime_ns, int with_date);
 /* Decimal digits of @v at @out (no NUL): the length. */
 size_t evt_fmt_u64(char *out, uint64_t v);
+/*
+ * @s as a quoted JSON string, as event fields are (UTF-8 through, other
+ * bytes \u00XX), into @out of at least 6 * strlen(@s) + 3 bytes,
+ * NUL-terminated. Returns its length.
+ */
+size_t evt_fmt_json_string(char *out, const char *s);
 
 #endif /* EVT_FORMAT_H */
