@@ -6,10 +6,12 @@
  *
  *   byte 0        flags: bits 0-1 the metadata (0: evtrace's own TSDL with
  *                 the uuid of the first record's packet header, so packets
- *                 match it; 1: the same with another uuid; 2: minimal, no
- *                 clock and no uuid; 3: the text of the input's metadata
- *                 records), bit 2 a time range, bit 3 an event filter,
- *                 bits 4-7 where the range lies
+ *                 match it; 1: the same with another uuid; 2: that TSDL
+ *                 edited by the input's metadata records, each [offset: u16
+ *                 LE][bytes] written over the text at offset % its length,
+ *                 growing it past its end; 3: the text of the input's
+ *                 metadata records), bit 2 a time range, bit 3 an event
+ *                 filter, bits 4-7 where the range lies
  *   records       [sel][len: u16 LE][len bytes]: sel bit 7 set: metadata
  *                 text (mode 3); else bytes appended to the stream file of
  *                 channel sel & 1, CPU (sel >> 1) & 3 (a truncated last
@@ -31,7 +33,9 @@
  *     and the error of the merged pass; evt_merged_count_pair over two time
  *     slices gives what counting each alone gives;
  *   - every merged event is formatted as text and JSON;
- *   - evt_metadata_parse on the metadata text (mode 3: the fuzzer's).
+ *   - evt_metadata_parse on the metadata text (modes 2 and 3: the
+ *     fuzzer's): it accepts evtrace's own, and an error is one line of
+ *     printable text (control bytes written as \xNN).
  */
 #include <dirent.h>
 #include <errno.h>
@@ -486,6 +490,8 @@ int fz_trace_one(const uint8_t *data, size_t size)
 	struct evt_trace t;
 	struct evt_metadata mt_meta;
 	char err[EVT_TRACE_ERRLEN], *mtext = NULL;
+	size_t mlen = 0;
+	int edited = 0;
 	unsigned int i;
 
 	if (size < 1)
@@ -526,9 +532,33 @@ int fz_trace_one(const uint8_t *data, size_t size)
 		uuid[0] ^= 0x5a;
 		mtext = render_meta(uuid);
 		break;
-	case 2:
-		mtext = strdup("/* CTF 1.8 */\ntrace { major = 1; minor = 8; };\n");
+	case 2: {
+		size_t mp = 0, tl;
+
+		mtext = render_meta(uuid);
+		tl = strlen(mtext);
+		while (mp + 2 <= meta.len) {
+			size_t at = ((size_t)meta.p[mp] | (size_t)meta.p[mp + 1] << 8) % tl;
+			size_t n = 0;
+
+			mp += 2;
+			/* The bytes up to the next record's would-be offset: at most 16. */
+			while (mp + n < meta.len && n < 16)
+				n++;
+			if (at + n > tl) {
+				mtext = realloc(mtext, at + n + 1);
+				FZ_ASSERT(mtext);
+				tl = at + n;
+				mtext[tl] = 0;
+			}
+			memcpy(mtext + at, meta.p + mp, n);
+			mp += n;
+		}
+		/* The edits may put NULs in it: its length is the text's, not strlen's. */
+		edited = meta.len > 0;
+		mlen = tl;
 		break;
+	}
 	default:
 		mtext = malloc(meta.len + 1);
 		FZ_ASSERT(mtext);
@@ -539,13 +569,17 @@ int fz_trace_one(const uint8_t *data, size_t size)
 	}
 	FZ_ASSERT(mtext);
 	{
-		size_t mlen = (flags & 3) == 3 ? meta.len : strlen(mtext);
-
+		if ((flags & 3) == 3)
+			mlen = meta.len;
+		else if ((flags & 3) < 2)
+			mlen = strlen(mtext);
 		/* The parser on its own, on the same bytes. */
 		memset(&mt_meta, 0, sizeof(mt_meta));
-		if (evt_metadata_parse(mtext, mlen, &mt_meta, err, sizeof(err)))
+		if (evt_metadata_parse(mtext, mlen, &mt_meta, err, sizeof(err))) {
 			FZ_ASSERT(err[0] && memchr(err, 0, sizeof(err)));
-		else if ((flags & 3) < 2)
+			for (i = 0; err[i]; i++)
+				FZ_ASSERT((unsigned char)err[i] >= 0x20 && err[i] != 0x7f);
+		} else if ((flags & 3) < 2 || ((flags & 3) == 2 && !edited))
 			FZ_ASSERT(mt_meta.has_uuid && mt_meta.has_clock &&
 				  mt_meta.clock_offset_s == 1700000000 &&
 				  mt_meta.clock_offset_ns == 123456789 && !memcmp(mt_meta.uuid, uuid, 16));

@@ -14,6 +14,7 @@
 #include "../fuzz/fuzz_common.h"
 #include "../fuzz/fuzz_trace.c"
 #include "../fuzz/fuzz_reorder.c"
+#include "../fuzz/fuzz_dir.c"
 
 void fz_fail(const char *file, int line, const char *what)
 {
@@ -63,6 +64,13 @@ START_TEST(test_fuzz_trace_corpus)
 }
 END_TEST
 
+START_TEST(test_fuzz_dir_corpus)
+{
+	ck_assert_uint_gt(replay_dir("tests/fuzz/corpus/dir", fz_dir_one), 0);
+	replay_dir("tests/fuzz/regress/dir", fz_dir_one);
+}
+END_TEST
+
 START_TEST(test_fuzz_reorder_corpus)
 {
 	ck_assert_uint_gt(replay_dir("tests/fuzz/corpus/reorder", fz_reorder_one), 0);
@@ -84,6 +92,8 @@ START_TEST(test_fuzz_random_inputs)
 			buf[j] = (uint8_t)unit_rnd(&st);
 		fz_reorder_one(buf, len);
 		fz_trace_one(buf, len);
+		if (i < 50)
+			fz_dir_one(buf, len);
 	}
 }
 END_TEST
@@ -96,6 +106,7 @@ Suite *fuzz_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, test_fuzz_trace_corpus);
 	tcase_add_test(tc, test_fuzz_reorder_corpus);
+	tcase_add_test(tc, test_fuzz_dir_corpus);
 	tcase_add_test(tc, test_fuzz_random_inputs);
 	suite_add_tcase(s, tc);
 	return s;
