@@ -10,9 +10,9 @@
  *     name  % 14  metadata, compact_0, compact_1, normal_0, normal_1,
  *                 compact_00, compact_99999999, compact_8192, normal_,
  *                 metadata.tmp, compact_1.bak, notes, compact_7, normal_7
- *     kind  % 6   0 a regular file: the template's file of that name cut
- *                 to size % (its length + 1) (a name the template lacks:
- *                 size zero bytes); 1 empty; 2 a FIFO; 3 a directory;
+ *     kind  % 6   0 a regular file: the template's file of that name,
+ *                 whole for size 0xffff, else cut to size % (its length
+ *                 + 1) (a name the template lacks: size zero bytes); 1 empty; 2 a FIFO; 3 a directory;
  *                 4 a symlink to compact_0; 5 a symlink to /dev/null
  *                 (a later entry of the same name replaces an earlier one)
  *
@@ -132,7 +132,7 @@ static void fd_make(unsigned int name, unsigned int kind, size_t size)
 		fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
 		FZ_ASSERT(fd >= 0);
 		if (kind == 0 && fd_tmpl[name].p) {
-			size %= fd_tmpl[name].len + 1;
+			size = size == 0xffff ? fd_tmpl[name].len : size % (fd_tmpl[name].len + 1);
 			FZ_ASSERT(write(fd, fd_tmpl[name].p, size) == (ssize_t)size);
 		} else if (kind == 0) {
 			FZ_ASSERT(ftruncate(fd, (off_t)size) == 0);
@@ -154,12 +154,15 @@ static void fd_make(unsigned int name, unsigned int kind, size_t size)
 	}
 }
 
-/* Events the merge counts (tree or list), and its error. */
+/* Events the merge counts (tree or list) from the start, and its error. */
 static long fd_count(struct evt_trace *t, enum evt_merge_kind kind, char *err, size_t len)
 {
 	struct evt_merged mt;
 	long n, total = 0;
+	unsigned int i;
 
+	for (i = 0; i < t->nr_streams; i++)
+		evt_stream_seek(&t->streams[i], 0);
 	FZ_ASSERT(evt_merged_init(&mt, t, kind) == 0);
 	while ((n = evt_merged_count(&mt, 1U << 16)) > 0)
 		total += n;
