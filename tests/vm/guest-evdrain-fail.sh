@@ -4,8 +4,9 @@
 # before the module is asked; a second instance is refused and leaves the
 # first alone; SIGKILL leaves no held sub-buffer and --attach resumes; a
 # directory that holds a trace is refused and left as it was, --force
-# replaces it; traces are private (0750/0640, --group); a full disk stops
-# tracing with a message and keeps every whole packet.
+# replaces it; traces are private (0750/0640, --group); evcat reads a trace
+# being written up to its last whole packets; a full disk stops tracing with
+# a message and keeps every whole packet.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 # evdrain ARGS... must exit with status $1 and say $2.
@@ -93,6 +94,27 @@ for f in /tmp/grp /tmp/grp/*; do
 done
 nopriv --uid 4242 cat /tmp/grp/compact_0 > /dev/null || fail "the group cannot read its trace"
 if nopriv cat /tmp/grp/compact_0 > /dev/null 2>&1; then fail "nobody read a --group trace"; fi
+# A trace being written: a stream that ends inside a packet is read up to
+# its last whole packet (evdrain's lock names the directory); a copy of the
+# same files, which nobody writes, is refused.
+evdrain -q -o /tmp/live &
+lpid=$!
+wait_tracing
+head -c 100 "$OUT/forced/compact_0" >> /tmp/live/compact_0
+rc=0
+evcat /tmp/live --count > /tmp/n 2> /tmp/err || rc=$?
+cat /tmp/err
+[ $rc = 0 ] || fail "evcat on a trace being written exit $rc"
+grep -q "/tmp/live is being written (evdrain, pid $lpid): compact_0 is read up to its last complete packet" /tmp/err ||
+	fail "no 'being written' notice"
+mkdir /tmp/livecopy
+cp /tmp/live/* /tmp/livecopy/
+rc=0
+evcat /tmp/livecopy --count > /tmp/n 2> /tmp/err || rc=$?
+cat /tmp/err
+[ $rc = 1 ] && grep -q 'livecopy/compact_0' /tmp/err || fail "a copy that ends inside a packet: exit $rc"
+kill -TERM $lpid
+wait $lpid || fail "evdrain (live) exit $?"
 # --stats-json names the directory as a JSON string, quotes escaped.
 record '/tmp/q"d' --stats-json "$OUT/quoted.json"
 rmmod evtrace

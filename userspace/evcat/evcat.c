@@ -652,6 +652,23 @@ static int run_sequential(struct cat *c, uint64_t from, uint64_t to)
 	return ret < 0 ? 1 : 0;
 }
 
+/* A trace evdrain is writing: which streams end in a packet not yet whole (not read). */
+static void say_being_written(const struct evt_trace *t)
+{
+	unsigned int i, n = 0;
+	const char *first = NULL;
+
+	for (i = 0; i < t->nr_streams; i++)
+		if (t->streams[i].partial_tail && !n++)
+			first = t->streams[i].name;
+	if (n == 1)
+		fprintf(stderr, "evcat: %s is being written (evdrain, pid %ld): %s is read up to its "
+			"last complete packet\n", t->dir, t->writer_pid, first);
+	else if (n)
+		fprintf(stderr, "evcat: %s is being written (evdrain, pid %ld): %s and %u other streams "
+			"are read up to their last complete packet\n", t->dir, t->writer_pid, first, n - 1);
+}
+
 /* What parse_args() allocated: every exit frees it (LSan checks the error paths too). */
 static void free_opts(struct opts *o)
 {
@@ -687,6 +704,7 @@ int main(int argc, char **argv)
 		return EXIT_TRACE;
 	}
 	evt_trace_catch_cut(&t, "evcat");
+	say_being_written(&t);
 	if (o.from || o.to) {
 		uint64_t first = UINT64_MAX;
 		unsigned int i;

@@ -33,6 +33,7 @@
 #include "evt_format.h"
 #include "evt_reorder.h"
 #include "evt_metadata.h"
+#include "evt_trace.h"
 
 /* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */
 #ifndef EVT_VERSION
@@ -304,18 +305,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 	return 0;
 }
 
+/* The lock's descriptor, held while evdrain runs (-1: no lock file). */
+static int lock_fd = -1;
+
 /* One evdrain at a time: a lock file with our pid in it. */
 static int take_lock(void)
 {
-	const char *dirs[] = { "/run", "/var/run", "/tmp" };
-	char path[256], buf[32];
+	static const char *const paths[] = EVT_WRITER_LOCKS;
+	char buf[32];
 	unsigned int i;
 	int fd = -1;
 
-	for (i = 0; i < 3 && fd < 0; i++) {
-		snprintf(path, sizeof(path), "%s/evdrain.lock", dirs[i]);
-		fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	}
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && fd < 0; i++)
+		fd = open(paths[i], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return 0;	/* nowhere to lock: the devices' one-reader rule still holds */
 	if (flock(fd, LOCK_EX | LOCK_NB)) {
@@ -332,7 +334,26 @@ static int take_lock(void)
 		if (write(fd, buf, (size_t)n) < 0)
 			return 0;
 	}
+	lock_fd = fd;
 	return 0;	/* the descriptor stays open: the lock lives as long as we do */
+}
+
+/*
+ * The lock also names the directory being written (realpath), after the
+ * pid: a reader of it (evt_trace_writer()) then reads each stream up to
+ * its last whole packet instead of refusing the one being written.
+ */
+static void lock_names_dir(const char *dir)
+{
+	char real[4096], buf[4200];
+	int n;
+
+	if (lock_fd < 0 || !realpath(dir, real))
+		return;
+	n = snprintf(buf, sizeof(buf), "%ld\n%s\n", (long)getpid(), real);
+	if (n > 0 && (size_t)n < sizeof(buf) && ftruncate(lock_fd, 0) == 0 &&
+	    pwrite(lock_fd, buf, (size_t)n, 0) != n)
+		return;
 }
 
 /* A file of a trace: metadata (or its temporary name), compact_N, normal_N. */
@@ -826,6 +847,8 @@ int main(int argc, char **argv)
 	/* The directory before the module: a wrong -o says so, loaded or not. */
 	if (o.outdir && prepare_outdir(&o))
 		return EXIT_OUTDIR;
+	if (o.outdir)
+		lock_names_dir(o.outdir);
 	rc = evt_ctl_open(&ctl);
 	if (rc) {
 		fprintf(stderr, "evdrain: %s\n", evt_ctl_strerror(rc));

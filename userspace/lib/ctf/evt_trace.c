@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <unistd.h>
 #include "evt_trace.h"
 #include "evt_io.h"
@@ -303,6 +304,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	t->base = UINT64_MAX;
 	for (i = 0; i < t->nr_streams; i++)
 		t->streams[i].id = i;
+	t->writer_pid = evt_trace_writer(dir);
 	if (open_streams(t, o ? o->threads : 1))
 		goto fail;
 	for (i = 0; i < t->nr_streams; i++) {
@@ -460,6 +462,11 @@ static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd,
 		if (got < (ssize_t)sizeof(hdr) && (got < 0 || (size_t)got < left))
 			left = got < 0 ? 0 : (size_t)got;
 		if (evt_packet_check(hdr, left, &pi, &e)) {
+			/* The file ends inside a packet that its writer is writing now. */
+			if (t->writer_pid && (e.code == EVT_DERR_PKT_SHORT || e.code == EVT_DERR_PKT_TRUNCATED)) {
+				s->partial_tail = left;
+				break;
+			}
 			index_stop(t, s, off, &e);
 			break;
 		}
@@ -707,4 +714,56 @@ int evt_trace_catch_cut(const struct evt_trace *t, const char *prog)
 	bus_prog = prog;
 	bus_trace = t;
 	return sigaction(SIGBUS, &sa, NULL);
+}
+
+/* ---- A trace being written ---- */
+
+/* Someone holds an flock on the file @st is of (/proc/locks): 1 or 0. */
+static int flock_held(const struct stat *st)
+{
+	char line[256], dev[64];
+	FILE *f = fopen("/proc/locks", "r");
+	int held = 0;
+
+	if (!f)
+		return 0;
+	snprintf(dev, sizeof(dev), " %02x:%02x:%llu ", major(st->st_dev), minor(st->st_dev),
+		 (unsigned long long)st->st_ino);
+	/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF"; a waiter's has "->". */
+	while (!held && fgets(line, sizeof(line), f))
+		held = strstr(line, " FLOCK ") && !strstr(line, "->") && strstr(line, dev);
+	fclose(f);
+	return held;
+}
+
+long evt_trace_writer(const char *dir)
+{
+	static const char *const locks[] = EVT_WRITER_LOCKS;
+	char want[4096], buf[4200], *nl;
+	unsigned int i;
+
+	if (!realpath(dir, want))
+		return 0;
+	for (i = 0; i < sizeof(locks) / sizeof(locks[0]); i++) {
+		int fd = open(locks[i], O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		struct stat st;
+		ssize_t n;
+		long pid;
+
+		if (fd < 0)
+			continue;
+		/* Read, never locked here: a reader must not keep evdrain from starting. */
+		n = fstat(fd, &st) || !S_ISREG(st.st_mode) ? -1 : read(fd, buf, sizeof(buf) - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = 0;
+		pid = strtol(buf, &nl, 10);
+		if (pid <= 0 || *nl != '\n')
+			continue;
+		nl++;
+		if (!strncmp(nl, want, strlen(want)) && nl[strlen(want)] == '\n' && flock_held(&st))
+			return pid;
+	}
+	return 0;
 }

@@ -55,6 +55,11 @@ struct evt_stream {
 	uint32_t npk;
 	int tail_err;
 	char tail_errmsg[EVT_TRACE_ERRLEN];
+	/*
+	 * The trace is being written (writer_pid) and the file ends inside
+	 * a packet: its bytes, not read (the index ends before them).
+	 */
+	size_t partial_tail;
 
 	/*
 	 * The packet being delivered (index ipk - 1), decoded: ev[0..n), two
@@ -96,8 +101,23 @@ struct evt_trace {
 	struct evt_stream *streams;
 	struct evt_metadata md;
 	uint64_t base;			/* earliest timestamp_begin: merge keys are relative to it */
+	/*
+	 * The evdrain writing this directory now (its lock file is held and
+	 * names it: EVT_WRITER_LOCKS), or 0: a stream that ends inside a
+	 * packet is then read up to its last whole packet, not refused.
+	 */
+	long writer_pid;
 	char err[EVT_TRACE_ERRLEN];
 };
+
+/*
+ * evdrain's lock files, the first it can create: "PID\nDIR\n" (DIR as
+ * realpath() gives it) while it holds an flock on it.
+ */
+#define EVT_WRITER_LOCKS { "/run/evdrain.lock", "/var/run/evdrain.lock", "/tmp/evdrain.lock" }
+
+/* The pid of the evdrain writing @dir now, or 0. */
+long evt_trace_writer(const char *dir);
 
 /* 0, or -1 with t->err set (t is then closed already). */
 int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o);
