@@ -1779,7 +1779,7 @@ START_TEST(evcat_refuses_bad_input)
 		{ "--from 99999999999 --count", NULL, 2, "beyond the trace clock" },
 		{ "--slice-bytes 0 --count", NULL, 2, "--slice-bytes needs a whole number from 1" },
 		{ "--threads 257 --count", NULL, 2, "--threads needs a whole number from 1 to 256" },
-		{ "--cpu 7 --count", NULL, 1, "no stream file of the CPUs asked for" },
+		{ "--cpu 7 --count", NULL, 1, "no stream file of the CPUs asked for (it has CPUs 0-1)" },
 		{ "--count", "meta-only", 1, "no stream files" },
 		{ "--count", "odd-name", 1, "compact_00: not a stream file name" },
 		{ "--count", "ctl-bytes", 1, "\\x01" },

@@ -59,6 +59,36 @@ static int parse_stream_name(const char *name, unsigned int *chan, unsigned int 
 	return 0;
 }
 
+/* The CPUs of @dir's stream files as ranges ("0-3,6"), for a message. */
+static void list_cpus(const char *dir, char *buf, size_t len)
+{
+	uint8_t seen[EVT_MAX_CPUS / 8];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+	size_t used = 0;
+	unsigned int c, chan, cpu;
+
+	buf[0] = 0;
+	if (!d)
+		return;
+	memset(seen, 0, sizeof(seen));
+	while ((de = readdir(d)))
+		if (!parse_stream_name(de->d_name, &chan, &cpu))
+			seen[cpu / 8] |= (uint8_t)(1U << (cpu % 8));
+	closedir(d);
+	for (c = 0; c < EVT_MAX_CPUS && used + 24 < len; c++) {
+		unsigned int e = c;
+
+		if (!(seen[c / 8] & (1U << (c % 8))))
+			continue;
+		while (e + 1 < EVT_MAX_CPUS && (seen[(e + 1) / 8] & (1U << ((e + 1) % 8))))
+			e++;
+		used += (size_t)snprintf(buf + used, len - used, e > c ? "%s%u-%u" : "%s%u", used ? "," : "",
+					 c, e);
+		c = e;
+	}
+}
+
 /* What a directory without a stream holds, for the message: "a, b, c (N entries)". */
 static void list_entries(const char *dir, char *buf, size_t len)
 {
@@ -292,8 +322,11 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		char found[512];
 
 		list_entries(dir, found, sizeof(found));
-		if (any_stream)
-			evt_errf(t->err, sizeof(t->err), "%s: no stream file of the CPUs asked for", dir);
+		if (any_stream) {
+			list_cpus(dir, found, sizeof(found));
+			evt_errf(t->err, sizeof(t->err), "%s: no stream file of the CPUs asked for (it has CPUs %s)",
+				 dir, found);
+		}
 		else
 			evt_errf(t->err, sizeof(t->err),
 				 "%s: no stream files (compact_N, normal_N) beside the metadata; it holds %s",
