@@ -35,7 +35,9 @@
  *   - every merged event is formatted as text and JSON;
  *   - evt_metadata_parse on the metadata text (modes 2 and 3: the
  *     fuzzer's): it accepts evtrace's own, and an error is one line of
- *     printable text (control bytes written as \xNN).
+ *     printable text (control bytes written as \xNN); evt_tsdl_parse on
+ *     the same text: its errors name their line, and what the reader
+ *     accepts it parses into the built-in catalogue.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -49,6 +51,7 @@
 #include "evt_merged.h"
 #include "evt_par.h"
 #include "evt_format.h"
+#include "evt_tsdl.h"
 
 #define FZ_FILES 8	/* 2 channels x CPUs 0-3 */
 
@@ -583,6 +586,29 @@ int fz_trace_one(const uint8_t *data, size_t size)
 			FZ_ASSERT(mt_meta.has_uuid && mt_meta.has_clock &&
 				  mt_meta.clock_offset_s == 1700000000 &&
 				  mt_meta.clock_offset_ns == 123456789 && !memcmp(mt_meta.uuid, uuid, 16));
+		/*
+		 * The TSDL parser on the same bytes: never a crash; its errors one
+		 * printable line with the line number; what the reader accepts it
+		 * parses, into the built-in catalogue.
+		 */
+		{
+			struct evt_tsdl ts;
+			int r = evt_tsdl_parse(mtext, mlen, &ts, err, sizeof(err));
+			unsigned int k;
+
+			if (r) {
+				FZ_ASSERT(!strncmp(err, "line ", 5));
+				for (k = 0; err[k]; k++)
+					FZ_ASSERT((unsigned char)err[k] >= 0x20 && err[k] != 0x7f);
+			}
+			if (!evt_metadata_parse(mtext, mlen, &mt_meta, err, sizeof(err))) {
+				FZ_ASSERT(r == 0 && ts.nr_events == evt_nr_events);
+				for (k = 0; k < evt_nr_events; k++)
+					FZ_ASSERT(!strcmp(ts.events[k].name, evt_events[k].name) &&
+						  ts.events[k].nr_fields == evt_events[k].nr_fields);
+			}
+			evt_tsdl_free(&ts);
+		}
 		fz_write("metadata", mtext, mlen);
 	}
 	free(mtext);

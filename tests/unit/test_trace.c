@@ -15,6 +15,7 @@
 #include "unit.h"
 #include "fastcheck.h"
 #include "evt_merged.h"
+#include "evt_tsdl.h"
 #include "evt_par.h"
 #include "evt_synth.h"
 #include "evt_format.h"
@@ -774,6 +775,107 @@ START_TEST(metadata_parsing)
 		err[0] = 0;
 		ck_assert_msg(evt_metadata_parse(t, strlen(t), &md, err, sizeof(err)) == -1 &&
 			      strstr(err, bad[i].says), "%s -> %s: %s", bad[i].from, bad[i].to, err);
+		free(t);
+	}
+	free(good);
+}
+END_TEST
+
+/*
+ * The TSDL parser reads evtrace's own metadata back into the catalogue it
+ * was rendered from (names, channels, ids, fields and their types), the
+ * clock, the trace block, the env and the streams; what evtrace does not
+ * write is refused with its line.
+ */
+START_TEST(tsdl_reads_the_catalogue_back)
+{
+	static const struct {
+		const char *from, *to, *says;
+	} bad[] = {
+		{ "size = 27;", "size = 99;", "integer attribute size = 99" },
+		{ "uint32_t magic;", "float_t magic;", "expected a type, found \"float_t\"" },
+		{ "stream_id = 0;", "stream_id = 7;", "stream_id 7" },
+		{ "stream_id = 0;", "streamid = 0;", "streamid = 0 is not one evtrace writes" },
+		{ "name = \"gen_compact\";", "name = \"gen_compact;", "a string that runs past" },
+		{ "uint64a32_t seq;", "uint64_t seq;", "field seq of event gen_compact: a type" },
+		{ "char_t prev_comm[16];", "char_t prev_comm[15];", "field prev_comm of event sched_switch: an array" },
+		{ "uint16_t fill_len;", "uint32_t fill_len;", "a sequence whose length" },
+		{ "struct event_header_compact;", "struct event_header_kompact;", "struct event_header_kompact is not declared" },
+		{ "clock {", "clock { name = \"m\"; }; clock {", "a second clock" },
+		{ "freq = 1000000000;", "freq = 99999999999999999999;", "beyond 2^64" },
+		{ "size = 8; align = 8;", "size = 8; align = 3;", "integer attribute align = 3" },
+	};
+	const struct evt_meta_params mp = {
+		.uuid = { 0xe7, 0x7a, 0xce, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 },
+		.clock_offset_s = 1700000000, .clock_offset_ns = 123,
+		.hostname = "h", .kernel_release = "6.1", .tracer_version = "1.0",
+	};
+	unsigned long len = evt_meta_render(NULL, 0, &mp);
+	char *good = malloc(len + 1), err[256];
+	struct evt_tsdl m;
+	unsigned int i, j, tracer = 0;
+
+	ck_assert_ptr_nonnull(good);
+	evt_meta_render(good, len + 1, &mp);
+	ck_assert_msg(evt_tsdl_parse(good, len, &m, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(m.major, 1);
+	ck_assert_uint_eq(m.minor, 8);
+	ck_assert_int_eq(m.big_endian, 0);
+	ck_assert_int_eq(m.has_uuid, 1);
+	ck_assert_uint_eq(m.uuid[0], 0xe7);
+	ck_assert_uint_eq(m.packet_header.nr_fields, 4);
+	ck_assert_str_eq(m.packet_header.fields[1].name, "uuid");
+	ck_assert_int_eq(m.packet_header.fields[1].is_array, 1);
+	ck_assert_int_eq(m.has_clock, 1);
+	ck_assert_str_eq(m.clock_name, "monotonic");
+	ck_assert_uint_eq(m.clock_freq, 1000000000);
+	ck_assert_uint_eq(m.clock_offset_s, 1700000000);
+	ck_assert_uint_eq(m.clock_offset, 123);
+	for (i = 0; i < m.nr_env; i++)
+		tracer |= !strcmp(m.env[i].key, "tracer_name") && !strcmp(m.env[i].value, "evtrace");
+	ck_assert_uint_eq(tracer, 1);
+	ck_assert_uint_eq(m.nr_streams, 2);
+	ck_assert_uint_eq(m.streams[1].id, 1);
+	ck_assert_uint_eq(m.streams[0].event_header.nr_fields, 2);
+	ck_assert_int_eq(m.streams[0].event_header.fields[0].type.kind, EVT_TSDL_ENUM);
+	ck_assert_uint_eq(m.streams[0].event_header.fields[0].type.i.size, 5);
+	ck_assert_int_eq(m.streams[0].event_header.fields[1].type.kind, EVT_TSDL_VARIANT);
+	ck_assert_uint_eq(m.streams[0].packet_context.nr_fields, 7);
+	ck_assert_int_eq(m.streams[0].packet_context.fields[0].type.i.clock, 1);
+	ck_assert_uint_eq(m.nr_events, evt_nr_events);
+	for (i = 0; i < evt_nr_events; i++) {
+		const struct evt_event_desc *a = &evt_events[i], *b = &m.events[i];
+
+		ck_assert_str_eq(b->name, a->name);
+		ck_assert_uint_eq(b->channel, a->channel);
+		ck_assert_uint_eq(b->id, a->id);
+		ck_assert_uint_eq(b->nr_fields, a->nr_fields);
+		for (j = 0; j < a->nr_fields; j++) {
+			ck_assert_str_eq(b->fields[j].name, a->fields[j].name);
+			ck_assert_msg(b->fields[j].type == a->fields[j].type, "%s.%s: %d, not %d", a->name,
+				      a->fields[j].name, b->fields[j].type, a->fields[j].type);
+		}
+	}
+	evt_tsdl_free(&m);
+	ck_assert_int_eq(evt_tsdl_parse("event { /* x", 12, &m, err, sizeof(err)), -1);
+	ck_assert_msg(strstr(err, "line 1: a comment that is not closed"), "%s", err);
+	evt_tsdl_free(&m);
+	/* Cut anywhere but at a declaration's end: refused, nothing leaks. */
+	for (i = 1; i < len; i += 61) {
+		int r = evt_tsdl_parse(good, i, &m, err, sizeof(err));
+
+		ck_assert_msg(r != 0 || good[i - 1] == ';' || good[i - 1] == '\n' || good[i - 1] == '/',
+			      "cut at %u accepted", i);
+		evt_tsdl_free(&m);
+	}
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		char *t = replaced(good, bad[i].from, bad[i].to);
+
+		err[0] = 0;
+		ck_assert_msg(evt_tsdl_parse(t, strlen(t), &m, err, sizeof(err)) == -1 &&
+			      !strncmp(err, "line ", 5) && strstr(err, bad[i].says),
+			      "%s -> %s: %s", bad[i].from, bad[i].to, err);
+		evt_tsdl_free(&m);
 		free(t);
 	}
 	free(good);
@@ -2117,6 +2219,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, count_equals_references);
 	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);
 	tcase_add_test(tr, metadata_parsing);
+	tcase_add_test(tr, tsdl_reads_the_catalogue_back);
 	tcase_add_test(tr, metadata_read_any_size);
 	tcase_add_test(tr, metadata_read_limit);
 	tcase_add_test(tr, decode_errors_have_texts);

@@ -96,8 +96,8 @@ static int parse_uint(const char **s, uint64_t *v, int maxdigits)
 
 	*v = 0;
 	while (isdigit((unsigned char)**s) && n < maxdigits) {
-		over |= __builtin_mul_overflow(*v, 10, v) |
-			__builtin_add_overflow(*v, (uint64_t)(**s - '0'), v);
+		over |= __builtin_mul_overflow(*v, 10, v);
+		over |= __builtin_add_overflow(*v, (uint64_t)(**s - '0'), v);
 		(*s)++;
 		n++;
 	}
