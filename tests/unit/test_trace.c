@@ -700,6 +700,27 @@ START_TEST(read_losses_and_missing_cpus)
 }
 END_TEST
 
+/*
+ * evtrace's metadata for the parser tests (malloc'd, *@len bytes): uuid
+ * e77ace00-0102-..., clock offset 1700000000 s + 123 ns, a host name with
+ * braces and a key in it (the parsers must take it as a string).
+ */
+static char *test_metadata(unsigned long *len)
+{
+	const struct evt_meta_params mp = {
+		.uuid = { 0xe7, 0x7a, 0xce, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 },
+		.clock_offset_s = 1700000000, .clock_offset_ns = 123,
+		.hostname = "h { offset = 9; }", .kernel_release = "6.1", .tracer_version = "1.0",
+	};
+	char *text;
+
+	*len = evt_meta_render(NULL, 0, &mp);
+	text = malloc(*len + 1);
+	ck_assert_ptr_nonnull(text);
+	evt_meta_render(text, *len + 1, &mp);
+	return text;
+}
+
 /* @text with the first @from replaced by @to (malloc'd). */
 static char *replaced(const char *text, const char *from, const char *to)
 {
@@ -743,18 +764,11 @@ START_TEST(metadata_parsing)
 		{ "offset = 123;", "offset = 18446744073709551615;", "beyond 2^64 ns" },
 		{ "uuid = \"e77ace00", "uuid = \"e77a", "uuid" },
 	};
-	const struct evt_meta_params mp = {
-		.uuid = { 0xe7, 0x7a, 0xce, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 },
-		.clock_offset_s = 1700000000, .clock_offset_ns = 123,
-		.hostname = "h { offset = 9; }", .kernel_release = "6.1", .tracer_version = "1.0",
-	};
-	unsigned long len = evt_meta_render(NULL, 0, &mp);
-	char *good = malloc(len + 1), err[256];
+	unsigned long len;
+	char *good = test_metadata(&len), err[256];
 	struct evt_metadata md;
 	unsigned int i;
 
-	ck_assert_ptr_nonnull(good);
-	evt_meta_render(good, len + 1, &mp);
 	memset(&md, 0, sizeof(md));
 	ck_assert_msg(evt_metadata_parse(good, len, &md, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(md.clock_offset_s, 1700000000);
@@ -805,18 +819,11 @@ START_TEST(tsdl_reads_the_catalogue_back)
 		{ "freq = 1000000000;", "freq = 99999999999999999999;", "beyond 2^64" },
 		{ "size = 8; align = 8;", "size = 8; align = 3;", "integer attribute align = 3" },
 	};
-	const struct evt_meta_params mp = {
-		.uuid = { 0xe7, 0x7a, 0xce, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 },
-		.clock_offset_s = 1700000000, .clock_offset_ns = 123,
-		.hostname = "h", .kernel_release = "6.1", .tracer_version = "1.0",
-	};
-	unsigned long len = evt_meta_render(NULL, 0, &mp);
-	char *good = malloc(len + 1), err[256];
+	unsigned long len;
+	char *good = test_metadata(&len), err[256];
 	struct evt_tsdl m;
 	unsigned int i, j, tracer = 0;
 
-	ck_assert_ptr_nonnull(good);
-	evt_meta_render(good, len + 1, &mp);
 	ck_assert_msg(evt_tsdl_parse(good, len, &m, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(m.major, 1);
 	ck_assert_uint_eq(m.minor, 8);

@@ -214,25 +214,22 @@ static int parse_u64(const char *s, uint64_t *v)
 	return 0;
 }
 
-static int parse_uuid(const char *s, uint8_t *u)
+const char *evt_uuid_parse(const char *s, uint8_t *u)
 {
-	unsigned int i, n = 0;
+	unsigned int i;
 
-	if (*s++ != '"')
-		return -1;
 	for (i = 0; i < 16; i++) {
 		unsigned int x;
 
-		if (*s == '-' && (n == 4 || n == 6 || n == 8 || n == 10))
+		if (*s == '-' && (i == 4 || i == 6 || i == 8 || i == 10))
 			s++;
 		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
 		    sscanf(s, "%2x", &x) != 1)
-			return -1;
+			return NULL;
 		u[i] = (uint8_t)x;
 		s += 2;
-		n++;
 	}
-	return *s == '"' ? 0 : -1;
+	return s;
 }
 
 /* 1-based line of @p in @text. */
@@ -354,13 +351,15 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		return -1;
 	}
 	/* Another tracer's CTF: say so first, it is the likeliest case. */
-	if (find_block(s, "env", &b, &e) || find_assign(b, e, "tracer_name", val, sizeof(val)) ||
-	    strcmp(val, "\"evtrace\"")) {
-		evt_errf(err, errlen, "not an evtrace trace (env.tracer_name is %s): evcat reads the "
-			 "traces evtrace writes; babeltrace2 reads other CTF traces",
-			 find_block(s, "env", &b, &e) ? "missing: no env block" :
-			 find_assign(b, e, "tracer_name", val, sizeof(val)) ? "missing" : val);
-		goto out;
+	{
+		const char *name = find_block(s, "env", &b, &e) ? "missing: no env block" :
+				   find_assign(b, e, "tracer_name", val, sizeof(val)) ? "missing" : val;
+
+		if (name != val || strcmp(val, "\"evtrace\"")) {
+			evt_errf(err, errlen, "not an evtrace trace (env.tracer_name is %s): evcat reads "
+				 "the traces evtrace writes; babeltrace2 reads other CTF traces", name);
+			goto out;
+		}
 	}
 	if (find_block(s, "trace", &b, &e)) {
 		evt_errf(err, errlen, "no trace block");
@@ -410,7 +409,9 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 	md->has_uuid = 0;
 	if (find_block(s, "trace", &b, &e) == 0 &&
 	    find_assign(b, e, "uuid", val, sizeof(val)) == 0) {
-		if (parse_uuid(val, md->uuid)) {
+		const char *end = val[0] == '"' ? evt_uuid_parse(val + 1, md->uuid) : NULL;
+
+		if (!end || *end != '"') {
 			evt_errf(err, errlen, "trace uuid %s is malformed", val);
 			goto out;
 		}

@@ -33,22 +33,10 @@ static long cut(const struct evt_trace *t, const struct evt_par_opts *o, uint64_
 	unsigned int s;
 
 	*out = NULL;
-	for (s = 0; s < t->nr_streams; s++) {
+	for (s = 0; s < t->nr_streams; s++)
 		total += t->streams[s].npk;
-		for (i = 0; i < t->streams[s].npk; i++)
-			content += t->streams[s].pk[i].content;
-	}
 	if (!total)
 		return 0;
-	/*
-	 * Counting keeps nothing per slice, and each slice's start decodes a
-	 * packet of every stream and merges the events before the slice:
-	 * fewer, larger slices, still EVT_PAR_COUNT_SLICES a thread for the
-	 * balance (the range's share of the trace is not known here).
-	 */
-	if (!o->slice_bytes && o->count_only &&
-	    content / ((uint64_t)o->threads * EVT_PAR_COUNT_SLICES) > target)
-		target = content / ((uint64_t)o->threads * EVT_PAR_COUNT_SLICES);
 	all = malloc(total * sizeof(*all));
 	b = malloc(total * sizeof(*b));
 	if (!all || !b) {
@@ -63,8 +51,18 @@ static long cut(const struct evt_trace *t, const struct evt_par_opts *o, uint64_
 		for (k = 0; k < st->npk; k++, i++) {
 			all[i].begin = st->pk[k].begin;
 			all[i].content = st->pk[k].content;
+			content += st->pk[k].content;
 		}
 	}
+	/*
+	 * Counting keeps nothing per slice, and each slice's start decodes a
+	 * packet of every stream and merges the events before the slice:
+	 * fewer, larger slices, still EVT_PAR_COUNT_SLICES a thread for the
+	 * balance (the range's share of the trace is not known here).
+	 */
+	if (!o->slice_bytes && o->count_only &&
+	    content / ((uint64_t)o->threads * EVT_PAR_COUNT_SLICES) > target)
+		target = content / ((uint64_t)o->threads * EVT_PAR_COUNT_SLICES);
 	qsort(all, total, sizeof(*all), pkt_ts_cmp);
 	for (i = 0; i < total; i++) {
 		const struct pkt_ts *p = &all[i];

@@ -59,23 +59,13 @@ static int parse_stream_name(const char *name, unsigned int *chan, unsigned int 
 	return 0;
 }
 
-/* The CPUs of @dir's stream files as ranges ("0-3,6"), for a message. */
-static void list_cpus(const char *dir, char *buf, size_t len)
+/* The CPUs of the bitmap @seen as ranges ("0-3,6"), for a message. */
+static void list_cpus(const uint8_t *seen, char *buf, size_t len)
 {
-	uint8_t seen[EVT_MAX_CPUS / 8];
-	struct dirent *de;
-	DIR *d = opendir(dir);
 	size_t used = 0;
-	unsigned int c, chan, cpu;
+	unsigned int c;
 
 	buf[0] = 0;
-	if (!d)
-		return;
-	memset(seen, 0, sizeof(seen));
-	while ((de = readdir(d)))
-		if (!parse_stream_name(de->d_name, &chan, &cpu))
-			seen[cpu / 8] |= (uint8_t)(1U << (cpu % 8));
-	closedir(d);
 	for (c = 0; c < EVT_MAX_CPUS && used + 24 < len; c++) {
 		unsigned int e = c;
 
@@ -262,6 +252,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	struct dirent *de;
 	DIR *d;
 	unsigned int cap = 0, i;
+	uint8_t cpus_seen[EVT_MAX_CPUS / 8] = { 0 };	/* of every stream file, before --cpu */
 	int any_stream = 0;
 
 	memset(t, 0, sizeof(*t));
@@ -295,6 +286,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		if (r)
 			continue;
 		any_stream = 1;
+		cpus_seen[cpu / 8] |= (uint8_t)(1U << (cpu % 8));
 		if (o && o->cpu_set && (cpu >= o->cpu_set_bits ||
 					!(o->cpu_set[cpu / 8] & (1U << (cpu % 8)))))
 			continue;
@@ -321,16 +313,16 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	if (!t->nr_streams) {
 		char found[512];
 
-		list_entries(dir, found, sizeof(found));
 		if (any_stream) {
-			list_cpus(dir, found, sizeof(found));
+			list_cpus(cpus_seen, found, sizeof(found));
 			evt_errf(t->err, sizeof(t->err), "%s: no stream file of the CPUs asked for (it has CPUs %s)",
 				 dir, found);
-		}
-		else
+		} else {
+			list_entries(dir, found, sizeof(found));
 			evt_errf(t->err, sizeof(t->err),
 				 "%s: no stream files (compact_N, normal_N) beside the metadata; it holds %s",
 				 dir, found);
+		}
 		goto fail;
 	}
 	qsort(t->streams, t->nr_streams, sizeof(*t->streams), stream_cmp);

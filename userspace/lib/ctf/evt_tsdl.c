@@ -11,6 +11,7 @@
 #include <string.h>
 #include "evt_tsdl.h"
 #include "evt_io.h"
+#include "evt_metadata.h"
 
 enum tok_kind { T_EOF, T_IDENT, T_NUM, T_STR, T_PUNCT };
 
@@ -632,24 +633,6 @@ static int take_value(struct parser *ps, char *buf, size_t len, uint64_t *num, i
 	return take_dotted(ps, buf, len);
 }
 
-static int parse_uuid(const char *s, uint8_t *u)
-{
-	unsigned int i, n = 0;
-
-	for (i = 0; i < 16; i++) {
-		unsigned int x;
-
-		if (*s == '-' && (n == 4 || n == 6 || n == 8 || n == 10))
-			s++;
-		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) || sscanf(s, "%2x", &x) != 1)
-			return -1;
-		u[i] = (uint8_t)x;
-		s += 2;
-		n++;
-	}
-	return *s ? -1 : 0;
-}
-
 enum block { B_TRACE, B_ENV, B_CLOCK, B_STREAM, B_EVENT };
 
 /* The catalogue's field type of an event field, or -1 (said). */
@@ -794,7 +777,9 @@ static int parse_block(struct parser *ps, enum block kind)
 		} else if ((kind == B_TRACE || kind == B_CLOCK) && !strcmp(key, "uuid")) {
 			uint8_t u[16];
 
-			if (parse_uuid(val, u)) {
+			const char *end = evt_uuid_parse(val, u);
+
+			if (!end || *end) {
 				fail(ps, "uuid \"%s\" is malformed", val);
 				goto out;
 			}
