@@ -77,7 +77,8 @@ static void model_push(struct model *m, uint64_t ts, uint32_t src, const uint8_t
 
 		memset(&ev, 0, sizeof(ev));
 		ev.ts = ts;
-		ev.desc = &evt_events[(len + src) % evt_nr_events];
+		ev.desc_index = (len + src) % evt_nr_events;
+		ev.desc = &evt_events[ev.desc_index];
 		ev.payload = payload;
 		ev.payload_len = len;
 		rc = evt_reorder_push_event(&m->r, src, src + 100, &ev);

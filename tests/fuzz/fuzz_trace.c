@@ -334,7 +334,7 @@ static void par_pass(struct evt_trace *t, unsigned int threads, uint64_t slice_b
 /* ---- Per stream: the reader against evt_decode's iterator ---- */
 
 /* Packet @k of @s decoded by evt_decode: must give @n events equal to ev[], then end or fail. */
-static void iter_check(const struct evt_stream *s, uint32_t k, const struct evt_decoded *ev, uint32_t n,
+static void iter_check(const struct evt_catalogue *cat, const struct evt_stream *s, uint32_t k, const struct evt_decoded *ev, uint32_t n,
 		       int err)
 {
 	const struct evt_pkt *p = &s->pk[k];
@@ -343,13 +343,13 @@ static void iter_check(const struct evt_stream *s, uint32_t k, const struct evt_
 	uint32_t i;
 	int rc = 0;
 
-	FZ_ASSERT(evt_packet_iter_init(&it, s->map + p->off, s->size - p->off) == 0);
+	FZ_ASSERT(evt_packet_iter_init(&it, cat, s->map + p->off, s->size - p->off) == 0);
 	FZ_ASSERT(it.info.content_bytes == p->content);
 	for (i = 0; i < n; i++) {
 		rc = evt_packet_next(&it, &e);
 		FZ_ASSERT(rc == 1);
 		FZ_ASSERT(e.ts == ev[i].ts);
-		FZ_ASSERT(e.desc == &evt_events[EVT_DMETA_DESC(ev[i].meta)]);
+		FZ_ASSERT(e.desc == &cat->events[EVT_DMETA_DESC(ev[i].meta)]);
 		FZ_ASSERT(e.payload == s->map + p->off + EVT_DMETA_OFF(ev[i].meta));
 		FZ_ASSERT(e.payload_len == EVT_DMETA_LEN(ev[i].meta));
 		FZ_ASSERT(e.ts >= p->begin && e.ts <= p->end);
@@ -360,14 +360,14 @@ static void iter_check(const struct evt_stream *s, uint32_t k, const struct evt_
 }
 
 /* Packet @k of @s by evt_decode alone: -1 error at its first event, 0 empty (no event). */
-static int iter_empty(const struct evt_stream *s, uint32_t k)
+static int iter_empty(const struct evt_catalogue *cat, const struct evt_stream *s, uint32_t k)
 {
 	const struct evt_pkt *p = &s->pk[k];
 	struct evt_packet_iter it;
 	struct evt_event e;
 	int rc;
 
-	FZ_ASSERT(evt_packet_iter_init(&it, s->map + p->off, s->size - p->off) == 0);
+	FZ_ASSERT(evt_packet_iter_init(&it, cat, s->map + p->off, s->size - p->off) == 0);
 	rc = evt_packet_next(&it, &e);
 	FZ_ASSERT(rc <= 0);
 	return rc;
@@ -393,10 +393,10 @@ static uint64_t stream_pass(struct evt_trace *t)
 				break;
 			/* Packets skipped by the fill decoded to nothing, cleanly. */
 			for (; next + 1 < s->ipk; next++)
-				FZ_ASSERT(iter_empty(s, next) == 0);
+				FZ_ASSERT(iter_empty(t->md.cat, s, next) == 0);
 			FZ_ASSERT(s->n > 0 && s->i == 0);
 			FZ_ASSERT(s->ev[0].ts >= last);
-			iter_check(s, s->ipk - 1, s->ev, s->n, s->err);
+			iter_check(t->md.cat, s, s->ipk - 1, s->ev, s->n, s->err);
 			next = s->ipk;
 			last = s->ev[s->n - 1].ts;
 			here += s->n;
@@ -407,7 +407,7 @@ static uint64_t stream_pass(struct evt_trace *t)
 		if (r == 0) {
 			FZ_ASSERT(!s->tail_err && s->ipk == s->npk);
 			for (; next < s->npk; next++)
-				FZ_ASSERT(iter_empty(s, next) == 0);
+				FZ_ASSERT(iter_empty(t->md.cat, s, next) == 0);
 			continue;
 		}
 		FZ_ASSERT(s->errmsg[0]);
@@ -418,7 +418,7 @@ static uint64_t stream_pass(struct evt_trace *t)
 			decode_err = 1;
 		}
 		for (; !decode_err && next < s->ipk; next++) {
-			if (iter_empty(s, next) < 0) {
+			if (iter_empty(t->md.cat, s, next) < 0) {
 				/* Only the last packet decoded can hold the error. */
 				FZ_ASSERT(next + 1 == s->ipk);
 				decode_err = 1;
@@ -440,15 +440,17 @@ static void format_all(const struct evt_trace *t, const struct fz_refs *refs)
 	size_t i;
 
 	FZ_ASSERT(evt_out_init(&o, -1, 4096) == 0);
-	FZ_ASSERT(evt_fmt_init(&ft, EVT_FMT_TEXT, evt_trace_offset_ns(t)) == 0);
-	FZ_ASSERT(evt_fmt_init(&fj, EVT_FMT_JSON, evt_trace_offset_ns(t)) == 0);
+	FZ_ASSERT(evt_fmt_init(&ft, EVT_FMT_TEXT, evt_trace_offset_ns(t), t->md.cat->events,
+			       t->md.cat->nr_events) == 0);
+	FZ_ASSERT(evt_fmt_init(&fj, EVT_FMT_JSON, evt_trace_offset_ns(t), t->md.cat->events,
+			       t->md.cat->nr_events) == 0);
 	for (i = 0; i < refs->n; i++) {
 		const struct evt_ref *r = &refs->r[i];
 		const struct evt_stream *s = &t->streams[EVT_REF_STREAM(r)];
-		const struct evt_event_desc *d = &evt_events[EVT_REF_DESC(r)];
+		const struct evt_event_desc *d = &t->md.cat->events[EVT_REF_DESC(r)];
 
 		FZ_ASSERT(EVT_REF_STREAM(r) < t->nr_streams);
-		FZ_ASSERT(EVT_REF_DESC(r) < evt_nr_events);
+		FZ_ASSERT(EVT_REF_DESC(r) < t->md.cat->nr_events);
 		FZ_ASSERT(d->channel == s->channel);
 		FZ_ASSERT(r->payload >= s->map && r->payload + EVT_REF_LEN(r) <= s->map + s->size);
 		FZ_ASSERT(evt_fmt_event(&ft, &o, r->ts, s->cpu, d, r->payload, EVT_REF_LEN(r),
@@ -577,7 +579,6 @@ int fz_trace_one(const uint8_t *data, size_t size)
 		else if ((flags & 3) < 2)
 			mlen = strlen(mtext);
 		/* The parser on its own, on the same bytes. */
-		memset(&mt_meta, 0, sizeof(mt_meta));
 		if (evt_metadata_parse(mtext, mlen, &mt_meta, err, sizeof(err))) {
 			FZ_ASSERT(err[0] && memchr(err, 0, sizeof(err)));
 			for (i = 0; err[i]; i++)
@@ -586,10 +587,11 @@ int fz_trace_one(const uint8_t *data, size_t size)
 			FZ_ASSERT(mt_meta.has_uuid && mt_meta.has_clock &&
 				  mt_meta.clock_offset_s == 1700000000 &&
 				  mt_meta.clock_offset_ns == 123456789 && !memcmp(mt_meta.uuid, uuid, 16));
+		evt_metadata_free(&mt_meta);
 		/*
 		 * The TSDL parser on the same bytes: never a crash; its errors one
 		 * printable line with the line number; what the reader accepts it
-		 * parses, into the built-in catalogue.
+		 * parses, into the catalogue the reader decodes by.
 		 */
 		{
 			struct evt_tsdl ts;
@@ -602,10 +604,13 @@ int fz_trace_one(const uint8_t *data, size_t size)
 					FZ_ASSERT((unsigned char)err[k] >= 0x20 && err[k] != 0x7f);
 			}
 			if (!evt_metadata_parse(mtext, mlen, &mt_meta, err, sizeof(err))) {
-				FZ_ASSERT(r == 0 && ts.nr_events == evt_nr_events);
-				for (k = 0; k < evt_nr_events; k++)
-					FZ_ASSERT(!strcmp(ts.events[k].name, evt_events[k].name) &&
-						  ts.events[k].nr_fields == evt_events[k].nr_fields);
+				const struct evt_catalogue *cat = mt_meta.cat;
+
+				FZ_ASSERT(r == 0 && ts.nr_events == cat->nr_events);
+				for (k = 0; k < cat->nr_events; k++)
+					FZ_ASSERT(!strcmp(ts.events[k].name, cat->events[k].name) &&
+						  ts.events[k].nr_fields == cat->events[k].nr_fields);
+				evt_metadata_free(&mt_meta);
 			}
 			evt_tsdl_free(&ts);
 		}

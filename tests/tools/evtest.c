@@ -194,7 +194,7 @@ static int check_file(const char *path, struct seqset sets[2][MAX_RINGS], uint64
 			packets_lost += pi.h.packet_seq_num - prev_seq - 1;
 		prev_seq = pi.h.packet_seq_num;
 		first = 0;
-		evt_packet_iter_init(&it, pkt, h.packet_size / 8);
+		evt_packet_iter_init(&it, evt_builtin, pkt, h.packet_size / 8);
 		while ((rc = evt_packet_next(&it, &ev)) == 1) {
 			struct evt_field_val vc, vs;
 

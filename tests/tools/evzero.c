@@ -73,7 +73,7 @@ static long check_file(const char *path, const char *pattern, unsigned long *pac
 		size_t i, psize;
 		int r;
 
-		if (evt_packet_iter_init(&it, buf + off, len - off)) {
+		if (evt_packet_iter_init(&it, evt_builtin, buf + off, len - off)) {
 			fprintf(stderr, "evzero: %s: packet at byte %zu: %s\n", path, off, it.err);
 			bad = -1;
 			break;

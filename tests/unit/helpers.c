@@ -136,7 +136,7 @@ void decode_packet(const void *pkt, size_t len, struct seen *s)
 	long nz;
 	int rc;
 
-	if (evt_packet_iter_init(&it, pkt, len))
+	if (evt_packet_iter_init(&it, evt_builtin, pkt, len))
 		ck_abort_msg("packet: %s", it.err);
 	if (s->packets) {
 		ck_assert_uint_gt(it.info.h.packet_seq_num, s->last_seq_num);

@@ -204,18 +204,18 @@ START_TEST(decoder_rejects_bad_packets)
 	memcpy(pkt, evt_ring_packet(&t.r, pos), sizeof(pkt));
 	evt_ring_put(&t.r, pos);
 
-	ck_assert_int_eq(evt_packet_iter_init(&it, pkt, 50), -1);
+	ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, pkt, 50), -1);
 	ck_assert_ptr_nonnull(strstr(it.err, "truncated"));
 	h->magic ^= 1;
-	ck_assert_int_eq(evt_packet_iter_init(&it, pkt, sizeof(pkt)), -1);
+	ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, pkt, sizeof(pkt)), -1);
 	ck_assert_ptr_nonnull(strstr(it.err, "magic"));
 	h->magic ^= 1;
 	h->content_size = h->packet_size + 8;
-	ck_assert_int_eq(evt_packet_iter_init(&it, pkt, sizeof(pkt)), -1);
+	ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, pkt, sizeof(pkt)), -1);
 	h->content_size = (EVT_PACKET_HEADER_SIZE + 32) * 8;
 	/* An unknown event id is an error naming the offset. */
 	pkt[EVT_PACKET_HEADER_SIZE] = (pkt[EVT_PACKET_HEADER_SIZE] & ~31) | 29;
-	ck_assert_int_eq(evt_packet_iter_init(&it, pkt, sizeof(pkt)), 0);
+	ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, pkt, sizeof(pkt)), 0);
 	ck_assert_int_eq(evt_packet_next(&it, &ev), -1);
 	ck_assert_ptr_nonnull(strstr(it.err, "offset 84"));
 	ck_assert_ptr_nonnull(strstr(it.err, "unknown event id 29"));

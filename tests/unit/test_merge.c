@@ -546,6 +546,7 @@ START_TEST(reorder_events_and_zero_delay)
 
 	ck_assert_int_eq(evt_reorder_init(&r, 2, 0, EVT_MERGE_TREE), 0);
 	ev.desc = evt_find_event_by_name("gen_compact");
+	ev.desc_index = (unsigned int)(ev.desc - evt_events);
 	ev.channel = EVT_CHAN_COMPACT;
 	ev.payload = payload;
 	ev.payload_len = sizeof(payload);

@@ -82,7 +82,7 @@ START_TEST(simple_and_combined_events)
 	h = evt_ring_packet(&t.r, pos);
 	/* Ten one-word (simple) events and one four-word (combined) event. */
 	ck_assert_uint_eq(h->content_size / 8, EVT_PACKET_HEADER_SIZE + 10 * 4 + 16);
-	ck_assert_int_eq(evt_packet_iter_init(&it, h, SB), 0);
+	ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, h, SB), 0);
 	for (i = 0; i < 10; i++) {
 		ck_assert_int_eq(evt_packet_next(&it, &ev), 1);
 		ck_assert_str_eq(ev.desc->name, "gen_ping");
@@ -126,7 +126,7 @@ static void check_wrap(enum evt_channel ch, unsigned int bits, uint64_t start, u
 		struct evt_packet_iter it;
 		struct evt_event ev;
 
-		ck_assert_int_eq(evt_packet_iter_init(&it, evt_ring_packet(&t.r, pos), 65536), 0);
+		ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, evt_ring_packet(&t.r, pos), 65536), 0);
 		for (i = 0; evt_packet_next(&it, &ev) == 1; i++) {
 			const uint8_t *hdr = (const uint8_t *)evt_ring_packet(&t.r, pos) + ev.offset;
 			int ext = ch == EVT_CHAN_COMPACT ? (hdr[0] & 31) == 31 :

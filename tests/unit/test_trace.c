@@ -244,7 +244,7 @@ static void check_against_decoder(const struct evt_trace *t, const struct merged
 			struct evt_event ev;
 			int rc;
 
-			ck_assert_int_eq(evt_packet_iter_init(&it, st->map + off, st->size - off), 0);
+			ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, st->map + off, st->size - off), 0);
 			while ((rc = evt_packet_next(&it, &ev)) == 1) {
 				/* Find this stream's k-th event in the merged output. */
 				while (k < m->n && m->ev[k].stream != s)
@@ -756,11 +756,21 @@ START_TEST(metadata_parsing)
 		{ "major = 1;", "major = 2;", "CTF 1.8" },
 		{ "minor = 8;", "minor = 9;", "CTF 1.8" },
 		{ "clock {", "klock {", "no clock block" },
-		{ "name = \"gen_compact\";", "name = \"gen_kompact\";", "differs from the streams and events" },
-		{ "uint32_t magic;", "uint16_t magic;", "packet header" },
+		{ "uint32_t magic;", "uint16_t magic;", "line 21: field magic of the packet header is not evtrace's (its type differs)" },
 		{ "size = 16; align = 16; signed = false; } := uint16_t;",
-		  "size = 16; align = 8; signed = false; } := uint16_t;", "differs from the type aliases" },
-		{ "event {", "", "differs from the streams and events" },
+		  "size = 16; align = 8; signed = false; } := uint16_t;",
+		  "field fill_len of event gen_normal: a type" },
+		{ "event {", "", "line 93: expected a declaration, found \"name\"" },
+		{ "compact = 0 ... 30, extended = 31", "compact = 0 ... 29, extended = 30",
+		  "field id of the stream 0 event header is not evtrace's" },
+		{ "uint64_t packet_seq_num;", "uint32_t packet_seq_num;",
+		  "field packet_seq_num of the stream 0 packet context is not evtrace's" },
+		{ "variant <id>", "variant <v>", "stream 0 event header" },
+		{ "stream {\n\tid = 1;", "stream {\n\tid = 2;", "stream 2: evcat reads evtrace's streams 0" },
+		{ "name = \"gen_compact\";", "name = \"gen_ping\";", "two events are named gen_ping" },
+		{ "\tid = 1;\n\tstream_id = 0;", "\tid = 0;\n\tstream_id = 0;",
+		  "events gen_compact and gen_compact_wide have one id (0) in stream 0" },
+		{ "name = \"gen_compact\";", "name = \"gen\\\"compact\";", "its name is empty" },
 		{ "offset = 123;", "offset = 18446744073709551615;", "beyond 2^64 ns" },
 		{ "uuid = \"e77ace00", "uuid = \"e77a", "uuid" },
 	};
@@ -776,6 +786,8 @@ START_TEST(metadata_parsing)
 	ck_assert_int_eq(md.has_uuid, 1);
 	ck_assert_uint_eq(md.uuid[0], 0xe7);
 	ck_assert_uint_eq(md.uuid[15], 0x0c);
+	ck_assert_ptr_eq(md.cat, evt_builtin);
+	evt_metadata_free(&md);
 	ck_assert_int_eq(evt_metadata_parse("hello", 5, &md, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "CTF 1.8"));
 	ck_assert_int_eq(evt_metadata_parse("\x57\x1d\xd1\x75rest", 8, &md, err, sizeof(err)), -1);
@@ -790,6 +802,41 @@ START_TEST(metadata_parsing)
 		ck_assert_msg(evt_metadata_parse(t, strlen(t), &md, err, sizeof(err)) == -1 &&
 			      strstr(err, bad[i].says), "%s -> %s: %s", bad[i].from, bad[i].to, err);
 		free(t);
+	}
+	/* Written another way, the same layouts: this build's catalogue. */
+	{
+		char *a = replaced(good, ":= uint64a32_t;", ":= uint64a32_t;\ntypealias integer { align = 32; "
+				   "size = 64; } := my_u64_t; /* { another name } */");
+		char *b = replaced(a, "uint64a32_t seq;", "my_u64_t\n\t\tseq ;");
+		char *c = replaced(b, "trace {", "// a comment\ntrace{");
+
+		ck_assert_msg(evt_metadata_parse(c, strlen(c), &md, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_ptr_eq(md.cat, evt_builtin);
+		evt_metadata_free(&md);
+		free(a);
+		free(b);
+		free(c);
+	}
+	/* Other events: a catalogue of the metadata's own. */
+	{
+		char *a = replaced(good, "name = \"gen_compact\";", "name = \"gen_kompact\";");
+		char *b = replaced(a, "uint64a32_t seq;", "uint64a32_hex_t seq;");
+		const struct evt_event_desc *d;
+
+		ck_assert_msg(evt_metadata_parse(b, strlen(b), &md, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_ptr_ne(md.cat, evt_builtin);
+		ck_assert_uint_eq(md.cat->nr_events, evt_nr_events);
+		ck_assert_ptr_null(evt_catalogue_find(md.cat, "gen_compact"));
+		d = evt_catalogue_find(md.cat, "gen_kompact");
+		ck_assert_ptr_nonnull(d);
+		ck_assert_uint_eq(d->channel, EVT_CHAN_COMPACT);
+		ck_assert_uint_eq(d->id, EVT_ID_GEN_COMPACT);
+		ck_assert_int_eq(d->fields[1].type, EVT_F_X64);
+		ck_assert_uint_eq(md.cat->fixed_len[d - md.cat->events], 12);
+		evt_metadata_free(&md);
+		ck_assert_ptr_null(md.own);
+		free(a);
+		free(b);
 	}
 	free(good);
 }
@@ -1096,7 +1143,7 @@ START_TEST(variable_sizes_match_the_walk)
 	for (di = 0; di < evt_nr_events; di++) {
 		const struct evt_event_desc *d = &evt_events[di];
 
-		if (evt_dtab.fixed_len[di] >= 0)
+		if (evt_builtin->fixed_len[di] >= 0)
 			continue;
 		nvar++;
 		for (k = 0; k < 20000; k++) {
@@ -1107,7 +1154,7 @@ START_TEST(variable_sizes_match_the_walk)
 			avail = (size_t)(rs >> 33) % sizeof(buf);
 			random_payload(buf, sizeof(buf), &rs);
 			walk = evt_payload_size(d, buf, avail);
-			fast = evt_decode_var_size(di, buf, avail);
+			fast = evt_decode_var_size(evt_builtin, di, buf, avail);
 			if (fast > (long)avail)
 				fast = -1;
 			ck_assert_msg(walk == fast, "%s avail %zu: walk %ld, shortcut %ld", d->name, avail,
@@ -1154,11 +1201,12 @@ START_TEST(normal_fast_steps_match_the_rules)
 			memcpy(pkt, &(uint32_t){ d->id | len << 16 }, 4);
 			memcpy(pkt + 4, &(uint32_t){ (uint32_t)(rs >> 8) % 2000 }, 4);
 			tend = (rs >> 12) % 8 ? UINT64_MAX : 1000 + (rs >> 16) % 2000;
-			fast = evt_decode_normal_step(pkt, pkt + end, prev, tend, &ts, &step) ||
-			       evt_decode_normal_var_step(pkt, pkt + end, prev, tend, &ts, &step);
-			rules = !evt_decode_event(pkt, 0, end, EVT_CHAN_NORMAL, prev, tend, &out, &next, &e);
+			fast = evt_decode_normal_step(evt_builtin, pkt, pkt + end, prev, tend, &ts, &step) ||
+			       evt_decode_normal_var_step(evt_builtin, pkt, pkt + end, prev, tend, &ts, &step);
+			rules = !evt_decode_event(evt_builtin, pkt, 0, end, EVT_CHAN_NORMAL, prev, tend, &out,
+						  &next, &e);
 			/* Layouts the steps do not know go by the rules: never taken wrongly. */
-			if (evt_dtab.fixed_len[di] >= 0 || evt_dtab.var_type[di])
+			if (evt_builtin->fixed_len[di] >= 0 || evt_builtin->var_type[di])
 				ck_assert_msg(fast == rules, "%s len %u end %zu: fast %d, rules %d", d->name,
 					      len, end, fast, rules);
 			else
@@ -1409,11 +1457,11 @@ START_TEST(late_event_in_a_run)
 	}
 	ck_assert_uint_gt(len, 3 * 4096);
 	/* Events of packet 0, then packet 1's. */
-	ck_assert_int_eq(evt_packet_iter_init(&it, b, 4096), 0);
+	ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, b, 4096), 0);
 	while (evt_packet_next(&it, &ev) == 1)
 		n++;
 	first = n;
-	ck_assert_int_eq(evt_packet_iter_init(&it, b + 4096, 4096), 0);
+	ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, b + 4096, 4096), 0);
 	for (n = 0; n < 4096 && evt_packet_next(&it, &ev) == 1; n++) {
 		ts[n] = ev.ts;
 		off[n] = ev.offset;
@@ -1547,7 +1595,7 @@ START_TEST(corrupt_traces_give_errors)
 		unsigned int n = 0;
 
 		memcpy(b, c.f[0].buf, len);
-		ck_assert_int_eq(evt_packet_iter_init(&it, b + 1024, 1024), 0);
+		ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, b + 1024, 1024), 0);
 		while (n < 2048 && evt_packet_next(&it, &ev) == 1) {
 			ts[n] = ev.ts;
 			off[n++] = ev.offset;
@@ -1745,7 +1793,7 @@ START_TEST(format_numbers_and_escapes)
 	ck_assert_ptr_nonnull(ex);
 	/* Text and JSON, in memory; realtime = clock + 1700000000 s. */
 	ck_assert_int_eq(evt_out_init(&o, -1, 4096), 0);
-	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_TEXT, 1700000000ULL * 1000000000ULL), 0);
+	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_TEXT, 1700000000ULL * 1000000000ULL, evt_events, evt_nr_events), 0);
 	memcpy(pl, &tid, 4);
 	memcpy(pl + 4, "a\"b\\c\nd\xff", 9);
 	pl[13] = 0;
@@ -1768,7 +1816,7 @@ START_TEST(format_numbers_and_escapes)
 		"[22:13:21.000000006] (-0.000000001) cpu 1 sys_exit: { nr = -42, ret = -9000000000 }\n");
 	evt_fmt_free(&f);
 	o.len = 0;
-	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_JSON, 1700000000ULL * 1000000000ULL), 0);
+	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_JSON, 1700000000ULL * 1000000000ULL, evt_events, evt_nr_events), 0);
 	memcpy(pl, &tid, 4);
 	memcpy(pl + 4, "a\"b\\c\nd\xff", 9);
 	pl[13] = 0;
@@ -1881,7 +1929,7 @@ START_TEST(evcat_refuses_bad_input)
 		const char *says;
 	} cases[] = {
 		{ "--cpu 3-1", NULL, 2, "goes down" },
-		{ "--event nosuch", NULL, 2, "unknown event" },
+		{ "--event nosuch", NULL, 2, "the trace has no event \"nosuch\"; its events: gen_compact" },
 		{ "--from @36893488147419103232 --count", NULL, 2, "beyond the trace clock" },
 		{ "--from @18446744073709551616 --count", NULL, 2, "beyond the trace clock" },
 		{ "--to +18446744074 --count", NULL, 2, "beyond the trace clock" },
@@ -1891,7 +1939,7 @@ START_TEST(evcat_refuses_bad_input)
 		{ "--cpu 7 --count", NULL, 1, "no stream file of the CPUs asked for (it has CPUs 0-1)" },
 		{ "--count", "meta-only", 1, "no stream files" },
 		{ "--count", "odd-name", 1, "compact_00: not a stream file name" },
-		{ "--count", "ctl-bytes", 1, "\\x01" },
+		{ "--count", "ctl-bytes", 1, "line 43: a character TSDL does not use: 0x01" },
 		{ "--count", "offset", 1, "beyond 2^64 ns" },
 	};
 	const char *const bins[] = { "bin/evcat", "tests/bin/evcat-san" };
@@ -2041,6 +2089,182 @@ START_TEST(evcat_refuses_other_ctf_traces)
 }
 END_TEST
 
+/*
+ * evcat's text of @dir (with @opts) is babeltrace2's, line for line, once
+ * its "HOST name: { cpu_id = N }, { ... }" is put as "cpu N name: { ... }";
+ * compared sorted and without the delta, since equal timestamps on
+ * different CPUs may come in another order.
+ */
+static void same_text_as_babeltrace2(const char *dir, const char *opts)
+{
+	char cmd[2048], *a, *b;
+	int st;
+
+	snprintf(cmd, sizeof(cmd), "babeltrace2 --clock-gmt '%s' 2>/dev/null | sed -E "
+		 "'s/ [^ ]+ ([a-z_]+): \\{ cpu_id = ([0-9]+) \\}, \\{/ cpu \\2 \\1: {/; "
+		 "s/ [^ ]+ ([a-z_]+): \\{ cpu_id = ([0-9]+) \\}$/ cpu \\2 \\1: { }/; "
+		 "s/\\(.[0-9?.]+\\) //' | LC_ALL=C sort | md5sum", dir);
+	a = sh(cmd, &st);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' %s | sed -E 's/\\(.[0-9?.]+\\) //' | LC_ALL=C sort | md5sum",
+		 evcat_path, dir, opts);
+	b = sh(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(!strcmp(a, b), "evcat's text of %s is not babeltrace2's", dir);
+	free(a);
+	free(b);
+}
+
+/*
+ * Decoding follows the trace's metadata, not this build's catalogue: events
+ * renamed, ids swapped, fields renamed, a u64 shown in hex, a u64 split
+ * into two u32, written the way a later catalogue would. evcat prints what
+ * babeltrace2 prints of the same trace, and --event and --stats know the
+ * new names (before, evcat printed this build's names and layouts).
+ */
+START_TEST(evcat_follows_the_metadata)
+{
+	static const struct {
+		const char *from, *to;
+	} edits[] = {
+		{ "name = \"sys_exit\";", "name = \"exit_syscall\";" },
+		{ "int32_t nr;\n\t\tint64a32_t ret;", "int32_t id;\n\t\tint64a32_t ret;" },
+		{ "uint64a32_t seq;", "uint64a32_hex_t seq;" },
+		{ "uint64a32_hex_t a;", "uint32_t a_lo;\n\t\tuint32_t a_hi;" },
+		{ "name = \"gen_compact\";\n\tid = 0;", "name = \"gen_compact\";\n\tid = 3;" },
+		{ "name = \"timer_tick\";\n\tid = 3;", "name = \"timer_tick\";\n\tid = 0;" },
+		{ "name = \"gen_normal\";", "name = \"filler\";" },
+		{ "uint16_t fill_len;\n\t\tuint8_t fill[fill_len];",
+		  "uint16_t bytes_len;\n\t\tuint8_t bytes[bytes_len];" },
+	};
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char dir[64], path[128], cmd[2560], *text, *out;
+	uint64_t n_exit, n_tick;
+	unsigned int i;
+	FILE *f;
+	long len;
+	int st;
+
+	if (!have_evcat()) {
+		fprintf(stderr, "evcat_follows_the_metadata: no %s, skipped\n", evcat_path);
+		return;
+	}
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.cpus = 2;
+	p.events = 6000;
+	p.mix = 1;
+	p.normal_pct = 20;
+	synth(dir, &p, &r);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event sys_exit --count", evcat_path, dir);
+	n_exit = sh_u64(cmd);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event gen_compact --count", evcat_path, dir);
+	n_tick = sh_u64(cmd);
+	ck_assert_uint_gt(n_exit, 0);
+	ck_assert_uint_gt(n_tick, 0);
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	fseek(f, 0, SEEK_END);
+	len = ftell(f);
+	rewind(f);
+	text = calloc(1, (size_t)len + 1);
+	ck_assert_uint_eq(fread(text, 1, (size_t)len, f), (size_t)len);
+	fclose(f);
+	for (i = 0; i < sizeof(edits) / sizeof(edits[0]); i++) {
+		char *t = replaced(text, edits[i].from, edits[i].to);
+
+		free(text);
+		text = t;
+	}
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	free(text);
+
+	same_text_as_babeltrace2(dir, "");
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' | grep -c 'exit_syscall: { id = -\\?[0-9]*, ret = '",
+		 evcat_path, dir);
+	ck_assert_uint_eq(sh_u64(cmd), n_exit);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event exit_syscall --count", evcat_path, dir);
+	ck_assert_uint_eq(sh_u64(cmd), n_exit);
+	/* What this build calls gen_compact (id 0) the metadata calls timer_tick. */
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event timer_tick --count", evcat_path, dir);
+	ck_assert_uint_eq(sh_u64(cmd), n_tick);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' | grep -m1 'gen_compact_wide: {'", evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_msg(strstr(out, ", a_lo = ") && strstr(out, ", a_hi = ") && strstr(out, ", b = 0x"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event filler --format json | grep -m1 -o '\"fields\":{[^}]*}'",
+		 evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_msg(strstr(out, "\"bytes\":["), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event gen_compact --format json | grep -m1 -o '\"fields\":{[^}]*}'",
+		 evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_msg(strstr(out, "\"seq\":\"0x"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --stats --format json", evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_int_eq(st, 0);
+	ck_assert_msg(strstr(out, "\"exit_syscall\":") && !strstr(out, "\"sys_exit\":"), "%s", out);
+	free(out);
+	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event sys_exit --count 2>&1", evcat_path, dir);
+	out = sh(cmd, &st);
+	ck_assert_int_eq(st, 2);
+	ck_assert_msg(strstr(out, "the trace has no event \"sys_exit\"") && strstr(out, " exit_syscall"),
+		      "%s", out);
+	free(out);
+	rmtree(dir);
+}
+END_TEST
+
+/*
+ * A trace written by an earlier catalogue (tests/data: evtrace 0.1's module
+ * and evdrain, every kind of event) reads as babeltrace2 reads it, with the
+ * statistics recorded when it was made, whatever this build's catalogue is.
+ */
+START_TEST(evcat_reads_old_traces)
+{
+	static const char *const fixtures[] = { "evdrain-0.1-fixture" };
+	char dir[64], cmd[4096], *out;
+	unsigned int i;
+	int st;
+
+	if (!have_evcat()) {
+		fprintf(stderr, "evcat_reads_old_traces: no %s, skipped\n", evcat_path);
+		return;
+	}
+	for (i = 0; i < sizeof(fixtures) / sizeof(fixtures[0]); i++) {
+		char trace[128];
+
+		mktmp(dir, sizeof(dir));
+		uint64_t theirs;
+
+		snprintf(cmd, sizeof(cmd), "tar -C '%s' -xJf 'tests/data/%s.tar.xz'", dir, fixtures[i]);
+		ck_assert_int_eq(system(cmd), 0);
+		snprintf(trace, sizeof(trace), "%s/%s", dir, fixtures[i]);
+		snprintf(cmd, sizeof(cmd), "babeltrace2 -c sink.utils.counter '%s' 2>/dev/null | "
+			 "awk '/Event messages/ { n = $1 } END { print n }'", trace);
+		theirs = sh_u64(cmd);
+		snprintf(cmd, sizeof(cmd), "'%s' '%s' --count", evcat_path, trace);
+		ck_assert_uint_gt(theirs, 0);
+		ck_assert_uint_eq(sh_u64(cmd), theirs);
+		same_text_as_babeltrace2(trace, "");
+		snprintf(cmd, sizeof(cmd), "'%s' '%s' --stats | tail -n +2 | diff -u 'tests/data/%s.stats' - 2>&1",
+			 evcat_path, trace, fixtures[i]);
+		out = sh(cmd, &st);
+		ck_assert_msg(st == 0, "%s: evcat --stats differs from tests/data/%s.stats:\n%s", fixtures[i],
+			      fixtures[i], out);
+		free(out);
+		rmtree(dir);
+	}
+}
+END_TEST
+
 START_TEST(evcat_against_babeltrace2)
 {
 	static uint8_t offline[4] = { 0, 1, 0, 0 };
@@ -2083,24 +2307,7 @@ START_TEST(evcat_against_babeltrace2)
 	ck_assert_uint_eq(ours, theirs);
 	ck_assert_uint_eq(ours, r.written);
 
-	/*
-	 * Text: the same lines as babeltrace2's once its "hostname name: {
-	 * cpu_id = N }, { ... }" is put as "cpu N name: { ... }"; compared
-	 * sorted and without the delta, since equal timestamps on different
-	 * CPUs may come in another order.
-	 */
-	snprintf(cmd, sizeof(cmd), "babeltrace2 --clock-gmt '%s' 2>/dev/null | sed -E "
-		 "'s/ evsynth ([a-z_]+): \\{ cpu_id = ([0-9]+) \\}, \\{/ cpu \\2 \\1: {/; "
-		 "s/ evsynth ([a-z_]+): \\{ cpu_id = ([0-9]+) \\}$/ cpu \\2 \\1: { }/; "
-		 "s/\\(.[0-9?.]+\\) //' | LC_ALL=C sort | md5sum", dir);
-	a = sh(cmd, &st);
-	snprintf(cmd, sizeof(cmd), "'%s' '%s' | sed -E 's/\\(.[0-9?.]+\\) //' | LC_ALL=C sort | md5sum",
-		 evcat_path, dir);
-	b = sh(cmd, &st);
-	ck_assert_int_eq(st, 0);
-	ck_assert_str_eq(a, b);
-	free(a);
-	free(b);
+	same_text_as_babeltrace2(dir, "");
 	/* On threads, in small slices: byte for byte the same output. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 1 | md5sum", evcat_path, dir);
 	a = sh(cmd, &st);
@@ -2243,6 +2450,8 @@ Suite *trace_suite(void)
 	tcase_add_loop_test(tc, corrupt_random_flips_never_crash, 0, 2);
 	tcase_set_timeout(te, 120);
 	tcase_add_test(te, evcat_against_babeltrace2);
+	tcase_add_test(te, evcat_follows_the_metadata);
+	tcase_add_test(te, evcat_reads_old_traces);
 	tcase_add_test(te, evcat_refuses_bad_input);
 	tcase_add_test(te, evcat_file_cut_while_read);
 	tcase_add_test(te, evcat_refuses_other_ctf_traces);

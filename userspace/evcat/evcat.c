@@ -61,7 +61,8 @@ struct opts {
 	enum evt_fmt_kind fmt;
 	const char *from, *to;
 	uint8_t *cpu_set;
-	uint8_t *event_mask;
+	char *events;		/* the --event lists, joined by commas */
+	uint8_t *event_mask;	/* by index in the trace's catalogue, once it is open */
 	int count, stats;
 	enum evt_merge_kind merge;
 	unsigned int threads;
@@ -210,30 +211,34 @@ static int time_arg(const char *opt, const char *arg, const struct evt_trace *t,
 	return r ? -1 : 0;
 }
 
-static int add_events(struct opts *o, const char *list)
+/*
+ * The --event names as a mask over the events the trace's metadata
+ * declares: 0, or -1 (said; an unknown name lists the trace's events).
+ */
+static int event_mask(struct opts *o, const struct evt_catalogue *cat)
 {
-	char *dup = strdup(list), *save = NULL, *tok;
-	int ret = 0;
+	char *save = NULL, *tok;
 
-	if (!dup)
+	o->event_mask = calloc(cat->nr_events ? cat->nr_events : 1, 1);
+	if (!o->event_mask) {
+		perror("evcat");
 		return -1;
-	for (tok = strtok_r(dup, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct evt_event_desc *d = evt_find_event_by_name(tok);
+	}
+	for (tok = strtok_r(o->events, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		const struct evt_event_desc *d = evt_catalogue_find(cat, tok);
 
 		if (!d) {
 			unsigned int i;
 
-			fprintf(stderr, "evcat: unknown event \"%s\"; events:", tok);
-			for (i = 0; i < evt_nr_events; i++)
-				fprintf(stderr, " %s", evt_events[i].name);
+			fprintf(stderr, "evcat: --event: the trace has no event \"%s\"; its events:", tok);
+			for (i = 0; i < cat->nr_events; i++)
+				fprintf(stderr, " %s", cat->events[i].name);
 			fprintf(stderr, "\n");
-			ret = -1;
-			break;
+			return -1;
 		}
-		o->event_mask[d - evt_events] = 1;
+		o->event_mask[d - cat->events] = 1;
 	}
-	free(dup);
-	return ret;
+	return 0;
 }
 
 static int parse_args(int argc, char **argv, struct opts *o)
@@ -315,10 +320,15 @@ static int parse_args(int argc, char **argv, struct opts *o)
 					return -1;
 				}
 			} else {
-				if (!o->event_mask)
-					o->event_mask = calloc(evt_nr_events, 1);
-				if (!o->event_mask || add_events(o, v))
+				size_t have = o->events ? strlen(o->events) : 0;
+				char *more = realloc(o->events, have + strlen(v) + 2);
+
+				if (!more) {
+					perror("evcat");
 					return -1;
+				}
+				o->events = more;
+				sprintf(more + have, "%s%s", have ? "," : "", v);
 			}
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "evcat: unknown option %s\n", a);
@@ -356,6 +366,7 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 	char a[64], b[64];
 	unsigned int i, j;
 	const int json = o->fmt == EVT_FMT_JSON;
+	const struct evt_catalogue *cat = t->md.cat;
 
 	for (i = 0; i < t->nr_streams; i++) {
 		disc += t->streams[i].discarded;
@@ -402,14 +413,14 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 		printf("],\"events_by_name\":{");
 	else
 		printf("%-24s %14s\n", "event", "count");
-	for (i = 0, j = 0; i < evt_nr_events; i++) {
+	for (i = 0, j = 0; i < cat->nr_events; i++) {
 		if (!st->per_event[i])
 			continue;
 		if (json)
-			printf("%s\"%s\":%llu", j++ ? "," : "", evt_events[i].name,
+			printf("%s\"%s\":%llu", j++ ? "," : "", cat->events[i].name,
 			       (unsigned long long)st->per_event[i]);
 		else
-			printf("%-24s %14llu\n", evt_events[i].name, (unsigned long long)st->per_event[i]);
+			printf("%-24s %14llu\n", cat->events[i].name, (unsigned long long)st->per_event[i]);
 	}
 	if (json)
 		printf("}}\n");
@@ -483,7 +494,7 @@ static void *slice_begin(void *ctx, unsigned int j)
 		return NULL;
 	if (c->o->stats) {
 		sl->per_stream = calloc(c->t->nr_streams + 1, sizeof(*sl->per_stream));
-		sl->per_event = calloc(evt_nr_events, sizeof(*sl->per_event));
+		sl->per_event = calloc(c->t->md.cat->nr_events, sizeof(*sl->per_event));
 		if (!sl->per_stream || !sl->per_event) {
 			slice_free(c, sl);
 			return NULL;
@@ -509,7 +520,7 @@ static void *slice_begin(void *ctx, unsigned int j)
 static void print_ref(struct cat *c, struct evt_fmt *f, struct evt_out *out, const struct evt_ref *r)
 {
 	evt_fmt_event(f, out, r->ts, c->t->streams[EVT_REF_STREAM(r)].cpu,
-		      &evt_events[EVT_REF_DESC(r)], r->payload, EVT_REF_LEN(r), 0);
+		      &c->t->md.cat->events[EVT_REF_DESC(r)], r->payload, EVT_REF_LEN(r), 0);
 }
 
 static int slice_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
@@ -594,7 +605,7 @@ static int slice_end(void *ctx, void *state, const char *err)
 	if (sl->per_stream) {
 		for (i = 0; i < c->t->nr_streams; i++)
 			c->st.per_stream[i] += sl->per_stream[i];
-		for (i = 0; i < evt_nr_events; i++)
+		for (i = 0; i < c->t->md.cat->nr_events; i++)
 			c->st.per_event[i] += sl->per_event[i];
 	}
 	if (err) {
@@ -673,8 +684,10 @@ static void say_being_written(const struct evt_trace *t)
 static void free_opts(struct opts *o)
 {
 	free(o->cpu_set);
+	free(o->events);
 	free(o->event_mask);
 	o->cpu_set = NULL;
+	o->events = NULL;
 	o->event_mask = NULL;
 }
 
@@ -704,6 +717,11 @@ int main(int argc, char **argv)
 		return EXIT_TRACE;
 	}
 	evt_trace_catch_cut(&t, "evcat");
+	if (o.events && event_mask(&o, t.md.cat)) {
+		evt_trace_close(&t);
+		free_opts(&o);
+		return EXIT_USAGE;
+	}
 	say_being_written(&t);
 	if (o.from || o.to) {
 		uint64_t first = UINT64_MAX;
@@ -731,9 +749,9 @@ int main(int argc, char **argv)
 	c.print = !o.count && !o.stats;
 	c.count_only = o.count && !o.stats;
 	c.st.per_stream = calloc(t.nr_streams + 1, sizeof(*c.st.per_stream));
-	c.st.per_event = calloc(evt_nr_events, sizeof(*c.st.per_event));
+	c.st.per_event = calloc(t.md.cat->nr_events, sizeof(*c.st.per_event));
 	if (!c.st.per_stream || !c.st.per_event || evt_out_init(&c.out, STDOUT_FILENO, 1 << 20) ||
-	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(&t))) {
+	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(&t), t.md.cat->events, t.md.cat->nr_events)) {
 		fprintf(stderr, "evcat: out of memory\n");
 		free(c.st.per_stream);
 		free(c.st.per_event);

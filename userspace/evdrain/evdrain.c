@@ -120,6 +120,7 @@ struct options {
 
 /* --live: every drained packet is decoded into the watermark reorderer. */
 struct live {
+	struct evt_metadata meta;	/* the module's: meta.cat decodes its packets */
 	struct evt_reorder reorder;
 	struct evt_fmt fmt;
 	struct evt_out out;
@@ -473,7 +474,7 @@ static void live_push(void *arg, struct evt_consumer_ring *r, const uint8_t *pkt
 	const uint32_t src = (uint32_t)r->index;
 	int rc;
 
-	if (evt_packet_iter_init(&it, pkt, len)) {
+	if (evt_packet_iter_init(&it, lv->meta.cat, pkt, len)) {
 		fprintf(stderr, "evdrain: %s: %s\n", r->name, it.err);
 		return;
 	}
@@ -489,7 +490,7 @@ static void live_emit(struct live *lv)
 	struct evt_reorder_item it;
 
 	while (evt_reorder_pull(&lv->reorder, &it) == 1)
-		evt_fmt_event(&lv->fmt, &lv->out, it.ts, it.cpu, &evt_events[it.desc], it.data,
+		evt_fmt_event(&lv->fmt, &lv->out, it.ts, it.cpu, &lv->meta.cat->events[it.desc], it.data,
 			      it.len, it.flags & EVT_REORDER_LATE ? EVT_FMT_LATE : 0);
 	evt_out_flush(&lv->out);
 }
@@ -497,15 +498,15 @@ static void live_emit(struct live *lv)
 /* --live: the reorderer, with the clock offset of the module's metadata. */
 static int live_init(struct live *lv, struct evt_consumer *con, const struct options *o)
 {
-	struct evt_metadata meta = { 0 };
 	uint32_t i;
 
-	if (evt_consumer_metadata(con, &meta)) {
+	if (evt_consumer_metadata(con, &lv->meta)) {
 		fprintf(stderr, "evdrain: the module's metadata: %s\n", con->err);
 		return -1;
 	}
 	if (evt_reorder_init(&lv->reorder, EVT_LIVE_SOURCES, (uint32_t)o->delay_ticks, EVT_MERGE_TREE) ||
-	    evt_fmt_init(&lv->fmt, o->live_kind, evt_metadata_offset_ns(&meta)) ||
+	    evt_fmt_init(&lv->fmt, o->live_kind, evt_metadata_offset_ns(&lv->meta), lv->meta.cat->events,
+			 lv->meta.cat->nr_events) ||
 	    evt_out_init(&lv->out, STDOUT_FILENO, 1 << 16)) {
 		fprintf(stderr, "evdrain: out of memory\n");
 		return -1;
@@ -897,6 +898,8 @@ int main(int argc, char **argv)
 		if (lv.reorder.st.late)
 			fprintf(stderr, "evdrain: %llu events arrived after their time was emitted (flagged late)\n",
 				(unsigned long long)lv.reorder.st.late);
+		evt_fmt_free(&lv.fmt);
+		evt_metadata_free(&lv.meta);
 	}
 	if (con.write_failed) {
 		fprintf(stderr, "evdrain: %s; tracing stopped, every whole packet so far is in %s\n",

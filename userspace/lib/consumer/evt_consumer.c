@@ -265,6 +265,8 @@ int evt_consumer_metadata(struct evt_consumer *c, struct evt_metadata *md)
 	}
 	ret = 0;
 out:
+	if (ret && md)
+		evt_metadata_free(md);
 	free(text);
 	return ret;
 }

@@ -98,7 +98,7 @@ struct evt_consumer_ring *evt_consumer_find(struct evt_consumer *c, unsigned int
  * Read the module's metadata to its end. With an output directory it becomes
  * DIR/metadata: written as DIR/metadata.tmp, fsynced, renamed, the directory
  * fsynced (a reader never sees half of it). With @md it is also parsed into
- * it. 0, or -1 with c->err.
+ * it (evt_metadata_free() it after 0). 0, or -1 with c->err.
  */
 int evt_consumer_metadata(struct evt_consumer *c, struct evt_metadata *md);
 

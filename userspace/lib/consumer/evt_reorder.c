@@ -179,7 +179,7 @@ int evt_reorder_push_event(struct evt_reorder *r, uint32_t src, uint32_t cpu,
 
 	if (src >= r->nr || !ev->desc)
 		return -1;
-	it.desc = (uint16_t)(ev->desc - evt_events);
+	it.desc = (uint16_t)ev->desc_index;
 	it.data = arena_copy(r, ev->payload, ev->payload_len, &it.chunk);
 	if (!it.data)
 		return -1;

@@ -44,7 +44,7 @@ struct evt_reorder_item {
 	void *chunk;
 	uint32_t len;
 	uint32_t cpu;
-	uint16_t desc;		/* index in evt_events[] (push_event) */
+	uint16_t desc;		/* the event's index in its catalogue (push_event) */
 	uint16_t flags;
 	uint32_t src;
 };

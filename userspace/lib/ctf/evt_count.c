@@ -66,6 +66,7 @@ struct count_lane {
 	evt_mkey_t node[1 << LANE_MAX_DEPTH];	/* the tree's losers at 1..P-1 */
 	struct count_source_cold fc[1 << LANE_MAX_DEPTH];
 	struct evt_merged *mt;
+	const struct evt_catalogue *cat;	/* the trace's events */
 	evt_mkey_t fromk, tok;		/* in range: fromk <= top <= tok */
 	evt_mkey_t top;
 	uint64_t n;
@@ -142,6 +143,7 @@ int lane_adv(struct count_lane *const L, evt_mkey_t *topp, const int depth)
 	const size_t soff = (size_t)(*topp & ((P - 1) << LANE_SRC_SHIFT));
 	const size_t src = soff >> LANE_SRC_SHIFT;
 	struct count_source *const f = (struct count_source *)((char *)L->f + soff);
+	const struct evt_catalogue *const cat = L->cat;
 	evt_mkey_t key = f->nk;
 	const uint8_t *const np = f->next;
 	uint64_t ts, step;
@@ -155,10 +157,10 @@ int lane_adv(struct count_lane *const L, evt_mkey_t *topp, const int depth)
 	__builtin_prefetch(np + LANE_PREFETCH_AHEAD);
 	/* The decoder's fast path, for the channel whose header fits before its end. */
 	if (__builtin_expect(np + EVT_COMPACT_HDR <= f->end, 1) ?
-	    __builtin_expect(evt_decode_compact_step(np, f->end, f->prev, f->tend, &ts, &step), 1) :
+	    __builtin_expect(evt_decode_compact_step(cat, np, f->end, f->prev, f->tend, &ts, &step), 1) :
 	    np + EVT_NORMAL_HDR <= f->nend &&
-	    (evt_decode_normal_step(np, f->nend, f->prev, f->tend, &ts, &step) ||
-	     evt_decode_normal_var_step(np, f->nend, f->prev, f->tend, &ts, &step))) {
+	    (evt_decode_normal_step(cat, np, f->nend, f->prev, f->tend, &ts, &step) ||
+	     evt_decode_normal_var_step(cat, np, f->nend, f->prev, f->tend, &ts, &step))) {
 		f->next = np + step;
 		f->prev = ts;
 		f->nk = (ts << (depth + LANE_SRC_SHIFT)) - f->kb;
@@ -320,6 +322,7 @@ static void lane_init(struct count_lane *L, struct evt_merged *mt)
 
 	memset(L, 0, sizeof(*L));
 	L->mt = mt;
+	L->cat = mt->t->md.cat;
 	for (i = 1; i < P; i++)
 		L->node[i] = lane_key(mt, mt->m.node[i]);
 	for (i = 0; i < mt->nsrc; i++) {

@@ -4,11 +4,13 @@
  * packet iterator and every decoding error's text; see evt_decode.h.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "evt_decode.h"
 
 
-struct evt_decode_tables evt_dtab;
+static struct evt_catalogue builtin;
+const struct evt_catalogue *const evt_builtin = &builtin;
 
 static size_t align_up(size_t x, size_t a)
 {
@@ -17,26 +19,93 @@ static size_t align_up(size_t x, size_t a)
 
 /* Before main: the tables never change after, so threads read them freely. */
 __attribute__((constructor))
-static void evt_decode_tables_init(void)
+static void evt_builtin_init(void)
 {
-	static const uint8_t zeros[1024];
-	struct evt_decode_tables *t = &evt_dtab;
-	unsigned int c, i;
+	char err[256];
 
-	for (c = 0; c < EVT_NR_CHANNELS; c++)
+	if (evt_catalogue_init(&builtin, evt_events, evt_nr_events, err, sizeof(err))) {
+		fprintf(stderr, "evtrace: this build's event catalogue: %s\n", err);
+		abort();
+	}
+}
+
+/* Names are printed as they are, in text and in JSON: printable ASCII, no quote or backslash. */
+static int name_ok(const char *s)
+{
+	size_t n = 0;
+
+	for (; s && *s; s++, n++)
+		if (*s < 0x20 || *s > 0x7e || *s == '"' || *s == '\\')
+			return 0;
+	return s && n && n < 256;
+}
+
+int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev, unsigned int n,
+		       char *err, size_t errlen)
+{
+	static const uint8_t zeros[4096];
+	unsigned int ch, i, j;
+
+	memset(c, 0, sizeof(*c));
+	if (n > EVT_CATALOGUE_MAX) {
+		snprintf(err, errlen, "%u events: at most %d are supported", n, EVT_CATALOGUE_MAX);
+		return -1;
+	}
+	c->events = ev;
+	c->nr_events = n;
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
 		for (i = 0; i < EVT_DECODE_SMALL_IDS; i++)
-			t->desc_by_id[c][i] = -1;
-	for (i = 0; i < evt_nr_events && i < 256; i++) {
-		const struct evt_event_desc *d = &evt_events[i];
-		unsigned int j, var = 0;
+			c->desc_by_id[ch][i] = -1;
+	for (i = 0; i < n; i++) {
+		const struct evt_event_desc *d = &ev[i];
+		unsigned int var = 0;
+		size_t fixed = 0;
 
-		if (d->channel < EVT_NR_CHANNELS && d->id < EVT_DECODE_SMALL_IDS &&
-		    t->desc_by_id[d->channel][d->id] < 0)
-			t->desc_by_id[d->channel][d->id] = (int16_t)i;
+		if (!name_ok(d->name)) {
+			snprintf(err, errlen, "event %u: its name is empty, longer than 255 bytes or holds "
+				 "a byte other than printable ASCII (or \" or \\)", i);
+			return -1;
+		}
 		for (j = 0; j < d->nr_fields; j++)
-			var |= d->fields[j].type == EVT_F_STRING || d->fields[j].type == EVT_F_SEQ_U8;
-		t->fixed_len[i] = var ? -1 : (int32_t)evt_payload_size(d, zeros, sizeof(zeros));
-		if (var && d->nr_fields) {
+			if (!name_ok(d->fields[j].name)) {
+				snprintf(err, errlen, "event %s, field %u: the same about its name", d->name, j);
+				return -1;
+			}
+		if (d->channel >= EVT_NR_CHANNELS) {
+			snprintf(err, errlen, "event %s: stream %u is not one of evtrace's", d->name, d->channel);
+			return -1;
+		}
+		for (j = 0; j < i; j++) {
+			if (ev[j].channel == d->channel && ev[j].id == d->id) {
+				snprintf(err, errlen, "events %s and %s have one id (%u) in stream %u",
+					 ev[j].name, d->name, d->id, d->channel);
+				return -1;
+			}
+			if (!strcmp(ev[j].name, d->name)) {
+				snprintf(err, errlen, "two events are named %s", d->name);
+				return -1;
+			}
+		}
+		for (j = 0; j < d->nr_fields; j++) {
+			enum evt_field_type ft = d->fields[j].type;
+
+			if ((unsigned int)ft > EVT_F_COMM) {
+				snprintf(err, errlen, "event %s, field %s: type %u is not one of evtrace's",
+					 d->name, d->fields[j].name, (unsigned int)ft);
+				return -1;
+			}
+			var |= ft == EVT_F_STRING || ft == EVT_F_SEQ_U8;
+			fixed = align_up(fixed, evt_field_align(ft)) + evt_field_size(ft);
+		}
+		if (!var && fixed > sizeof(zeros)) {
+			snprintf(err, errlen, "event %s: %zu payload bytes, more than %zu", d->name, fixed,
+				 sizeof(zeros));
+			return -1;
+		}
+		if (d->id < EVT_DECODE_SMALL_IDS)
+			c->desc_by_id[d->channel][d->id] = (int16_t)i;
+		c->fixed_len[i] = var ? -1 : (int32_t)evt_payload_size(d, zeros, sizeof(zeros));
+		if (var) {
 			const struct evt_field_desc *last = &d->fields[d->nr_fields - 1];
 			size_t off = 0;
 
@@ -48,37 +117,70 @@ static void evt_decode_tables_init(void)
 					break;
 				off = align_up(off, evt_field_align(ft)) + evt_field_size(ft);
 			}
-			if (j + 1 == d->nr_fields && off < 0xffff) {
-				t->var_type[i] = (uint8_t)(last->type + 1);
-				t->var_off[i] = (uint16_t)align_up(off, evt_field_align(last->type));
+			if (j + 1 == d->nr_fields && off < 0xffff &&
+			    (last->type == EVT_F_STRING || last->type == EVT_F_SEQ_U8)) {
+				c->var_type[i] = (uint8_t)(last->type + 1);
+				c->var_off[i] = (uint16_t)align_up(off, evt_field_align(last->type));
 			}
 		}
 	}
 	for (i = 0; i < EVT_DECODE_SMALL_IDS; i++) {
-		int16_t di = t->desc_by_id[EVT_CHAN_NORMAL][i];
+		int16_t di = c->desc_by_id[EVT_CHAN_NORMAL][i];
 
-		t->n_fixed[i] = di < 0 || t->fixed_len[di] < 0 ? 0x10000 : (uint32_t)t->fixed_len[di];
+		c->n_fixed[i] = di < 0 || c->fixed_len[di] < 0 ? 0x10000 : (uint32_t)c->fixed_len[di];
 		if (di >= 0) {
-			t->n_var_type[i] = t->var_type[di];
-			t->n_var_off[i] = t->var_off[di];
+			c->n_var_type[i] = c->var_type[di];
+			c->n_var_off[i] = c->var_off[di];
 		}
 	}
 	for (i = 0; i < EVT_COMPACT_ID_EXT; i++) {
-		int16_t di = t->desc_by_id[EVT_CHAN_COMPACT][i];
+		int16_t di = c->desc_by_id[EVT_CHAN_COMPACT][i];
 
-		if (di < 0 || t->fixed_len[di] < 0)
+		if (di < 0 || c->fixed_len[di] < 0)
 			continue;
-		t->c_need[i] = EVT_COMPACT_HDR + (uint32_t)t->fixed_len[di];
-		t->c_step[i] = (t->c_need[i] + EVT_EVENT_ALIGN - 1) & ~(uint32_t)(EVT_EVENT_ALIGN - 1);
-		t->c_meta[i] = EVT_DMETA(0, t->fixed_len[di], di);
+		c->c_need[i] = EVT_COMPACT_HDR + (uint32_t)c->fixed_len[di];
+		c->c_step[i] = (c->c_need[i] + EVT_EVENT_ALIGN - 1) & ~(uint32_t)(EVT_EVENT_ALIGN - 1);
+		c->c_meta[i] = EVT_DMETA(0, c->fixed_len[di], di);
 	}
+	return 0;
+}
+
+const struct evt_event_desc *evt_catalogue_find(const struct evt_catalogue *c, const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < c->nr_events; i++)
+		if (!strcmp(c->events[i].name, name))
+			return &c->events[i];
+	return NULL;
+}
+
+int evt_catalogue_same(const struct evt_catalogue *a, const struct evt_catalogue *b)
+{
+	unsigned int i, j;
+
+	if (a->nr_events != b->nr_events)
+		return 0;
+	for (i = 0; i < a->nr_events; i++) {
+		const struct evt_event_desc *x = &a->events[i], *y = &b->events[i];
+
+		if (strcmp(x->name, y->name) || x->channel != y->channel || x->id != y->id ||
+		    x->nr_fields != y->nr_fields)
+			return 0;
+		for (j = 0; j < x->nr_fields; j++)
+			if (strcmp(x->fields[j].name, y->fields[j].name) ||
+			    x->fields[j].type != y->fields[j].type)
+				return 0;
+	}
+	return 1;
 }
 
 /* ---- Errors: their text, here only ---- */
 
 static const char *desc_name(const struct evt_decode_err *e)
 {
-	return e->desc >= 0 && (unsigned int)e->desc < evt_nr_events ? evt_events[e->desc].name : "?";
+	return e->cat && e->desc >= 0 && (unsigned int)e->desc < e->cat->nr_events ?
+	       e->cat->events[e->desc].name : "?";
 }
 
 static void message(char *buf, size_t len, const struct evt_decode_err *e)
@@ -324,9 +426,11 @@ int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct
 
 /* ---- The packet iterator ---- */
 
-int evt_packet_iter_init(struct evt_packet_iter *it, const void *buf, size_t avail)
+int evt_packet_iter_init(struct evt_packet_iter *it, const struct evt_catalogue *cat,
+			 const void *buf, size_t avail)
 {
 	memset(it, 0, sizeof(*it));
+	it->cat = cat;
 	it->buf = buf;
 	if (evt_packet_parse(buf, avail, &it->info, it->err, sizeof(it->err)))
 		return -1;
@@ -345,13 +449,14 @@ int evt_packet_next(struct evt_packet_iter *it, struct evt_event *ev)
 	it->pos = align_up(it->pos, EVT_EVENT_ALIGN);
 	if (it->pos >= it->info.content_bytes)
 		return 0;
-	if (evt_decode_event(it->buf, it->pos, it->info.content_bytes, chan, it->prev_ts,
+	if (evt_decode_event(it->cat, it->buf, it->pos, it->info.content_bytes, chan, it->prev_ts,
 			     it->info.h.timestamp_end, &d, &next, &it->derr)) {
 		evt_decode_format(it->err, sizeof(it->err), NULL, 0, &it->derr);
 		return -1;
 	}
 	di = EVT_DMETA_DESC(d.meta);
-	ev->desc = &evt_events[di];
+	ev->desc = &it->cat->events[di];
+	ev->desc_index = di;
 	ev->channel = chan;
 	ev->id = ev->desc->id;
 	ev->ts = d.ts;

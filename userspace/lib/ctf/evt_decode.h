@@ -5,9 +5,11 @@
  * drainer's --live mode, the fuzz oracle, the test tools) decodes with it.
  *
  *   - Packet header and context: evt_packet_parse().
+ *   - A catalogue: the events of a trace (its metadata's) or of this build
+ *     (evt_builtin), with the lookup tables every step below reads.
  *   - One event by the general rules: evt_decode_event() (both header kinds,
  *     64-bit timestamps rebuilt with the one-wrap rule, payloads walked from
- *     the event catalogue with the layout of <evtrace/events.h>).
+ *     the catalogue with the layout of <evtrace/events.h>).
  *   - Its fast path: runs of small compact headers of one fixed-size event,
  *     evt_decode_compact_run(), and evt_compact_ts() for one step of a run.
  *   - Errors are a code and the offset they were found at
@@ -55,12 +57,15 @@ enum evt_derr {
 	EVT_DERR_NOMEM,
 };
 
+struct evt_catalogue;
+
 struct evt_decode_err {
 	enum evt_derr code;
 	size_t off;			/* of the packet, or of the event in its packet */
 	uint64_t a, b, c;
 	unsigned int chan, cpu;
-	int desc;			/* index in evt_events[] */
+	int desc;			/* index in cat->events */
+	const struct evt_catalogue *cat;
 };
 
 /*
@@ -89,13 +94,22 @@ int evt_packet_check(const void *buf, size_t avail, struct evt_packet_info *pi,
 int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
 		     char *err, size_t errlen);
 
-/* ---- The catalogue as lookup tables (built once, before main) ---- */
+/* ---- A catalogue and its lookup tables ---- */
 
 #define EVT_DECODE_SMALL_IDS 256
+/* Events one catalogue may hold: EVT_DMETA keeps an event's index in 12 bits. */
+#define EVT_CATALOGUE_MAX 4096
 
-struct evt_decode_tables {
+/*
+ * The events a trace's metadata declares (or this build's, evt_builtin),
+ * with the tables the decoder looks them up in. Built once, read-only
+ * after: threads share it. Events are named by their index in events[].
+ */
+struct evt_catalogue {
+	const struct evt_event_desc *events;
+	unsigned int nr_events;
 	int16_t desc_by_id[EVT_NR_CHANNELS][EVT_DECODE_SMALL_IDS];
-	int32_t fixed_len[256];		/* payload bytes of a fixed-size event, -1: variable */
+	int32_t fixed_len[EVT_CATALOGUE_MAX];	/* payload bytes of a fixed-size event, -1: variable */
 	/*
 	 * The compact fast path, by the 5-bit id of a small header: header +
 	 * payload bytes (0: no fast path), the step to the next event
@@ -113,23 +127,40 @@ struct evt_decode_tables {
 	uint16_t n_var_off[EVT_DECODE_SMALL_IDS];
 	/*
 	 * A variable-sized event whose only variable field is its last one
-	 * (a string or a u8 sequence), by index in evt_events[]: that
-	 * field's type + 1 (0: another layout) and offset.
+	 * (a string or a u8 sequence), by index: that field's type + 1 (0:
+	 * another layout) and offset.
 	 */
-	uint8_t var_type[256];
-	uint16_t var_off[256];
+	uint8_t var_type[EVT_CATALOGUE_MAX];
+	uint16_t var_off[EVT_CATALOGUE_MAX];
 };
-extern struct evt_decode_tables evt_dtab;
 
-/* Index in evt_events[] of (channel, id), or -1. */
-static inline long evt_decode_desc(unsigned int chan, uint32_t id)
+/* This build's catalogue (evt_events[]), built before main. */
+extern const struct evt_catalogue *const evt_builtin;
+
+/*
+ * Build @c over the @n events at @ev (kept by reference: they must outlive
+ * @c). Refused, with @err: more than EVT_CATALOGUE_MAX events, an unknown
+ * channel, two events with one (channel, id) or one name, a field type
+ * outside enum evt_field_type. 0 or -1.
+ */
+int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev, unsigned int n,
+		       char *err, size_t errlen);
+/* The event named @name, or NULL. */
+const struct evt_event_desc *evt_catalogue_find(const struct evt_catalogue *c, const char *name);
+/* 1 when @a and @b declare the same events (names, ids, fields) in the same order. */
+int evt_catalogue_same(const struct evt_catalogue *a, const struct evt_catalogue *b);
+
+/* Index in c->events of (channel, id), or -1. */
+static inline long evt_decode_desc(const struct evt_catalogue *c, unsigned int chan, uint32_t id)
 {
-	const struct evt_event_desc *d;
+	unsigned int i;
 
 	if (id < EVT_DECODE_SMALL_IDS)
-		return evt_dtab.desc_by_id[chan][id];
-	d = evt_find_event(chan, id);
-	return d && d - evt_events < 256 ? d - evt_events : -1;
+		return c->desc_by_id[chan][id];
+	for (i = 0; i < c->nr_events; i++)
+		if (c->events[i].channel == chan && c->events[i].id == id)
+			return i;
+	return -1;
 }
 
 /* ---- Events ---- */
@@ -137,7 +168,7 @@ static inline long evt_decode_desc(unsigned int chan, uint32_t id)
 /*
  * A decoded event in 16 bytes: its timestamp and, packed in 64 bits, the
  * payload offset within the packet (26 bits: packets are at most 64 MiB),
- * the payload length (26 bits), the index in evt_events[] (12 bits).
+ * the payload length (26 bits), the event's index in its catalogue (12 bits).
  */
 struct evt_decoded {
 	uint64_t ts;
@@ -171,23 +202,24 @@ static inline uint64_t evt_compact_ts(uint64_t prev, uint32_t w)
 long evt_payload_size(const struct evt_event_desc *d, const uint8_t *p, size_t avail);
 
 /*
- * The payload length of an event of variable size, evt_events[@di], at @p
+ * The payload length of an event of variable size, c->events[@di], at @p
  * (at most @avail bytes), or -1; a length beyond @avail is the caller's
  * to refuse. The usual layout (one variable field, the last) without
  * walking the fields.
  */
-static inline long evt_decode_var_size(long di, const uint8_t *p, size_t avail)
+static inline long evt_decode_var_size(const struct evt_catalogue *c, long di, const uint8_t *p,
+					size_t avail)
 {
-	const size_t off = evt_dtab.var_off[di];
+	const size_t off = c->var_off[di];
 
-	if (evt_dtab.var_type[di] == EVT_F_SEQ_U8 + 1)
+	if (c->var_type[di] == EVT_F_SEQ_U8 + 1)
 		return avail < off + 2 ? -1 : (long)(off + 2 + evt_ld16(p + off));
-	if (evt_dtab.var_type[di] == EVT_F_STRING + 1) {
+	if (c->var_type[di] == EVT_F_STRING + 1) {
 		const uint8_t *nul = avail > off ? memchr(p + off, 0, avail - off) : NULL;
 
 		return nul ? nul - p + 1 : -1;
 	}
-	return evt_payload_size(&evt_events[di], p, avail);
+	return evt_payload_size(&c->events[di], p, avail);
 }
 
 /*
@@ -197,7 +229,7 @@ static inline long evt_decode_var_size(long di, const uint8_t *p, size_t avail)
  * offset). 0, or -1 with @e (e->off = @pos).
  */
 static inline __attribute__((always_inline))
-int evt_decode_event(const uint8_t *pkt, size_t pos, size_t end, unsigned int chan,
+int evt_decode_event(const struct evt_catalogue *c, const uint8_t *pkt, size_t pos, size_t end, unsigned int chan,
 		     uint64_t prev, uint64_t tend, struct evt_decoded *out, size_t *next,
 		     struct evt_decode_err *e)
 {
@@ -207,12 +239,13 @@ int evt_decode_event(const uint8_t *pkt, size_t pos, size_t end, unsigned int ch
 	long di, plen;
 	int ext;
 
-	/* The event's index in evt_events[] once known (-1 before). */
-#define EVT_DFAIL_D(c, x, y, d) do { \
-	e->code = (c); e->off = pos; e->a = (x); e->b = (y); e->chan = chan; e->desc = (d); \
+	/* The event's index in c->events once known (-1 before). */
+#define EVT_DFAIL_D(why, x, y, d) do { \
+	e->code = (why); e->off = pos; e->a = (x); e->b = (y); e->chan = chan; e->desc = (d); \
+	e->cat = c; \
 	return -1; \
 } while (0)
-#define EVT_DFAIL(c, x, y) EVT_DFAIL_D(c, x, y, -1)
+#define EVT_DFAIL(why, x, y) EVT_DFAIL_D(why, x, y, -1)
 	if (chan == EVT_CHAN_COMPACT) {
 		uint32_t w;
 
@@ -244,12 +277,12 @@ int evt_decode_event(const uint8_t *pkt, size_t pos, size_t end, unsigned int ch
 	}
 	if (ts > tend)
 		EVT_DFAIL(EVT_DERR_TS_LATE, ts, tend);
-	di = evt_decode_desc(chan, id);
+	di = evt_decode_desc(c, chan, id);
 	if (di < 0)
 		EVT_DFAIL(EVT_DERR_UNKNOWN_ID, id, 0);
-	plen = evt_dtab.fixed_len[di];
+	plen = c->fixed_len[di];
 	if (plen < 0)
-		plen = evt_decode_var_size(di, pkt + pos + hdr, room - hdr);
+		plen = evt_decode_var_size(c, di, pkt + pos + hdr, room - hdr);
 	if (plen < 0 || (size_t)plen > room - hdr)
 		EVT_DFAIL_D(EVT_DERR_OVERRUN, 0, 0, (int)di);
 	if (chan == EVT_CHAN_NORMAL && (uint32_t)plen != hsize)
@@ -274,7 +307,7 @@ int evt_decode_event(const uint8_t *pkt, size_t pos, size_t end, unsigned int ch
  * the end), with every event before it decoded into *@evp onwards.
  */
 static inline __attribute__((always_inline))
-size_t evt_decode_compact_run(const uint8_t *pkt, size_t pos, const size_t end,
+size_t evt_decode_compact_run(const struct evt_catalogue *c, const uint8_t *pkt, size_t pos, const size_t end,
 			      uint64_t *prevp, const uint64_t tend, struct evt_decoded **evp)
 {
 	const uint32_t idmask = (1U << EVT_COMPACT_ID_BITS) - 1;
@@ -284,9 +317,9 @@ size_t evt_decode_compact_run(const uint8_t *pkt, size_t pos, const size_t end,
 	while (__builtin_expect(pos + EVT_COMPACT_HDR <= end, 1)) {
 		uint32_t w = evt_ld32(pkt + pos);
 		const uint32_t id = w & idmask;
-		const size_t need = evt_dtab.c_need[id], step = evt_dtab.c_step[id];
+		const size_t need = c->c_need[id], step = c->c_step[id];
 		/* The run's meta bits; the payload offset is pos + header (an add). */
-		const uint64_t meta = evt_dtab.c_meta[id] + EVT_COMPACT_HDR;
+		const uint64_t meta = c->c_meta[id] + EVT_COMPACT_HDR;
 		struct evt_decoded *const first = e;
 		const uint64_t prev0 = prev;
 		size_t last;
@@ -337,11 +370,11 @@ size_t evt_decode_compact_run(const uint8_t *pkt, size_t pos, const size_t end,
  * *@step. Otherwise 0: evt_decode_event() says what it is.
  */
 static inline __attribute__((always_inline))
-int evt_decode_compact_step(const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
+int evt_decode_compact_step(const struct evt_catalogue *c, const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
 			    uint64_t *ts, uint64_t *step)
 {
 	const uint32_t w = evt_ld32(p);
-	const size_t s = evt_dtab.c_step[w & ((1U << EVT_COMPACT_ID_BITS) - 1)];
+	const size_t s = c->c_step[w & ((1U << EVT_COMPACT_ID_BITS) - 1)];
 
 	*ts = evt_compact_ts(prev, w);
 	*step = s;
@@ -354,7 +387,7 @@ int evt_decode_compact_step(const uint8_t *p, const uint8_t *end, uint64_t prev,
 }
 
 static inline __attribute__((always_inline))
-int evt_decode_normal_step(const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
+int evt_decode_normal_step(const struct evt_catalogue *c, const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
 			   uint64_t *ts, uint64_t *step)
 {
 	/* The header's payload length must be the event's fixed one. */
@@ -364,7 +397,7 @@ int evt_decode_normal_step(const uint8_t *p, const uint8_t *end, uint64_t prev, 
 
 	*ts = evt_one_wrap(prev, evt_ld32(p + 4), EVT_NORMAL_TS_BITS);
 	*step = (need + EVT_EVENT_ALIGN - 1) & ~(size_t)(EVT_EVENT_ALIGN - 1);
-	return (id < EVT_DECODE_SMALL_IDS) & (evt_dtab.n_fixed[id % EVT_DECODE_SMALL_IDS] == len) &
+	return (id < EVT_DECODE_SMALL_IDS) & (c->n_fixed[id % EVT_DECODE_SMALL_IDS] == len) &
 	       (need <= (size_t)(end - p)) & (*ts <= tend);
 }
 
@@ -375,13 +408,13 @@ int evt_decode_normal_step(const uint8_t *p, const uint8_t *end, uint64_t prev, 
  * last byte), as evt_decode_event() would find it.
  */
 static inline __attribute__((always_inline))
-int evt_decode_normal_var_step(const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
+int evt_decode_normal_var_step(const struct evt_catalogue *c, const uint8_t *p, const uint8_t *end, uint64_t prev, uint64_t tend,
 			       uint64_t *ts, uint64_t *step)
 {
 	const uint32_t h = evt_ld32(p);
 	const uint32_t id = (h & 0xffff) % EVT_DECODE_SMALL_IDS, len = h >> 16;
-	const unsigned int vt = (h & 0xffff) < EVT_DECODE_SMALL_IDS ? evt_dtab.n_var_type[id] : 0;
-	const size_t need = EVT_NORMAL_HDR + (size_t)len, off = evt_dtab.n_var_off[id];
+	const unsigned int vt = (h & 0xffff) < EVT_DECODE_SMALL_IDS ? c->n_var_type[id] : 0;
+	const size_t need = EVT_NORMAL_HDR + (size_t)len, off = c->n_var_off[id];
 	const uint8_t *const pl = p + EVT_NORMAL_HDR;
 
 	if (!vt || need > (size_t)(end - p))
@@ -402,20 +435,20 @@ int evt_decode_normal_var_step(const uint8_t *p, const uint8_t *end, uint64_t pr
  * Returns where it stopped (an event for the general rules, or the end).
  */
 static inline __attribute__((always_inline))
-size_t evt_decode_normal_run(const uint8_t *pkt, size_t pos, const size_t end,
+size_t evt_decode_normal_run(const struct evt_catalogue *c, const uint8_t *pkt, size_t pos, const size_t end,
 			     uint64_t *prevp, const uint64_t tend, struct evt_decoded **evp)
 {
 	struct evt_decoded *e = *evp;
 	uint64_t prev = *prevp, ts, step;
 
 	while (pos + EVT_NORMAL_HDR <= end &&
-	       (evt_decode_normal_step(pkt + pos, pkt + end, prev, tend, &ts, &step) ||
-		evt_decode_normal_var_step(pkt + pos, pkt + end, prev, tend, &ts, &step))) {
+	       (evt_decode_normal_step(c, pkt + pos, pkt + end, prev, tend, &ts, &step) ||
+		evt_decode_normal_var_step(c, pkt + pos, pkt + end, prev, tend, &ts, &step))) {
 		const uint32_t h = evt_ld32(pkt + pos);
 
 		e->ts = ts;
 		e->meta = EVT_DMETA(pos + EVT_NORMAL_HDR, h >> 16,
-				    evt_dtab.desc_by_id[EVT_CHAN_NORMAL][(h & 0xffff) % EVT_DECODE_SMALL_IDS]);
+				    c->desc_by_id[EVT_CHAN_NORMAL][(h & 0xffff) % EVT_DECODE_SMALL_IDS]);
 		e++;
 		prev = ts;
 		pos += step;
@@ -432,12 +465,14 @@ struct evt_event {
 	unsigned int id;
 	uint64_t ts;
 	const struct evt_event_desc *desc;
+	unsigned int desc_index;	/* desc's index in its catalogue */
 	const uint8_t *payload;
 	unsigned int payload_len;
 	size_t offset;		/* of the event header within the packet */
 };
 
 struct evt_packet_iter {
+	const struct evt_catalogue *cat;
 	const uint8_t *buf;
 	struct evt_packet_info info;
 	size_t pos;
@@ -455,8 +490,12 @@ struct evt_field_val {
 	unsigned int len;
 };
 
-/* Start iterating a packet's events: 0, or -1 with it->err. */
-int evt_packet_iter_init(struct evt_packet_iter *it, const void *buf, size_t avail);
+/*
+ * Start iterating a packet's events, decoded by @cat (evt_builtin: this
+ * build's): 0, or -1 with it->err.
+ */
+int evt_packet_iter_init(struct evt_packet_iter *it, const struct evt_catalogue *cat,
+			 const void *buf, size_t avail);
 /* 1: an event in @ev; 0: end of packet; -1: error in it->err (it->derr). */
 int evt_packet_next(struct evt_packet_iter *it, struct evt_event *ev);
 /* Field @idx of @ev; 0 or -1. */

@@ -4,6 +4,7 @@
  * evt_metadata.h.
  */
 #include <ctype.h>
+#include <pthread.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,6 +13,8 @@
 #include <evtrace/events.h>
 #include "evt_metadata.h"
 #include "evt_io.h"
+#include "evt_tsdl.h"
+#include "evt_decode.h"
 
 int evt_metadata_read(int fd, char **textp, size_t *lenp, char *err, size_t errlen)
 {
@@ -199,21 +202,6 @@ static int find_assign(const char *b, const char *e, const char *key, char *val,
 	return -1;
 }
 
-static int parse_u64(const char *s, uint64_t *v)
-{
-	char *end;
-	unsigned long long x;
-
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	errno = 0;
-	x = strtoull(s, &end, 0);
-	if (errno || *end)
-		return -1;
-	*v = x;
-	return 0;
-}
-
 const char *evt_uuid_parse(const char *s, uint8_t *u)
 {
 	unsigned int i;
@@ -232,81 +220,129 @@ const char *evt_uuid_parse(const char *s, uint8_t *u)
 	return s;
 }
 
-/* 1-based line of @p in @text. */
-static unsigned int line_of(const char *text, const char *p)
-{
-	unsigned int n = 1;
+/* The events and the tables of a metadata that are not this build's. */
+struct evt_metadata_own {
+	struct evt_tsdl tsdl;
+	struct evt_catalogue cat;
+};
 
-	for (; text < p; text++)
-		n += *text == '\n';
-	return n;
+/* This build's metadata, parsed: the layouts a trace's must have. */
+static struct evt_tsdl reference;
+static pthread_once_t reference_once = PTHREAD_ONCE_INIT;
+
+static void reference_parse(void)
+{
+	const struct evt_meta_params p = { .hostname = "", .kernel_release = "", .tracer_version = "" };
+	unsigned long need = evt_meta_render(NULL, 0, &p);
+	char *text = malloc(need + 1), err[256];
+
+	if (!text || (evt_meta_render(text, need + 1, &p),
+		      evt_tsdl_parse(text, need, &reference, err, sizeof(err)))) {
+		fprintf(stderr, "evtrace: this build's metadata does not parse: %s\n",
+			text ? err : "out of memory");
+		abort();
+	}
+	free(text);
 }
 
 /*
- * Until the decoder builds its layouts from the metadata, the metadata's
- * type aliases, stream and event declarations must be this build's,
- * byte for byte (they are everything but the trace, env and clock blocks,
- * which are parsed): a trace whose events differ is refused, not decoded
- * wrongly under this build's names and layouts. 0, or -1 with @err.
+ * @what (a struct of the trace's metadata) must be @ref: 0, or -1 with
+ * @err naming the first field that differs and its line.
  */
-static int same_layouts(const char *text, size_t len, char *err, size_t errlen)
+static int same_struct(const char *what, const struct evt_tsdl_type *t, const struct evt_tsdl_type *ref,
+		       char *err, size_t errlen)
 {
-	static const char tail_mark[] = "\ntypealias integer { size = 27;";
-	const struct evt_meta_params p = { .hostname = "", .kernel_release = "", .tracer_version = "" };
-	unsigned long need = evt_meta_render(NULL, 0, &p);
-	char *ref = malloc(need + 1);
-	const char *head_end, *tail, *mine;
-	size_t head_len, tail_len, i;
-	int ret = -1;
+	unsigned int i;
 
-	if (!ref) {
-		evt_errf(err, errlen, "out of memory");
-		return -1;
-	}
-	evt_meta_render(ref, need + 1, &p);
-	head_end = strstr(ref, "trace {");
-	tail = strstr(ref, tail_mark);
-	head_len = (size_t)(head_end - ref);
-	tail_len = need - (size_t)(tail - ref);
-	for (i = 0; i < head_len && i < len && text[i] == ref[i]; i++)
-		;
-	if (i < head_len) {
-		evt_errf(err, errlen, "line %u differs from the type aliases this build knows: "
-			 "it reads the event layouts of its own version", line_of(text, text + i));
-		goto out;
-	}
-	/* The trace block's packet header, from its byte order to the block's end. */
-	{
-		const char *ph = strstr(ref, "\tbyte_order = le;");
-		const char *pe = ph ? strstr(ph, "\n};\n") : NULL;
+	if (evt_tsdl_type_same(t, ref))
+		return 0;
+	for (i = 0; i < t->nr_fields && i < ref->nr_fields; i++) {
+		const struct evt_tsdl_field *f = &t->fields[i], *r = &ref->fields[i];
 
-		if (!pe || !memmem(text, len, ph, (size_t)(pe - ph) + 4)) {
-			evt_errf(err, errlen, "the trace block's packet header is not the one this "
-				 "build knows: it reads the layouts of its own version");
-			goto out;
+		if (strcmp(f->name, r->name) || f->is_array != r->is_array ||
+		    f->array_len != r->array_len || !evt_tsdl_type_same(&f->type, &r->type)) {
+			char why[128];
+
+			if (strcmp(f->name, r->name))
+				snprintf(why, sizeof(why), "evtrace's has %s there", r->name);
+			else
+				snprintf(why, sizeof(why), "its type differs");
+			evt_errf(err, errlen, "line %u: field %s of the %s is not evtrace's (%s): evcat "
+				 "reads evtrace's %s only", f->line, f->name, what, why, what);
+			return -1;
 		}
 	}
-	mine = len >= tail_len ? text + len - tail_len : NULL;
-	if (!mine || memcmp(mine, tail, tail_len)) {
-		/* Where the text's streams and events start to differ. */
-		const char *t = memmem(text, len, tail_mark, sizeof(tail_mark) - 1);
-		size_t j = 0;
+	if (t->nr_fields != ref->nr_fields)
+		evt_errf(err, errlen, "the %s has %u fields, evtrace's has %u: evcat reads evtrace's %s only",
+			 what, t->nr_fields, ref->nr_fields, what);
+	else
+		evt_errf(err, errlen, "the %s is not evtrace's (its alignment): evcat reads evtrace's %s only",
+			 what, what);
+	return -1;
+}
 
-		if (t)
-			while (t + j < text + len && j < tail_len && t[j] == tail[j])
-				j++;
-		if (t)
-			evt_errf(err, errlen, "line %u differs from the streams and events this build "
-				 "knows: it reads the event layouts of its own version",
-				 line_of(text, t + j));
-		else
-			evt_errf(err, errlen, "no stream and event declarations as evtrace writes them");
-		goto out;
+/*
+ * What the decoder does not take from the metadata must be evtrace's: the
+ * packet header, the streams (0 compact, 1 normal), their packet contexts
+ * and event headers. 0, or -1 with @err.
+ */
+static int check_layouts(const struct evt_tsdl *m, char *err, size_t errlen)
+{
+	unsigned int i, j;
+
+	pthread_once(&reference_once, reference_parse);
+	if (same_struct("packet header", &m->packet_header, &reference.packet_header, err, errlen))
+		return -1;
+	for (i = 0; i < m->nr_streams; i++) {
+		const struct evt_tsdl_stream *st = &m->streams[i], *ref = NULL;
+		char what[64];
+
+		for (j = 0; j < i; j++)
+			if (m->streams[j].id == st->id) {
+				evt_errf(err, errlen, "stream %llu is declared twice",
+					 (unsigned long long)st->id);
+				return -1;
+			}
+		for (j = 0; j < reference.nr_streams; j++)
+			if (reference.streams[j].id == st->id)
+				ref = &reference.streams[j];
+		if (!ref) {
+			evt_errf(err, errlen, "stream %llu: evcat reads evtrace's streams 0 (compact) and "
+				 "1 (normal) only", (unsigned long long)st->id);
+			return -1;
+		}
+		snprintf(what, sizeof(what), "stream %llu event header", (unsigned long long)st->id);
+		if (same_struct(what, &st->event_header, &ref->event_header, err, errlen))
+			return -1;
+		snprintf(what, sizeof(what), "stream %llu packet context", (unsigned long long)st->id);
+		if (same_struct(what, &st->packet_context, &ref->packet_context, err, errlen))
+			return -1;
 	}
-	ret = 0;
-out:
-	free(ref);
-	return ret;
+	for (i = 0; i < m->nr_events; i++) {
+		for (j = 0; j < m->nr_streams; j++)
+			if (m->streams[j].id == m->events[i].channel)
+				break;
+		if (j == m->nr_streams) {
+			evt_errf(err, errlen, "event %s: its stream %u is not declared", m->events[i].name,
+				 m->events[i].channel);
+			return -1;
+		}
+	}
+	if (!m->nr_events) {
+		evt_errf(err, errlen, "no event is declared");
+		return -1;
+	}
+	return 0;
+}
+
+void evt_metadata_free(struct evt_metadata *md)
+{
+	if (md->own) {
+		evt_tsdl_free(&md->own->tsdl);
+		free(md->own);
+	}
+	md->own = NULL;
+	md->cat = NULL;
 }
 
 /* The trace block's @key must be @want: 0, or -1 with @err. */
@@ -329,9 +365,13 @@ static int trace_key(const char *b, const char *e, const char *key, const char *
 int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		       char *err, size_t errlen)
 {
-	char *s, val[128];
+	struct evt_metadata_own *own = NULL;
+	const struct evt_tsdl *m;
+	char *s, val[256];
 	const char *b, *e;
 	int ret = -1;
+
+	memset(md, 0, sizeof(*md));
 
 	if (len >= 4 && !memcmp(text, "\x57\x1d\xd1\x75", 4)) {
 		evt_errf(err, errlen, "packetized metadata is not supported (evtrace writes plain text)");
@@ -373,52 +413,54 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		evt_errf(err, errlen, "no clock block: event times cannot be read");
 		goto out;
 	}
-	if (same_layouts(text, len, err, errlen))
+	own = calloc(1, sizeof(*own));
+	if (!own) {
+		evt_errf(err, errlen, "out of memory");
 		goto out;
-	md->has_clock = 0;
-	md->clock_offset_s = 0;
-	md->clock_offset_ns = 0;
-	if (find_block(s, "clock", &b, &e) == 0) {
-		md->has_clock = 1;
-		if (find_assign(b, e, "offset_s", val, sizeof(val)) == 0 &&
-		    parse_u64(val, &md->clock_offset_s)) {
-			evt_errf(err, errlen, "clock offset_s \"%s\" is not a number", val);
-			goto out;
-		}
-		if (find_assign(b, e, "offset", val, sizeof(val)) == 0 &&
-		    parse_u64(val, &md->clock_offset_ns)) {
-			evt_errf(err, errlen, "clock offset \"%s\" is not a number", val);
-			goto out;
-		}
-		/* Clock values and the offset add up in 64 bits of ns: refuse what wraps. */
-		if (md->clock_offset_s > (UINT64_MAX - md->clock_offset_ns) / 1000000000ULL) {
-			evt_errf(err, errlen, "clock offset_s %llu + offset %llu ns is beyond 2^64 ns",
-				 (unsigned long long)md->clock_offset_s,
-				 (unsigned long long)md->clock_offset_ns);
-			goto out;
-		}
-		if (find_assign(b, e, "freq", val, sizeof(val)) == 0) {
-			uint64_t f;
-
-			if (parse_u64(val, &f) || f != 1000000000ULL) {
-				evt_errf(err, errlen, "clock freq %s: only 1000000000 (ns) is supported", val);
-				goto out;
-			}
-		}
 	}
-	md->has_uuid = 0;
-	if (find_block(s, "trace", &b, &e) == 0 &&
-	    find_assign(b, e, "uuid", val, sizeof(val)) == 0) {
-		const char *end = val[0] == '"' ? evt_uuid_parse(val + 1, md->uuid) : NULL;
-
-		if (!end || *end != '"') {
-			evt_errf(err, errlen, "trace uuid %s is malformed", val);
-			goto out;
-		}
-		md->has_uuid = 1;
+	if (evt_tsdl_parse(text, len, &own->tsdl, err, errlen) ||
+	    check_layouts(&own->tsdl, err, errlen))
+		goto out;
+	m = &own->tsdl;
+	if (!m->has_uuid) {
+		evt_errf(err, errlen, "the trace block has no uuid");
+		goto out;
 	}
+	memcpy(md->uuid, m->uuid, 16);
+	md->has_uuid = 1;
+	if (m->clock_freq != 1000000000ULL) {
+		evt_errf(err, errlen, "clock freq %llu: only 1000000000 (ns) is supported",
+			 (unsigned long long)m->clock_freq);
+		goto out;
+	}
+	/* Clock values and the offset add up in 64 bits of ns: refuse what wraps. */
+	if (m->clock_offset_s > (UINT64_MAX - m->clock_offset) / 1000000000ULL) {
+		evt_errf(err, errlen, "clock offset_s %llu + offset %llu ns is beyond 2^64 ns",
+			 (unsigned long long)m->clock_offset_s, (unsigned long long)m->clock_offset);
+		goto out;
+	}
+	md->has_clock = 1;
+	md->clock_offset_s = m->clock_offset_s;
+	md->clock_offset_ns = m->clock_offset;
+	if (evt_catalogue_init(&own->cat, m->events, m->nr_events, val, sizeof(val))) {
+		evt_errf(err, errlen, "%s", val);
+		goto out;
+	}
+	if (evt_catalogue_same(&own->cat, evt_builtin)) {
+		evt_tsdl_free(&own->tsdl);
+		free(own);
+		md->cat = evt_builtin;
+	} else {
+		md->own = own;
+		md->cat = &own->cat;
+	}
+	own = NULL;
 	ret = 0;
 out:
+	if (own) {
+		evt_tsdl_free(&own->tsdl);
+		free(own);
+	}
 	free(s);
 	return ret;
 }

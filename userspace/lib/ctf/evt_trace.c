@@ -373,6 +373,8 @@ void evt_trace_close(struct evt_trace *t)
 	}
 	free(t->streams);
 	free(t->dir);
+	if (!t->is_clone)
+		evt_metadata_free(&t->md);
 	t->streams = NULL;
 	t->dir = NULL;
 	t->nr_streams = 0;
@@ -383,6 +385,7 @@ int evt_trace_clone(struct evt_trace *dst, const struct evt_trace *src)
 	unsigned int i;
 
 	memcpy(dst, src, sizeof(*dst));
+	dst->is_clone = 1;
 	dst->streams = NULL;
 	dst->dir = strdup(src->dir);
 	if (src->nr_streams)
@@ -615,6 +618,7 @@ static int decode_packet(struct evt_trace *t, struct evt_stream *s)
 	const size_t end = s->pi.content_bytes;
 	const uint64_t tend = s->pi.h.timestamp_end;
 	const unsigned int chan = s->channel;
+	const struct evt_catalogue *const cat = t->md.cat;
 	size_t pos = EVT_PACKET_HEADER_SIZE;
 	uint64_t prev = s->pi.h.timestamp_begin;
 	struct evt_decoded *ev;
@@ -634,8 +638,8 @@ static int decode_packet(struct evt_trace *t, struct evt_stream *s)
 
 		struct evt_decoded *e = ev + n;
 
-		pos = chan == EVT_CHAN_COMPACT ? evt_decode_compact_run(pkt, pos, end, &prev, tend, &e) :
-		      evt_decode_normal_run(pkt, pos, end, &prev, tend, &e);
+		pos = chan == EVT_CHAN_COMPACT ? evt_decode_compact_run(cat, pkt, pos, end, &prev, tend, &e) :
+		      evt_decode_normal_run(cat, pkt, pos, end, &prev, tend, &e);
 		n = (uint32_t)(e - ev);
 		if (pos >= end)
 			break;

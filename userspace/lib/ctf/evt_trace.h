@@ -7,8 +7,8 @@
  * Files are mapped, packets decoded in place, one packet at a time, into
  * per-stream arrays (timestamp, payload offset and length, event): no
  * allocation per event, no copy of payloads. Decoding is strict and follows
- * evt_decode's rules (one-wrap timestamps, payloads walked from the shared
- * catalogue) plus what a whole file adds (stream_id and CPU constant,
+ * evt_decode's rules (one-wrap timestamps, payloads walked from the
+ * catalogue of the trace's own metadata) plus what a whole file adds (stream_id and CPU constant,
  * packet_seq_num increasing, events_discarded a running total, time never
  * going back across packets, no trailing partial packet). The first error
  * names the file and the byte offset in it; events before it are still
@@ -99,7 +99,8 @@ struct evt_trace {
 	char *dir;
 	unsigned int nr_streams;
 	struct evt_stream *streams;
-	struct evt_metadata md;
+	struct evt_metadata md;		/* md.cat: the events, as the metadata declares them */
+	int is_clone;			/* evt_trace_clone()'s: md belongs to the original */
 	uint64_t base;			/* earliest timestamp_begin: merge keys are relative to it */
 	/*
 	 * The evdrain writing this directory now (its lock file is held and
@@ -182,7 +183,8 @@ int evt_stream_decode_one(const struct evt_trace *t, struct evt_stream *s, const
 {
 	struct evt_decode_err e;
 
-	if (__builtin_expect(!evt_decode_event(pkt, pos, end, s->channel, prev, tend, d, nextp, &e), 1))
+	if (__builtin_expect(!evt_decode_event(t->md.cat, pkt, pos, end, s->channel, prev, tend, d, nextp, &e),
+			     1))
 		return 0;
 	evt_stream_error(t, s, s->errmsg, sizeof(s->errmsg), s->pkt_off + pos, &e);
 	return -1;

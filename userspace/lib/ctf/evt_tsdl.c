@@ -255,6 +255,8 @@ static void type_free(struct evt_tsdl_type *t)
 	fields_free(t->fields, t->nr_fields);
 	t->fields = NULL;
 	t->nr_fields = 0;
+	free(t->spec);
+	t->spec = NULL;
 }
 
 /* A deep copy of @src into @dst: 0, or -1 (no memory). */
@@ -265,6 +267,9 @@ static int type_copy(struct evt_tsdl_type *dst, const struct evt_tsdl_type *src)
 	*dst = *src;
 	dst->fields = NULL;
 	dst->nr_fields = 0;
+	dst->spec = src->spec ? strdup(src->spec) : NULL;
+	if (src->spec && !dst->spec)
+		return -1;
 	if (!src->nr_fields)
 		return 0;
 	dst->fields = calloc(src->nr_fields, sizeof(*dst->fields));
@@ -280,6 +285,7 @@ static int type_copy(struct evt_tsdl_type *dst, const struct evt_tsdl_type *src)
 		d->len_field = s->len_field ? strdup(s->len_field) : NULL;
 		d->type.fields = NULL;
 		d->type.nr_fields = 0;
+		d->type.spec = NULL;
 		if (!d->name || (s->len_field && !d->len_field) || type_copy(&d->type, &s->type))
 			return -1;
 	}
@@ -287,6 +293,29 @@ static int type_copy(struct evt_tsdl_type *dst, const struct evt_tsdl_type *src)
 }
 
 static int parse_type(struct parser *ps, struct evt_tsdl_type *t);
+
+int evt_tsdl_type_same(const struct evt_tsdl_type *a, const struct evt_tsdl_type *b)
+{
+	unsigned int i;
+
+	if (a->kind != b->kind || a->nr_fields != b->nr_fields || a->align != b->align ||
+	    !a->spec != !b->spec || (a->spec && strcmp(a->spec, b->spec)))
+		return 0;
+	if ((a->kind == EVT_TSDL_INT || a->kind == EVT_TSDL_ENUM) &&
+	    (a->i.size != b->i.size || a->i.align != b->i.align || a->i.base != b->i.base ||
+	     a->i.is_signed != b->i.is_signed || a->i.utf8 != b->i.utf8 || a->i.clock != b->i.clock))
+		return 0;
+	for (i = 0; i < a->nr_fields; i++) {
+		const struct evt_tsdl_field *x = &a->fields[i], *y = &b->fields[i];
+
+		if (strcmp(x->name, y->name) || x->is_array != y->is_array ||
+		    x->array_len != y->array_len || !x->len_field != !y->len_field ||
+		    (x->len_field && strcmp(x->len_field, y->len_field)) ||
+		    !evt_tsdl_type_same(&x->type, &y->type))
+			return 0;
+	}
+	return 1;
+}
 
 /* integer { size = N; align = N; signed = B; base = N; encoding = E; map = clock.X.value; } */
 static int parse_int_attrs(struct parser *ps, struct evt_tsdl_int *in)
@@ -516,6 +545,7 @@ static int parse_type_inner(struct parser *ps, struct evt_tsdl_type *t)
 	}
 	if (is_ident(ps, "enum")) {
 		struct evt_tsdl_type c;
+		uint64_t next = 0;
 
 		t->kind = EVT_TSDL_ENUM;
 		if (lex(ps))
@@ -532,18 +562,36 @@ static int parse_type_inner(struct parser *ps, struct evt_tsdl_type *t)
 		if (expect(ps, "{"))
 			return -1;
 		while (!is_punct(ps, "}")) {
-			uint64_t lo = 0, hi = 0;
+			uint64_t lo = next, hi;
+			char label[64], *more;
+			size_t have = t->spec ? strlen(t->spec) : 0;
 
 			if (ps->t.kind != T_IDENT && ps->t.kind != T_STR)
 				return fail(ps, "expected an enum label, found %s", tok_text(&ps->t, b, sizeof(b)));
+			if (ps->t.n >= sizeof(label))
+				return fail(ps, "an enum label longer than %zu characters", sizeof(label) - 1);
+			memcpy(label, ps->t.s, ps->t.n);
+			label[ps->t.n] = 0;
 			if (lex(ps))
 				return -1;
 			if (is_punct(ps, "=")) {
 				if (lex(ps) || take_num(ps, &lo))
 					return -1;
-				if (is_punct(ps, "...") && (lex(ps) || take_num(ps, &hi)))
-					return -1;
 			}
+			hi = lo;
+			if (is_punct(ps, "...") && (lex(ps) || take_num(ps, &hi)))
+				return -1;
+			if (hi < lo)
+				return fail(ps, "enum label %s: the range %llu ... %llu goes down", label,
+					    (unsigned long long)lo, (unsigned long long)hi);
+			next = hi + 1;
+			/* The mappings as one text ("LABEL=LO...HI,"): types compare by it. */
+			more = realloc(t->spec, have + strlen(label) + 48);
+			if (!more)
+				return fail(ps, "out of memory");
+			t->spec = more;
+			sprintf(more + have, "%s=%llu...%llu,", label, (unsigned long long)lo,
+				(unsigned long long)hi);
 			if (is_punct(ps, ",")) {
 				if (lex(ps))
 					return -1;
@@ -562,8 +610,13 @@ static int parse_type_inner(struct parser *ps, struct evt_tsdl_type *t)
 			return -1;
 		if (expect(ps, "<"))
 			return -1;
-		if (ps->t.kind != T_IDENT || lex(ps))
+		if (ps->t.kind != T_IDENT)
 			return fail(ps, "a variant without its tag");
+		t->spec = strndup(ps->t.s, ps->t.n);
+		if (!t->spec)
+			return fail(ps, "out of memory");
+		if (lex(ps))
+			return -1;
 		return expect(ps, ">") || parse_fields(ps, t);
 	}
 	if (ps->t.kind == T_IDENT && (a = find_alias(ps, ps->t.s, ps->t.n)) != NULL)

@@ -32,6 +32,7 @@ struct evt_tsdl_type {
 	struct evt_tsdl_field *fields;		/* STRUCT, VARIANT */
 	unsigned int nr_fields;
 	unsigned int align;			/* STRUCT: align(N) in bytes, 0: none */
+	char *spec;				/* ENUM: "LABEL=LO...HI," per mapping; VARIANT: its tag */
 };
 
 /* A field: its type, and for an array its length (a number, or the field named by len_field). */
@@ -81,5 +82,11 @@ struct evt_tsdl {
  */
 int evt_tsdl_parse(const char *text, size_t len, struct evt_tsdl *m, char *err, size_t errlen);
 void evt_tsdl_free(struct evt_tsdl *m);
+/*
+ * 1 when @a and @b are the same type: kinds, integer attributes, field
+ * names, arrays, enum mappings and variant tags; not how they were written
+ * (aliases, named structs, spacing, comments).
+ */
+int evt_tsdl_type_same(const struct evt_tsdl_type *a, const struct evt_tsdl_type *b);
 
 #endif /* EVT_TSDL_H */

@@ -455,7 +455,8 @@ static struct evt_fmt_tmpl *build_tmpl(const struct evt_event_desc *d, int json)
 	return t;
 }
 
-int evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns)
+int evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns,
+		 const struct evt_event_desc *events, unsigned int nr)
 {
 	struct evt_fmt_tmpl **tp;
 	unsigned int i;
@@ -463,11 +464,13 @@ int evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns)
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
 	f->offset_ns = offset_ns;
-	tp = calloc(evt_nr_events ? evt_nr_events : 1, sizeof(*tp));
+	f->events = events;
+	f->nr_events = nr;
+	tp = calloc(nr ? nr : 1, sizeof(*tp));
 	if (!tp)
 		return -1;
-	for (i = 0; i < evt_nr_events; i++) {
-		tp[i] = build_tmpl(&evt_events[i], kind == EVT_FMT_JSON);
+	for (i = 0; i < nr; i++) {
+		tp[i] = build_tmpl(&events[i], kind == EVT_FMT_JSON);
 		if (!tp[i]) {
 			while (i--)
 				free(tp[i]);
@@ -484,7 +487,7 @@ void evt_fmt_free(struct evt_fmt *f)
 	struct evt_fmt_tmpl **tp = (struct evt_fmt_tmpl **)f->tmpl;
 	unsigned int i;
 
-	for (i = 0; tp && i < evt_nr_events; i++)
+	for (i = 0; tp && i < f->nr_events; i++)
 		free(tp[i]);
 	free(tp);
 	f->tmpl = NULL;
@@ -533,7 +536,7 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 	uint64_t rt = ts + f->offset_ns, sec = rt / 1000000000ULL;
 	uint32_t ns = (uint32_t)(rt - sec * 1000000000ULL);
 	const int json = f->kind == EVT_FMT_JSON;
-	const struct evt_fmt_tmpl *t = ((struct evt_fmt_tmpl *const *)f->tmpl)[d - evt_events];
+	const struct evt_fmt_tmpl *t = ((struct evt_fmt_tmpl *const *)f->tmpl)[d - f->events];
 	char *p0, *p;
 
 	/* Fast events: a fixed bound; others: their payload's worth more. */

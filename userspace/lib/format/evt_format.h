@@ -41,7 +41,9 @@ struct evt_fmt_tmpl;
 
 struct evt_fmt {
 	enum evt_fmt_kind kind;
-	const struct evt_fmt_tmpl *tmpl;	/* per evt_events[] entry */
+	const struct evt_event_desc *events;	/* the catalogue printed */
+	unsigned int nr_events;
+	const struct evt_fmt_tmpl *tmpl;	/* per events[] entry */
 	uint64_t offset_ns;	/* realtime = clock + offset */
 	uint64_t prev_ts;
 	int have_prev;
@@ -53,10 +55,14 @@ struct evt_fmt {
 
 #define EVT_FMT_LATE 1U
 
-/* 0, or -1 (no memory). */
-int evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns);
+/*
+ * Print events of the catalogue @events (@nr of them: a trace's, its
+ * metadata's): 0, or -1 (no memory).
+ */
+int evt_fmt_init(struct evt_fmt *f, enum evt_fmt_kind kind, uint64_t offset_ns,
+		 const struct evt_event_desc *events, unsigned int nr);
 void evt_fmt_free(struct evt_fmt *f);
-/* Append one event line; 0 or -1 (output error). */
+/* Append one event line (@d one of the catalogue's); 0 or -1 (output error). */
 int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
 		  const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
 		  unsigned int flags);
