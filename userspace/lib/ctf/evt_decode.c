@@ -47,6 +47,7 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 	unsigned int ch, i, j;
 
 	memset(c, 0, sizeof(*c));
+	c->bad = -1;
 	if (n > EVT_CATALOGUE_MAX) {
 		snprintf(err, errlen, "%u events: at most %d are supported", n, EVT_CATALOGUE_MAX);
 		return -1;
@@ -64,26 +65,31 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 		if (!name_ok(d->name)) {
 			snprintf(err, errlen, "event %u: its name is empty, longer than 255 bytes or holds "
 				 "a byte other than printable ASCII (or \" or \\)", i);
+			c->bad = (int)i;
 			return -1;
 		}
 		for (j = 0; j < d->nr_fields; j++)
 			if (!name_ok(d->fields[j].name)) {
 				snprintf(err, errlen, "event %s, field %u: the same about its name", d->name, j);
-				return -1;
+				c->bad = (int)i;
+			return -1;
 			}
 		if (d->channel >= EVT_NR_CHANNELS) {
 			snprintf(err, errlen, "event %s: stream %u is not one of evtrace's", d->name, d->channel);
+			c->bad = (int)i;
 			return -1;
 		}
 		for (j = 0; j < i; j++) {
 			if (ev[j].channel == d->channel && ev[j].id == d->id) {
 				snprintf(err, errlen, "events %s and %s have one id (%u) in stream %u",
 					 ev[j].name, d->name, d->id, d->channel);
-				return -1;
+				c->bad = (int)i;
+			return -1;
 			}
 			if (!strcmp(ev[j].name, d->name)) {
 				snprintf(err, errlen, "two events are named %s", d->name);
-				return -1;
+				c->bad = (int)i;
+			return -1;
 			}
 		}
 		for (j = 0; j < d->nr_fields; j++) {
@@ -92,7 +98,8 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 			if ((unsigned int)ft > EVT_F_COMM) {
 				snprintf(err, errlen, "event %s, field %s: type %u is not one of evtrace's",
 					 d->name, d->fields[j].name, (unsigned int)ft);
-				return -1;
+				c->bad = (int)i;
+			return -1;
 			}
 			var |= ft == EVT_F_STRING || ft == EVT_F_SEQ_U8;
 			fixed = align_up(fixed, evt_field_align(ft)) + evt_field_size(ft);
@@ -100,6 +107,7 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 		if (!var && fixed > sizeof(zeros)) {
 			snprintf(err, errlen, "event %s: %zu payload bytes, more than %zu", d->name, fixed,
 				 sizeof(zeros));
+			c->bad = (int)i;
 			return -1;
 		}
 		if (d->id < EVT_DECODE_SMALL_IDS)

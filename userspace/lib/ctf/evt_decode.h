@@ -108,6 +108,7 @@ int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
 struct evt_catalogue {
 	const struct evt_event_desc *events;
 	unsigned int nr_events;
+	int bad;			/* evt_catalogue_init() refused events[bad] (-1: none or all) */
 	int16_t desc_by_id[EVT_NR_CHANNELS][EVT_DECODE_SMALL_IDS];
 	int32_t fixed_len[EVT_CATALOGUE_MAX];	/* payload bytes of a fixed-size event, -1: variable */
 	/*

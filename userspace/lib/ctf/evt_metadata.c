@@ -299,7 +299,7 @@ static int check_layouts(const struct evt_tsdl *m, char *err, size_t errlen)
 
 		for (j = 0; j < i; j++)
 			if (m->streams[j].id == st->id) {
-				evt_errf(err, errlen, "stream %llu is declared twice",
+				evt_errf(err, errlen, "line %u: stream %llu is declared twice", st->line,
 					 (unsigned long long)st->id);
 				return -1;
 			}
@@ -307,8 +307,8 @@ static int check_layouts(const struct evt_tsdl *m, char *err, size_t errlen)
 			if (reference.streams[j].id == st->id)
 				ref = &reference.streams[j];
 		if (!ref) {
-			evt_errf(err, errlen, "stream %llu: evcat reads evtrace's streams 0 (compact) and "
-				 "1 (normal) only", (unsigned long long)st->id);
+			evt_errf(err, errlen, "line %u: stream %llu: evcat reads evtrace's streams 0 "
+				 "(compact) and 1 (normal) only", st->line, (unsigned long long)st->id);
 			return -1;
 		}
 		snprintf(what, sizeof(what), "stream %llu event header", (unsigned long long)st->id);
@@ -323,8 +323,8 @@ static int check_layouts(const struct evt_tsdl *m, char *err, size_t errlen)
 			if (m->streams[j].id == m->events[i].channel)
 				break;
 		if (j == m->nr_streams) {
-			evt_errf(err, errlen, "event %s: its stream %u is not declared", m->events[i].name,
-				 m->events[i].channel);
+			evt_errf(err, errlen, "line %u: event %s: its stream %u is not declared",
+				 m->event_lines[i], m->events[i].name, m->events[i].channel);
 			return -1;
 		}
 	}
@@ -443,7 +443,10 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 	md->clock_offset_s = m->clock_offset_s;
 	md->clock_offset_ns = m->clock_offset;
 	if (evt_catalogue_init(&own->cat, m->events, m->nr_events, val, sizeof(val))) {
-		evt_errf(err, errlen, "%s", val);
+		if (own->cat.bad >= 0)
+			evt_errf(err, errlen, "line %u: %s", m->event_lines[own->cat.bad], val);
+		else
+			evt_errf(err, errlen, "%s", val);
 		goto out;
 	}
 	if (evt_catalogue_same(&own->cat, evt_builtin)) {

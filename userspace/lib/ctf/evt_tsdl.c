@@ -774,6 +774,7 @@ static int parse_block(struct parser *ps, enum block kind)
 	int have_id = 0, have_stream = 0, have_fields = 0, ret = -1;
 	uint64_t id = 0, stream_id = 0;
 	char *ev_name = NULL;
+	const unsigned int line = ps->t.line;
 
 	if (lex(ps) || expect(ps, "{"))
 		return -1;
@@ -886,6 +887,7 @@ static int parse_block(struct parser *ps, enum block kind)
 		}
 		m->streams = n;
 		st.id = id;
+		st.line = line;
 		n[m->nr_streams++] = st;
 		memset(&st, 0, sizeof(st));
 	} else if (kind == B_EVENT) {
@@ -900,12 +902,17 @@ static int parse_block(struct parser *ps, enum block kind)
 			     (unsigned long long)stream_id, (unsigned long long)id);
 			goto out;
 		}
-		n = realloc(m->events, (m->nr_events + 1) * sizeof(*n));
+		unsigned int *lines = realloc(m->event_lines, (m->nr_events + 1) * sizeof(*lines));
+
+		if (lines)
+			m->event_lines = lines;
+		n = lines ? realloc(m->events, (m->nr_events + 1) * sizeof(*n)) : NULL;
 		if (!n) {
 			fail(ps, "out of memory");
 			goto out;
 		}
 		m->events = n;
+		lines[m->nr_events] = line;
 		ev.name = ev_name;
 		ev.channel = (unsigned char)stream_id;
 		ev.id = (unsigned short)id;
@@ -1011,5 +1018,6 @@ void evt_tsdl_free(struct evt_tsdl *m)
 		free((char *)m->events[i].name);
 	}
 	free(m->events);
+	free(m->event_lines);
 	memset(m, 0, sizeof(*m));
 }

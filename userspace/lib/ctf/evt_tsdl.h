@@ -47,6 +47,7 @@ struct evt_tsdl_field {
 
 struct evt_tsdl_stream {
 	uint64_t id;
+	unsigned int line;		/* of the block's start */
 	struct evt_tsdl_type event_header, packet_context;
 };
 
@@ -73,6 +74,7 @@ struct evt_tsdl {
 
 	/* The catalogue: names and fields malloc'd, channel = the stream id. */
 	struct evt_event_desc *events;
+	unsigned int *event_lines;	/* where each event block starts */
 	unsigned int nr_events;
 };
 
