@@ -390,7 +390,12 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		evt_errf(err, errlen, "out of memory");
 		return -1;
 	}
-	/* Another tracer's CTF: say so first, it is the likeliest case. */
+	/*
+	 * Another tracer's CTF: say so first, it is the likeliest case. These
+	 * few keys are looked up in the text before the TSDL is parsed: the
+	 * parser stops at the first construct evtrace does not write (a float,
+	 * a callsite), which says less than "not an evtrace trace".
+	 */
 	{
 		const char *name = find_block(s, "env", &b, &e) ? "missing: no env block" :
 				   find_assign(b, e, "tracer_name", val, sizeof(val)) ? "missing" : val;
