@@ -7,6 +7,9 @@
 # The kernel build itself is driven by ./Kbuild.
 
 KDIR ?= $(shell scripts/find-kdir 2>/dev/null)
+# Its source tree: Debian's headers package splits the kernel's build tree
+# (generated headers) from the common one (include/linux/syscalls.h).
+KSRC ?= $(or $(shell sed -n 's|^include \(/.*\)/Makefile$$|\1|p' $(KDIR)/Makefile 2>/dev/null | head -n 1),$(KDIR))
 # The version, from one place (also Kbuild, dkms.conf, the programs' --version).
 VERSION := $(shell cat VERSION)
 BUILD := build
@@ -15,7 +18,7 @@ CC := gcc
 # The library is one folder per job (userspace/lib/<room>/); each program is a
 # folder of its own (userspace/<program>/*.c).
 LIB_DIRS := $(sort $(dir $(wildcard userspace/lib/*/*.c userspace/lib/*/*.h)))
-CPPFLAGS_US := -Iinclude -Ikmod/core $(patsubst %/,-I%,$(LIB_DIRS)) -D_GNU_SOURCE
+CPPFLAGS_US := -Iinclude -Ikmod/core -I$(BUILD)/gen $(patsubst %/,-I%,$(LIB_DIRS)) -D_GNU_SOURCE
 CFLAGS_US := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
@@ -36,7 +39,8 @@ BENCH_SRC := $(wildcard scripts/bench/*.c)
 US_SRC := $(CORE_SRC) $(LIB_SRC)
 US_OBJ := $(patsubst %.c,$(BUILD)/obj/%.o,$(US_SRC))
 SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(US_SRC))
-HDRS := $(wildcard include/*/*.h kmod/core/*.h userspace/lib/*/*.h userspace/*/*.h tests/unit/*.h)
+HDRS := $(wildcard include/*/*.h kmod/core/*.h userspace/lib/*/*.h userspace/*/*.h tests/unit/*.h) \
+	$(BUILD)/gen/evt_syscalls.h
 
 .PHONY: all module userspace deps check unit vm-check demo clean help
 all: module userspace
@@ -51,6 +55,13 @@ module:
 	@echo "  built evtrace.ko against $(KDIR)"
 
 userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(BUILD)/tests/bin/evcat-san $(BUILD)/bench/bench-native
+
+# The syscall entry events of the kernel KDIR is (the module's catalogue is
+# the same: the module builds it from the same headers).
+$(BUILD)/gen/evt_syscalls.h: kmod/gen-syscalls
+	@mkdir -p $(dir $@)
+	@echo '  GEN     $@'
+	@kmod/gen-syscalls events "$(KDIR)" "$(KSRC)" > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/obj/%.o: %.c $(HDRS)
 	@mkdir -p $(dir $@)

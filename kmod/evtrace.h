@@ -280,7 +280,8 @@ void evt_set_mode(unsigned int mode);
 void evt_set_high_water(unsigned int pct);
 void evt_set_flush_ms(unsigned int ms);
 bool evt_event_enabled(const struct evt_event_desc *d);
-void evt_set_event_enabled(const struct evt_event_desc *d, bool on);
+bool evt_switch_on(unsigned int sw);
+void evt_set_switch(unsigned int sw, bool on);
 void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q);
 void evt_stats_show(struct seq_file *m, unsigned int probes_attached);
 
@@ -312,7 +313,10 @@ int evt_probes_init(void);
 void evt_probes_exit(void);
 void evt_probes_sync(bool tracing);
 unsigned int evt_probes_attached(void);
-bool evt_probe_available(const struct evt_event_desc *d);
+
+/* evtrace_statedump.c */
+void evt_statedump_start(void);
+void evt_statedump_stop(void);
 
 /* evtrace_nl.c */
 int evt_nl_init(void);

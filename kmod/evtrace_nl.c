@@ -217,7 +217,7 @@ static int evt_nl_events(struct nlattr *list, struct netlink_ext_ack *extack, bo
 	int rem, ret;
 
 	nla_for_each_nested(ev, list, rem) {
-		const struct evt_event_desc *d;
+		int sw;
 
 		if (nla_type(ev) != EVT_A_EVENT) {
 			NL_SET_ERR_MSG_ATTR(extack, ev, "EVT_A_EVENTS holds only EVT_A_EVENT entries");
@@ -230,13 +230,14 @@ static int evt_nl_events(struct nlattr *list, struct netlink_ext_ack *extack, bo
 			NL_SET_ERR_MSG_ATTR(extack, ev, "an event entry needs a name and an enabled flag");
 			return -EINVAL;
 		}
-		d = evt_find_event_by_name(nla_data(tb[EVT_EV_NAME]));
-		if (!d) {
-			NL_SET_ERR_MSG_ATTR(extack, tb[EVT_EV_NAME], "unknown event name");
+		sw = evt_find_switch(nla_data(tb[EVT_EV_NAME]));
+		if (sw < 0) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[EVT_EV_NAME],
+					    "unknown event name (the syscall entries are one: \"" EVT_SYSCALL_SWITCH_NAME "\")");
 			return -ENOENT;
 		}
 		if (apply)
-			evt_set_event_enabled(d, nla_get_u8(tb[EVT_EV_ENABLED]));
+			evt_set_switch(sw, nla_get_u8(tb[EVT_EV_ENABLED]));
 	}
 	return 0;
 }
@@ -423,10 +424,11 @@ static int evt_put_config(struct sk_buff *skb)
 	list = nla_nest_start(skb, EVT_A_EVENTS);
 	if (!list)
 		return -EMSGSIZE;
-	for (i = 0; i < evt_nr_events; i++) {
+	/* Switches: each event's, and one for every syscall entry (sys_*). */
+	for (i = 0; i < evt_nr_switches; i++) {
 		n = nla_nest_start(skb, EVT_A_EVENT);
-		if (!n || nla_put_string(skb, EVT_EV_NAME, evt_events[i].name) ||
-		    nla_put_u8(skb, EVT_EV_ENABLED, evt_event_enabled(&evt_events[i])) ||
+		if (!n || nla_put_string(skb, EVT_EV_NAME, evt_switch_name(i)) ||
+		    nla_put_u8(skb, EVT_EV_ENABLED, evt_switch_on(i)) ||
 		    nla_put_u8(skb, EVT_EV_CHANNEL, evt_events[i].channel))
 			return -EMSGSIZE;
 		nla_nest_end(skb, n);

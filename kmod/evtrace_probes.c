@@ -16,6 +16,7 @@
 #include <linux/slab.h>
 #include <linux/binfmts.h>
 #include <linux/ptrace.h>
+#include <linux/compat.h>
 #include <asm/syscall.h>
 #include "evtrace.h"
 
@@ -60,28 +61,65 @@ static void copy_comm(char dst[16], const struct task_struct *t)
 }
 
 /*
- * Syscall events are the hottest: their payload is written straight into the
- * reserved slot (struct { s32 nr; u64 args[6]; } and { s32 nr; s64 ret; },
- * packed, as the metadata declares them).
+ * Syscall entries are the hottest events: one event per syscall
+ * (sys_<name>, its number in the id), its arguments written straight into
+ * the reserved slot, each as 8 bytes, widened from its C type's width as
+ * the generated table says (nr of arguments in bits 0-3, then 2 bits per
+ * argument: 0 as is, 1 from s32, 2 from u32, 3 from u16).
  */
-#define EVT_SYS_ENTER_LEN	(4 + 6 * 8)
-#define EVT_SYS_EXIT_LEN	(4 + 8)
+#include "evt_syscall_args.h"
+static const u16 evt_sc_args[] = EVT_SYSCALL_ARGS;
+static const u16 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
+
+static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
+{
+	switch (kind) {
+	case 1: return (u64)(s64)(s32)v;
+	case 2: return (u32)v;
+	case 3: return (u16)v;
+	default: return v;
+	}
+}
+
+#define EVT_SYS_UNKNOWN_LEN	(4 + 6 * 8)
+#define EVT_EXIT_SYSCALL_LEN	(4 + 8)
 
 static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 {
 	struct evt_cpu_ring *cr;
 	struct evt_rctx c;
 	unsigned long args[6];
+	unsigned int word, ev, i;
+	bool compat;
 	char *p;
 
 	if (!evt_probe_live(data))
 		return;
-	p = evtrace_begin_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, EVT_SYS_ENTER_LEN, &cr, &c);
+	compat = in_compat_syscall();
+	if (!compat && (unsigned long)id < ARRAY_SIZE(evt_sc_args) && EVT_NR_SYSCALLS) {
+		word = evt_sc_args[id];
+		ev = EVT_ID_SYS_BASE + id;
+	} else if (compat && (unsigned long)id < ARRAY_SIZE(evt_compat_sc_args) && EVT_NR_COMPAT_SYSCALLS) {
+		word = evt_compat_sc_args[id];
+		ev = EVT_ID_COMPAT_SYS_BASE + id;
+	} else {
+		/* x32, or a number past the table: the number and every register. */
+		p = evtrace_begin_inline(EVT_CHAN_NORMAL, compat ? EVT_ID_COMPAT_SYS_UNKNOWN : EVT_ID_SYS_UNKNOWN,
+					 EVT_SYS_UNKNOWN_LEN, &cr, &c);
+		if (!p)
+			return;
+		syscall_get_arguments(current, regs, args);
+		evt_put_u32(p, (u32)id);
+		memcpy(p + 4, args, sizeof(args));
+		evtrace_end_inline(cr, &c);
+		return;
+	}
+	p = evtrace_begin_inline(EVT_CHAN_NORMAL, ev, (word & 15) * 8, &cr, &c);
 	if (!p)
 		return;
 	syscall_get_arguments(current, regs, args);
-	evt_put_u32(p, (u32)id);
-	memcpy(p + 4, args, sizeof(args));
+	for (i = 0; i < (word & 15); i++)
+		evt_put_u64(p + 8 * i, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
 	evtrace_end_inline(cr, &c);
 }
 
@@ -93,7 +131,7 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 	if (!evt_probe_live(data))
 		return;
-	p = evtrace_begin_inline(EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, EVT_SYS_EXIT_LEN, &cr, &c);
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, EVT_ID_EXIT_SYSCALL, EVT_EXIT_SYSCALL_LEN, &cr, &c);
 	if (!p)
 		return;
 	evt_put_u32(p, (u32)syscall_get_nr(current, regs));
@@ -101,13 +139,21 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 	evtrace_end_inline(cr, &c);
 }
 
+/* Handler names are bounded: the event must fit a small stack buffer. */
+#define EVT_IRQ_NAME_MAX 64
+
 static void probe_irq_entry(void *data, int irq, struct irqaction *action)
 {
-	s32 pl = irq;
+	struct { s32 irq; char name[EVT_IRQ_NAME_MAX]; } pl;
+	ssize_t n;
 
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, &pl, sizeof(pl));
+	pl.irq = irq;
+	n = strscpy(pl.name, action && action->name ? action->name : "", sizeof(pl.name));
+	if (n < 0)
+		n = sizeof(pl.name) - 1;
+	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, &pl, 4 + n + 1);
 }
 
 static void probe_irq_exit(void *data, int irq, struct irqaction *action, int ret)
@@ -133,6 +179,30 @@ static void probe_softirq_exit(void *data, unsigned int vec)
 	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_EXIT, &vec, sizeof(vec));
 }
 
+static void probe_softirq_raise(void *data, unsigned int vec)
+{
+	if (!evt_probe_live(data))
+		return;
+	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_RAISE, &vec, sizeof(vec));
+}
+
+/*
+ * prev_state as lttng-modules and the kernel's own tracepoint report it
+ * (stable across kernels: one bit per ps letter, 1 S, 2 D, 4 T, 8 t, 16 X,
+ * 32 Z, 64 P, 128 I), except that a preempted task reports 0, running: it
+ * was not going to sleep, whatever stale bits its state holds, and that is
+ * what Trace Compass reads as "waiting for a CPU".
+ */
+static u32 evt_switch_state(bool preempt, unsigned int prev_state, const struct task_struct *prev)
+{
+	unsigned int idx;
+
+	if (preempt)
+		return 0;
+	idx = __task_state_index(prev_state, prev->exit_state);
+	return idx ? 1U << (idx - 1) : 0;
+}
+
 static void probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			       struct task_struct *next, unsigned int prev_state)
 {
@@ -149,36 +219,68 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	copy_comm(pl.prev_comm, prev);
 	pl.prev_tid = prev->pid;
 	pl.prev_prio = prev->prio;
-	pl.prev_state = prev_state;
+	pl.prev_state = evt_switch_state(preempt, prev_state, prev);
 	copy_comm(pl.next_comm, next);
 	pl.next_tid = next->pid;
 	pl.next_prio = next->prio;
 	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, &pl, sizeof(pl));
 }
 
-static void probe_sched_wakeup(void *data, struct task_struct *p)
+static __always_inline void record_wakeup(unsigned int id, struct task_struct *p)
 {
 	struct { char comm[16]; s32 tid, prio, target_cpu; } pl;
+
+	copy_comm(pl.comm, p);
+	pl.tid = p->pid;
+	pl.prio = p->prio;
+	pl.target_cpu = task_cpu(p);
+	evtrace_record_inline(EVT_CHAN_NORMAL, id, &pl, sizeof(pl));
+}
+
+static void probe_sched_wakeup(void *data, struct task_struct *p)
+{
+	if (evt_probe_live(data))
+		record_wakeup(EVT_ID_SCHED_WAKEUP, p);
+}
+
+static void probe_sched_wakeup_new(void *data, struct task_struct *p)
+{
+	if (evt_probe_live(data))
+		record_wakeup(EVT_ID_SCHED_WAKEUP_NEW, p);
+}
+
+static void probe_sched_waking(void *data, struct task_struct *p)
+{
+	if (evt_probe_live(data))
+		record_wakeup(EVT_ID_SCHED_WAKING, p);
+}
+
+static void probe_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
+{
+	struct { char comm[16]; s32 tid, prio, orig_cpu, dest_cpu; } pl;
 
 	if (!evt_probe_live(data))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
-	pl.target_cpu = task_cpu(p);
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKEUP, &pl, sizeof(pl));
+	pl.orig_cpu = task_cpu(p);
+	pl.dest_cpu = dest_cpu;
+	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_MIGRATE, &pl, sizeof(pl));
 }
 
 static void probe_sched_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	struct { char pcomm[16]; s32 ptid; char ccomm[16]; s32 ctid; } pl;
+	struct { char pcomm[16]; s32 ptid, ppid; char ccomm[16]; s32 ctid, cpid; } pl;
 
 	if (!evt_probe_live(data))
 		return;
 	copy_comm(pl.pcomm, parent);
 	pl.ptid = parent->pid;
+	pl.ppid = parent->tgid;
 	copy_comm(pl.ccomm, child);
 	pl.ctid = child->pid;
+	pl.cpid = child->tgid;
 	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_FORK, &pl, sizeof(pl));
 }
 
@@ -201,16 +303,26 @@ static void probe_sched_exec(void *data, struct task_struct *p, pid_t old_pid,
 	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, &pl, 8 + n + 1);
 }
 
-static void probe_sched_exit(void *data, struct task_struct *p)
+static __always_inline void record_task(unsigned int id, struct task_struct *p)
 {
 	struct { char comm[16]; s32 tid, prio; } pl;
 
-	if (!evt_probe_live(data))
-		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_EXIT, &pl, sizeof(pl));
+	evtrace_record_inline(EVT_CHAN_NORMAL, id, &pl, sizeof(pl));
+}
+
+static void probe_sched_exit(void *data, struct task_struct *p)
+{
+	if (evt_probe_live(data))
+		record_task(EVT_ID_SCHED_EXIT, p);
+}
+
+static void probe_sched_free(void *data, struct task_struct *p)
+{
+	if (evt_probe_live(data))
+		record_task(EVT_ID_SCHED_FREE, p);
 }
 
 static void probe_page_fault_user(void *data, unsigned long address, struct pt_regs *regs,
@@ -229,18 +341,24 @@ static void probe_page_fault_user(void *data, unsigned long address, struct pt_r
 	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, pl, sizeof(pl));
 }
 
+/* Each probe's event gives its enable switch: sys_unknown's is "sys_*". */
 static struct evt_probe evt_probes[] = {
-	{ "sys_enter", "sys_enter", probe_sys_enter },
-	{ "sys_exit", "sys_exit", probe_sys_exit },
+	{ "sys_enter", "sys_unknown", probe_sys_enter },
+	{ "sys_exit", "exit_syscall", probe_sys_exit },
 	{ "irq_handler_entry", "irq_handler_entry", probe_irq_entry },
 	{ "irq_handler_exit", "irq_handler_exit", probe_irq_exit },
 	{ "softirq_entry", "softirq_entry", probe_softirq_entry },
 	{ "softirq_exit", "softirq_exit", probe_softirq_exit },
+	{ "softirq_raise", "softirq_raise", probe_softirq_raise },
 	{ "sched_switch", "sched_switch", probe_sched_switch },
 	{ "sched_wakeup", "sched_wakeup", probe_sched_wakeup },
+	{ "sched_wakeup_new", "sched_wakeup_new", probe_sched_wakeup_new },
+	{ "sched_waking", "sched_waking", probe_sched_waking },
+	{ "sched_migrate_task", "sched_migrate_task", probe_sched_migrate },
 	{ "sched_process_fork", "sched_process_fork", probe_sched_fork },
 	{ "sched_process_exec", "sched_process_exec", probe_sched_exec },
 	{ "sched_process_exit", "sched_process_exit", probe_sched_exit },
+	{ "sched_process_free", "sched_process_free", probe_sched_free },
 	{ "page_fault_user", "page_fault_user", probe_page_fault_user },
 };
 
@@ -333,17 +451,6 @@ unsigned int evt_probes_attached(void)
 	return n;
 }
 
-/* Is the catalogue event backed by a tracepoint this kernel has? */
-bool evt_probe_available(const struct evt_event_desc *d)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(evt_probes); i++)
-		if (evt_probes[i].desc == d)
-			return evt_probes[i].tp != NULL;
-	return true;
-}
-
 /* Markers: write() records the bytes written as one string event. */
 static ssize_t evt_marker_write(struct file *file, const char __user *ubuf, size_t count,
 				loff_t *ppos)
@@ -412,7 +519,7 @@ int evt_probes_init(void)
 			pr_info("this kernel has no tracepoint %s: event %s unavailable\n",
 				evt_probes[i].tp_name, evt_probes[i].event);
 		if (!probes_at_load)
-			evt_set_event_enabled(evt_probes[i].desc, false);
+			evt_set_switch(evt_event_switch(evt_probes[i].desc - evt_events), false);
 	}
 	return misc_register(&evt_marker_dev);
 }

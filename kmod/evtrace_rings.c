@@ -20,6 +20,7 @@
 #include <linux/seq_file.h>
 #include <linux/workqueue.h>
 #include <linux/utsname.h>
+#include <linux/time.h>
 #include <linux/random.h>
 #include <linux/irq_work.h>
 #include <linux/smp.h>
@@ -65,18 +66,23 @@ DEFINE_PER_CPU(int, evt_nesting);
 DEFINE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
 
 static struct delayed_work evt_flush_work;
-static u8 *evt_enabled;		/* per catalogue entry */
+static u8 *evt_enabled;		/* per switch (evt_event_switch()) */
 
 static const struct evt_rings_listener *evt_listener;
 
-bool evt_event_enabled(const struct evt_event_desc *d)
+bool evt_switch_on(unsigned int sw)
 {
-	return READ_ONCE(evt_enabled[d - evt_events]);
+	return READ_ONCE(evt_enabled[sw]);
 }
 
-void evt_set_event_enabled(const struct evt_event_desc *d, bool on)
+bool evt_event_enabled(const struct evt_event_desc *d)
 {
-	WRITE_ONCE(evt_enabled[d - evt_events], on);
+	return evt_switch_on(evt_event_switch(d - evt_events));
+}
+
+void evt_set_switch(unsigned int sw, bool on)
+{
+	WRITE_ONCE(evt_enabled[sw], on);
 	evt_listener->events_changed(READ_ONCE(evt_tracing));
 }
 
@@ -430,12 +436,14 @@ void evt_start_tracing(void)
 		pr_warn_ratelimited("START: cannot render new metadata; the trace keeps the previous clock offset\n");
 	WRITE_ONCE(evt_tracing, true);
 	evt_listener->events_changed(true);
+	evt_statedump_start();
 }
 
 void evt_stop_tracing(void)
 {
 	WRITE_ONCE(evt_tracing, false);
 	evt_listener->events_changed(false);
+	evt_statedump_stop();
 	/*
 	 * Every probe runs with preemption off: once this returns, no event
 	 * started before STOP is still being written.
@@ -579,12 +587,24 @@ static int evt_render_metadata(void)
 	struct evt_meta_params mp = {
 		.hostname = utsname()->nodename,
 		.kernel_release = utsname()->release,
+		.kernel_version = utsname()->version,
 		.tracer_version = EVT_VERSION,
 	};
 	u64 offset = ktime_get_real_ns() - ktime_get_mono_fast_ns();
+	char name[32], created[32];
 	struct evt_meta *m, *old;
 	unsigned long need;
+	struct tm tm;
 	u32 ns;
+
+	/* When tracing started, in UTC; the name is LTTng's session style. */
+	time64_to_tm(ktime_get_real_seconds(), 0, &tm);
+	snprintf(created, sizeof(created), "%04ld%02d%02dT%02d%02d%02d+0000", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	snprintf(name, sizeof(name), "evtrace-%04ld%02d%02d-%02d%02d%02d", tm.tm_year + 1900,
+		 tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec);
+	mp.trace_name = name;
+	mp.trace_creation_datetime = created;
 
 	memcpy(mp.uuid, evt.uuid, sizeof(mp.uuid));
 	mp.clock_offset_s = div_u64_rem(offset, NSEC_PER_SEC, &ns);
@@ -664,10 +684,10 @@ int evt_rings_init(const struct evt_rings_config *cfg,
 	if (ret)
 		return ret;
 	ret = -ENOMEM;
-	evt_enabled = kmalloc(evt_nr_events, GFP_KERNEL);
+	evt_enabled = kmalloc(evt_nr_switches, GFP_KERNEL);
 	if (!evt_enabled)
 		goto err;
-	memset(evt_enabled, 1, evt_nr_events);
+	memset(evt_enabled, 1, evt_nr_switches);
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
 		evt.rings[ch] = kcalloc(nr_cpu_ids, sizeof(*evt.rings[ch]), GFP_KERNEL);
 		if (!evt.rings[ch])

@@ -42,7 +42,7 @@ DEFAULTS_SRC := userspace/dist/evdrain.default
 DEFAULTS_DST := $(SYSCONFDIR)/default/evdrain
 
 # The module sources DKMS builds from.
-DKMS_FILES := dkms.conf Kbuild VERSION $(wildcard kmod/*.[ch] kmod/core/*.[ch] include/evtrace/*.h)
+DKMS_FILES := dkms.conf Kbuild VERSION kmod/gen-syscalls $(wildcard kmod/*.[ch] kmod/core/*.[ch] include/evtrace/*.h)
 
 .PHONY: install uninstall install-list dkms-install dkms-uninstall
 

@@ -73,13 +73,14 @@ enum {
 	EVT_ID_GEN_COMPACT_WIDE = 1,	/* cpu, seq, a, b */
 	EVT_ID_GEN_PING = 2,		/* no payload: a one-word event */
 	EVT_ID_TIMER_TICK = 3,		/* cpu, seq: recorded from an hrtimer */
-	EVT_ID_SYS_ENTER = 4,		/* hot kernel events: fixed sizes */
-	EVT_ID_SYS_EXIT = 5,
+	/* 4 was sys_enter (0.1): syscall entries are now normal events, one per syscall. */
+	EVT_ID_EXIT_SYSCALL = 5,	/* hot kernel events: fixed sizes but irq_handler_entry */
 	EVT_ID_IRQ_ENTRY = 6,
 	EVT_ID_IRQ_EXIT = 7,
 	EVT_ID_SOFTIRQ_ENTRY = 8,
 	EVT_ID_SOFTIRQ_EXIT = 9,
 	EVT_ID_SCHED_SWITCH = 10,
+	EVT_ID_SOFTIRQ_RAISE = 11,
 };
 
 /* Ids: normal channel. */
@@ -91,10 +92,44 @@ enum {
 	EVT_ID_SCHED_EXIT = 4,
 	EVT_ID_PAGE_FAULT_USER = 5,
 	EVT_ID_MARKER = 6,
+	EVT_ID_SCHED_FREE = 7,
+	EVT_ID_SCHED_WAKEUP_NEW = 8,
+	EVT_ID_SCHED_WAKING = 9,
+	EVT_ID_SCHED_MIGRATE = 10,
+	EVT_ID_STATEDUMP_START = 11,
+	EVT_ID_STATEDUMP_END = 12,
+	EVT_ID_STATEDUMP_PROCESS = 13,
+	EVT_ID_STATEDUMP_INTERRUPT = 14,
+	EVT_ID_SYS_UNKNOWN = 15,	/* a number beyond the kernel's table: id, args */
+	EVT_ID_COMPAT_SYS_UNKNOWN = 16,
+	/*
+	 * One entry event per syscall, sys_<name>, by number: the id says which
+	 * (the normal header's 16 bits), so the payload is the arguments only
+	 * and no entry event is larger than 0.1's sys_enter (8-byte header and
+	 * at most 48 bytes of arguments, against 4 + 52).
+	 */
+	EVT_ID_SYS_BASE = 256,
+	EVT_ID_COMPAT_SYS_BASE = 1024,	/* compat_sys_<name> (32-bit tasks) */
+	EVT_ID_SYS_END = 2048,
 };
 
 extern const struct evt_event_desc evt_events[];
 extern const unsigned int evt_nr_events;
+
+/*
+ * What evctl enables and disables: one switch per event, except that the
+ * syscall entry events (every sys_<name>, compat_sys_<name> and the two
+ * unknowns), which come last in evt_events[], share the switch "sys_*".
+ */
+extern const unsigned int evt_nr_switches;
+#define EVT_SYSCALL_SWITCH_NAME "sys_*"
+static inline unsigned int evt_event_switch(unsigned int event_index)
+{
+	return event_index < evt_nr_switches ? event_index : evt_nr_switches - 1;
+}
+const char *evt_switch_name(unsigned int sw);
+/* The switch named @name, or -1. */
+int evt_find_switch(const char *name);
 
 const struct evt_event_desc *evt_find_event(unsigned int channel, unsigned int id);
 const struct evt_event_desc *evt_find_event_by_name(const char *name);
@@ -107,7 +142,10 @@ struct evt_meta_params {
 	unsigned long long clock_offset_ns;	/* and nanoseconds */
 	const char *hostname;
 	const char *kernel_release;
-	const char *tracer_version;
+	const char *kernel_version;
+	const char *tracer_version;	/* "MAJOR.MINOR[.PATCHLEVEL]" */
+	const char *trace_name;
+	const char *trace_creation_datetime;	/* ISO 8601 basic, as LTTng: 20261125T153012+0000 */
 };
 
 /*

@@ -28,15 +28,20 @@ static const struct evt_field_desc f_gen_normal[] = {
 	F("cpu", EVT_F_U32), F("seq", EVT_F_U64), F("fill", EVT_F_SEQ_U8),
 };
 
-static const struct evt_field_desc f_sys_enter[] = {
-	F("nr", EVT_F_S32), F("arg0", EVT_F_X64), F("arg1", EVT_F_X64), F("arg2", EVT_F_X64),
+/* A syscall whose prototype the build did not find, and the unknowns' layout. */
+static const struct evt_field_desc f_sc_generic[] = {
+	F("arg0", EVT_F_X64), F("arg1", EVT_F_X64), F("arg2", EVT_F_X64),
 	F("arg3", EVT_F_X64), F("arg4", EVT_F_X64), F("arg5", EVT_F_X64),
 };
-static const struct evt_field_desc f_sys_exit[] = {
-	F("nr", EVT_F_S32), F("ret", EVT_F_S64),
+static const struct evt_field_desc f_sys_unknown[] = {
+	F("id", EVT_F_S32), F("arg0", EVT_F_X64), F("arg1", EVT_F_X64), F("arg2", EVT_F_X64),
+	F("arg3", EVT_F_X64), F("arg4", EVT_F_X64), F("arg5", EVT_F_X64),
+};
+static const struct evt_field_desc f_exit_syscall[] = {
+	F("id", EVT_F_S32), F("ret", EVT_F_S64),
 };
 static const struct evt_field_desc f_irq_entry[] = {
-	F("irq", EVT_F_S32),
+	F("irq", EVT_F_S32), F("name", EVT_F_STRING),
 };
 static const struct evt_field_desc f_irq_exit[] = {
 	F("irq", EVT_F_S32), F("ret", EVT_F_S32),
@@ -49,12 +54,26 @@ static const struct evt_field_desc f_sched_switch[] = {
 	F("prev_state", EVT_F_U32), F("next_comm", EVT_F_COMM), F("next_tid", EVT_F_S32),
 	F("next_prio", EVT_F_S32),
 };
+/* sched_wakeup, sched_wakeup_new, sched_waking */
 static const struct evt_field_desc f_sched_wakeup[] = {
 	F("comm", EVT_F_COMM), F("tid", EVT_F_S32), F("prio", EVT_F_S32), F("target_cpu", EVT_F_S32),
 };
 static const struct evt_field_desc f_sched_fork[] = {
-	F("parent_comm", EVT_F_COMM), F("parent_tid", EVT_F_S32),
-	F("child_comm", EVT_F_COMM), F("child_tid", EVT_F_S32),
+	F("parent_comm", EVT_F_COMM), F("parent_tid", EVT_F_S32), F("parent_pid", EVT_F_S32),
+	F("child_comm", EVT_F_COMM), F("child_tid", EVT_F_S32), F("child_pid", EVT_F_S32),
+};
+static const struct evt_field_desc f_sched_migrate[] = {
+	F("comm", EVT_F_COMM), F("tid", EVT_F_S32), F("prio", EVT_F_S32),
+	F("orig_cpu", EVT_F_S32), F("dest_cpu", EVT_F_S32),
+};
+/* The state dump, with lttng-modules' names, fields and codes. */
+static const struct evt_field_desc f_statedump_process[] = {
+	F("tid", EVT_F_S32), F("pid", EVT_F_S32), F("ppid", EVT_F_S32), F("name", EVT_F_COMM),
+	F("type", EVT_F_S32), F("mode", EVT_F_S32), F("submode", EVT_F_S32), F("status", EVT_F_S32),
+	F("cpu", EVT_F_U32),
+};
+static const struct evt_field_desc f_statedump_interrupt[] = {
+	F("irq", EVT_F_U32), F("name", EVT_F_STRING), F("action", EVT_F_STRING),
 };
 static const struct evt_field_desc f_sched_exec[] = {
 	F("tid", EVT_F_S32), F("old_tid", EVT_F_S32), F("filename", EVT_F_STRING),
@@ -73,27 +92,69 @@ static const struct evt_field_desc f_marker[] = {
 	.nr_fields = ARRAY_LEN(f), .fields = f }
 #define EV0(nm, ch, i) { .name = nm, .channel = ch, .id = i, .nr_fields = 0, .fields = NULL }
 
+/* The build's kernel's syscalls (kmod/gen-syscalls): fields, EVT_SYSCALL_EVENTS. */
+#include "evt_syscalls.h"
+
+/*
+ * Every event but the syscall entries, then the syscall entries (they share
+ * one enable switch, the last).
+ */
+#define EVT_PLAIN_EVENTS \
+	EV("gen_compact", EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT, f_gen_compact), \
+	EV("gen_compact_wide", EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE, f_gen_compact_wide), \
+	EV0("gen_ping", EVT_CHAN_COMPACT, EVT_ID_GEN_PING), \
+	EV("timer_tick", EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, f_gen_compact), \
+	EV("gen_normal", EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL, f_gen_normal), \
+	EV("exit_syscall", EVT_CHAN_COMPACT, EVT_ID_EXIT_SYSCALL, f_exit_syscall), \
+	EV("irq_handler_entry", EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, f_irq_entry), \
+	EV("irq_handler_exit", EVT_CHAN_COMPACT, EVT_ID_IRQ_EXIT, f_irq_exit), \
+	EV("softirq_entry", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_ENTRY, f_softirq), \
+	EV("softirq_exit", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_EXIT, f_softirq), \
+	EV("softirq_raise", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_RAISE, f_softirq), \
+	EV("sched_switch", EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, f_sched_switch), \
+	EV("sched_wakeup", EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKEUP, f_sched_wakeup), \
+	EV("sched_wakeup_new", EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKEUP_NEW, f_sched_wakeup), \
+	EV("sched_waking", EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKING, f_sched_wakeup), \
+	EV("sched_migrate_task", EVT_CHAN_NORMAL, EVT_ID_SCHED_MIGRATE, f_sched_migrate), \
+	EV("sched_process_fork", EVT_CHAN_NORMAL, EVT_ID_SCHED_FORK, f_sched_fork), \
+	EV("sched_process_exec", EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, f_sched_exec), \
+	EV("sched_process_exit", EVT_CHAN_NORMAL, EVT_ID_SCHED_EXIT, f_sched_exit), \
+	EV("sched_process_free", EVT_CHAN_NORMAL, EVT_ID_SCHED_FREE, f_sched_exit), \
+	EV("page_fault_user", EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, f_page_fault), \
+	EV("marker", EVT_CHAN_NORMAL, EVT_ID_MARKER, f_marker), \
+	EV0("lttng_statedump_start", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_START), \
+	EV("lttng_statedump_process_state", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_PROCESS, f_statedump_process), \
+	EV("lttng_statedump_interrupt", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_INTERRUPT, f_statedump_interrupt), \
+	EV0("lttng_statedump_end", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_END),
+
 const struct evt_event_desc evt_events[] = {
-	EV("gen_compact", EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT, f_gen_compact),
-	EV("gen_compact_wide", EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE, f_gen_compact_wide),
-	EV0("gen_ping", EVT_CHAN_COMPACT, EVT_ID_GEN_PING),
-	EV("timer_tick", EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, f_gen_compact),
-	EV("gen_normal", EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL, f_gen_normal),
-	EV("sys_enter", EVT_CHAN_COMPACT, EVT_ID_SYS_ENTER, f_sys_enter),
-	EV("sys_exit", EVT_CHAN_COMPACT, EVT_ID_SYS_EXIT, f_sys_exit),
-	EV("irq_handler_entry", EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, f_irq_entry),
-	EV("irq_handler_exit", EVT_CHAN_COMPACT, EVT_ID_IRQ_EXIT, f_irq_exit),
-	EV("softirq_entry", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_ENTRY, f_softirq),
-	EV("softirq_exit", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_EXIT, f_softirq),
-	EV("sched_switch", EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, f_sched_switch),
-	EV("sched_wakeup", EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKEUP, f_sched_wakeup),
-	EV("sched_process_fork", EVT_CHAN_NORMAL, EVT_ID_SCHED_FORK, f_sched_fork),
-	EV("sched_process_exec", EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, f_sched_exec),
-	EV("sched_process_exit", EVT_CHAN_NORMAL, EVT_ID_SCHED_EXIT, f_sched_exit),
-	EV("page_fault_user", EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, f_page_fault),
-	EV("marker", EVT_CHAN_NORMAL, EVT_ID_MARKER, f_marker),
+	EVT_PLAIN_EVENTS
+	/* From here on: the syscall entries, switch "sys_*". */
+	EV("sys_unknown", EVT_CHAN_NORMAL, EVT_ID_SYS_UNKNOWN, f_sys_unknown),
+	EV("compat_sys_unknown", EVT_CHAN_NORMAL, EVT_ID_COMPAT_SYS_UNKNOWN, f_sys_unknown),
+	EVT_SYSCALL_EVENTS
+	EVT_COMPAT_SYSCALL_EVENTS
 };
 const unsigned int evt_nr_events = ARRAY_LEN(evt_events);
+/* One per event before sys_unknown, and "sys_*". */
+const unsigned int evt_nr_switches =
+	ARRAY_LEN(((const struct evt_event_desc[]){ EVT_PLAIN_EVENTS })) + 1;
+
+const char *evt_switch_name(unsigned int sw)
+{
+	return sw + 1 < evt_nr_switches ? evt_events[sw].name :
+	       sw + 1 == evt_nr_switches ? EVT_SYSCALL_SWITCH_NAME : NULL;
+}
+
+int evt_find_switch(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < evt_nr_switches; i++)
+		if (!strcmp(evt_switch_name(i), name))
+			return (int)i;
+	return -1;
+}
 
 const struct evt_event_desc *evt_find_event(unsigned int channel, unsigned int id)
 {
@@ -151,6 +212,26 @@ static void out_uuid(struct evt_out *o, const unsigned char *u)
 	out(o, "%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-%02x%02x%02x%02x%02x%02x",
 	    u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9], u[10], u[11],
 	    u[12], u[13], u[14], u[15]);
+}
+
+/*
+ * A TSDL string: quotes and backslashes escaped, control bytes and bytes
+ * past ASCII (a hostname is the administrator's) as '?', at most 200 bytes.
+ */
+static void out_string(struct evt_out *o, const char *s)
+{
+	unsigned int n;
+
+	out(o, "\"");
+	for (n = 0; s && *s && n < 200; s++, n++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\')
+			out(o, "\\%c", c);
+		else
+			out(o, "%c", c >= 0x20 && c < 0x7f ? c : '?');
+	}
+	out(o, "\"");
 }
 
 static const char *field_type(enum evt_field_type t)
@@ -227,6 +308,7 @@ static const char metadata_streams[] =
 unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_meta_params *p)
 {
 	struct evt_out o = { .buf = buf, .size = size, .len = 0 };
+	const char *v;
 	unsigned int i, j;
 
 	if (size)
@@ -241,11 +323,30 @@ unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_me
 		"\t\tuint32_t stream_id;\n"
 		"\t\tuint64_t stream_instance_id;\n"
 		"\t};\n};\n\n");
-	out(&o, "env {\n\tdomain = \"kernel\";\n\tsysname = \"Linux\";\n"
-		"\thostname = \"%s\";\n\tkernel_release = \"%s\";\n"
-		"\ttracer_name = \"evtrace\";\n\ttracer_version = \"%s\";\n};\n\n",
-	    p->hostname ? p->hostname : "", p->kernel_release ? p->kernel_release : "",
-	    p->tracer_version ? p->tracer_version : "");
+	/* As LTTng's kernel traces: the analysis tools read these keys. */
+	out(&o, "env {\n\thostname = ");
+	out_string(&o, p->hostname);
+	out(&o, ";\n\tdomain = \"kernel\";\n\tsysname = \"Linux\";\n\tkernel_release = ");
+	out_string(&o, p->kernel_release);
+	out(&o, ";\n\tkernel_version = ");
+	out_string(&o, p->kernel_version);
+	out(&o, ";\n\ttracer_name = \"evtrace\";\n");
+	for (i = 0, v = p->tracer_version ? p->tracer_version : ""; i < 3; i++) {
+		unsigned long n = 0;
+
+		while (*v >= '0' && *v <= '9' && n < 100000)
+			n = n * 10 + (unsigned long)(*v++ - '0');
+		out(&o, "\ttracer_%s = %lu;\n", i == 0 ? "major" : i == 1 ? "minor" : "patchlevel", n);
+		if (*v == '.')
+			v++;
+	}
+	out(&o, "\ttracer_version = ");
+	out_string(&o, p->tracer_version);
+	out(&o, ";\n\ttrace_buffering_scheme = \"global\";\n\ttrace_name = ");
+	out_string(&o, p->trace_name);
+	out(&o, ";\n\ttrace_creation_datetime = ");
+	out_string(&o, p->trace_creation_datetime);
+	out(&o, ";\n};\n\n");
 	out(&o, "clock {\n\tname = \"monotonic\";\n\tuuid = \"");
 	out_uuid(&o, p->uuid);
 	out(&o, "\";\n\tdescription = \"CLOCK_MONOTONIC (ktime_get_mono_fast_ns)\";\n"

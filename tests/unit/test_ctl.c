@@ -321,13 +321,18 @@ START_TEST(parse_enable_disable)
 	ck_assert_int_eq(cmd.ev[0].enabled, 0);
 
 	OK("disable", "all");
-	ck_assert_uint_eq(cmd.cfg.nr_events, evt_nr_events);
-	for (i = 0; i < evt_nr_events; i++) {
-		ck_assert_str_eq(cmd.ev[i].name, evt_events[i].name);
+	ck_assert_uint_eq(cmd.cfg.nr_events, evt_nr_switches);
+	for (i = 0; i < evt_nr_switches; i++) {
+		ck_assert_str_eq(cmd.ev[i].name, evt_switch_name(i));
 		ck_assert_int_eq(cmd.ev[i].enabled, 0);
 	}
+	ck_assert_str_eq(cmd.ev[evt_nr_switches - 1].name, "sys_*");
 
+	OK("enable", "sys_*", "exit_syscall");
+	ck_assert_uint_eq(cmd.cfg.nr_events, 2);
 	BAD("unknown event 'no_such_event'", "enable", "gen_compact", "no_such_event");
+	/* One syscall's entry is not switched alone: the message says how. */
+	BAD("switched together: name them 'sys_*'", "enable", "sys_unknown");
 	BAD("known: gen_compact", "disable", "bogus");
 	BAD("name at least one event", "enable");
 	BAD("unknown option '--all'", "disable", "--all");
@@ -752,7 +757,7 @@ static void ring_msg(struct nlbuf *b, int list_type, unsigned int ch, unsigned i
 
 static void config_msg(struct nlbuf *b)
 {
-	static const char *const names[] = { "gen_compact", "gen_normal", "sys_enter" };
+	static const char *const names[] = { "gen_compact", "gen_normal", "sys_*" };
 	struct nl_msg *m = status_msg();
 	struct nlattr *l, *e;
 	int i;
@@ -846,7 +851,7 @@ START_TEST(status_dump_assembly)
 		ck_assert_uint_eq(st.subbuf_size, 16384);
 		ck_assert_uint_eq(st.num_subbuf, 32);
 		ck_assert_uint_eq(st.nr_events, 3);
-		ck_assert_str_eq(st.events[2].name, "sys_enter");
+		ck_assert_str_eq(st.events[2].name, "sys_*");
 		ck_assert_int_eq(st.events[1].enabled, 0);
 		ck_assert_int_eq(st.events[1].channel, 1);
 		ck_assert_uint_eq(st.nr_rings, 8);

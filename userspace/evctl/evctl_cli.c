@@ -246,21 +246,27 @@ static int parse_events(int argc, char *const argv[], int i, struct evctl_cmd *c
 		return usage_err(err, errlen, "%s: name at least one event (or all)", op_names[cmd->op]);
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "all")) {
-			for (k = 0; k < evt_nr_events; k++)
-				if (add_event(cmd, evt_events[k].name, enabled, err, errlen))
+			for (k = 0; k < evt_nr_switches; k++)
+				if (add_event(cmd, evt_switch_name(k), enabled, err, errlen))
 					return EVCTL_EXIT_USAGE;
 			continue;
 		}
 		if (argv[i][0] == '-')
 			return usage_err(err, errlen, "%s: unknown option '%s'", op_names[cmd->op], argv[i]);
-		if (!evt_find_event_by_name(argv[i])) {
-			char known[512];
+		if (evt_find_switch(argv[i]) < 0) {
+			const struct evt_event_desc *d = evt_find_event_by_name(argv[i]);
+			char known[1024];
 			size_t len = 0;
 
+			/* A syscall entry event: they are switched together. */
+			if (d && evt_event_switch((unsigned int)(d - evt_events)) == evt_nr_switches - 1)
+				return usage_err(err, errlen, "%s: the syscall entry events (%s ...) are "
+						 "switched together: name them '%s'", op_names[cmd->op],
+						 argv[i], EVT_SYSCALL_SWITCH_NAME);
 			known[0] = '\0';
-			for (k = 0; k < evt_nr_events && len < sizeof(known); k++)
+			for (k = 0; k < evt_nr_switches && len < sizeof(known); k++)
 				len += (size_t)snprintf(known + len, sizeof(known) - len, "%s%s",
-							k ? ", " : "", evt_events[k].name);
+							k ? ", " : "", evt_switch_name(k));
 			return usage_err(err, errlen, "%s: unknown event '%s' (known: %s)",
 					 op_names[cmd->op], argv[i], known);
 		}

@@ -66,8 +66,9 @@
 static const char usage_text[] =
 "usage: evdrain -o DIR [options]\n"
 "       evdrain --live [-o DIR] [--format text|json] [--delay-ticks D] [--tick-ms MS] [options]\n"
-"Drain evtrace's rings into DIR as a CTF 1.8 trace (DIR/metadata and one\n"
-"stream file per channel and CPU: DIR/compact_0, DIR/normal_3, ...).\n"
+"Drain evtrace's rings into DIR as a CTF 1.8 trace, laid out as LTTng's kernel\n"
+"traces are (DIR/kernel/metadata and one stream file per channel and CPU:\n"
+"DIR/kernel/compact_0, DIR/kernel/normal_3, ...).\n"
 "\n"
 "  -o, --output DIR         trace directory (created if missing, mode 0750); a\n"
 "                           DIR that holds a trace is refused (exit 5)\n"
@@ -107,6 +108,7 @@ static const char usage_text[] =
 /* What the command line asks for. */
 struct options {
 	const char *outdir, *json_path;
+	char tracedir[4096];	/* outdir/kernel: LTTng's layout, which its analyses look for */
 	double duration;		/* seconds; 0: until a signal */
 	unsigned int channels;		/* bit per channel */
 	int mode;			/* -1: leave it; 0 discard, 1 overwrite */
@@ -414,39 +416,56 @@ static int trace_files(const char *dir, int force, char *found, size_t len)
  * (--attach) or deleted on request (--force, once the module answered:
  * delete_trace()).
  */
-static int prepare_outdir(const struct options *o)
+static int make_dir(const char *dir, const struct options *o)
 {
-	const char *dir = o->outdir;
-	char probe[4096], found[256];
-	int fd, created = 1, r;
-
 	if (mkdir(dir, 0750)) {
-		if (errno != EEXIST) {
-			fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
-			return -1;
-		}
-		created = 0;
+		if (errno == EEXIST)
+			return 0;
+		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
+		return -1;
 	}
-	if (created && o->has_group && chown(dir, (uid_t)-1, o->group)) {
+	if (o->has_group && chown(dir, (uid_t)-1, o->group)) {
 		fprintf(stderr, "evdrain: --group: cannot give %s to group %u: %s\n", dir,
 			(unsigned int)o->group, strerror(errno));
 		return -1;
 	}
-	snprintf(probe, sizeof(probe), "%s/.evdrain-probe", dir);
+	return 0;
+}
+
+static int prepare_outdir(struct options *o)
+{
+	char probe[4200], found[256];
+	const char *where;
+	int fd, r;
+
+	if ((size_t)snprintf(o->tracedir, sizeof(o->tracedir), "%s/kernel", o->outdir) >=
+	    sizeof(o->tracedir)) {
+		fprintf(stderr, "evdrain: %s: the directory name is too long\n", o->outdir);
+		return -1;
+	}
+	if (make_dir(o->outdir, o) || make_dir(o->tracedir, o))
+		return -1;
+	snprintf(probe, sizeof(probe), "%s/.evdrain-probe", o->tracedir);
 	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		fprintf(stderr, "evdrain: %s is not writable: %s\n", dir, strerror(errno));
+		fprintf(stderr, "evdrain: %s is not writable: %s\n", o->tracedir, strerror(errno));
 		return -1;
 	}
 	close(fd);
 	unlink(probe);
 	if (o->attach || o->force)
 		return 0;
-	r = trace_files(dir, 0, found, sizeof(found));
+	/* DIR/kernel/, or DIR/ itself as evdrain 0.1 wrote it. */
+	where = o->tracedir;
+	r = trace_files(where, 0, found, sizeof(found));
+	if (!r) {
+		where = o->outdir;
+		r = trace_files(where, 0, found, sizeof(found));
+	}
 	if (r > 0)
-		fprintf(stderr, "evdrain: %s holds a trace (%s): evdrain does not overwrite one; "
+		fprintf(stderr, "evdrain: %s holds a trace (%s%s): evdrain does not overwrite one; "
 			"use another directory, --attach to append to it, or --force to delete it\n",
-			dir, found);
+			o->outdir, where == o->tracedir ? "kernel/" : "", found);
 	return r ? -1 : 0;
 }
 
@@ -849,20 +868,20 @@ int main(int argc, char **argv)
 	if (o.outdir && prepare_outdir(&o))
 		return EXIT_OUTDIR;
 	if (o.outdir)
-		lock_names_dir(o.outdir);
+		lock_names_dir(o.tracedir);
 	rc = evt_ctl_open(&ctl);
 	if (rc) {
 		fprintf(stderr, "evdrain: %s\n", evt_ctl_strerror(rc));
 		return EXIT_NOMODULE;
 	}
 	/* --force: the old trace goes only now that a new one can be recorded. */
-	if (o.force && trace_files(o.outdir, 1, NULL, 0))
+	if (o.force && (trace_files(o.tracedir, 1, NULL, 0) || trace_files(o.outdir, 1, NULL, 0)))
 		return EXIT_OUTDIR;
 	if (evt_ctl_subscribe(ctl)) {
 		fprintf(stderr, "evdrain: cannot join the notify group: %s\n", evt_ctl_errmsg(ctl));
 		return EXIT_RUNTIME;
 	}
-	copts.out_dir = o.outdir;
+	copts.out_dir = o.outdir ? o.tracedir : NULL;
 	copts.channels = o.channels;
 	copts.xfer = o.copy ? EVT_XFER_COPY : EVT_XFER_SENDFILE;
 	copts.append = o.attach;

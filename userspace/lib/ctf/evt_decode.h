@@ -96,7 +96,7 @@ int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
 
 /* ---- A catalogue and its lookup tables ---- */
 
-#define EVT_DECODE_SMALL_IDS 256
+#define EVT_DECODE_SMALL_IDS 2048
 /* Events one catalogue may hold: EVT_DMETA keeps an event's index in 12 bits. */
 #define EVT_CATALOGUE_MAX 4096
 

@@ -247,6 +247,28 @@ static int open_streams(struct evt_trace *t, unsigned int threads)
 	return ret;
 }
 
+/*
+ * The directory that holds the metadata: DIR itself, or DIR/kernel when DIR
+ * has no metadata and that has (evdrain writes LTTng's layout, DIR/kernel/,
+ * which the LTTng analyses look for; 0.1 wrote DIR/ alone).
+ */
+static char *trace_dir(const char *dir)
+{
+	char path[4096];
+	struct stat st;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s/metadata", dir);
+	if ((size_t)n < sizeof(path) && lstat(path, &st) && errno == ENOENT) {
+		n = snprintf(path, sizeof(path), "%s/kernel/metadata", dir);
+		if ((size_t)n < sizeof(path) && !lstat(path, &st)) {
+			path[n - strlen("/metadata")] = 0;
+			return strdup(path);
+		}
+	}
+	return strdup(dir);
+}
+
 int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o)
 {
 	struct dirent *de;
@@ -256,11 +278,12 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	int any_stream = 0;
 
 	memset(t, 0, sizeof(*t));
-	t->dir = strdup(dir);
+	t->dir = trace_dir(dir);
 	if (!t->dir) {
 		evt_errf(t->err, sizeof(t->err), "out of memory");
 		return -1;
 	}
+	dir = t->dir;
 	d = opendir(dir);
 	if (!d) {
 		evt_errf(t->err, sizeof(t->err), "%s: %s", dir, strerror(errno));

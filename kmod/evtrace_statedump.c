@@ -1,0 +1,206 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The state dump: at START, what a viewer needs to know about the machine
+ * before the first event, in lttng-modules' events and codes (Trace Compass
+ * and the LTTng analyses read them): every thread with its process, parent,
+ * name and state, then every interrupt handler's name, between
+ * lttng_statedump_start and lttng_statedump_end.
+ *
+ * It runs from a work item, not in START's netlink call, and never holds
+ * the machine: threads are found by pid number (find_ge_pid(), as /proc
+ * lists them) in batches of EVT_DUMP_BATCH under rcu_read_lock() alone, with
+ * a reschedule point between batches, so it can resume after any thread
+ * came or went. Its events go to the normal ring of the CPU it runs on;
+ * when that ring is past half full it waits for the drainer (up to
+ * EVT_DUMP_WAIT_MS in all) rather than lose the dump in discard mode.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/sched.h>
+#include <linux/sched/signal.h>
+#include <linux/pid.h>
+#include <linux/pid_namespace.h>
+#include <linux/irq.h>
+#include <linux/irqdesc.h>
+#include <linux/interrupt.h>
+#include <linux/workqueue.h>
+#include <linux/delay.h>
+#include "evtrace.h"
+
+#define EVT_DUMP_BATCH		64
+#define EVT_DUMP_WAIT_MS	2000
+
+/* lttng-modules' codes (lttng-statedump-impl.c), which the viewers know. */
+enum { EVT_DUMP_USER_THREAD = 0, EVT_DUMP_KERNEL_THREAD = 1 };
+enum { EVT_DUMP_MODE_UNKNOWN = 5 };
+enum { EVT_DUMP_SUBMODE_NONE = 0 };
+enum {
+	EVT_DUMP_UNNAMED = 0,
+	EVT_DUMP_WAIT_CPU = 2,
+	EVT_DUMP_ZOMBIE = 4,
+	EVT_DUMP_WAIT = 5,
+	EVT_DUMP_DEAD = 7,
+};
+
+static void evt_statedump_fn(struct work_struct *w);
+static DECLARE_WORK(evt_statedump_work, evt_statedump_fn);
+static unsigned int waited_ms;
+
+static bool dump_enabled(unsigned int id)
+{
+	const struct evt_event_desc *d = evt_find_event(EVT_CHAN_NORMAL, id);
+
+	return d && evt_event_enabled(d);
+}
+
+/* Wait while this CPU's normal ring is past half full (discard mode only). */
+static void dump_pace(void)
+{
+	struct evt_cpu_ring *cr;
+	unsigned int fill;
+
+	while (waited_ms < EVT_DUMP_WAIT_MS && READ_ONCE(evt_tracing)) {
+		preempt_disable();
+		cr = this_cpu_read(evt_cpu_rings[EVT_CHAN_NORMAL]);
+		fill = cr && cr->ring.mode == EVT_MODE_DISCARD ? evt_ring_fill_pct(&cr->ring) : 0;
+		preempt_enable();
+		if (fill < 50)
+			return;
+		msleep(2);
+		waited_ms += 2;
+	}
+}
+
+static u32 dump_status(struct task_struct *p)
+{
+	unsigned int state = READ_ONCE(p->__state);
+
+	if (p->exit_state == EXIT_ZOMBIE)
+		return EVT_DUMP_ZOMBIE;
+	if (p->exit_state == EXIT_DEAD)
+		return EVT_DUMP_DEAD;
+	/* Running or runnable: the viewer learns which at its next switch. */
+	if (state == TASK_RUNNING)
+		return EVT_DUMP_WAIT_CPU;
+	if (state & (TASK_INTERRUPTIBLE | TASK_UNINTERRUPTIBLE))
+		return EVT_DUMP_WAIT;
+	return EVT_DUMP_UNNAMED;
+}
+
+/* Under rcu_read_lock(). */
+static void dump_thread(struct task_struct *p)
+{
+	struct {
+		s32 tid, pid, ppid;
+		char name[16];
+		s32 type, mode, submode, status;
+		u32 cpu;
+	} pl;
+
+	pl.tid = p->pid;
+	pl.pid = p->tgid;
+	pl.ppid = rcu_dereference(p->real_parent)->tgid;
+	memcpy(pl.name, p->comm, sizeof(pl.name));
+	pl.name[15] = '\0';
+	pl.type = p->flags & PF_KTHREAD ? EVT_DUMP_KERNEL_THREAD : EVT_DUMP_USER_THREAD;
+	pl.mode = EVT_DUMP_MODE_UNKNOWN;
+	pl.submode = EVT_DUMP_SUBMODE_NONE;
+	pl.status = dump_status(p);
+	pl.cpu = task_cpu(p);
+	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_PROCESS, &pl, sizeof(pl));
+}
+
+static void dump_threads(void)
+{
+	unsigned int n;
+	int nr = 1;
+
+	/* pid 0 is each CPU's idle task: not in the pid table. */
+	while (READ_ONCE(evt_tracing)) {
+		rcu_read_lock();
+		for (n = 0; n < EVT_DUMP_BATCH; n++) {
+			struct pid *pid = find_ge_pid(nr, &init_pid_ns);
+			struct task_struct *p;
+
+			if (!pid) {
+				rcu_read_unlock();
+				return;
+			}
+			nr = pid_nr(pid) + 1;
+			p = pid_task(pid, PIDTYPE_PID);
+			if (p)
+				dump_thread(p);
+		}
+		rcu_read_unlock();
+		cond_resched();
+		dump_pace();
+	}
+}
+
+/* One event per handler: irq, chip name, handler name. */
+static void dump_interrupts(void)
+{
+	struct { u32 irq; char names[96]; } pl;
+	unsigned int irq;
+
+	for (irq = 0; irq < nr_irqs && READ_ONCE(evt_tracing); irq++) {
+		struct irq_data *data;
+		struct irqaction *action;
+		struct irq_desc *desc;
+		unsigned long flags;
+
+		rcu_read_lock();	/* a sparse irq's desc is freed after a grace period */
+		data = irq_get_irq_data(irq);
+		if (!data) {
+			rcu_read_unlock();
+			continue;
+		}
+		desc = irq_data_to_desc(data);
+		raw_spin_lock_irqsave(&desc->lock, flags);
+		for (action = desc->action; action; action = action->next) {
+			const char *chip = data->chip && data->chip->name ? data->chip->name : "unnamed_irq_chip";
+			ssize_t a, b;
+
+			a = strscpy(pl.names, chip, 32);
+			if (a < 0)
+				a = 31;
+			b = strscpy(pl.names + a + 1, action->name ? action->name : "",
+				    sizeof(pl.names) - a - 1);
+			if (b < 0)
+				b = sizeof(pl.names) - a - 2;
+			pl.irq = irq;
+			evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_INTERRUPT, &pl,
+					      4 + a + 1 + b + 1);
+		}
+		raw_spin_unlock_irqrestore(&desc->lock, flags);
+		rcu_read_unlock();
+		if (!(irq % EVT_DUMP_BATCH))
+			cond_resched();
+	}
+}
+
+static void evt_statedump_fn(struct work_struct *w)
+{
+	waited_ms = 0;
+	if (dump_enabled(EVT_ID_STATEDUMP_START))
+		evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_START, NULL, 0);
+	if (dump_enabled(EVT_ID_STATEDUMP_PROCESS))
+		dump_threads();
+	if (dump_enabled(EVT_ID_STATEDUMP_INTERRUPT))
+		dump_interrupts();
+	if (dump_enabled(EVT_ID_STATEDUMP_END))
+		evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_END, NULL, 0);
+}
+
+/* At START: the dump runs soon after, while tracing. */
+void evt_statedump_start(void)
+{
+	queue_work(system_unbound_wq, &evt_statedump_work);
+}
+
+/* At STOP and unload: no dump runs once this returns. */
+void evt_statedump_stop(void)
+{
+	cancel_work_sync(&evt_statedump_work);
+}
