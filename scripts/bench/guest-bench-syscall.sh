@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # Guest side of scripts/bench-syscall: 1 M getppid() with tracing off, with
-# evtrace recording sys_enter/sys_exit, with ftrace's raw_syscalls events;
+# evtrace recording the syscall entry events (sys_*) and exit_syscall, with ftrace's raw_syscalls events;
 # with a baseline module (second argument) its evtrace figure too, the two
 # modules in turn.
 set -e
@@ -17,13 +17,15 @@ best() { # label command...: best of 3
 	done
 	echo "$label $b" >> "$OUT/syscall.txt"
 }
-recorded() { awk '$1 == "compact" { s += $4 } END { print s + 0 }' /sys/kernel/debug/evtrace/stats; }
+# Entries are normal events since 0.2 (exits compact): count both channels.
+recorded() { awk '$1 == "compact" || $1 == "normal" { s += $4 } END { print s + 0 }' /sys/kernel/debug/evtrace/stats; }
 # evtrace with module KO: label; the baseline with its own evctl
 traced() {
 	ctl=evctl
 	[ "$1" = "$EVTRACE_KO" ] || ctl=/usr/local/bin/evctl-baseline
 	insmod "$1" probes=0 mode=overwrite
-	$ctl enable sys_enter sys_exit > /dev/null
+	# A baseline from before 0.2 names them sys_enter and sys_exit.
+	$ctl enable 'sys_*' exit_syscall > /dev/null 2>&1 || $ctl enable sys_enter sys_exit > /dev/null
 	before=$(recorded)
 	$ctl start
 	best "$2" sysloop "$n"

@@ -33,6 +33,7 @@
 #include "evt_consumer.h"
 #include "evt_decode.h"
 #include "evt_io.h"
+#include "evt_metadata.h"
 
 #define MAX_RINGS 512
 
@@ -142,6 +143,8 @@ struct seqset {
 };
 
 static uint64_t packets_lost;	/* packet_seq_num gaps, all files */
+static const struct evt_catalogue *check_cat;	/* the trace's own, from its metadata */
+static struct evt_metadata check_md;
 
 static int check_file(const char *path, struct seqset sets[2][MAX_RINGS], uint64_t limit,
 		      uint64_t *events, uint64_t *bad)
@@ -194,7 +197,7 @@ static int check_file(const char *path, struct seqset sets[2][MAX_RINGS], uint64
 			packets_lost += pi.h.packet_seq_num - prev_seq - 1;
 		prev_seq = pi.h.packet_seq_num;
 		first = 0;
-		evt_packet_iter_init(&it, evt_builtin, pkt, h.packet_size / 8);
+		evt_packet_iter_init(&it, check_cat, pkt, h.packet_size / 8);
 		while ((rc = evt_packet_next(&it, &ev)) == 1) {
 			struct evt_field_val vc, vs;
 
@@ -249,13 +252,35 @@ static int cmd_check(int argc, char **argv)
 		else if (!strcmp(argv[i], "--contiguous"))
 			contiguous = 1;
 	}
+	/* evdrain's layout (DIR/kernel/) or a flat one; decoded by its metadata. */
+	{
+		static char kdir[1024];
+		char mpath[1100], merr[256], *text;
+		struct stat st;
+		size_t mlen;
+		int fd;
+
+		snprintf(kdir, sizeof(kdir), "%s/kernel", dir);
+		if (!stat(kdir, &st) && S_ISDIR(st.st_mode))
+			dir = kdir;
+		snprintf(mpath, sizeof(mpath), "%s/metadata", dir);
+		fd = open(mpath, O_RDONLY);
+		if (fd < 0 || evt_metadata_read(fd, &text, &mlen, merr, sizeof(merr)) ||
+		    evt_metadata_parse(text, mlen, &check_md, merr, sizeof(merr))) {
+			fprintf(stderr, "%s: %s\n", mpath, fd < 0 ? strerror(errno) : merr);
+			return 2;
+		}
+		close(fd);
+		free(text);
+		check_cat = check_md.cat;
+	}
 	d = opendir(dir);
 	if (!d) {
 		perror(dir);
 		return 2;
 	}
 	while ((de = readdir(d))) {
-		char path[1024];
+		char path[1400];
 		uint64_t before = events;
 
 		if (strncmp(de->d_name, "compact_", 8) && strncmp(de->d_name, "normal_", 7))

@@ -13,6 +13,7 @@
  * file and a total; exit 0 when clean, 1 when not, 2 on errors.
  */
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,15 @@ int main(int argc, char **argv)
 	if (argc < 2 || argc > 3) {
 		fprintf(stderr, "usage: evzero DIR [PATTERN]\n");
 		return 2;
+	}
+	/* evdrain's layout: the streams are in DIR/kernel/. */
+	{
+		static char kdir[4096];
+		struct stat st;
+
+		snprintf(kdir, sizeof(kdir), "%s/kernel", argv[1]);
+		if (!stat(kdir, &st) && S_ISDIR(st.st_mode))
+			argv[1] = kdir;
 	}
 	d = opendir(argv[1]);
 	if (!d) {

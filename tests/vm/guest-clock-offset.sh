@@ -11,7 +11,7 @@ insmod "$EVTRACE_KO" probes=0
 date -s "@$(( $(date +%s) + 1000000 ))" >/dev/null
 evdrain -o "$OUT/trace" --duration 1 2> "$OUT/evdrain.err" || { cat "$OUT/evdrain.err"; fail "evdrain"; }
 want=$(awk -v now="$(date +%s)" '{ print int(now - $1) }' /proc/uptime)
-got=$(sed -n 's/.*offset_s = \([0-9-]*\);.*/\1/p' "$OUT/trace/metadata")
+got=$(sed -n 's/.*offset_s = \([0-9-]*\);.*/\1/p' "$OUT/trace/kernel/metadata")
 echo "metadata offset_s $got, realtime - monotonic now $want"
 [ -n "$got" ] || fail "no offset_s in the metadata"
 d=$((got - want)); [ "$d" -lt 0 ] && d=$((-d))

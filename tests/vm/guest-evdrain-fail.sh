@@ -66,49 +66,51 @@ evdrain -q -o "$OUT/first" --attach --duration 3 || fail "evdrain --attach exit 
 evctl generate-stop
 cp $D/stats "$OUT/attach.stats"
 # A directory that holds a trace: refused, not a byte changed.
-sum=$(cat "$OUT"/first/* | md5sum)
+sum=$(cat "$OUT"/first/kernel/* | md5sum)
 refused 5 'holds a trace' -o "$OUT/first" --duration 1
-[ "$(cat "$OUT"/first/* | md5sum)" = "$sum" ] || fail "the refused evdrain changed the trace"
+[ "$(cat "$OUT"/first/kernel/* | md5sum)" = "$sum" ] || fail "the refused evdrain changed the trace"
 # --force: the old trace files go (a stale stream of a CPU that is not there
 # included), other files stay, and a new trace takes their place.
 record "$OUT/forced"
-cp "$OUT/forced/compact_0" "$OUT/forced/compact_99"
-echo keep > "$OUT/forced/notes.txt"
+cp "$OUT/forced/kernel/compact_0" "$OUT/forced/kernel/compact_99"
+echo keep > "$OUT/forced/kernel/notes.txt"
 record "$OUT/forced" --force
-[ ! -e "$OUT/forced/compact_99" ] || fail "--force left a stale stream file"
-[ "$(cat "$OUT/forced/notes.txt")" = keep ] || fail "--force removed a file that is not the trace's"
-rm "$OUT/forced/notes.txt"
+[ ! -e "$OUT/forced/kernel/compact_99" ] || fail "--force left a stale stream file"
+[ "$(cat "$OUT/forced/kernel/notes.txt")" = keep ] || fail "--force removed a file that is not the trace's"
+rm "$OUT/forced/kernel/notes.txt"
 # Private by default: 0750 and 0640 whatever a umask of 022 would give, and
 # a user outside the group reads nothing; --group gives the trace to a group.
 umask 022
 record /tmp/priv
-[ "$(stat -c %a /tmp/priv)" = 750 ] || fail "trace directory mode $(stat -c %a /tmp/priv), not 750"
-for f in /tmp/priv/*; do
+for d in /tmp/priv /tmp/priv/kernel; do
+	[ "$(stat -c %a $d)" = 750 ] || fail "trace directory $d mode $(stat -c %a $d), not 750"
+done
+for f in /tmp/priv/kernel/*; do
 	[ "$(stat -c %a "$f")" = 640 ] || fail "$f mode $(stat -c %a "$f"), not 640"
 done
-if nopriv cat /tmp/priv/metadata > /dev/null 2>&1; then fail "nobody read a fresh trace"; fi
+if nopriv cat /tmp/priv/kernel/metadata > /dev/null 2>&1; then fail "nobody read a fresh trace"; fi
 echo 'tracing:x:4242:' >> /etc/group
 record /tmp/grp --group tracing
-for f in /tmp/grp /tmp/grp/*; do
+for f in /tmp/grp /tmp/grp/kernel /tmp/grp/kernel/*; do
 	[ "$(stat -c %g "$f")" = 4242 ] || fail "$f group $(stat -c %g "$f"), not 4242"
 done
-nopriv --uid 4242 cat /tmp/grp/compact_0 > /dev/null || fail "the group cannot read its trace"
-if nopriv cat /tmp/grp/compact_0 > /dev/null 2>&1; then fail "nobody read a --group trace"; fi
+nopriv --uid 4242 cat /tmp/grp/kernel/compact_0 > /dev/null || fail "the group cannot read its trace"
+if nopriv cat /tmp/grp/kernel/compact_0 > /dev/null 2>&1; then fail "nobody read a --group trace"; fi
 # A trace being written: a stream that ends inside a packet is read up to
 # its last whole packet (evdrain's lock names the directory); a copy of the
 # same files, which nobody writes, is refused.
 evdrain -q -o /tmp/live &
 lpid=$!
 wait_tracing
-head -c 100 "$OUT/forced/compact_0" >> /tmp/live/compact_0
+head -c 100 "$OUT/forced/kernel/compact_0" >> /tmp/live/kernel/compact_0
 rc=0
 evcat /tmp/live --count > /tmp/n 2> /tmp/err || rc=$?
 cat /tmp/err
 [ $rc = 0 ] || fail "evcat on a trace being written exit $rc"
-grep -q "/tmp/live is being written (evdrain, pid $lpid): compact_0 is read up to its last complete packet" /tmp/err ||
+grep -q "/tmp/live/kernel is being written (evdrain, pid $lpid): compact_0 is read up to its last complete packet" /tmp/err ||
 	fail "no 'being written' notice"
-mkdir /tmp/livecopy
-cp /tmp/live/* /tmp/livecopy/
+mkdir -p /tmp/livecopy/kernel
+cp /tmp/live/kernel/* /tmp/livecopy/kernel/
 rc=0
 evcat /tmp/livecopy --count > /tmp/n 2> /tmp/err || rc=$?
 cat /tmp/err
@@ -119,10 +121,10 @@ wait $lpid || fail "evdrain (live) exit $?"
 record '/tmp/q"d' --stats-json "$OUT/quoted.json"
 rmmod evtrace
 
-# Disk full: a 256 KiB tmpfs.
+# Disk full: a 1 MiB tmpfs (the metadata alone is about 160 KiB).
 insmod "$EVTRACE_KO" probes=0
 mkdir -p /mnt/small
-mount -t tmpfs -o size=256k tmpfs /mnt/small
+mount -t tmpfs -o size=1m tmpfs /mnt/small
 evctl generate --events 100000000 --rate 20000 --channel both
 set +e
 evdrain -o /mnt/small/t --duration 30 > /tmp/out 2>&1

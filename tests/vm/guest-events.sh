@@ -16,11 +16,11 @@ wait_until 60 "fewer than 10 probes attached while tracing" probes_in
 echo "before ls" > /dev/evtrace/marker
 /usr/local/bin/ls / > /dev/null
 echo "after ls" > /dev/evtrace/marker
-evctl disable sys_enter sys_exit
+evctl disable 'sys_*' exit_syscall
 echo "syscalls off" > /dev/evtrace/marker
 /usr/local/bin/ls / > /dev/null
 echo "syscalls on" > /dev/evtrace/marker
-evctl enable sys_enter sys_exit
+evctl enable 'sys_*' exit_syscall
 /usr/local/bin/ls / > /dev/null
 # Markers: too long is refused, writing needs root.
 if head -c 2000 /dev/zero | tr '\0' x > /dev/evtrace/marker 2>/dev/null; then fail "a 2000-byte marker was accepted"; fi

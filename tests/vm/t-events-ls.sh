@@ -21,15 +21,14 @@ FNR == 1 { pass++; phase = 0 }
 ev == "marker" { m = field("text"); if (m == "before ls") phase = 1; if (m == "after ls") phase = 2; if (m == "syscalls off") phase = 3; if (m == "syscalls on") phase = 4; next }
 pass == 1 { if (ev == "sched_process_exec" && phase == 1 && field("filename") == "/usr/local/bin/ls") { lstid = field("tid"); exec_seen = 1 } next }
 ev == "sched_switch" { cur[cpu] = field("next_tid"); if (cur[cpu] == lstid) switched_in = 1; next }
-ev == "sys_enter" {
+ev ~ /^(compat_)?sys_/ {
 	if (phase == 3) off_syscalls++
 	if (cur[cpu] == lstid) {
-		nr = field("nr")
 		if (phase == 0) early++
-		if (phase == 1) { if (nr == 257) openat++; if (nr == 217) getdents++ }
+		if (phase == 1) { if (ev == "sys_openat") openat++; if (ev == "sys_getdents64") getdents++ }
 	}
 }
-ev == "sys_exit" && cur[cpu] == lstid && phase == 1 && field("nr") == 217 && field("ret") + 0 > 0 { getdents_ret = 1 }
+ev == "exit_syscall" && cur[cpu] == lstid && phase == 1 && field("id") == 217 && field("ret") + 0 > 0 { getdents_ret = 1 }
 ev ~ /^(irq_handler_entry|softirq_entry)$/ { irqs++ }
 END {
 	printf "ls tid %s exec %d switched_in %d openat %d getdents64 %d getdents_ret>0 %d irqs %d syscalls_while_off %d ls_before_marker %d\n", lstid, exec_seen, switched_in, openat, getdents, getdents_ret, irqs, off_syscalls, early

@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-smp: 2 4
+# The analysis tools on a real trace (issue 18): the LTTng analyses run on
+# what evdrain wrote and agree with our own computation from evcat's JSON;
+# babeltrace2 and babeltrace 1 read it; the metadata has Trace Compass's
+# kernel layout; the state dump lists every thread alive at START.
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+vm "$here/guest-analyses.sh"
+"$evtest" check "$out/trace"
+python3 "$here/analyses-check.py" "$top/build/bin/evcat" "$out/trace" "$out"
