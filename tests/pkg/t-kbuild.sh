@@ -34,5 +34,24 @@ for k in $kernels; do
 	else
 		echo "$k ($kver): built with W=1, 0 warnings (${secs}s), vermagic $(modinfo -F vermagic "$tmp/$kver/evtrace.ko" | cut -d' ' -f1-2)"
 	fi
+	# The syscall events are this kernel's: every name of its unistd_64.h
+	# and unistd_32.h, nothing else, and arguments named as its prototypes.
+	gen=$tmp/$kver/kmod/gen/evt_syscalls.h
+	uapi=/lib/modules/$kver/build/arch/x86/include/generated/uapi/asm
+	for abi in 64:sys_ 32:compat_sys_; do
+		want=$(sed -n "s/^#define __NR_\([a-z0-9_]*\) [0-9]*\$/${abi#*:}\1/p" "$uapi/unistd_${abi%%:*}.h" | grep -v "_syscalls$" | sort)
+		have=$(grep -o "EV0\?(\"${abi#*:}[a-z0-9_]*\"" "$gen" | sed 's/.*("//; s/"//' | grep -v "unknown_" | sort)
+		if [ -z "$want" ] || [ "$want" != "$have" ]; then
+			echo "FAIL: $k: the ${abi#*:}* events are not $uapi/unistd_${abi%%:*}.h's names:"
+			diff <(echo "$want") <(echo "$have") | head -n 10
+			rc=1
+		fi
+	done
+	for want in 'f_sc_sys_read[] = { F("fd", EVT_F_U64), F("buf", EVT_F_X64), F("count", EVT_F_U64) }' \
+		    'f_sc_sys_sendto[] = { F("fd", EVT_F_S64), F("buff", EVT_F_X64), F("len", EVT_F_U64),' \
+		    'EV0("sys_getppid", EVT_CHAN_NORMAL, EVT_ID_SYS_BASE + 110)'; do
+		grep -qF "$want" "$gen" || { echo "FAIL: $k: $gen lacks $want"; rc=1; }
+	done
+	echo "$k: $(grep -c '"sys_' "$gen") syscall entry events, $(grep -c '"compat_sys_' "$gen") compat ones"
 done
 exit $rc
