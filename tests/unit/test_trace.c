@@ -5,6 +5,7 @@
  * name the file and offset, never a crash: the ASan build runs these too),
  * and evcat against babeltrace2.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -799,9 +800,11 @@ START_TEST(metadata_parsing)
 	 */
 	for (i = 10; i < len; i += i < 6000 ? 97 : (unsigned int)len / 400 + 1) {
 		int r = evt_metadata_parse(good, i, &md, err, sizeof(err));
+		unsigned int j = i;
 
-		ck_assert_msg(r == -1 || (i > 6000 && good[i - 1] == '\n' &&
-					  (good[i - 2] == ';' || good[i - 2] == '\n')),
+		while (j > 0 && isspace((unsigned char)good[j - 1]))
+			j--;
+		ck_assert_msg(r == -1 || (i > 6000 && j >= 2 && good[j - 1] == ';' && good[j - 2] == '}'),
 			      "cut at %u accepted", i);
 		evt_metadata_free(&md);
 	}
@@ -1016,9 +1019,14 @@ START_TEST(reading_keeps_memory_bounded)
 	p.events = 2000000;		/* 16 bytes each */
 	synth(dir, &p, &r);
 	ck_assert_uint_eq(r.written, p.events);
-	before = resident_kib();
+	/*
+	 * From after the open: parsing the metadata (its catalogue, some 900
+	 * events) costs the same whatever the trace's size, and more under
+	 * ASan, whose quarantine keeps what the parser freed.
+	 */
 	ck_assert_int_eq(evt_trace_open(&t, dir, NULL), 0);
 	ck_assert_int_eq(evt_merged_init(&mt, &t, EVT_MERGE_TREE), 0);
+	before = resident_kib();
 	while ((k = evt_merged_count(&mt, 1U << 16)) > 0)
 		n += (uint64_t)k;
 	ck_assert_int_eq(k, 0);
