@@ -36,7 +36,7 @@ MODULE_PARM_DESC(probe_linger_ms, "detach a tracepoint probe this many ms after 
 
 static bool probes_at_load = true;
 module_param_named(probes, probes_at_load, bool, 0444);
-MODULE_PARM_DESC(probes, "enable the kernel tracepoint events at load (default on; off leaves only markers and the test sources)");
+MODULE_PARM_DESC(probes, "enable the kernel tracepoint events and the state dump at load (default on; off leaves only markers and the test sources)");
 
 struct evt_probe {
 	const char *tp_name;
@@ -520,6 +520,17 @@ int evt_probes_init(void)
 				evt_probes[i].tp_name, evt_probes[i].event);
 		if (!probes_at_load)
 			evt_set_switch(evt_event_switch(evt_probes[i].desc - evt_events), false);
+	}
+	/* The state dump is kernel state too: off with the probes. */
+	if (!probes_at_load) {
+		static const unsigned int dump_ids[] = {
+			EVT_ID_STATEDUMP_START, EVT_ID_STATEDUMP_PROCESS,
+			EVT_ID_STATEDUMP_INTERRUPT, EVT_ID_STATEDUMP_END,
+		};
+
+		for (i = 0; i < ARRAY_SIZE(dump_ids); i++)
+			evt_set_switch(evt_event_switch(evt_find_event(EVT_CHAN_NORMAL, dump_ids[i]) -
+							evt_events), false);
 	}
 	return misc_register(&evt_marker_dev);
 }

@@ -87,11 +87,17 @@ int main(int argc, char **argv)
 			threads = (unsigned int)atoi(argv[i + 1]);
 	}
 	if (hold_s) {
+		pthread_attr_t attr;
 		pthread_t t;
 
+		/* Small stacks: the state dump benchmark holds 10,000 threads. */
+		pthread_attr_init(&attr);
+		pthread_attr_setstacksize(&attr, 64 << 10);
 		for (i = 0; i < threads; i++)
-			if (pthread_create(&t, NULL, sleeper, NULL))
+			if (pthread_create(&t, &attr, sleeper, NULL)) {
+				perror("workload: pthread_create");
 				return 1;
+			}
 		sleep(hold_s);
 		return 0;
 	}
