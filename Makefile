@@ -54,7 +54,7 @@ module:
 	@cp "$(BUILD)/kmod/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)/evtrace.ko" evtrace.ko
 	@echo "  built evtrace.ko against $(KDIR)"
 
-userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(BUILD)/tests/bin/evcat-san $(BUILD)/bench/bench-native
+userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(BUILD)/tests/bin/evcat-san $(BUILD)/bench/bench-native
 
 # The syscall entry events of the kernel KDIR is (the module's catalogue is
 # the same: the module builds it from the same headers).
@@ -93,6 +93,13 @@ $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
 	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a
+
+# A 32-bit task's syscalls (compat_sys_<name> events): sysloop as an i386
+# static program (gcc-multilib), which the VM's x86-64 kernel runs.
+$(BUILD)/tests/bin/sysloop32: tests/tools/sysloop.c
+	@mkdir -p $(dir $@)
+	@echo '  CC      $@'
+	@$(CC) -m32 -static -O2 -Wall -Wextra -Werror $< -o $@
 
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)

@@ -206,6 +206,18 @@ for key in ("domain = \"kernel\"", "tracer_name = \"evtrace\"", "tracer_major = 
         fail("env lacks %s" % key)
 print("Trace Compass layout: %d events checked" % len(layout))
 
+# ---- A 32-bit task's syscalls: compat_sys_getppid (ia32 number 64), each with its exit
+compat = [i for i, e in enumerate(events) if e["event"] == "compat_sys_getppid"]
+exits = 0
+for i in compat:
+    cpu = events[i]["cpu"]
+    nxt = next((e for e in events[i + 1:] if e["cpu"] == cpu and e["event"] in ("exit_syscall", "sched_switch")), None)
+    if nxt and nxt["event"] == "exit_syscall" and nxt["fields"]["id"] == 64 and nxt["fields"]["ret"] > 0:
+        exits += 1
+print("32-bit getppid: %d compat_sys_getppid events, %d followed by their exit_syscall (id 64)" % (len(compat), exits))
+if len(compat) < 500 or exits < 400:
+    fail("compat syscalls: %d entries, %d exits" % (len(compat), exits))
+
 # ---- prev_state: the kernel's stable report bits, one at most (0: running or preempted)
 states = collections.Counter(e["fields"]["prev_state"] for e in events if e["event"] == "sched_switch")
 print("prev_state values: %s" % dict(states))

@@ -22,6 +22,8 @@ pid=$!
 wait_tracing
 threads "$OUT/threads-after.txt"
 workload --rounds 60
+# A 32-bit task: its syscalls are compat_sys_<name> events.
+echo "32-bit $(sysloop32 500) ns per getppid"
 sleep 1
 kill -TERM $pid
 wait $pid || fail "evdrain exit $?"

@@ -114,7 +114,7 @@ cp /tmp/live/kernel/* /tmp/livecopy/kernel/
 rc=0
 evcat /tmp/livecopy --count > /tmp/n 2> /tmp/err || rc=$?
 cat /tmp/err
-[ $rc = 1 ] && grep -q 'livecopy/compact_0' /tmp/err || fail "a copy that ends inside a packet: exit $rc"
+[ $rc = 1 ] && grep -q 'livecopy/kernel/compact_0' /tmp/err || fail "a copy that ends inside a packet: exit $rc"
 kill -TERM $lpid
 wait $lpid || fail "evdrain (live) exit $?"
 # --stats-json names the directory as a JSON string, quotes escaped.

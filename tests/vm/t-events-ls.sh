@@ -12,7 +12,7 @@ grep -m2 'marker' "$out/bt.txt"
 # Pass 1 finds the tid of the ls exec'ed between the first two markers; pass 2
 # attributes syscalls per CPU to whoever the last sched_switch put there.
 awk '
-function field(name,    r) { if (match($0, name " = [^,}]*")) { r = substr($0, RSTART + length(name) + 3, RLENGTH - length(name) - 3); gsub(/"/, "", r); sub(/ +$/, "", r); return r } return "" }
+function field(name,    r) { if (match($0, "[ {]" name " = [^,}]*")) { r = substr($0, RSTART + length(name) + 4, RLENGTH - length(name) - 4); gsub(/"/, "", r); sub(/ +$/, "", r); return r } return "" }
 FNR == 1 { pass++; phase = 0 }
 {
 	ev = ""; if (match($0, /[a-z_0-9]+: \{/)) ev = substr($0, RSTART, RLENGTH - 3)
