@@ -81,6 +81,16 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
 	}
 }
 
+/*
+ * A 32-bit task's syscall. On x86 the ia32 flag alone: an x32 number has
+ * bit 30 set, beyond the table, so it is recorded as sys_unknown anyway.
+ */
+#ifdef CONFIG_X86_64
+#define evt_compat_syscall()	in_ia32_syscall()
+#else
+#define evt_compat_syscall()	in_compat_syscall()
+#endif
+
 #define EVT_SYS_UNKNOWN_LEN	(4 + 6 * 8)
 #define EVT_EXIT_SYSCALL_LEN	(4 + 8)
 
@@ -95,13 +105,10 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 
 	if (!evt_probe_live(data))
 		return;
-	compat = in_compat_syscall();
-	if (!compat && (unsigned long)id < ARRAY_SIZE(evt_sc_args) && EVT_NR_SYSCALLS) {
-		word = evt_sc_args[id];
-		ev = EVT_ID_SYS_BASE + id;
-	} else if (compat && (unsigned long)id < ARRAY_SIZE(evt_compat_sc_args) && EVT_NR_COMPAT_SYSCALLS) {
-		word = evt_compat_sc_args[id];
-		ev = EVT_ID_COMPAT_SYS_BASE + id;
+	compat = evt_compat_syscall();
+	if (likely((unsigned long)id < (compat ? EVT_NR_COMPAT_SYSCALLS : EVT_NR_SYSCALLS))) {
+		word = compat ? evt_compat_sc_args[id] : evt_sc_args[id];
+		ev = (compat ? EVT_ID_COMPAT_SYS_BASE : EVT_ID_SYS_BASE) + id;
 	} else {
 		/* x32, or a number past the table: the number and every register. */
 		p = evtrace_begin_inline(EVT_CHAN_NORMAL, compat ? EVT_ID_COMPAT_SYS_UNKNOWN : EVT_ID_SYS_UNKNOWN,
@@ -117,9 +124,12 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	p = evtrace_begin_inline(EVT_CHAN_NORMAL, ev, (word & 15) * 8, &cr, &c);
 	if (!p)
 		return;
-	syscall_get_arguments(current, regs, args);
-	for (i = 0; i < (word & 15); i++)
-		evt_put_u64(p + 8 * i, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
+	/* getppid() and friends: no argument to fetch. */
+	if (word & 15) {
+		syscall_get_arguments(current, regs, args);
+		for (i = 0; i < (word & 15); i++)
+			evt_put_u64(p + 8 * i, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
+	}
 	evtrace_end_inline(cr, &c);
 }
 

@@ -6,6 +6,7 @@
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 insmod "$EVTRACE_KO" probes=0
+evctl enable lttng_statedump_start lttng_statedump_process_state lttng_statedump_interrupt lttng_statedump_end > /dev/null
 for n in "$@"; do
 	holder=""
 	if [ "$n" -gt 0 ]; then
