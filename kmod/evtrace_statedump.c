@@ -75,10 +75,11 @@ static void dump_pace(void)
 static u32 dump_status(struct task_struct *p)
 {
 	unsigned int state = READ_ONCE(p->__state);
+	int exit_state = READ_ONCE(p->exit_state);
 
-	if (p->exit_state == EXIT_ZOMBIE)
+	if (exit_state == EXIT_ZOMBIE)
 		return EVT_DUMP_ZOMBIE;
-	if (p->exit_state == EXIT_DEAD)
+	if (exit_state == EXIT_DEAD)
 		return EVT_DUMP_DEAD;
 	/* Running or runnable: the viewer learns which at its next switch. */
 	if (state == TASK_RUNNING)
@@ -101,9 +102,10 @@ static void dump_thread(struct task_struct *p)
 	pl.tid = p->pid;
 	pl.pid = p->tgid;
 	pl.ppid = rcu_dereference(p->real_parent)->tgid;
-	memcpy(pl.name, p->comm, sizeof(pl.name));
+	/* Another thread may rename itself meanwhile: either name will do. */
+	data_race(memcpy(pl.name, p->comm, sizeof(pl.name)));
 	pl.name[15] = '\0';
-	pl.type = p->flags & PF_KTHREAD ? EVT_DUMP_KERNEL_THREAD : EVT_DUMP_USER_THREAD;
+	pl.type = READ_ONCE(p->flags) & PF_KTHREAD ? EVT_DUMP_KERNEL_THREAD : EVT_DUMP_USER_THREAD;
 	pl.mode = EVT_DUMP_MODE_UNKNOWN;
 	pl.submode = EVT_DUMP_SUBMODE_NONE;
 	pl.status = dump_status(p);
