@@ -236,33 +236,18 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, &pl, sizeof(pl));
 }
 
-static __always_inline void record_wakeup(unsigned int id, struct task_struct *p)
+/* sched_wakeup, sched_wakeup_new, sched_waking: the probe's event says which. */
+static void probe_sched_wakeup(void *data, struct task_struct *p)
 {
 	struct { char comm[16]; s32 tid, prio, target_cpu; } pl;
 
+	if (!evt_probe_live(data))
+		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
 	pl.target_cpu = task_cpu(p);
-	evtrace_record_inline(EVT_CHAN_NORMAL, id, &pl, sizeof(pl));
-}
-
-static void probe_sched_wakeup(void *data, struct task_struct *p)
-{
-	if (evt_probe_live(data))
-		record_wakeup(EVT_ID_SCHED_WAKEUP, p);
-}
-
-static void probe_sched_wakeup_new(void *data, struct task_struct *p)
-{
-	if (evt_probe_live(data))
-		record_wakeup(EVT_ID_SCHED_WAKEUP_NEW, p);
-}
-
-static void probe_sched_waking(void *data, struct task_struct *p)
-{
-	if (evt_probe_live(data))
-		record_wakeup(EVT_ID_SCHED_WAKING, p);
+	evtrace_record_inline(EVT_CHAN_NORMAL, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
 }
 
 static void probe_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
@@ -313,26 +298,17 @@ static void probe_sched_exec(void *data, struct task_struct *p, pid_t old_pid,
 	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, &pl, 8 + n + 1);
 }
 
-static __always_inline void record_task(unsigned int id, struct task_struct *p)
+/* sched_process_exit, sched_process_free: the probe's event says which. */
+static void probe_sched_task(void *data, struct task_struct *p)
 {
 	struct { char comm[16]; s32 tid, prio; } pl;
 
+	if (!evt_probe_live(data))
+		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
-	evtrace_record_inline(EVT_CHAN_NORMAL, id, &pl, sizeof(pl));
-}
-
-static void probe_sched_exit(void *data, struct task_struct *p)
-{
-	if (evt_probe_live(data))
-		record_task(EVT_ID_SCHED_EXIT, p);
-}
-
-static void probe_sched_free(void *data, struct task_struct *p)
-{
-	if (evt_probe_live(data))
-		record_task(EVT_ID_SCHED_FREE, p);
+	evtrace_record_inline(EVT_CHAN_NORMAL, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
 }
 
 static void probe_page_fault_user(void *data, unsigned long address, struct pt_regs *regs,
@@ -362,13 +338,13 @@ static struct evt_probe evt_probes[] = {
 	{ "softirq_raise", "softirq_raise", probe_softirq_raise },
 	{ "sched_switch", "sched_switch", probe_sched_switch },
 	{ "sched_wakeup", "sched_wakeup", probe_sched_wakeup },
-	{ "sched_wakeup_new", "sched_wakeup_new", probe_sched_wakeup_new },
-	{ "sched_waking", "sched_waking", probe_sched_waking },
+	{ "sched_wakeup_new", "sched_wakeup_new", probe_sched_wakeup },
+	{ "sched_waking", "sched_waking", probe_sched_wakeup },
 	{ "sched_migrate_task", "sched_migrate_task", probe_sched_migrate },
 	{ "sched_process_fork", "sched_process_fork", probe_sched_fork },
 	{ "sched_process_exec", "sched_process_exec", probe_sched_exec },
-	{ "sched_process_exit", "sched_process_exit", probe_sched_exit },
-	{ "sched_process_free", "sched_process_free", probe_sched_free },
+	{ "sched_process_exit", "sched_process_exit", probe_sched_task },
+	{ "sched_process_free", "sched_process_free", probe_sched_task },
 	{ "page_fault_user", "page_fault_user", probe_page_fault_user },
 };
 
