@@ -215,14 +215,15 @@ static void out_uuid(struct evt_out *o, const unsigned char *u)
 }
 
 /*
- * A TSDL string: quotes and backslashes escaped, control bytes and bytes
- * past ASCII (a hostname is the administrator's) as '?', at most 200 bytes.
+ * An env entry "\tKEY = "VALUE";": quotes and backslashes escaped, control
+ * bytes and bytes past ASCII (a hostname is the administrator's) as '?', at
+ * most 200 bytes of @s.
  */
-static void out_string(struct evt_out *o, const char *s)
+static void out_env_string(struct evt_out *o, const char *key, const char *s)
 {
 	unsigned int n;
 
-	out(o, "\"");
+	out(o, "\t%s = \"", key);
 	for (n = 0; s && *s && n < 200; s++, n++) {
 		unsigned char c = (unsigned char)*s;
 
@@ -231,7 +232,7 @@ static void out_string(struct evt_out *o, const char *s)
 		else
 			out(o, "%c", c >= 0x20 && c < 0x7f ? c : '?');
 	}
-	out(o, "\"");
+	out(o, "\";\n");
 }
 
 static const char *field_type(enum evt_field_type t)
@@ -324,13 +325,13 @@ unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_me
 		"\t\tuint64_t stream_instance_id;\n"
 		"\t};\n};\n\n");
 	/* As LTTng's kernel traces: the analysis tools read these keys. */
-	out(&o, "env {\n\thostname = ");
-	out_string(&o, p->hostname);
-	out(&o, ";\n\tdomain = \"kernel\";\n\tsysname = \"Linux\";\n\tkernel_release = ");
-	out_string(&o, p->kernel_release);
-	out(&o, ";\n\tkernel_version = ");
-	out_string(&o, p->kernel_version);
-	out(&o, ";\n\ttracer_name = \"evtrace\";\n");
+	out(&o, "env {\n");
+	out_env_string(&o, "hostname", p->hostname);
+	out_env_string(&o, "domain", "kernel");
+	out_env_string(&o, "sysname", "Linux");
+	out_env_string(&o, "kernel_release", p->kernel_release);
+	out_env_string(&o, "kernel_version", p->kernel_version);
+	out_env_string(&o, "tracer_name", "evtrace");
 	for (i = 0, v = p->tracer_version ? p->tracer_version : ""; i < 3; i++) {
 		unsigned long n = 0;
 
@@ -340,13 +341,11 @@ unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_me
 		if (*v == '.')
 			v++;
 	}
-	out(&o, "\ttracer_version = ");
-	out_string(&o, p->tracer_version);
-	out(&o, ";\n\ttrace_buffering_scheme = \"global\";\n\ttrace_name = ");
-	out_string(&o, p->trace_name);
-	out(&o, ";\n\ttrace_creation_datetime = ");
-	out_string(&o, p->trace_creation_datetime);
-	out(&o, ";\n};\n\n");
+	out_env_string(&o, "tracer_version", p->tracer_version);
+	out_env_string(&o, "trace_buffering_scheme", "global");
+	out_env_string(&o, "trace_name", p->trace_name);
+	out_env_string(&o, "trace_creation_datetime", p->trace_creation_datetime);
+	out(&o, "};\n\n");
 	out(&o, "clock {\n\tname = \"monotonic\";\n\tuuid = \"");
 	out_uuid(&o, p->uuid);
 	out(&o, "\";\n\tdescription = \"CLOCK_MONOTONIC (ktime_get_mono_fast_ns)\";\n"
