@@ -34,6 +34,7 @@
 #include "evt_decode.h"
 #include "evt_io.h"
 #include "evt_metadata.h"
+#include "evt_trace.h"
 
 #define MAX_RINGS 512
 
@@ -254,15 +255,15 @@ static int cmd_check(int argc, char **argv)
 	}
 	/* evdrain's layout (DIR/kernel/) or a flat one; decoded by its metadata. */
 	{
-		static char kdir[1024];
 		char mpath[1100], merr[256], *text;
-		struct stat st;
 		size_t mlen;
 		int fd;
 
-		snprintf(kdir, sizeof(kdir), "%s/kernel", dir);
-		if (!stat(kdir, &st) && S_ISDIR(st.st_mode))
-			dir = kdir;
+		dir = evt_trace_dir(dir);
+		if (!dir) {
+			perror("evtest");
+			return 2;
+		}
 		snprintf(mpath, sizeof(mpath), "%s/metadata", dir);
 		fd = open(mpath, O_RDONLY);
 		if (fd < 0 || evt_metadata_read(fd, &text, &mlen, merr, sizeof(merr)) ||

@@ -13,11 +13,11 @@
  * file and a total; exit 0 when clean, 1 when not, 2 on errors.
  */
 #include <dirent.h>
-#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "evt_decode.h"
+#include "evt_trace.h"
 
 static unsigned char *slurp(const char *path, size_t *len)
 {
@@ -127,13 +127,10 @@ int main(int argc, char **argv)
 		return 2;
 	}
 	/* evdrain's layout: the streams are in DIR/kernel/. */
-	{
-		static char kdir[4096];
-		struct stat st;
-
-		snprintf(kdir, sizeof(kdir), "%s/kernel", argv[1]);
-		if (!stat(kdir, &st) && S_ISDIR(st.st_mode))
-			argv[1] = kdir;
+	argv[1] = evt_trace_dir(argv[1]);
+	if (!argv[1]) {
+		perror("evzero");
+		return 2;
 	}
 	d = opendir(argv[1]);
 	if (!d) {

@@ -247,12 +247,7 @@ static int open_streams(struct evt_trace *t, unsigned int threads)
 	return ret;
 }
 
-/*
- * The directory that holds the metadata: DIR itself, or DIR/kernel when DIR
- * has no metadata and that has (evdrain writes LTTng's layout, DIR/kernel/,
- * which the LTTng analyses look for; 0.1 wrote DIR/ alone).
- */
-static char *trace_dir(const char *dir)
+char *evt_trace_dir(const char *dir)
 {
 	char path[4096];
 	struct stat st;
@@ -278,7 +273,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	int any_stream = 0;
 
 	memset(t, 0, sizeof(*t));
-	t->dir = trace_dir(dir);
+	t->dir = evt_trace_dir(dir);
 	if (!t->dir) {
 		evt_errf(t->err, sizeof(t->err), "out of memory");
 		return -1;

@@ -120,6 +120,14 @@ struct evt_trace {
 /* The pid of the evdrain writing @dir now, or 0. */
 long evt_trace_writer(const char *dir);
 
+/*
+ * The directory that holds a trace's metadata and streams (malloc'd, NULL
+ * when out of memory): @dir itself, or @dir/kernel when @dir has no
+ * metadata and that has (evdrain writes LTTng's layout, DIR/kernel/; 0.1
+ * wrote DIR/ alone).
+ */
+char *evt_trace_dir(const char *dir);
+
 /* 0, or -1 with t->err set (t is then closed already). */
 int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o);
 void evt_trace_close(struct evt_trace *t);
