@@ -111,7 +111,7 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 		ev = (compat ? EVT_ID_COMPAT_SYS_BASE : EVT_ID_SYS_BASE) + id;
 	} else {
 		/* x32, or a number past the table: the number and every register. */
-		p = evtrace_begin_inline(EVT_CHAN_NORMAL, compat ? EVT_ID_COMPAT_SYS_UNKNOWN : EVT_ID_SYS_UNKNOWN,
+		p = evtrace_begin_inline(EVT_CHAN_COMPACT, compat ? EVT_ID_COMPAT_SYS_UNKNOWN : EVT_ID_SYS_UNKNOWN,
 					 EVT_SYS_UNKNOWN_LEN, &cr, &c);
 		if (!p)
 			return;
@@ -121,7 +121,7 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 		evtrace_end_inline(cr, &c);
 		return;
 	}
-	p = evtrace_begin_inline(EVT_CHAN_NORMAL, ev, (word & 15) * 8, &cr, &c);
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, ev, (word & 15) * 8, &cr, &c);
 	if (!p)
 		return;
 	/* getppid() and friends: no argument to fetch. */

@@ -40,13 +40,19 @@ struct evt_packet_header {
 
 /*
  * Compact header (one 32-bit word): bits 0-4 id, bits 5-31 the low 27 bits of
- * the timestamp. Id 31 escapes to an extended header: the 32-bit word (only
- * its id bits are read), a __u32 id, a __u64 timestamp: 16 bytes.
+ * the timestamp; ids 0-29 only. Id 30 is the wide header: that word, then
+ * a __u32 id (any id; 8 bytes, the normal header's size). Id 31 escapes to
+ * an extended header, written whenever the timestamp's bits above the low
+ * 27 changed: the 32-bit word (only its id bits are read), a __u32 id, a
+ * __u64 timestamp: 16 bytes. evtrace 0.1 had no wide header: ids 0-30
+ * were small (its metadata says which; readers take both).
  */
 #define EVT_COMPACT_ID_BITS	5
 #define EVT_COMPACT_TS_BITS	27
+#define EVT_COMPACT_ID_WIDE	30U
 #define EVT_COMPACT_ID_EXT	31U
 #define EVT_COMPACT_HDR		4
+#define EVT_COMPACT_WIDE_HDR	8
 #define EVT_COMPACT_EXT_HDR	16
 
 /*

@@ -67,7 +67,10 @@ struct evt_event_desc {
 	const struct evt_field_desc *fields;
 };
 
-/* Ids: compact channel (0..30 fit the 5-bit header). */
+/*
+ * Ids: compact channel. 0..29 fit the small header's 5 bits (4 bytes);
+ * the others take the wide header (8 bytes, the normal channel's size).
+ */
 enum {
 	EVT_ID_GEN_COMPACT = 0,		/* cpu, seq */
 	EVT_ID_GEN_COMPACT_WIDE = 1,	/* cpu, seq, a, b */
@@ -81,6 +84,19 @@ enum {
 	EVT_ID_SOFTIRQ_EXIT = 9,
 	EVT_ID_SCHED_SWITCH = 10,
 	EVT_ID_SOFTIRQ_RAISE = 11,
+	/*
+	 * One entry event per syscall, sys_<name>, by number, in the ring of
+	 * exit_syscall (one ring per syscall: a second costs a cache miss or
+	 * two per syscall). The id says which, in the wide header, so the
+	 * payload is the arguments only: no entry event is larger than 0.1's
+	 * sys_enter (8 bytes of header and at most 48 of arguments, against
+	 * 4 + 52).
+	 */
+	EVT_ID_SYS_UNKNOWN = 254,	/* a number beyond the kernel's table: id, args */
+	EVT_ID_COMPAT_SYS_UNKNOWN = 255,
+	EVT_ID_SYS_BASE = 256,
+	EVT_ID_COMPAT_SYS_BASE = 1024,	/* compat_sys_<name> (32-bit tasks) */
+	EVT_ID_SYS_END = 2048,
 };
 
 /* Ids: normal channel. */
@@ -100,17 +116,6 @@ enum {
 	EVT_ID_STATEDUMP_END = 12,
 	EVT_ID_STATEDUMP_PROCESS = 13,
 	EVT_ID_STATEDUMP_INTERRUPT = 14,
-	EVT_ID_SYS_UNKNOWN = 15,	/* a number beyond the kernel's table: id, args */
-	EVT_ID_COMPAT_SYS_UNKNOWN = 16,
-	/*
-	 * One entry event per syscall, sys_<name>, by number: the id says which
-	 * (the normal header's 16 bits), so the payload is the arguments only
-	 * and no entry event is larger than 0.1's sys_enter (8-byte header and
-	 * at most 48 bytes of arguments, against 4 + 52).
-	 */
-	EVT_ID_SYS_BASE = 256,
-	EVT_ID_COMPAT_SYS_BASE = 1024,	/* compat_sys_<name> (32-bit tasks) */
-	EVT_ID_SYS_END = 2048,
 };
 
 extern const struct evt_event_desc evt_events[];

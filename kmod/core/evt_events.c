@@ -130,8 +130,8 @@ static const struct evt_field_desc f_marker[] = {
 const struct evt_event_desc evt_events[] = {
 	EVT_PLAIN_EVENTS
 	/* From here on: the syscall entries, switch "sys_*". */
-	EV("sys_unknown", EVT_CHAN_NORMAL, EVT_ID_SYS_UNKNOWN, f_sys_unknown),
-	EV("compat_sys_unknown", EVT_CHAN_NORMAL, EVT_ID_COMPAT_SYS_UNKNOWN, f_sys_unknown),
+	EV("sys_unknown", EVT_CHAN_COMPACT, EVT_ID_SYS_UNKNOWN, f_sys_unknown),
+	EV("compat_sys_unknown", EVT_CHAN_COMPACT, EVT_ID_COMPAT_SYS_UNKNOWN, f_sys_unknown),
 	EVT_SYSCALL_EVENTS
 	EVT_COMPAT_SYSCALL_EVENTS
 };
@@ -259,6 +259,7 @@ static const char metadata_head[] =
 	"typealias integer { size = 16; align = 16; signed = false; } := uint16_t;\n"
 	"typealias integer { size = 32; align = 32; signed = false; } := uint32_t;\n"
 	"typealias integer { size = 32; align = 32; signed = true; } := int32_t;\n"
+	"typealias integer { size = 32; align = 1; signed = false; } := uint32a1_t;\n"
 	"typealias integer { size = 64; align = 64; signed = false; } := uint64_t;\n"
 	"/* Events are 4-byte aligned, so are their 64-bit fields. */\n"
 	"typealias integer { size = 64; align = 32; signed = false; } := uint64a32_t;\n"
@@ -280,10 +281,12 @@ static const char metadata_streams[] =
 	"\tuint64_t events_discarded;\n"
 	"\tuint32_t cpu_id;\n"
 	"};\n\n"
+	"/* wide: ids beyond the 5 bits, with the small header's timestamp */\n"
 	"struct event_header_compact {\n"
-	"\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+	"\tenum : uint5_t { compact = 0 ... 29, wide = 30, extended = 31 } id;\n"
 	"\tvariant <id> {\n"
 	"\t\tstruct { uint27_clock_monotonic_t timestamp; } compact;\n"
+	"\t\tstruct { uint27_clock_monotonic_t timestamp; uint32a1_t id; } wide;\n"
 	"\t\tstruct { uint32_t id; uint64a32_clock_monotonic_t timestamp; } extended;\n"
 	"\t} v;\n"
 	"} align(32);\n\n"

@@ -94,6 +94,22 @@ enum evt_hook_point {
 #error "the consumed word's slot field is too narrow for EVT_NUM_SUBBUF_MAX"
 #endif
 
+/*
+ * An event header's kind: small (the channel's one word or two), wide (a
+ * compact one that names an id beyond the 5 bits), extended (a full
+ * timestamp; also the normal channel's escape for ids beyond 16 bits).
+ */
+enum evt_hdr_kind {
+	EVT_HDR_SMALL,
+	EVT_HDR_WIDE,
+	EVT_HDR_EXT,
+	EVT_HDR_KINDS
+};
+
+/* The kind of header an event of @id gets at a timestamp needing @ext. */
+#define evt_hdr_kind_of(r, id, ext) \
+	((ext) ? EVT_HDR_EXT : (id) >= (r)->id_wide ? (r)->wide_kind : EVT_HDR_SMALL)
+
 struct evt_subbuf {
 	evt_local_t commit;		/* bytes committed, all laps: subbuf_size per lap */
 	evt_local_t events;		/* events committed, all laps (never reset) */
@@ -120,9 +136,9 @@ struct evt_ring {
 	unsigned int sb_shift;
 	unsigned int ring_shift;
 	unsigned int ts_bits;		/* 27 (compact) or 32 (normal) */
-	unsigned int hdr_small;
-	unsigned int hdr_ext;
-	unsigned int id_escape;
+	unsigned int hdr_len[EVT_HDR_KINDS];	/* bytes, by enum evt_hdr_kind */
+	unsigned int id_wide;		/* ids from here on: header wide_kind */
+	unsigned int wide_kind;		/* WIDE (compact) or EXT (normal) */
 	unsigned int max_payload;
 	u8 channel;
 	u8 mode;
@@ -158,7 +174,7 @@ struct evt_rctx {
 	unsigned long pos;	/* where the event header starts (4-byte aligned) */
 	unsigned long len;	/* bytes reserved: padding before the header, header, payload */
 	u64 ts;
-	unsigned int ext;	/* extended header */
+	unsigned int kind;	/* enum evt_hdr_kind */
 };
 
 struct evt_ring_params {
@@ -235,7 +251,7 @@ EVT_INLINE void evt_zero_pad(struct evt_ring *r, unsigned long o)
 /**
  * evt_reserve() - reserve room for one event in the current sub-buffer
  * @r: the ring of the current CPU (preemption disabled by the caller)
- * @id: event id (ids at or above the escape value take an extended header)
+ * @id: event id (ids beyond the small header's take a wide or extended one)
  * @payload: payload bytes
  * @c: filled in for evt_write_header() and evt_commit()
  *
@@ -245,7 +261,7 @@ EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
 			   unsigned int payload, struct evt_rctx *c)
 {
 	unsigned long o, in_sb, end_in_sb;
-	unsigned int ext;
+	unsigned int kind;
 	u64 ts, last;
 
 	do {
@@ -260,13 +276,13 @@ EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
 		if (evt_unlikely(ts < last))
 			ts = last;
 		/* A full timestamp whenever the bits above the field changed. */
-		ext = id >= r->id_escape || ((ts ^ last) >> r->ts_bits) != 0;
+		kind = evt_hdr_kind_of(r, id, ((ts ^ last) >> r->ts_bits) != 0);
 		in_sb = o & r->sb_mask;
 		/*
 		 * Alignment padding goes before the header, so the offset is
 		 * always the exact end of the last event: content_size is exact.
 		 */
-		end_in_sb = evt_align4(in_sb) + (ext ? r->hdr_ext : r->hdr_small) + payload;
+		end_in_sb = evt_align4(in_sb) + r->hdr_len[kind] + payload;
 		/* Events never end exactly on a boundary: only a switch-out does. */
 		if (evt_unlikely(in_sb == 0 || end_in_sb >= r->subbuf_size))
 			return evt_reserve_slow(r, id, payload, c, o, ts);
@@ -278,7 +294,7 @@ EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
 	c->pos = o - in_sb + evt_align4(in_sb);
 	c->len = end_in_sb - in_sb;
 	c->ts = ts;
-	c->ext = ext;
+	c->kind = kind;
 	return 0;
 }
 
@@ -297,9 +313,14 @@ EVT_INLINE char *evt_write_header(struct evt_ring *r, const struct evt_rctx *c,
 	char *p = r->mem + (c->pos & r->ring_mask);
 
 	if (r->channel == EVT_CHAN_COMPACT) {
-		if (evt_likely(!c->ext)) {
+		if (evt_likely(c->kind == EVT_HDR_SMALL)) {
 			evt_put_u32(p, id | ((u32)c->ts << EVT_COMPACT_ID_BITS));
 			return p + EVT_COMPACT_HDR;
+		}
+		if (c->kind == EVT_HDR_WIDE) {
+			evt_put_u32(p, EVT_COMPACT_ID_WIDE | ((u32)c->ts << EVT_COMPACT_ID_BITS));
+			evt_put_u32(p + 4, id);
+			return p + EVT_COMPACT_WIDE_HDR;
 		}
 		evt_put_u32(p, EVT_COMPACT_ID_EXT);
 		evt_put_u32(p + 4, id);
@@ -307,7 +328,7 @@ EVT_INLINE char *evt_write_header(struct evt_ring *r, const struct evt_rctx *c,
 		return p + EVT_COMPACT_EXT_HDR;
 	}
 	evt_put_u16(p + 2, (u16)payload);
-	if (evt_likely(!c->ext)) {
+	if (evt_likely(c->kind == EVT_HDR_SMALL)) {
 		evt_put_u16(p, (u16)id);
 		evt_put_u32(p + 4, (u32)c->ts);
 		return p + EVT_NORMAL_HDR;

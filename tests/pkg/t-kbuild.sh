@@ -49,7 +49,7 @@ for k in $kernels; do
 	done
 	for want in 'f_sc_sys_read[] = { F("fd", EVT_F_U64), F("buf", EVT_F_X64), F("count", EVT_F_U64) }' \
 		    'f_sc_sys_sendto[] = { F("fd", EVT_F_S64), F("buff", EVT_F_X64), F("len", EVT_F_U64),' \
-		    'EV0("sys_getppid", EVT_CHAN_NORMAL, EVT_ID_SYS_BASE + 110)'; do
+		    'EV0("sys_getppid", EVT_CHAN_COMPACT, EVT_ID_SYS_BASE + 110)'; do
 		grep -qF "$want" "$gen" || { echo "FAIL: $k: $gen lacks $want"; rc=1; }
 	done
 	echo "$k: $(grep -c '"sys_' "$gen") syscall entry events, $(grep -c '"compat_sys_' "$gen") compat ones"

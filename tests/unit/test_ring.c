@@ -158,6 +158,97 @@ START_TEST(header_extended_and_wrap_normal)
 }
 END_TEST
 
+/*
+ * Compact ids beyond the small header's 5 bits (the syscall entries) take
+ * the wide header, 8 bytes with the small one's timestamp, and the
+ * extended one exactly when the timestamp's high bits changed; small ids
+ * keep their one word. Also a packet's first event: wide, not extended.
+ */
+START_TEST(header_wide_compact)
+{
+	const uint32_t unknown = EVT_ID_SYS_UNKNOWN;
+	uint8_t args[4 + 6 * 8] = { 0 };
+	struct tring t;
+	unsigned long pos;
+	uint64_t prev_ts = 0, ts_expected[300];
+	unsigned int i, kinds[3] = { 0 }, want[3] = { 0 };
+	struct evt_packet_iter it;
+	struct evt_event ev;
+
+	ck_assert_uint_ge(EVT_ID_SYS_UNKNOWN, EVT_COMPACT_ID_WIDE);
+	use_fake_clock((1ULL << 27) - 5, (1ULL << 27) / 10 + 3);
+	tring_init(&t, 65536, 2, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	for (i = 0; i < 300; i++) {
+		uint64_t ts_next = fake_now + fake_step;
+		int ext = i > 0 && (ts_next >> 27) != (prev_ts >> 27);
+
+		ts_expected[i] = ts_next;
+		prev_ts = ts_next;
+		if (i % 3 == 0) {
+			want[0]++;
+			ck_assert_int_eq(evt_record_copy(&t.r, EVT_ID_GEN_PING, NULL, 0), 0);
+			if (ext)
+				want[0]--, want[2]++;
+		} else {
+			want[ext ? 2 : 1]++;
+			memcpy(args, &i, 4);
+			ck_assert_int_eq(evt_record_copy(&t.r, unknown, args, sizeof(args)), 0);
+		}
+	}
+	ck_assert_uint_gt(want[2], 3);
+	evt_ring_flush(&t.r);
+	ck_assert_int_eq(evt_ring_get(&t.r, &pos), 0);
+	ck_assert_int_eq(evt_packet_iter_init(&it, evt_builtin, evt_ring_packet(&t.r, pos), 65536), 0);
+	for (i = 0; evt_packet_next(&it, &ev) == 1; i++) {
+		const uint8_t *hdr = (const uint8_t *)evt_ring_packet(&t.r, pos) + ev.offset;
+		uint32_t id = hdr[0] & 31, wide_id;
+
+		ck_assert_uint_eq(ev.ts, ts_expected[i]);
+		if (i % 3 == 0) {
+			ck_assert_str_eq(ev.desc->name, "gen_ping");
+			ck_assert(id == EVT_ID_GEN_PING || id == EVT_COMPACT_ID_EXT);
+			kinds[id == EVT_COMPACT_ID_EXT ? 2 : 0]++;
+			continue;
+		}
+		ck_assert_str_eq(ev.desc->name, "sys_unknown");
+		ck_assert_uint_eq(ev.payload_len, sizeof(args));
+		ck_assert_int_eq(memcmp(ev.payload, &i, 4), 0);
+		memcpy(&wide_id, hdr + 4, 4);
+		ck_assert_uint_eq(wide_id, unknown);
+		ck_assert(id == EVT_COMPACT_ID_WIDE || id == EVT_COMPACT_ID_EXT);
+		/* The header's bytes: 8 for wide, 16 for extended. */
+		ck_assert_uint_eq((const uint8_t *)ev.payload - hdr,
+				  id == EVT_COMPACT_ID_WIDE ? EVT_COMPACT_WIDE_HDR : EVT_COMPACT_EXT_HDR);
+		kinds[id == EVT_COMPACT_ID_WIDE ? 1 : 2]++;
+		if (i == 1)	/* the second event: within 2^27 ns of the first */
+			ck_assert_uint_eq(id, EVT_COMPACT_ID_WIDE);
+	}
+	ck_assert_msg(it.err[0] == 0, "%s", it.err);
+	ck_assert_uint_eq(i, 300);
+	ck_assert_uint_eq(kinds[0], want[0]);
+	ck_assert_uint_eq(kinds[1], want[1]);
+	ck_assert_uint_eq(kinds[2], want[2]);
+	evt_ring_put(&t.r, pos);
+	tring_free(&t);
+
+	/* A packet's first event: its reference is timestamp_begin, so wide. */
+	use_fake_clock(3ULL << 40, 1ULL << 30);
+	tring_init(&t, SB, 2, EVT_CHAN_COMPACT, EVT_MODE_DISCARD);
+	ck_assert_int_eq(evt_record_copy(&t.r, unknown, args, sizeof(args)), 0);
+	ck_assert_int_eq(evt_record_copy(&t.r, unknown, args, sizeof(args)), 0);
+	evt_ring_flush(&t.r);
+	ck_assert_int_eq(evt_ring_get(&t.r, &pos), 0);
+	{
+		const uint8_t *p = (const uint8_t *)evt_ring_packet(&t.r, pos) + EVT_PACKET_HEADER_SIZE;
+
+		ck_assert_uint_eq(p[0] & 31, EVT_COMPACT_ID_WIDE);
+		ck_assert_uint_eq(p[EVT_COMPACT_WIDE_HDR + sizeof(args)] & 31, EVT_COMPACT_ID_EXT);
+	}
+	evt_ring_put(&t.r, pos);
+	tring_free(&t);
+}
+END_TEST
+
 START_TEST(header_first_event_relative_to_packet_begin)
 {
 	/* A packet's first event is compact: timestamp_begin is its reference. */
@@ -884,6 +975,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, simple_and_combined_events);
 	tcase_add_test(tc, header_extended_and_wrap_compact);
 	tcase_add_test(tc, header_extended_and_wrap_normal);
+	tcase_add_test(tc, header_wide_compact);
 	tcase_add_test(tc, header_first_event_relative_to_packet_begin);
 	tcase_add_test(tc, discard_accounting);
 	tcase_add_test(tc, overwrite_accounting);

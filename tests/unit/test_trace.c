@@ -739,6 +739,61 @@ static char *replaced(const char *text, const char *from, const char *to)
 }
 
 /*
+ * One compact word with id 30: a small header of event 30 in a 0.1 trace,
+ * a wide header naming the id in the next word in today's.
+ */
+START_TEST(compact_id_30_by_header_version)
+{
+	static const struct evt_event_desc ev[] = {
+		{ .name = "e30", .channel = EVT_CHAN_COMPACT, .id = 30 },
+		{ .name = "e7", .channel = EVT_CHAN_COMPACT, .id = 7 },
+		{ .name = "e400", .channel = EVT_CHAN_COMPACT, .id = 400 },
+	};
+	/* Five words of events; zeros after them for the compiler's bounds. */
+	const uint32_t words[8] = { 30 | 100u << 5, 7, 30 | 200u << 5, 400, 7 | 300u << 5 };
+	const size_t end = 5 * 4;
+	struct evt_catalogue *old = malloc(sizeof(*old)), *now = malloc(sizeof(*now));
+	struct evt_decode_err e;
+	struct evt_decoded d;
+	char err[128];
+	size_t next;
+
+	ck_assert_ptr_nonnull(old);
+	ck_assert_ptr_nonnull(now);
+	ck_assert_int_eq(evt_catalogue_init(old, ev, 3, EVT_COMPACT_NO_WIDE, err, sizeof(err)), 0);
+	ck_assert_int_eq(evt_catalogue_init(now, ev, 3, EVT_COMPACT_ID_WIDE, err, sizeof(err)), 0);
+	ck_assert_int_eq(evt_catalogue_same(old, now), 0);
+	/* 0.1: the first word alone is e30. */
+	ck_assert_int_eq(evt_decode_event(old, (const uint8_t *)words, 0, end, EVT_CHAN_COMPACT,
+					  0, ~0ULL, &d, &next, &e), 0);
+	ck_assert_str_eq(old->events[EVT_DMETA_DESC(d.meta)].name, "e30");
+	ck_assert_uint_eq(d.ts, 100);
+	ck_assert_uint_eq(next, 4);
+	/* Today: e7 with the wide header (8 bytes), then e400, then e7 small. */
+	ck_assert_int_eq(evt_decode_event(now, (const uint8_t *)words, 0, end, EVT_CHAN_COMPACT,
+					  0, ~0ULL, &d, &next, &e), 0);
+	ck_assert_str_eq(now->events[EVT_DMETA_DESC(d.meta)].name, "e7");
+	ck_assert_uint_eq(d.ts, 100);
+	ck_assert_uint_eq(next, 8);
+	ck_assert_int_eq(evt_decode_event(now, (const uint8_t *)words, 8, end, EVT_CHAN_COMPACT,
+					  100, ~0ULL, &d, &next, &e), 0);
+	ck_assert_str_eq(now->events[EVT_DMETA_DESC(d.meta)].name, "e400");
+	ck_assert_uint_eq(d.ts, 200);
+	ck_assert_uint_eq(next, 16);
+	ck_assert_int_eq(evt_decode_event(now, (const uint8_t *)words, 16, end, EVT_CHAN_COMPACT,
+					  200, ~0ULL, &d, &next, &e), 0);
+	ck_assert_str_eq(now->events[EVT_DMETA_DESC(d.meta)].name, "e7");
+	ck_assert_uint_eq(d.ts, 300);
+	/* A wide header cut after its first word. */
+	ck_assert_int_eq(evt_decode_event(now, (const uint8_t *)words, 8, 12, EVT_CHAN_COMPACT,
+					  100, ~0ULL, &d, &next, &e), -1);
+	ck_assert_int_eq(e.code, EVT_DERR_WIDE_HDR_TRUNCATED);
+	free(old);
+	free(now);
+}
+END_TEST
+
+/*
  * The metadata evtrace writes parses; anything it cannot read as this
  * build's events is refused with what is wrong (each of these printed all
  * 43,148 events of a trace with exit 0).
@@ -757,20 +812,20 @@ START_TEST(metadata_parsing)
 		{ "major = 1;", "major = 2;", "CTF 1.8" },
 		{ "minor = 8;", "minor = 9;", "CTF 1.8" },
 		{ "clock {", "klock {", "no clock block" },
-		{ "uint32_t magic;", "uint16_t magic;", "line 21: field magic of the packet header is not evtrace's (its type differs)" },
+		{ "uint32_t magic;", "uint16_t magic;", "line 22: field magic of the packet header is not evtrace's (its type differs)" },
 		{ "size = 16; align = 16; signed = false; } := uint16_t;",
 		  "size = 16; align = 8; signed = false; } := uint16_t;",
 		  "field fill_len of event gen_normal: a type" },
-		{ "event {", "", "line 100: expected a declaration, found \"name\"" },
-		{ "compact = 0 ... 30, extended = 31", "compact = 0 ... 29, extended = 30",
+		{ "event {", "", "line 103: expected a declaration, found \"name\"" },
+		{ "compact = 0 ... 29, wide = 30, extended = 31", "compact = 0 ... 28, wide = 29, extended = 31",
 		  "field id of the stream 0 event header is not evtrace's" },
 		{ "uint64_t packet_seq_num;", "uint32_t packet_seq_num;",
 		  "field packet_seq_num of the stream 0 packet context is not evtrace's" },
 		{ "variant <id>", "variant <v>", "stream 0 event header" },
-		{ "stream {\n\tid = 1;", "stream {\n\tid = 2;", "line 93: stream 2: evcat reads evtrace's streams 0" },
-		{ "name = \"gen_compact\";", "name = \"gen_ping\";", "line 117: two events are named gen_ping" },
+		{ "stream {\n\tid = 1;", "stream {\n\tid = 2;", "line 96: stream 2: evcat reads evtrace's streams 0" },
+		{ "name = \"gen_compact\";", "name = \"gen_ping\";", "line 120: two events are named gen_ping" },
 		{ "\tid = 1;\n\tstream_id = 0;", "\tid = 0;\n\tstream_id = 0;",
-		  "line 105: events gen_compact and gen_compact_wide have one id (0) in stream 0" },
+		  "line 108: events gen_compact and gen_compact_wide have one id (0) in stream 0" },
 		{ "name = \"gen_compact\";", "name = \"gen\\\"compact\";", "its name is empty" },
 		{ "offset = 123;", "offset = 18446744073709551615;", "beyond 2^64 ns" },
 		{ "uuid = \"e77ace00", "uuid = \"e77a", "uuid" },
@@ -778,7 +833,7 @@ START_TEST(metadata_parsing)
 	unsigned long len;
 	char *good = test_metadata(&len), err[256];
 	struct evt_metadata md;
-	unsigned int i;
+	unsigned int i, first_event;
 
 	memset(&md, 0, sizeof(md));
 	ck_assert_msg(evt_metadata_parse(good, len, &md, err, sizeof(err)) == 0, "%s", err);
@@ -788,7 +843,24 @@ START_TEST(metadata_parsing)
 	ck_assert_uint_eq(md.uuid[0], 0xe7);
 	ck_assert_uint_eq(md.uuid[15], 0x0c);
 	ck_assert_ptr_eq(md.cat, evt_builtin);
+	ck_assert_uint_eq(md.cat->c_wide_id, EVT_COMPACT_ID_WIDE);
 	evt_metadata_free(&md);
+	{
+		/* evtrace 0.1's compact header (no wide kind): read as such. */
+		char *t = replaced(good, "compact = 0 ... 29, wide = 30, extended = 31",
+				   "compact = 0 ... 30, extended = 31");
+		char *u = replaced(t, "\t\tstruct { uint27_clock_monotonic_t timestamp; uint32a1_t id; } wide;\n", "");
+
+		ck_assert_msg(evt_metadata_parse(u, strlen(u), &md, err, sizeof(err)) == 0, "%s", err);
+		ck_assert_ptr_ne(md.cat, evt_builtin);
+		ck_assert_uint_eq(md.cat->c_wide_id, EVT_COMPACT_NO_WIDE);
+		evt_metadata_free(&md);
+		/* Half of it: neither this build's header nor 0.1's. */
+		ck_assert_int_eq(evt_metadata_parse(t, strlen(t), &md, err, sizeof(err)), -1);
+		ck_assert_msg(strstr(err, "stream 0 event header is not evtrace's"), "%s", err);
+		free(t);
+		free(u);
+	}
 	ck_assert_int_eq(evt_metadata_parse("hello", 5, &md, err, sizeof(err)), -1);
 	ck_assert_ptr_nonnull(strstr(err, "CTF 1.8"));
 	ck_assert_int_eq(evt_metadata_parse("\x57\x1d\xd1\x75rest", 8, &md, err, sizeof(err)), -1);
@@ -798,13 +870,14 @@ START_TEST(metadata_parsing)
 	 * through the header, blocks and the first events, then about 400
 	 * cuts over the syscall events).
 	 */
+	first_event = (unsigned int)(strstr(good, "\nevent {") - good);
 	for (i = 10; i < len; i += i < 6000 ? 97 : (unsigned int)len / 400 + 1) {
 		int r = evt_metadata_parse(good, i, &md, err, sizeof(err));
 		unsigned int j = i;
 
 		while (j > 0 && isspace((unsigned char)good[j - 1]))
 			j--;
-		ck_assert_msg(r == -1 || (i > 6000 && j >= 2 && good[j - 1] == ';' && good[j - 2] == '}'),
+		ck_assert_msg(r == -1 || (j > first_event && good[j - 1] == ';' && good[j - 2] == '}'),
 			      "cut at %u accepted", i);
 		evt_metadata_free(&md);
 	}
@@ -1958,7 +2031,7 @@ START_TEST(evcat_refuses_bad_input)
 		{ "--cpu 7 --count", NULL, 1, "no stream file of the CPUs asked for (it has CPUs 0-1)" },
 		{ "--count", "meta-only", 1, "no stream files" },
 		{ "--count", "odd-name", 1, "compact_00: not a stream file name" },
-		{ "--count", "ctl-bytes", 1, "line 50: a character TSDL does not use: 0x01" },
+		{ "--count", "ctl-bytes", 1, "line 51: a character TSDL does not use: 0x01" },
 		{ "--count", "offset", 1, "beyond 2^64 ns" },
 	};
 	const char *const bins[] = { "bin/evcat", "tests/bin/evcat-san" };
@@ -2452,6 +2525,7 @@ Suite *trace_suite(void)
 	tcase_add_test(tr, count_equals_references);
 	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);
 	tcase_add_test(tr, metadata_parsing);
+	tcase_add_test(tr, compact_id_30_by_header_version);
 	tcase_add_test(tr, tsdl_reads_the_catalogue_back);
 	tcase_add_test(tr, metadata_read_any_size);
 	tcase_add_test(tr, metadata_read_limit);

@@ -23,7 +23,7 @@ static void evt_builtin_init(void)
 {
 	char err[256];
 
-	if (evt_catalogue_init(&builtin, evt_events, evt_nr_events, err, sizeof(err))) {
+	if (evt_catalogue_init(&builtin, evt_events, evt_nr_events, EVT_COMPACT_ID_WIDE, err, sizeof(err))) {
 		fprintf(stderr, "evtrace: this build's event catalogue: %s\n", err);
 		abort();
 	}
@@ -41,7 +41,7 @@ static int name_ok(const char *s)
 }
 
 int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev, unsigned int n,
-		       char *err, size_t errlen)
+		       unsigned int compact_wide_id, char *err, size_t errlen)
 {
 	static const uint8_t zeros[4096];
 	unsigned int ch, i, j;
@@ -54,6 +54,7 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 	}
 	c->events = ev;
 	c->nr_events = n;
+	c->c_wide_id = compact_wide_id;
 	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
 		for (i = 0; i < EVT_DECODE_SMALL_IDS; i++)
 			c->desc_by_id[ch][i] = -1;
@@ -141,7 +142,8 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 			c->n_var_off[i] = c->var_off[di];
 		}
 	}
-	for (i = 0; i < EVT_COMPACT_ID_EXT; i++) {
+	/* The ids of a small compact header: below the wide one (0.1: below 31). */
+	for (i = 0; i < EVT_COMPACT_ID_EXT && i < compact_wide_id; i++) {
 		int16_t di = c->desc_by_id[EVT_CHAN_COMPACT][i];
 
 		if (di < 0 || c->fixed_len[di] < 0)
@@ -167,7 +169,7 @@ int evt_catalogue_same(const struct evt_catalogue *a, const struct evt_catalogue
 {
 	unsigned int i, j;
 
-	if (a->nr_events != b->nr_events)
+	if (a->nr_events != b->nr_events || a->c_wide_id != b->c_wide_id)
 		return 0;
 	for (i = 0; i < a->nr_events; i++) {
 		const struct evt_event_desc *x = &a->events[i], *y = &b->events[i];
@@ -248,6 +250,9 @@ static void message(char *buf, size_t len, const struct evt_decode_err *e)
 		break;
 	case EVT_DERR_EXT_HDR_TRUNCATED:
 		snprintf(buf, len, "truncated extended event header");
+		break;
+	case EVT_DERR_WIDE_HDR_TRUNCATED:
+		snprintf(buf, len, "truncated wide event header");
 		break;
 	case EVT_DERR_TS_BACK:
 		snprintf(buf, len, "timestamp %llu goes back (previous %llu)", a, b);

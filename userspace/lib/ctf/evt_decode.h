@@ -49,6 +49,7 @@ enum evt_derr {
 	/* Events. */
 	EVT_DERR_HDR_TRUNCATED,		/* chan: which header */
 	EVT_DERR_EXT_HDR_TRUNCATED,
+	EVT_DERR_WIDE_HDR_TRUNCATED,
 	EVT_DERR_TS_BACK,		/* a: timestamp, b: the previous one */
 	EVT_DERR_TS_LATE,		/* a: timestamp, b: timestamp_end */
 	EVT_DERR_UNKNOWN_ID,		/* a: id, chan */
@@ -97,6 +98,8 @@ int evt_packet_parse(const void *buf, size_t avail, struct evt_packet_info *pi,
 /* ---- A catalogue and its lookup tables ---- */
 
 #define EVT_DECODE_SMALL_IDS 2048
+/* A catalogue's c_wide_id when the compact header has no wide kind (0.1). */
+#define EVT_COMPACT_NO_WIDE 32
 /* Events one catalogue may hold: EVT_DMETA keeps an event's index in 12 bits. */
 #define EVT_CATALOGUE_MAX 4096
 
@@ -109,6 +112,11 @@ struct evt_catalogue {
 	const struct evt_event_desc *events;
 	unsigned int nr_events;
 	int bad;			/* evt_catalogue_init() refused events[bad] (-1: none or all) */
+	/*
+	 * The 5-bit id of the wide compact header: EVT_COMPACT_ID_WIDE, or
+	 * EVT_COMPACT_NO_WIDE for evtrace 0.1's traces (ids 0-30 small).
+	 */
+	uint32_t c_wide_id;
 	int16_t desc_by_id[EVT_NR_CHANNELS][EVT_DECODE_SMALL_IDS];
 	int32_t fixed_len[EVT_CATALOGUE_MAX];	/* payload bytes of a fixed-size event, -1: variable */
 	/*
@@ -140,15 +148,16 @@ extern const struct evt_catalogue *const evt_builtin;
 
 /*
  * Build @c over the @n events at @ev (kept by reference: they must outlive
- * @c). Refused, with @err: more than EVT_CATALOGUE_MAX events, an unknown
+ * @c), for traces whose wide compact header has the 5-bit id @compact_wide_id
+ * (EVT_COMPACT_NO_WIDE: none). Refused, with @err: more than EVT_CATALOGUE_MAX events, an unknown
  * channel, two events with one (channel, id) or one name, a field type
  * outside enum evt_field_type. 0 or -1.
  */
 int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev, unsigned int n,
-		       char *err, size_t errlen);
+		       unsigned int compact_wide_id, char *err, size_t errlen);
 /* The event named @name, or NULL. */
 const struct evt_event_desc *evt_catalogue_find(const struct evt_catalogue *c, const char *name);
-/* 1 when @a and @b declare the same events (names, ids, fields) in the same order. */
+/* 1 when @a and @b declare the same events (names, ids, fields) in the same order, same headers. */
 int evt_catalogue_same(const struct evt_catalogue *a, const struct evt_catalogue *b);
 
 /* Index in c->events of (channel, id), or -1. */
@@ -258,6 +267,12 @@ int evt_decode_event(const struct evt_catalogue *c, const uint8_t *pkt, size_t p
 		hdr = ext ? EVT_COMPACT_EXT_HDR : EVT_COMPACT_HDR;
 		if (!ext)
 			ts = evt_compact_ts(prev, w);
+		if (id == c->c_wide_id) {
+			hdr = EVT_COMPACT_WIDE_HDR;
+			if (room < hdr)
+				EVT_DFAIL(EVT_DERR_WIDE_HDR_TRUNCATED, 0, 0);
+			id = evt_ld32(pkt + pos + 4);
+		}
 	} else {
 		if (room < EVT_NORMAL_HDR)
 			EVT_DFAIL(EVT_DERR_HDR_TRUNCATED, 0, 0);

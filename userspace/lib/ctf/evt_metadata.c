@@ -226,22 +226,53 @@ struct evt_metadata_own {
 	struct evt_catalogue cat;
 };
 
-/* This build's metadata, parsed: the layouts a trace's must have. */
-static struct evt_tsdl reference;
+/*
+ * This build's metadata, parsed: the layouts a trace's must have; and the
+ * same with evtrace 0.1's compact event header, which had no wide kind.
+ */
+static struct evt_tsdl reference, reference_0_1;
 static pthread_once_t reference_once = PTHREAD_ONCE_INIT;
+
+static const char compact_header_0_1[] =
+	"struct event_header_compact {\n"
+	"\tenum : uint5_t { compact = 0 ... 30, extended = 31 } id;\n"
+	"\tvariant <id> {\n"
+	"\t\tstruct { uint27_clock_monotonic_t timestamp; } compact;\n"
+	"\t\tstruct { uint32_t id; uint64a32_clock_monotonic_t timestamp; } extended;\n"
+	"\t} v;\n"
+	"} align(32);";
+
+static void reference_abort(const char *what, const char *err)
+{
+	fprintf(stderr, "evtrace: this build's metadata %s: %s\n", what, err);
+	abort();
+}
 
 static void reference_parse(void)
 {
 	const struct evt_meta_params p = { .hostname = "", .kernel_release = "", .tracer_version = "" };
 	unsigned long need = evt_meta_render(NULL, 0, &p);
-	char *text = malloc(need + 1), err[256];
+	char *text = malloc(need + 1), *old, err[256];
+	const char *b, *e;
 
-	if (!text || (evt_meta_render(text, need + 1, &p),
-		      evt_tsdl_parse(text, need, &reference, err, sizeof(err)))) {
-		fprintf(stderr, "evtrace: this build's metadata does not parse: %s\n",
-			text ? err : "out of memory");
-		abort();
-	}
+	if (!text)
+		reference_abort("", "out of memory");
+	evt_meta_render(text, need + 1, &p);
+	if (evt_tsdl_parse(text, need, &reference, err, sizeof(err)))
+		reference_abort("does not parse", err);
+	/* The same text with 0.1's compact header in place of this build's. */
+	b = strstr(text, "struct event_header_compact {");
+	e = b ? strstr(b, "} align(32);") : NULL;
+	if (!e)
+		reference_abort("has no compact event header", "struct event_header_compact");
+	e += strlen("} align(32);");
+	old = malloc(need + sizeof(compact_header_0_1));
+	if (!old)
+		reference_abort("", "out of memory");
+	sprintf(old, "%.*s%s%s", (int)(b - text), text, compact_header_0_1, e);
+	if (evt_tsdl_parse(old, strlen(old), &reference_0_1, err, sizeof(err)))
+		reference_abort("with 0.1's compact header does not parse", err);
+	free(old);
 	free(text);
 }
 
@@ -284,12 +315,14 @@ static int same_struct(const char *what, const struct evt_tsdl_type *t, const st
 /*
  * What the decoder does not take from the metadata must be evtrace's: the
  * packet header, the streams (0 compact, 1 normal), their packet contexts
- * and event headers. 0, or -1 with @err.
+ * and event headers (the compact one this build's or 0.1's: *@wide_id
+ * says which, as evt_catalogue_init() takes it). 0, or -1 with @err.
  */
-static int check_layouts(const struct evt_tsdl *m, char *err, size_t errlen)
+static int check_layouts(const struct evt_tsdl *m, unsigned int *wide_id, char *err, size_t errlen)
 {
 	unsigned int i, j;
 
+	*wide_id = EVT_COMPACT_ID_WIDE;
 	pthread_once(&reference_once, reference_parse);
 	if (same_struct("packet header", &m->packet_header, &reference.packet_header, err, errlen))
 		return -1;
@@ -312,7 +345,10 @@ static int check_layouts(const struct evt_tsdl *m, char *err, size_t errlen)
 			return -1;
 		}
 		snprintf(what, sizeof(what), "stream %llu event header", (unsigned long long)st->id);
-		if (same_struct(what, &st->event_header, &ref->event_header, err, errlen))
+		if (st->id == EVT_CHAN_COMPACT &&
+		    evt_tsdl_type_same(&st->event_header, &reference_0_1.streams[ref - reference.streams].event_header))
+			*wide_id = EVT_COMPACT_NO_WIDE;
+		else if (same_struct(what, &st->event_header, &ref->event_header, err, errlen))
 			return -1;
 		snprintf(what, sizeof(what), "stream %llu packet context", (unsigned long long)st->id);
 		if (same_struct(what, &st->packet_context, &ref->packet_context, err, errlen))
@@ -367,6 +403,7 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 {
 	struct evt_metadata_own *own = NULL;
 	const struct evt_tsdl *m;
+	unsigned int wide_id;
 	char *s, val[256];
 	const char *b, *e;
 	int ret = -1;
@@ -424,7 +461,7 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		goto out;
 	}
 	if (evt_tsdl_parse(text, len, &own->tsdl, err, errlen) ||
-	    check_layouts(&own->tsdl, err, errlen))
+	    check_layouts(&own->tsdl, &wide_id, err, errlen))
 		goto out;
 	m = &own->tsdl;
 	if (!m->has_uuid) {
@@ -447,7 +484,7 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 	md->has_clock = 1;
 	md->clock_offset_s = m->clock_offset_s;
 	md->clock_offset_ns = m->clock_offset;
-	if (evt_catalogue_init(&own->cat, m->events, m->nr_events, val, sizeof(val))) {
+	if (evt_catalogue_init(&own->cat, m->events, m->nr_events, wide_id, val, sizeof(val))) {
 		if (own->cat.bad >= 0)
 			evt_errf(err, errlen, "line %u: %s", m->event_lines[own->cat.bad], val);
 		else
