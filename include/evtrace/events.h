@@ -76,7 +76,7 @@ enum {
 	EVT_ID_GEN_COMPACT_WIDE = 1,	/* cpu, seq, a, b */
 	EVT_ID_GEN_PING = 2,		/* no payload: a one-word event */
 	EVT_ID_TIMER_TICK = 3,		/* cpu, seq: recorded from an hrtimer */
-	/* 4 was sys_enter (0.1): syscall entries are now normal events, one per syscall. */
+	/* 4 was sys_enter (0.1): now one entry event per syscall, from EVT_ID_SYS_BASE. */
 	EVT_ID_EXIT_SYSCALL = 5,	/* hot kernel events: fixed sizes but irq_handler_entry */
 	EVT_ID_IRQ_ENTRY = 6,
 	EVT_ID_IRQ_EXIT = 7,
