@@ -116,21 +116,21 @@ static __always_inline void evt_test_window(enum evt_test_window_at at) { }
 #endif
 
 /* evt_record_copy() with the test build's window before the commit. */
-static __always_inline int evt_record_copy_windowed(struct evt_ring *r, unsigned int id,
+static __always_inline int evt_record_copy_windowed(struct evt_ring *r, unsigned int chan, unsigned int id,
 						    const void *payload, unsigned int len)
 {
 #ifdef EVT_TEST_WINDOWS
 	struct evt_rctx c;
-	int ret = evt_reserve(r, id, len, &c);
+	int ret = evt_reserve_ch(r, chan, id, len, &c);
 
 	if (unlikely(ret))
 		return ret;
-	memcpy(evt_write_header(r, &c, id, len), payload, len);
+	memcpy(evt_write_header_ch(r, chan, &c, id, len), payload, len);
 	evt_test_window(EVT_WINDOW_BEFORE_COMMIT);
 	evt_commit(r, &c);
 	return 0;
 #else
-	return evt_record_copy(r, id, payload, len);
+	return evt_record_copy_ch(r, chan, id, payload, len);
 #endif
 }
 
@@ -177,7 +177,7 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 		ret = -EBUSY;
 		this_cpu_dec(evt_nesting);
 	} else {
-		ret = evt_record_copy_windowed(&cr->ring, id, payload, len);
+		ret = evt_record_copy_windowed(&cr->ring, channel, id, payload, len);
 		this_cpu_dec(evt_nesting);
 	}
 out:
@@ -220,10 +220,10 @@ static __always_inline char *evtrace_begin_inline(unsigned int channel, unsigned
 		evt_local_inc(&cr->ring.refused);
 		goto out_nesting;
 	}
-	if (unlikely(evt_reserve(&cr->ring, id, len, c)))
+	if (unlikely(evt_reserve_ch(&cr->ring, channel, id, len, c)))
 		goto out_nesting;
 	*crp = cr;
-	return evt_write_header(&cr->ring, c, id, len);
+	return evt_write_header_ch(&cr->ring, channel, c, id, len);
 out_nesting:
 	this_cpu_dec(evt_nesting);
 out:

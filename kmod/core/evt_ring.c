@@ -97,24 +97,10 @@ void evt_ring_init(struct evt_ring *r, const struct evt_ring_params *p,
 	r->notify = p->notify;
 	r->priv = p->priv;
 	evt_ring_set_high_water(r, p->high_water);
-	if (p->channel == EVT_CHAN_COMPACT) {
-		r->ts_bits = EVT_COMPACT_TS_BITS;
-		r->hdr_len[EVT_HDR_SMALL] = EVT_COMPACT_HDR;
-		r->hdr_len[EVT_HDR_WIDE] = EVT_COMPACT_WIDE_HDR;
-		r->hdr_len[EVT_HDR_EXT] = EVT_COMPACT_EXT_HDR;
-		r->id_wide = EVT_COMPACT_ID_WIDE;
-		r->wide_kind = EVT_HDR_WIDE;
-	} else {
-		r->ts_bits = EVT_NORMAL_TS_BITS;
-		r->hdr_len[EVT_HDR_SMALL] = EVT_NORMAL_HDR;
-		r->hdr_len[EVT_HDR_WIDE] = EVT_NORMAL_EXT_HDR;	/* never used */
-		r->hdr_len[EVT_HDR_EXT] = EVT_NORMAL_EXT_HDR;
-		r->id_wide = EVT_NORMAL_ID_EXT;
-		r->wide_kind = EVT_HDR_EXT;
-	}
+	r->ts_bits = p->channel == EVT_CHAN_COMPACT ? EVT_COMPACT_TS_BITS : EVT_NORMAL_TS_BITS;
 	/* Room for the packet header, an extended header, and no exact fill. */
 	r->max_payload = (unsigned int)(r->subbuf_size - EVT_PACKET_HEADER_SIZE -
-					r->hdr_len[EVT_HDR_EXT] - EVT_EVENT_ALIGN);
+					evt_hdr_len(r->channel, EVT_HDR_EXT) - EVT_EVENT_ALIGN);
 	if (p->channel == EVT_CHAN_NORMAL && r->max_payload > EVT_NORMAL_MAX_PAYLOAD)
 		r->max_payload = EVT_NORMAL_MAX_PAYLOAD;
 	for (i = 0; i < r->num_subbuf; i++) {
@@ -392,8 +378,8 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 			ts = evt_ring_clock(r);
 		}
 		in_sb = o & r->sb_mask;
-		kind = evt_hdr_kind_of(r, id, ((ts ^ EVT_READ_ONCE(r->last_ts)) >> r->ts_bits) != 0);
-		end_in_sb = evt_align4(in_sb) + r->hdr_len[kind] + payload;
+		kind = evt_hdr_kind(r->channel, id, ((ts ^ EVT_READ_ONCE(r->last_ts)) >> r->ts_bits) != 0);
+		end_in_sb = evt_align4(in_sb) + evt_hdr_len(r->channel, kind) + payload;
 		if (in_sb != 0 && end_in_sb < r->subbuf_size) {
 			/* Another writer switched for us meanwhile. */
 			EVT_HOOK(SLOW_RETRY_BEFORE_CMPXCHG, r);
@@ -420,8 +406,8 @@ int evt_reserve_slow(struct evt_ring *r, unsigned int id, unsigned int payload,
 			return -ENOBUFS;
 		}
 		/* First event of a packet: timestamp_begin is its reference. */
-		kind = evt_hdr_kind_of(r, id, 0);
-		end_in_sb = EVT_PACKET_HEADER_SIZE + r->hdr_len[kind] + payload;
+		kind = evt_hdr_kind(r->channel, id, 0);
+		end_in_sb = EVT_PACKET_HEADER_SIZE + evt_hdr_len(r->channel, kind) + payload;
 		lost = evt_lost_total(r);
 		EVT_HOOK(SLOW_BEFORE_CMPXCHG, r);
 		if (evt_local_cmpxchg(&r->offset, (long)o, (long)(new_sb + end_in_sb)) != (long)o)

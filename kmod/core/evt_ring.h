@@ -103,12 +103,32 @@ enum evt_hdr_kind {
 	EVT_HDR_SMALL,
 	EVT_HDR_WIDE,
 	EVT_HDR_EXT,
-	EVT_HDR_KINDS
 };
 
-/* The kind of header an event of @id gets at a timestamp needing @ext. */
-#define evt_hdr_kind_of(r, id, ext) \
-	((ext) ? EVT_HDR_EXT : (id) >= (r)->id_wide ? (r)->wide_kind : EVT_HDR_SMALL)
+/*
+ * The kind of header an event of @id on channel @chan gets at a timestamp
+ * needing a full one (@ext), and its bytes. Probes pass their channel as
+ * a constant: both fold into the fast path without a load.
+ */
+static inline __attribute__((always_inline))
+unsigned int evt_hdr_kind(unsigned int chan, unsigned int id, int ext)
+{
+	if (ext)
+		return EVT_HDR_EXT;
+	if (chan == EVT_CHAN_COMPACT)
+		return id >= EVT_COMPACT_ID_WIDE ? EVT_HDR_WIDE : EVT_HDR_SMALL;
+	return id >= EVT_NORMAL_ID_EXT ? EVT_HDR_EXT : EVT_HDR_SMALL;
+}
+
+static inline __attribute__((always_inline))
+unsigned int evt_hdr_len(unsigned int chan, unsigned int kind)
+{
+	if (kind == EVT_HDR_SMALL)
+		return chan == EVT_CHAN_COMPACT ? EVT_COMPACT_HDR : EVT_NORMAL_HDR;
+	if (kind == EVT_HDR_WIDE)
+		return EVT_COMPACT_WIDE_HDR;
+	return chan == EVT_CHAN_COMPACT ? EVT_COMPACT_EXT_HDR : EVT_NORMAL_EXT_HDR;
+}
 
 struct evt_subbuf {
 	evt_local_t commit;		/* bytes committed, all laps: subbuf_size per lap */
@@ -136,9 +156,6 @@ struct evt_ring {
 	unsigned int sb_shift;
 	unsigned int ring_shift;
 	unsigned int ts_bits;		/* 27 (compact) or 32 (normal) */
-	unsigned int hdr_len[EVT_HDR_KINDS];	/* bytes, by enum evt_hdr_kind */
-	unsigned int id_wide;		/* ids from here on: header wide_kind */
-	unsigned int wide_kind;		/* WIDE (compact) or EXT (normal) */
 	unsigned int max_payload;
 	u8 channel;
 	u8 mode;
@@ -249,16 +266,17 @@ EVT_INLINE void evt_zero_pad(struct evt_ring *r, unsigned long o)
 }
 
 /**
- * evt_reserve() - reserve room for one event in the current sub-buffer
+ * evt_reserve_ch() - reserve room for one event in the current sub-buffer
  * @r: the ring of the current CPU (preemption disabled by the caller)
+ * @chan: the ring's channel (a constant in probes: r->channel)
  * @id: event id (ids beyond the small header's take a wide or extended one)
  * @payload: payload bytes
  * @c: filled in for evt_write_header() and evt_commit()
  *
  * Return: 0, or -ENOBUFS (discarded), -E2BIG (too big); both counted.
  */
-EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
-			   unsigned int payload, struct evt_rctx *c)
+EVT_INLINE int evt_reserve_ch(struct evt_ring *r, unsigned int chan, unsigned int id,
+			      unsigned int payload, struct evt_rctx *c)
 {
 	unsigned long o, in_sb, end_in_sb;
 	unsigned int kind;
@@ -276,13 +294,13 @@ EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
 		if (evt_unlikely(ts < last))
 			ts = last;
 		/* A full timestamp whenever the bits above the field changed. */
-		kind = evt_hdr_kind_of(r, id, ((ts ^ last) >> r->ts_bits) != 0);
+		kind = evt_hdr_kind(chan, id, ((ts ^ last) >> r->ts_bits) != 0);
 		in_sb = o & r->sb_mask;
 		/*
 		 * Alignment padding goes before the header, so the offset is
 		 * always the exact end of the last event: content_size is exact.
 		 */
-		end_in_sb = evt_align4(in_sb) + r->hdr_len[kind] + payload;
+		end_in_sb = evt_align4(in_sb) + evt_hdr_len(chan, kind) + payload;
 		/* Events never end exactly on a boundary: only a switch-out does. */
 		if (evt_unlikely(in_sb == 0 || end_in_sb >= r->subbuf_size))
 			return evt_reserve_slow(r, id, payload, c, o, ts);
@@ -298,21 +316,28 @@ EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
 	return 0;
 }
 
+EVT_INLINE int evt_reserve(struct evt_ring *r, unsigned int id,
+			   unsigned int payload, struct evt_rctx *c)
+{
+	return evt_reserve_ch(r, r->channel, id, payload, c);
+}
+
 /**
- * evt_write_header() - write the event header of a reservation
+ * evt_write_header_ch() - write the event header of a reservation
  * @r: the ring
+ * @chan: its channel (a constant in probes: r->channel)
  * @c: the reservation
  * @id: event id
  * @payload: payload bytes (the normal header records it)
  *
  * Return: where the payload goes.
  */
-EVT_INLINE char *evt_write_header(struct evt_ring *r, const struct evt_rctx *c,
-				  unsigned int id, unsigned int payload)
+EVT_INLINE char *evt_write_header_ch(struct evt_ring *r, unsigned int chan, const struct evt_rctx *c,
+				     unsigned int id, unsigned int payload)
 {
 	char *p = r->mem + (c->pos & r->ring_mask);
 
-	if (r->channel == EVT_CHAN_COMPACT) {
+	if (chan == EVT_CHAN_COMPACT) {
 		if (evt_likely(c->kind == EVT_HDR_SMALL)) {
 			evt_put_u32(p, id | ((u32)c->ts << EVT_COMPACT_ID_BITS));
 			return p + EVT_COMPACT_HDR;
@@ -337,6 +362,12 @@ EVT_INLINE char *evt_write_header(struct evt_ring *r, const struct evt_rctx *c,
 	evt_put_u32(p + 4, id);
 	evt_put_u64(p + 8, c->ts);
 	return p + EVT_NORMAL_EXT_HDR;
+}
+
+EVT_INLINE char *evt_write_header(struct evt_ring *r, const struct evt_rctx *c,
+				  unsigned int id, unsigned int payload)
+{
+	return evt_write_header_ch(r, r->channel, c, id, payload);
 }
 
 /**
@@ -364,21 +395,27 @@ EVT_INLINE void evt_commit(struct evt_ring *r, const struct evt_rctx *c)
 		evt_deliver(r, c->pos & ~r->sb_mask);
 }
 
-/* One call: reserve, copy a contiguous payload, commit. */
-EVT_INLINE int evt_record_copy(struct evt_ring *r, unsigned int id,
-			       const void *payload, unsigned int len)
+/* One call: reserve, copy a contiguous payload, commit (@chan: r->channel). */
+EVT_INLINE int evt_record_copy_ch(struct evt_ring *r, unsigned int chan, unsigned int id,
+				  const void *payload, unsigned int len)
 {
 	struct evt_rctx c;
 	char *p;
-	int ret = evt_reserve(r, id, len, &c);
+	int ret = evt_reserve_ch(r, chan, id, len, &c);
 
 	if (evt_unlikely(ret))
 		return ret;
-	p = evt_write_header(r, &c, id, len);
+	p = evt_write_header_ch(r, chan, &c, id, len);
 	if (len)
 		memcpy(p, payload, len);
 	evt_commit(r, &c);
 	return 0;
+}
+
+EVT_INLINE int evt_record_copy(struct evt_ring *r, unsigned int id,
+			       const void *payload, unsigned int len)
+{
+	return evt_record_copy_ch(r, r->channel, id, payload, len);
 }
 
 #endif /* EVT_RING_H */
