@@ -94,25 +94,25 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
 #define EVT_SYS_UNKNOWN_LEN	(4 + 6 * 8)
 #define EVT_EXIT_SYSCALL_LEN	(4 + 8)
 
-static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
+/*
+ * One syscall entry, from the table of its ABI (constants at each call:
+ * the native path folds into straight code). The argument array is
+ * declared where it is filled: kernels built to zero the stack
+ * (INIT_STACK_ALL_ZERO) would otherwise clear it for getppid() too.
+ */
+static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, const u16 *table,
+					  unsigned long nr, unsigned int base, unsigned int unknown)
 {
 	struct evt_cpu_ring *cr;
 	struct evt_rctx c;
-	unsigned long args[6];
-	unsigned int word, ev, i;
-	bool compat;
+	unsigned int word, i;
 	char *p;
 
-	if (!evt_probe_live(data))
-		return;
-	compat = evt_compat_syscall();
-	if (likely((unsigned long)id < (compat ? EVT_NR_COMPAT_SYSCALLS : EVT_NR_SYSCALLS))) {
-		word = compat ? evt_compat_sc_args[id] : evt_sc_args[id];
-		ev = (compat ? EVT_ID_COMPAT_SYS_BASE : EVT_ID_SYS_BASE) + id;
-	} else {
+	if (unlikely((unsigned long)id >= nr)) {
+		unsigned long args[6];
+
 		/* x32, or a number past the table: the number and every register. */
-		p = evtrace_begin_inline(EVT_CHAN_COMPACT, compat ? EVT_ID_COMPAT_SYS_UNKNOWN : EVT_ID_SYS_UNKNOWN,
-					 EVT_SYS_UNKNOWN_LEN, &cr, &c);
+		p = evtrace_begin_inline(EVT_CHAN_COMPACT, unknown, EVT_SYS_UNKNOWN_LEN, &cr, &c);
 		if (!p)
 			return;
 		syscall_get_arguments(current, regs, args);
@@ -121,16 +121,36 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 		evtrace_end_inline(cr, &c);
 		return;
 	}
-	p = evtrace_begin_inline(EVT_CHAN_COMPACT, ev, (word & 15) * 8, &cr, &c);
+	word = table[id];
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, base + id, (word & 15) * 8, &cr, &c);
 	if (!p)
 		return;
 	/* getppid() and friends: no argument to fetch. */
 	if (word & 15) {
+		unsigned long args[6];
+
 		syscall_get_arguments(current, regs, args);
 		for (i = 0; i < (word & 15); i++)
 			evt_put_u64(p + 8 * i, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
 	}
 	evtrace_end_inline(cr, &c);
+}
+
+/* A 32-bit task's: out of the native path's line. */
+static noinline void evt_compat_sys_enter(struct pt_regs *regs, long id)
+{
+	evt_sys_enter(regs, id, evt_compat_sc_args, EVT_NR_COMPAT_SYSCALLS, EVT_ID_COMPAT_SYS_BASE,
+		      EVT_ID_COMPAT_SYS_UNKNOWN);
+}
+
+static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
+{
+	if (!evt_probe_live(data))
+		return;
+	if (unlikely(evt_compat_syscall()))
+		evt_compat_sys_enter(regs, id);
+	else
+		evt_sys_enter(regs, id, evt_sc_args, EVT_NR_SYSCALLS, EVT_ID_SYS_BASE, EVT_ID_SYS_UNKNOWN);
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
