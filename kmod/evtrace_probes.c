@@ -71,14 +71,26 @@ static void copy_comm(char dst[16], const struct task_struct *t)
 static const u16 evt_sc_args[] = EVT_SYSCALL_ARGS;
 static const u16 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
 
+/*
+ * syscall_get_arguments() fills the whole array: kernels built to zero the
+ * stack (INIT_STACK_ALL_ZERO) need not clear it first (a rep stos per call).
+ */
+#if __has_attribute(__uninitialized__)
+#define evt_noinit __attribute__((__uninitialized__))
+#else
+#define evt_noinit
+#endif
+
+/*
+ * Without a branch per argument: the sign-extended and the masked value
+ * are both computed, a conditional move picks one.
+ */
 static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
 {
-	switch (kind) {
-	case 1: return (u64)(s64)(s32)v;
-	case 2: return (u32)v;
-	case 3: return (u16)v;
-	default: return v;
-	}
+	static const u64 mask[4] = { ~0ULL, ~0ULL, 0xffffffffULL, 0xffffULL };
+	u64 sx = (u64)(s64)(s32)v, masked = v & mask[kind];
+
+	return kind == 1 ? sx : masked;
 }
 
 /*
@@ -109,7 +121,7 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, const u
 	char *p;
 
 	if (unlikely((unsigned long)id >= nr)) {
-		unsigned long args[6];
+		unsigned long args[6] evt_noinit;
 
 		/* x32, or a number past the table: the number and every register. */
 		p = evtrace_begin_inline(EVT_CHAN_COMPACT, unknown, EVT_SYS_UNKNOWN_LEN, &cr, &c);
@@ -127,7 +139,7 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, const u
 		return;
 	/* getppid() and friends: no argument to fetch. */
 	if (word & 15) {
-		unsigned long args[6];
+		unsigned long args[6] evt_noinit;
 
 		syscall_get_arguments(current, regs, args);
 		for (i = 0; i < (word & 15); i++)
