@@ -112,12 +112,12 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
  * declared where it is filled: kernels built to zero the stack
  * (INIT_STACK_ALL_ZERO) would otherwise clear it for getppid() too.
  */
-static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, const u16 *table,
+static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool compat, const u16 *table,
 					  unsigned long nr, unsigned int base, unsigned int unknown)
 {
 	struct evt_cpu_ring *cr;
 	struct evt_rctx c;
-	unsigned int word, i;
+	unsigned int word;
 	char *p;
 
 	if (unlikely((unsigned long)id >= nr)) {
@@ -139,11 +139,27 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, const u
 		return;
 	/* getppid() and friends: no argument to fetch. */
 	if (word & 15) {
+#ifdef CONFIG_X86_64
+		/* The registers straight from pt_regs: one load per argument. */
+#define EVT_SC_ARG(n, native, ia32) \
+		evt_put_u64(p + 8 * (n), evt_sc_widen(compat ? regs->ia32 : regs->native, (word >> (4 + 2 * (n))) & 3))
+		switch (word & 15) {
+		default: EVT_SC_ARG(5, r9, bp); fallthrough;
+		case 5: EVT_SC_ARG(4, r8, di); fallthrough;
+		case 4: EVT_SC_ARG(3, r10, si); fallthrough;
+		case 3: EVT_SC_ARG(2, dx, dx); fallthrough;
+		case 2: EVT_SC_ARG(1, si, cx); fallthrough;
+		case 1: EVT_SC_ARG(0, di, bx);
+		}
+#undef EVT_SC_ARG
+#else
 		unsigned long args[6] evt_noinit;
+		unsigned int i;
 
 		syscall_get_arguments(current, regs, args);
 		for (i = 0; i < (word & 15); i++)
 			evt_put_u64(p + 8 * i, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
+#endif
 	}
 	evtrace_end_inline(cr, &c);
 }
@@ -151,7 +167,7 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, const u
 /* A 32-bit task's: out of the native path's line. */
 static noinline void evt_compat_sys_enter(struct pt_regs *regs, long id)
 {
-	evt_sys_enter(regs, id, evt_compat_sc_args, EVT_NR_COMPAT_SYSCALLS, EVT_ID_COMPAT_SYS_BASE,
+	evt_sys_enter(regs, id, true, evt_compat_sc_args, EVT_NR_COMPAT_SYSCALLS, EVT_ID_COMPAT_SYS_BASE,
 		      EVT_ID_COMPAT_SYS_UNKNOWN);
 }
 
@@ -162,7 +178,7 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 	if (unlikely(evt_compat_syscall()))
 		evt_compat_sys_enter(regs, id);
 	else
-		evt_sys_enter(regs, id, evt_sc_args, EVT_NR_SYSCALLS, EVT_ID_SYS_BASE, EVT_ID_SYS_UNKNOWN);
+		evt_sys_enter(regs, id, false, evt_sc_args, EVT_NR_SYSCALLS, EVT_ID_SYS_BASE, EVT_ID_SYS_UNKNOWN);
 }
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)

@@ -13,7 +13,9 @@ usage: analyses-check.py EVCAT TRACE_DIR GUEST_OUT_DIR
 - the metadata carries every event and field Trace Compass's kernel
   analysis reads (docs/tracecompass-layout.md);
 - every thread alive before and after START is in the state dump with its
-  process and parent.
+  process and parent;
+- syscall arguments (64- and 32-bit tasks) carry the values the program
+  passed, widened as their C types say.
 Prints the text outputs of lttng-cputop and lttng-syscallstats.
 """
 import collections
@@ -217,6 +219,24 @@ for i in compat:
 print("32-bit getppid: %d compat_sys_getppid events, %d followed by their exit_syscall (id 64)" % (len(compat), exits))
 if len(compat) < 500 or exits < 400:
     fail("compat syscalls: %d entries, %d exits" % (len(compat), exits))
+
+# ---- Arguments as the syscall's C types say (sysloop N args, 64- and 32-bit):
+# an int sign-extended (-999999), unsigned ints masked to 32 bits (-5, -3), a
+# 64-bit offset as is, pointers in hex; each register in its place.
+want_args = {
+    "sys_kill": {"pid": -999999, "sig": 0},
+    "sys_futex": {"op": 129, "val": 1, "utime": "0x1000", "uaddr2": "0x2000", "val3": 4294967291},
+    "sys_lseek": {"fd": 4294967293, "offset": -1, "whence": 1},
+    "compat_sys_kill": {"pid": -999999, "sig": 0},
+    "compat_sys_futex": {"op": 129, "val": 1, "utime": "0x1000", "uaddr2": "0x2000", "val3": 4294967291},
+    "compat_sys_lseek": {"arg0": 4294967293, "arg1": -1, "arg2": 1},
+}
+for name, want in sorted(want_args.items()):
+    seen = [e["fields"] for e in events if e["event"] == name]
+    match = sum(1 for f in seen if all(f.get(k) == v for k, v in want.items()))
+    print("%s: %d with the arguments sysloop gave, of %d" % (name, match, len(seen)))
+    if match < 20:
+        fail("%s: %d events with %s (want 20); some: %s" % (name, match, want, seen[:3]))
 
 # ---- prev_state: the kernel's stable report bits, one at most (0: running or preempted)
 states = collections.Counter(e["fields"]["prev_state"] for e in events if e["event"] == "sched_switch")

@@ -24,6 +24,9 @@ threads "$OUT/threads-after.txt"
 workload --rounds 60
 # A 32-bit task: its syscalls are compat_sys_<name> events.
 echo "32-bit $(sysloop32 500) ns per getppid"
+# Syscalls with known arguments, 64- and 32-bit (analyses-check.py).
+sysloop 20 args > /dev/null
+sysloop32 20 args > /dev/null
 sleep 1
 kill -TERM $pid
 wait $pid || fail "evdrain exit $?"
