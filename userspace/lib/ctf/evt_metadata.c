@@ -252,12 +252,18 @@ static void reference_parse(void)
 {
 	const struct evt_meta_params p = { .hostname = "", .kernel_release = "", .tracer_version = "" };
 	unsigned long need = evt_meta_render(NULL, 0, &p);
-	char *text = malloc(need + 1), *old, err[256];
+	char *text = malloc(need + 1), *old, *events, err[256];
 	const char *b, *e;
 
 	if (!text)
 		reference_abort("", "out of memory");
 	evt_meta_render(text, need + 1, &p);
+	/* The layouts only: the event blocks (most of the text) are not needed. */
+	events = strstr(text, "\nevent {");
+	if (events) {
+		events[1] = '\0';
+		need = (unsigned long)(events + 1 - text);
+	}
 	if (evt_tsdl_parse(text, need, &reference, err, sizeof(err)))
 		reference_abort("does not parse", err);
 	/* The same text with 0.1's compact header in place of this build's. */
