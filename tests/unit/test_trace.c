@@ -752,10 +752,25 @@ START_TEST(compact_id_30_by_header_version)
 	/* Five words of events; zeros after them for the compiler's bounds. */
 	const uint32_t words[8] = { 30 | 100u << 5, 7, 30 | 200u << 5, 400, 7 | 300u << 5 };
 	const size_t end = 5 * 4;
+	/* Where each decode starts, after which time, under which header, and what it finds. */
+	static const struct {
+		int today;
+		size_t pos;
+		uint64_t prev;
+		const char *name;
+		uint64_t ts;
+		size_t next;
+	} step[] = {
+		{ 0, 0, 0, "e30", 100, 4 },
+		{ 1, 0, 0, "e7", 100, 8 },
+		{ 1, 8, 100, "e400", 200, 16 },
+		{ 1, 16, 200, "e7", 300, 20 },
+	};
 	struct evt_catalogue *old = malloc(sizeof(*old)), *now = malloc(sizeof(*now));
 	struct evt_decode_err e;
 	struct evt_decoded d;
 	char err[128];
+	unsigned int i;
 	size_t next;
 
 	ck_assert_ptr_nonnull(old);
@@ -763,27 +778,16 @@ START_TEST(compact_id_30_by_header_version)
 	ck_assert_int_eq(evt_catalogue_init(old, ev, 3, EVT_COMPACT_NO_WIDE, err, sizeof(err)), 0);
 	ck_assert_int_eq(evt_catalogue_init(now, ev, 3, EVT_COMPACT_ID_WIDE, err, sizeof(err)), 0);
 	ck_assert_int_eq(evt_catalogue_same(old, now), 0);
-	/* 0.1: the first word alone is e30. */
-	ck_assert_int_eq(evt_decode_event(old, (const uint8_t *)words, 0, end, EVT_CHAN_COMPACT,
-					  0, ~0ULL, &d, &next, &e), 0);
-	ck_assert_str_eq(old->events[EVT_DMETA_DESC(d.meta)].name, "e30");
-	ck_assert_uint_eq(d.ts, 100);
-	ck_assert_uint_eq(next, 4);
-	/* Today: e7 with the wide header (8 bytes), then e400, then e7 small. */
-	ck_assert_int_eq(evt_decode_event(now, (const uint8_t *)words, 0, end, EVT_CHAN_COMPACT,
-					  0, ~0ULL, &d, &next, &e), 0);
-	ck_assert_str_eq(now->events[EVT_DMETA_DESC(d.meta)].name, "e7");
-	ck_assert_uint_eq(d.ts, 100);
-	ck_assert_uint_eq(next, 8);
-	ck_assert_int_eq(evt_decode_event(now, (const uint8_t *)words, 8, end, EVT_CHAN_COMPACT,
-					  100, ~0ULL, &d, &next, &e), 0);
-	ck_assert_str_eq(now->events[EVT_DMETA_DESC(d.meta)].name, "e400");
-	ck_assert_uint_eq(d.ts, 200);
-	ck_assert_uint_eq(next, 16);
-	ck_assert_int_eq(evt_decode_event(now, (const uint8_t *)words, 16, end, EVT_CHAN_COMPACT,
-					  200, ~0ULL, &d, &next, &e), 0);
-	ck_assert_str_eq(now->events[EVT_DMETA_DESC(d.meta)].name, "e7");
-	ck_assert_uint_eq(d.ts, 300);
+	/* 0.1: the first word alone is e30; today: e7 with the wide header, then e400, then e7 small. */
+	for (i = 0; i < sizeof(step) / sizeof(step[0]); i++) {
+		const struct evt_catalogue *cat = step[i].today ? now : old;
+
+		ck_assert_int_eq(evt_decode_event(cat, (const uint8_t *)words, step[i].pos, end, EVT_CHAN_COMPACT,
+						  step[i].prev, ~0ULL, &d, &next, &e), 0);
+		ck_assert_str_eq(cat->events[EVT_DMETA_DESC(d.meta)].name, step[i].name);
+		ck_assert_uint_eq(d.ts, step[i].ts);
+		ck_assert_uint_eq(next, step[i].next);
+	}
 	/* A wide header cut after its first word. */
 	ck_assert_int_eq(evt_decode_event(now, (const uint8_t *)words, 8, 12, EVT_CHAN_COMPACT,
 					  100, ~0ULL, &d, &next, &e), -1);
