@@ -108,9 +108,9 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
 
 /*
  * One syscall entry, from the table of its ABI (constants at each call:
- * the native path folds into straight code). The argument array is
- * declared where it is filled: kernels built to zero the stack
- * (INIT_STACK_ALL_ZERO) would otherwise clear it for getppid() too.
+ * the native path folds into straight code). No argument array on the
+ * common path: kernels built to zero the stack (INIT_STACK_ALL_ZERO) would
+ * clear it on every syscall.
  */
 static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool compat, const u16 *table,
 					  unsigned long nr, unsigned int base, unsigned int unknown)

@@ -86,8 +86,8 @@ enum {
 	EVT_ID_SOFTIRQ_RAISE = 11,
 	/*
 	 * One entry event per syscall, sys_<name>, by number, in the ring of
-	 * exit_syscall (one ring per syscall: a second costs a cache miss or
-	 * two per syscall). The id says which, in the wide header, so the
+	 * exit_syscall (entry and exit side by side, as 0.1's were). The id
+	 * says which, in the wide header, so the
 	 * payload is the arguments only: no entry event is larger than 0.1's
 	 * sys_enter (8 bytes of header and at most 48 of arguments, against
 	 * 4 + 52).
