@@ -210,6 +210,44 @@ static int evt_nl_flush(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+/*
+ * Sent now, not through the notify work: a rotation asked for must not be
+ * dropped by the notifications' rate limit, and the caller learns whether
+ * any drainer heard it.
+ */
+static int evt_nl_rotate(struct sk_buff *skb, struct genl_info *info)
+{
+	struct sk_buff *msg;
+	void *hdr;
+	int ret;
+
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &evt_genl_family, 0, EVT_CMD_NOTIFY);
+	if (!hdr || nla_put_u8(msg, EVT_A_NOTIFY_REASON, EVT_NOTIFY_ROTATE)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	ret = genlmsg_multicast(&evt_genl_family, msg, 0, 0, GFP_KERNEL);
+	if (ret == -ESRCH)
+		GENL_SET_ERR_MSG(info, "no drainer is listening to the notify group");
+	else if (ret)
+		GENL_SET_ERR_MSG(info, "a listener's socket was full: it did not get the request");
+	return ret;
+}
+
+static int evt_nl_statedump(struct sk_buff *skb, struct genl_info *info)
+{
+	if (!READ_ONCE(evt_tracing)) {
+		GENL_SET_ERR_MSG(info, "tracing is not running: the state dump is recorded while tracing");
+		return -EINVAL;
+	}
+	evt_statedump_start();
+	return 0;
+}
+
 /* Parse EVT_A_EVENTS into (index, enabled) pairs; apply only if all are good. */
 static int evt_nl_events(struct nlattr *list, struct netlink_ext_ack *extack, bool apply)
 {
@@ -603,6 +641,8 @@ static const struct genl_ops evt_genl_ops[] = {
 	       GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_TIMER, evt_nl_timer, evt_timer_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_TIMER_STOP, evt_nl_timer_stop, evt_no_attrs_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_ROTATE, evt_nl_rotate, evt_no_attrs_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_STATEDUMP, evt_nl_statedump, evt_no_attrs_policy, GENL_ADMIN_PERM),
 };
 
 static const struct genl_multicast_group evt_genl_mcgrps[] = {

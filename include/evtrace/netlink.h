@@ -56,6 +56,8 @@ enum evt_genl_cmd {
 	EVT_CMD_NOTIFY,		/* multicast only: NOTIFY_* attributes */
 	EVT_CMD_TIMER,		/* start the test hrtimer source: TIMER_PERIOD_US */
 	EVT_CMD_TIMER_STOP,	/* stop it */
+	EVT_CMD_ROTATE,		/* ask the drainers to cut a chunk now: multicasts NOTIFY_ROTATE */
+	EVT_CMD_STATEDUMP,	/* record the state dump again (a chunk's start), while tracing */
 	__EVT_CMD_MAX,
 };
 #define EVT_CMD_MAX (__EVT_CMD_MAX - 1)
@@ -140,6 +142,7 @@ enum evt_notify {
 	EVT_NOTIFY_CPU_OFFLINE,
 	EVT_NOTIFY_STOPPED,	/* tracing stopped, everything flushed */
 	EVT_NOTIFY_NO_RING,	/* a CPU came online without its ring: events refused */
+	EVT_NOTIFY_ROTATE,	/* ROTATE: a drainer that rotates cuts its chunk now */
 	__EVT_NOTIFY_MAX,
 };
 

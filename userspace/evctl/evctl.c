@@ -174,6 +174,12 @@ int main(int argc, char **argv)
 	case EVCTL_TIMER_STOP:
 		ret = evt_ctl_timer_stop(ctl);
 		break;
+	case EVCTL_ROTATE:
+		ret = evt_ctl_rotate(ctl);
+		break;
+	case EVCTL_STATEDUMP:
+		ret = evt_ctl_statedump(ctl);
+		break;
 	case EVCTL_STATUS:
 		ret = status(ctl, &cmd);
 		evt_ctl_close(ctl);

@@ -24,6 +24,8 @@ static const char *const op_names[EVCTL_NR_OPS] = {
 	[EVCTL_TIMER] = "timer",
 	[EVCTL_TIMER_STOP] = "timer-stop",
 	[EVCTL_WATCH] = "watch",
+	[EVCTL_ROTATE] = "rotate",
+	[EVCTL_STATEDUMP] = "statedump",
 };
 
 static const char *const usages[EVCTL_NR_OPS] = {
@@ -49,6 +51,8 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"  timer --period-us N        start the test hrtimer source on every CPU\n"
 	"  timer-stop                 stop it\n"
 	"  watch [OPTIONS]            print notifications as they arrive\n"
+	"  rotate                     ask a rotating evdrain to cut its chunk now\n"
+	"  statedump                  record the state dump (threads, IRQs) again\n"
 	"\n"
 	"exit status: 0 done; 1 refused by the kernel (its message is printed) or the\n"
 	"kernel could not be reached (module not loaded, permission denied); 2 usage\n"
@@ -109,12 +113,21 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"usage: evctl watch [--count N] [--timeout S] [--reason LIST]\n"
 	"Print a line per notification of the kernel as it arrives:\n"
 	"  REASON channel=CHANNEL cpu=CPU fill=PERCENT   (\"-\" when not sent)\n"
-	"REASON is HIGH_WATER, FLUSHED, DISCARDING, CPU_ONLINE, CPU_OFFLINE, STOPPED or\n"
-	"NO_RING (a CPU came online without its ring: its events are refused).\n"
+	"REASON is HIGH_WATER, FLUSHED, DISCARDING, CPU_ONLINE, CPU_OFFLINE, STOPPED,\n"
+	"NO_RING (a CPU came online without its ring: its events are refused) or\n"
+	"ROTATE (evctl rotate).\n"
 	"  --count N      exit after N notifications (those --reason selects)\n"
 	"  --timeout S    exit after S seconds (status 3 if --count was not reached)\n"
 	"  --reason LIST  only these reasons, comma-separated (case does not matter)\n"
 	"Lost notifications (receive buffer overrun) are reported on stderr.\n",
+	[EVCTL_ROTATE] =
+	"usage: evctl rotate\n"
+	"Ask every evdrain that rotates (--rotate-size, --rotate-interval) to close\n"
+	"its chunk now and start the next. Refused (exit 1) when no drainer listens.\n",
+	[EVCTL_STATEDUMP] =
+	"usage: evctl statedump\n"
+	"Record the state dump again while tracing: every thread (pid, tid, name,\n"
+	"state) and every IRQ handler, as at START.\n",
 };
 
 const char *evctl_op_name(enum evctl_op op)
@@ -397,7 +410,7 @@ static int parse_reasons(const char *list, unsigned int *mask, char *err, size_t
 		if (r < 0)
 			return usage_err(err, errlen,
 					 "watch: unknown reason '%s' (HIGH_WATER, FLUSHED, DISCARDING, "
-					 "CPU_ONLINE, CPU_OFFLINE, STOPPED, NO_RING)", tok);
+					 "CPU_ONLINE, CPU_OFFLINE, STOPPED, NO_RING, ROTATE)", tok);
 		*mask |= 1u << r;
 	}
 	return 0;
@@ -478,6 +491,8 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 	case EVCTL_FLUSH:
 	case EVCTL_GENERATE_STOP:
 	case EVCTL_TIMER_STOP:
+	case EVCTL_ROTATE:
+	case EVCTL_STATEDUMP:
 		if (argc > 2)
 			return usage_err(err, errlen, "%s takes no arguments, not '%s'",
 					 op_names[cmd->op], argv[2]);

@@ -26,6 +26,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <evtrace/abi.h>
+#include "evd_rotate.h"
+#include "evt_chunk.h"
 #include "evt_consumer.h"
 #include "evt_ctl.h"
 #include "evt_io.h"
@@ -54,6 +56,8 @@
 #define MAX_DELAY_TICKS	100000
 
 #define FALLBACK_MS	1000
+/* At exit, hooks still running after this long are killed (the service's stop timeout is 120 s). */
+#define HOOK_WAIT_S	60
 /*
  * A ring whose last pass took packets is looked at again after this nap
  * instead of at its next high-water wakeup: under a steady flow the drainer
@@ -83,6 +87,16 @@ static const char usage_text[] =
 "                           to group NAME (files are 0640: the group reads them)\n"
 "      --fail-on-loss       exit 7 when any event was discarded or overwritten\n"
 "                           (after writing everything)\n"
+"      --rotate-size SIZE   cut the trace into chunks of about SIZE bytes (K, M,\n"
+"                           G: powers of 1024): DIR then holds chunks, each a\n"
+"                           whole trace named BEGIN-END-SEQ (UTC)\n"
+"      --rotate-interval D  cut a chunk every D (ms, s, m, h, d; default s)\n"
+"      --keep N             keep the N newest complete chunks, remove older ones\n"
+"      --max-total SIZE     remove the oldest complete chunks while all chunks\n"
+"                           take more than SIZE bytes\n"
+"      --on-chunk PROGRAM   run PROGRAM CHUNK_DIR for every completed chunk, one\n"
+"                           at a time, beside the drain (EVT_CHUNK_* variables\n"
+"                           give its times and counts)\n"
 "      --copy               read()/write() instead of splicing (sendfile())\n"
 "  -q, --quiet              no progress line, no summary\n"
 "      --stats-json FILE    write the final summary as JSON to FILE\n"
@@ -101,7 +115,8 @@ static const char usage_text[] =
 "\n"
 "Exit status: 0 done; 1 the kernel refused or another runtime error; 2 usage;\n"
 "3 another evdrain is running; 4 module not loaded or no permission;\n"
-"5 DIR is not writable or holds a trace; 6 a write failed (disk full): tracing\n"
+"5 DIR is not writable or holds a trace (a trace recorded without rotation,\n"
+"when rotating); 6 a write failed (disk full): tracing\n"
 "is stopped and every whole packet written so far stays readable; 7 with\n"
 "--fail-on-loss, events were lost (the trace is complete otherwise).\n";
 
@@ -118,7 +133,13 @@ struct options {
 	gid_t group;
 	enum evt_fmt_kind live_kind;
 	long delay_ticks, tick_ms;
+	struct evd_rot_opts rot;	/* rot.size or rot.interval_ms: rotating */
 };
+
+static int rotating(const struct options *o)
+{
+	return o->rot.size || o->rot.interval_ms;
+}
 
 /* --live: every drained packet is decoded into the watermark reorderer. */
 struct live {
@@ -144,6 +165,30 @@ static uint64_t now_ms(void)
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
+/*
+ * --on-chunk's program must be there and executable now, not found
+ * missing at the first chunk. A path: the service's PATH is not the shell's.
+ */
+static int check_hook(const char *prog)
+{
+	struct stat st;
+
+	if (!strchr(prog, '/')) {
+		fprintf(stderr, "evdrain: --on-chunk %s: give the program's path (e.g. ./%s or "
+			"/usr/local/bin/%s)\n", prog, prog, prog);
+		return -1;
+	}
+	if (stat(prog, &st)) {
+		fprintf(stderr, "evdrain: --on-chunk %s: %s\n", prog, strerror(errno));
+		return -1;
+	}
+	if (!S_ISREG(st.st_mode) || access(prog, X_OK)) {
+		fprintf(stderr, "evdrain: --on-chunk %s: not an executable file\n", prog);
+		return -1;
+	}
+	return 0;
+}
+
 /* -1 after a usage message, 1 for --help/--version (printed), else 0. */
 static int parse_args(int argc, char **argv, struct options *o)
 {
@@ -163,6 +208,11 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "force", no_argument, NULL, 'f' },
 		{ "group", required_argument, NULL, 'G' },
 		{ "fail-on-loss", no_argument, NULL, 'l' },
+		{ "rotate-size", required_argument, NULL, 'S' },
+		{ "rotate-interval", required_argument, NULL, 'I' },
+		{ "keep", required_argument, NULL, 'K' },
+		{ "max-total", required_argument, NULL, 'M' },
+		{ "on-chunk", required_argument, NULL, 'H' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -274,6 +324,38 @@ static int parse_args(int argc, char **argv, struct options *o)
 			}
 			*(c == 'D' ? &o->delay_ticks : &o->tick_ms) = v;
 			break;
+		case 'S':
+		case 'M':
+			if (evt_parse_size(optarg, c == 'S' ? &o->rot.size : &o->rot.max_total) ||
+			    !(c == 'S' ? o->rot.size : o->rot.max_total)) {
+				fprintf(stderr, "evdrain: --%s wants a size above 0: bytes, or with K, M, G or T "
+					"(powers of 1024), e.g. 64M; not \"%s\"\n",
+					c == 'S' ? "rotate-size" : "max-total", optarg);
+				return -1;
+			}
+			break;
+		case 'I':
+			if (evt_parse_duration_ms(optarg, &o->rot.interval_ms) || o->rot.interval_ms < 100) {
+				fprintf(stderr, "evdrain: --rotate-interval wants a duration from 100ms to a year: "
+					"seconds, or with ms, s, m, h or d, e.g. 10m; not \"%s\"\n", optarg);
+				return -1;
+			}
+			break;
+		case 'K':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || v < 1 || v > 1000000) {
+				fprintf(stderr, "evdrain: --keep wants a number of chunks from 1 to 1000000, "
+					"not \"%s\"\n", optarg);
+				return -1;
+			}
+			o->rot.keep = (unsigned int)v;
+			break;
+		case 'H':
+			if (check_hook(optarg))
+				return -1;
+			o->rot.hook = optarg;
+			break;
 		case 'h':
 			fputs(usage_text, stdout);
 			return 1;
@@ -305,6 +387,29 @@ static int parse_args(int argc, char **argv, struct options *o)
 		fprintf(stderr, "evdrain: --force and --group need -o DIR\n");
 		return -1;
 	}
+	if (!rotating(o) && (o->rot.keep || o->rot.max_total || o->rot.hook)) {
+		fprintf(stderr, "evdrain: --keep, --max-total and --on-chunk go with --rotate-size or "
+			"--rotate-interval\n");
+		return -1;
+	}
+	if (rotating(o) && !o->outdir) {
+		fprintf(stderr, "evdrain: rotation writes chunks: it needs -o DIR\n");
+		return -1;
+	}
+	if (rotating(o) && o->force) {
+		fprintf(stderr, "evdrain: with rotation, chunks are never overwritten (retention removes "
+			"old ones: --keep, --max-total): no --force\n");
+		return -1;
+	}
+	if (o->rot.size && o->rot.max_total && o->rot.max_total < 2 * o->rot.size) {
+		fprintf(stderr, "evdrain: --max-total must hold at least two chunks (the one being written "
+			"and a complete one): 2 x --rotate-size or more\n");
+		return -1;
+	}
+	o->rot.outdir = o->outdir;
+	o->rot.has_group = o->has_group;
+	o->rot.group = o->group;
+	o->rot.quiet = o->quiet;
 	return 0;
 }
 
@@ -438,6 +543,21 @@ static int prepare_outdir(struct options *o)
 	const char *where;
 	int fd, r;
 
+	if (rotating(o)) {
+		/* DIR holds chunks; evd_rot_start() refuses a trace of its own there. */
+		if (make_dir(o->outdir, o))
+			return -1;
+		snprintf(probe, sizeof(probe), "%s/.evdrain-probe", o->outdir);
+		fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+		if (fd < 0) {
+			fprintf(stderr, "evdrain: %s is not writable: %s\n", o->outdir, strerror(errno));
+			return -1;
+		}
+		close(fd);
+		unlink(probe);
+		return 0;
+	}
+
 	if ((size_t)snprintf(o->tracedir, sizeof(o->tracedir), "%s/kernel", o->outdir) >=
 	    sizeof(o->tracedir)) {
 		fprintf(stderr, "evdrain: %s: the directory name is too long\n", o->outdir);
@@ -557,6 +677,7 @@ static void live_tick(struct live *lv, struct evt_consumer *con)
 struct wake {
 	int drain_all;
 	int rescan;
+	int rotate;		/* evctl rotate */
 	int channel;
 	int cpu;
 };
@@ -569,6 +690,9 @@ static void on_notify(const struct evt_notification *n, void *arg)
 	case EVT_NOTIFY_CPU_ONLINE:
 		w->rescan = 1;
 		w->drain_all = 1;
+		break;
+	case EVT_NOTIFY_ROTATE:
+		w->rotate = 1;
 		break;
 	case EVT_NOTIFY_HIGH_WATER:
 	case EVT_NOTIFY_FLUSHED:
@@ -644,7 +768,7 @@ static int totals(struct evt_ctl *ctl, unsigned int channels, struct evt_status 
  * no figures.
  */
 static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const struct options *o,
-			 double secs)
+			 double secs, const struct evd_rot_stats *rs)
 {
 	struct evt_status st;
 	uint64_t rec, disc, over;
@@ -677,7 +801,8 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 	for (i = 0; i < st.nr_rings; i++) {
 		const struct evt_status_ring *sr = &st.rings[i];
 		const struct evt_consumer_ring *r = evt_consumer_find(con, sr->channel, (int)sr->cpu);
-		const uint64_t bytes = r ? (uint64_t)r->size : 0, packets = r ? r->packets : 0;
+		/* This run's: a file appended to (--attach) or a run of chunks holds other bytes too. */
+		const uint64_t packets = r ? r->packets : 0, bytes = r ? r->packets * r->packet : 0;
 		const uint64_t discarded = sr->discarded + sr->too_big + sr->refused;
 
 		if (!(o->channels & (1U << sr->channel)))
@@ -699,9 +824,35 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 		printf("%-8s %4s %12llu %12llu %12llu %12llu\n", "total", "", (unsigned long long)rec,
 		       (unsigned long long)disc, (unsigned long long)over,
 		       (unsigned long long)con->bytes_written);
+	if (rs && !o->quiet) {
+		printf("chunks: %llu completed (%llu events, %llu bytes, %llu lost packets), %llu left "
+		       "earlier and completed now, %llu removed by retention, %llu not completed\n",
+		       (unsigned long long)rs->completed, (unsigned long long)rs->events,
+		       (unsigned long long)rs->bytes, (unsigned long long)rs->lost_packets,
+		       (unsigned long long)rs->recovered, (unsigned long long)rs->deleted,
+		       (unsigned long long)rs->errors);
+		if (o->rot.hook)
+			printf("hooks: %llu run, %llu failed, %llu chunks removed before their hook ran, "
+			       "%llu not run at exit; the queue held at most %llu\n",
+			       (unsigned long long)rs->hooks_run, (unsigned long long)rs->hooks_failed,
+			       (unsigned long long)rs->hooks_skipped, (unsigned long long)rs->hooks_not_run,
+			       (unsigned long long)rs->hooks_pending_max);
+	}
 	if (js) {
-		fprintf(js, "], \"recorded\": %llu, \"discarded\": %llu, \"overwritten\": %llu}\n",
+		fprintf(js, "], \"recorded\": %llu, \"discarded\": %llu, \"overwritten\": %llu",
 			(unsigned long long)rec, (unsigned long long)disc, (unsigned long long)over);
+		if (rs)
+			fprintf(js, ", \"chunks\": {\"completed\": %llu, \"recovered\": %llu, \"events\": %llu, "
+				"\"bytes\": %llu, \"lost_packets\": %llu, \"deleted\": %llu, \"errors\": %llu, "
+				"\"hooks_run\": %llu, \"hooks_failed\": %llu, \"hooks_skipped\": %llu, "
+				"\"hooks_not_run\": %llu, \"hook_queue_max\": %llu}",
+				(unsigned long long)rs->completed, (unsigned long long)rs->recovered,
+				(unsigned long long)rs->events, (unsigned long long)rs->bytes,
+				(unsigned long long)rs->lost_packets, (unsigned long long)rs->deleted,
+				(unsigned long long)rs->errors, (unsigned long long)rs->hooks_run,
+				(unsigned long long)rs->hooks_failed, (unsigned long long)rs->hooks_skipped,
+				(unsigned long long)rs->hooks_not_run, (unsigned long long)rs->hooks_pending_max);
+		fputs("}\n", js);
 		fclose(js);
 	}
 	evt_status_free(&st);
@@ -769,6 +920,20 @@ static int start_session(struct evt_ctl *ctl, struct evt_consumer *con, const st
 		fprintf(stderr, "evdrain: no ring devices under /dev/evtrace\n");
 		return EXIT_RUNTIME;
 	}
+	if (o->rot.size) {
+		uint64_t subbuf;
+
+		evt_status_init(&st);
+		subbuf = evt_ctl_status(ctl, &st) == 0 ? st.subbuf_size : 0;
+		evt_status_free(&st);
+		if (subbuf && o->rot.size < (uint64_t)con->nr_rings * subbuf) {
+			fprintf(stderr, "evdrain: --rotate-size %llu is too small: a chunk holds at least one "
+				"packet per stream, %d streams x %llu bytes = %llu\n",
+				(unsigned long long)o->rot.size, con->nr_rings, (unsigned long long)subbuf,
+				(unsigned long long)con->nr_rings * subbuf);
+			return EXIT_USAGE;
+		}
+	}
 	if (!o->attach && evt_ctl_start(ctl)) {
 		fprintf(stderr, "evdrain: the kernel refused to start: %s\n", evt_ctl_errmsg(ctl));
 		return EXIT_RUNTIME;
@@ -781,13 +946,83 @@ static int start_session(struct evt_ctl *ctl, struct evt_consumer *con, const st
 	return EXIT_OK;
 }
 
+/* The module's overwritten count per ring now (for a chunk's summary): how many, *@out malloc'd. */
+static size_t ring_counts(struct evt_ctl *ctl, struct evd_rot_ring_count **out)
+{
+	struct evt_status st;
+	size_t i, n = 0;
+
+	*out = NULL;
+	evt_status_init(&st);
+	if (evt_ctl_status(ctl, &st) == 0 && st.nr_rings)
+		*out = malloc(st.nr_rings * sizeof(**out));
+	for (i = 0; *out && i < st.nr_rings; i++, n++) {
+		(*out)[n].channel = st.rings[i].channel;
+		(*out)[n].cpu = st.rings[i].cpu;
+		(*out)[n].overwritten = st.rings[i].overwritten;
+	}
+	evt_status_free(&st);
+	return n;
+}
+
+/* Bytes of whole packets in the stream files of the chunk in progress. */
+static uint64_t chunk_bytes(const struct evt_consumer *con)
+{
+	uint64_t bytes = 0;
+	int i;
+
+	for (i = 0; i < con->nr_rings; i++)
+		bytes += (uint64_t)con->rings[i].size;
+	return bytes;
+}
+
+/*
+ * Cut: every ring flushed and drained into the chunk in progress (its end
+ * is now, on every stream), the consumer moved to a new chunk (its
+ * metadata first), the old one handed to the finisher, and the state dump
+ * recorded again so that the new chunk reads alone. A chunk with no packet
+ * yet is not cut. 1 cut, 0 not, -1 on a failed write (con->err says).
+ */
+static int cut_chunk(struct evt_ctl *ctl, struct evt_consumer *con, struct evd_rot *rot)
+{
+	struct evd_rot_ring_count *counts;
+	char kdir[4096];
+	size_t n;
+	int i, ret = 1;
+
+	for (i = 0; i < con->nr_rings; i++)
+		ioctl(con->rings[i].fd, EVT_IOC_FLUSH);
+	drain_all(con);
+	if (con->write_failed)
+		return -1;
+	if (!chunk_bytes(con))
+		return 0;
+	if (evd_rot_open_chunk(rot, kdir, sizeof(kdir))) {
+		snprintf(con->err, sizeof(con->err), "cannot create the next chunk");
+		con->write_failed = 1;
+		return -1;
+	}
+	if (evt_consumer_switch_dir(con, kdir) || evt_consumer_metadata(con, NULL)) {
+		con->write_failed = 1;
+		ret = -1;
+	}
+	/* The old chunk is whole either way: it is completed. */
+	n = ring_counts(ctl, &counts);
+	evd_rot_close_chunk(rot, counts, n);
+	free(counts);
+	/* A module without the command, or tracing not running: the chunk has no dump, nothing else. */
+	if (ret > 0)
+		evt_ctl_statedump(ctl);
+	return ret;
+}
+
 /* Drain until a signal, the duration or a failed write. */
 static void drain_loop(struct evt_ctl *ctl, struct evt_consumer *con, const struct options *o,
-		       struct live *lv)
+		       struct live *lv, struct evd_rot *rot)
 {
 	const int tty = isatty(STDOUT_FILENO) && !o->quiet && !o->live;
 	const uint64_t start = now_ms();
-	uint64_t last_drain = start, last_tick = start;
+	uint64_t last_drain = start, last_tick = start, chunk_start = start;
 	struct progress prog = { .last_ms = start };
 	struct pollfd *pfd = NULL;
 	int i, ret;
@@ -800,6 +1035,14 @@ static void drain_loop(struct evt_ctl *ctl, struct evt_consumer *con, const stru
 		for (i = 0; i < con->nr_rings; i++)
 			if (con->rings[i].busy && timeout > BUSY_NAP_MS)
 				timeout = BUSY_NAP_MS;
+		if (rot && o->rot.interval_ms) {
+			uint64_t due = chunk_start + o->rot.interval_ms, now = now_ms();
+
+			if (due <= now)
+				timeout = 0;
+			else if (due - now < (uint64_t)timeout)
+				timeout = (int)(due - now);
+		}
 		ret = wait_for_work(ctl, con, &pfd, timeout, &w);
 		t = now_ms();
 		if (o->live && t - last_tick >= (uint64_t)o->tick_ms) {
@@ -831,6 +1074,16 @@ static void drain_loop(struct evt_ctl *ctl, struct evt_consumer *con, const stru
 		}
 		for (i = 0; i < con->nr_rings; i++)
 			con->rings[i].ready = 0;
+		if (rot && !con->write_failed) {
+			uint64_t bytes = chunk_bytes(con);
+
+			evd_rot_set_current_bytes(rot, bytes);
+			if (w.rotate || (o->rot.size && bytes >= o->rot.size) ||
+			    (o->rot.interval_ms && t - chunk_start >= o->rot.interval_ms)) {
+				cut_chunk(ctl, con, rot);
+				chunk_start = t;
+			}
+		}
 		if (o->duration > 0 && t - start >= (uint64_t)(o->duration * 1000))
 			break;
 		if (tty && t - prog.last_ms >= 1000)
@@ -848,6 +1101,9 @@ int main(int argc, char **argv)
 	struct evt_ctl *ctl = NULL;
 	struct options o;
 	struct live lv;
+	struct evd_rot *rot = NULL;
+	struct evd_rot_stats rst = { 0 };
+	char chunk_kdir[4096];
 	struct sigaction sa;
 	uint64_t start;
 	long long lost;
@@ -867,7 +1123,7 @@ int main(int argc, char **argv)
 	/* The directory before the module: a wrong -o says so, loaded or not. */
 	if (o.outdir && prepare_outdir(&o))
 		return EXIT_OUTDIR;
-	if (o.outdir)
+	if (o.outdir && !rotating(&o))
 		lock_names_dir(o.tracedir);
 	rc = evt_ctl_open(&ctl);
 	if (rc) {
@@ -881,10 +1137,20 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evdrain: cannot join the notify group: %s\n", evt_ctl_errmsg(ctl));
 		return EXIT_RUNTIME;
 	}
+	/* Chunks: what an earlier evdrain left is completed, then the first one opened. */
+	if (rotating(&o)) {
+		if (evd_rot_start(&rot, &o.rot))
+			return EXIT_OUTDIR;
+		if (evd_rot_open_chunk(rot, chunk_kdir, sizeof(chunk_kdir))) {
+			evd_rot_stop(rot, 0, &rst);
+			return EXIT_OUTDIR;
+		}
+		snprintf(o.tracedir, sizeof(o.tracedir), "%s", chunk_kdir);
+	}
 	copts.out_dir = o.outdir ? o.tracedir : NULL;
 	copts.channels = o.channels;
 	copts.xfer = o.copy ? EVT_XFER_COPY : EVT_XFER_SENDFILE;
-	copts.append = o.attach;
+	copts.append = o.attach && !rot;
 	copts.has_group = o.has_group;
 	copts.group = o.group;
 	if (o.live) {
@@ -897,12 +1163,18 @@ int main(int argc, char **argv)
 		return EXIT_RUNTIME;
 	}
 	rc = start_session(ctl, &con, &o);
-	if (rc != EXIT_OK)
+	if (rc != EXIT_OK) {
+		if (rot) {
+			/* Nothing was recorded into the first chunk: it goes. */
+			evd_rot_close_chunk(rot, NULL, 0);
+			evd_rot_stop(rot, 0, &rst);
+		}
 		return rc;
+	}
 	if (o.live && live_init(&lv, &con, &o))
 		return EXIT_RUNTIME;
 	start = now_ms();
-	drain_loop(ctl, &con, &o, &lv);
+	drain_loop(ctl, &con, &o, &lv, rot);
 	/* Stop (the kernel closes every partial sub-buffer), then take everything. */
 	if (evt_ctl_stop(ctl)) {
 		fprintf(stderr, "evdrain: the kernel refused to stop: %s\n", evt_ctl_errmsg(ctl));
@@ -920,12 +1192,26 @@ int main(int argc, char **argv)
 		evt_fmt_free(&lv.fmt);
 		evt_metadata_free(&lv.meta);
 	}
+	if (rot) {
+		if (con.write_failed) {
+			evd_rot_abandon_chunk(rot, con.err);
+		} else {
+			struct evd_rot_ring_count *counts;
+			size_t n = ring_counts(ctl, &counts);
+
+			evd_rot_close_chunk(rot, counts, n);
+			free(counts);
+		}
+		evd_rot_stop(rot, HOOK_WAIT_S, &rst);
+		if (rst.errors && rc == EXIT_OK && !con.write_failed)
+			rc = EXIT_RUNTIME;
+	}
 	if (con.write_failed) {
-		fprintf(stderr, "evdrain: %s; tracing stopped, every whole packet so far is in %s\n",
-			con.err, o.outdir);
+		fprintf(stderr, "evdrain: %s; tracing stopped, every whole packet so far is in %s%s\n",
+			con.err, o.outdir, rot ? " (every completed chunk is whole)" : "");
 		rc = EXIT_WRITE;
 	}
-	lost = summary(ctl, &con, &o, (double)(now_ms() - start) / 1000.0);
+	lost = summary(ctl, &con, &o, (double)(now_ms() - start) / 1000.0, rot ? &rst : NULL);
 	if (o.fail_on_loss && rc == EXIT_OK) {
 		if (lost < 0) {
 			fprintf(stderr, "evdrain: --fail-on-loss: the module gave no loss figures: %s\n",

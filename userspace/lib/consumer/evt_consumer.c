@@ -75,12 +75,7 @@ struct evt_consumer_ring *evt_consumer_find(struct evt_consumer *c, unsigned int
 	return NULL;
 }
 
-/*
- * Bytes of whole packets at the start of @fd (@size bytes long): the packet
- * headers are walked, so a drainer killed mid-write, or sub-buffers of
- * another size in an earlier run, leave only their whole packets counted.
- */
-static off_t whole_packets(int fd, off_t size)
+off_t evt_whole_packets(int fd, off_t size)
 {
 	off_t pos = 0;
 
@@ -117,7 +112,7 @@ static int open_stream_file(struct evt_consumer *c, struct evt_consumer_ring *r)
 		evt_errf(c->err, sizeof(c->err), "cannot write %s: %s", path, strerror(errno));
 		return -1;
 	}
-	r->size = whole_packets(r->out, st.st_size);
+	r->size = evt_whole_packets(r->out, st.st_size);
 	if (r->size != st.st_size && ftruncate(r->out, r->size)) {
 		evt_errf(c->err, sizeof(c->err), "cannot cut %s back to its last whole packet: %s",
 			 path, strerror(errno));
@@ -505,6 +500,37 @@ int evt_consumer_quiescent(struct evt_consumer *c, struct evt_consumer_ring *r,
 		return -1;
 	}
 	return 0;
+}
+
+int evt_consumer_switch_dir(struct evt_consumer *c, const char *dir)
+{
+	int i, ret = 0;
+
+	if (strlen(dir) >= sizeof(c->out_dir_buf)) {
+		evt_errf(c->err, sizeof(c->err), "%s: the directory name is too long", dir);
+		return -1;
+	}
+	memmove(c->out_dir_buf, dir, strlen(dir) + 1);
+	c->o.out_dir = c->out_dir_buf;
+	/* A new chunk starts empty, whatever the first one did. */
+	c->o.append = 0;
+	for (i = 0; i < c->nr_rings; i++) {
+		struct evt_consumer_ring *r = &c->rings[i];
+
+		if (r->out >= 0)
+			close(r->out);
+		r->out = -1;
+		r->size = 0;
+		if (open_stream_file(c, r)) {
+			if (r->out >= 0)
+				close(r->out);
+			r->out = -1;
+			/* No packet may be taken without a file to keep it: as a failed write. */
+			c->write_failed = 1;
+			ret = -1;
+		}
+	}
+	return ret;
 }
 
 int evt_consumer_sync(struct evt_consumer *c)

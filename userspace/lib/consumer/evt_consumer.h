@@ -77,6 +77,7 @@ struct evt_consumer {
 	uint8_t *buf;		/* EVT_XFER_COPY's buffer */
 	size_t buf_size;
 	int pipefd[2];		/* EVT_XFER_SPLICE's pipe */
+	char out_dir_buf[4096];	/* o.out_dir once evt_consumer_switch_dir() moved it */
 };
 
 /* 0, or -1 with errno (out of memory). */
@@ -143,7 +144,24 @@ int evt_consumer_drain_final(struct evt_consumer *c);
 int evt_consumer_quiescent(struct evt_consumer *c, struct evt_consumer_ring *r,
 			   struct evt_quiescent *q);
 
+/*
+ * Bytes of whole packets at the start of @fd (@size bytes long): the packet
+ * headers are walked, so a drainer killed mid-write, or sub-buffers of
+ * another size in an earlier run, leave only their whole packets counted.
+ */
+off_t evt_whole_packets(int fd, off_t size);
+
 /* fsync every stream file and the directory. 0, or -1 with c->err. */
 int evt_consumer_sync(struct evt_consumer *c);
+
+/*
+ * From now on, every ring's packets go to a new stream file in @dir (which
+ * exists; the files are created empty), rings opened later too: rotation.
+ * The old files are closed as they are (sync them before, or by path
+ * after). Nothing may be held. 0, or -1 with c->err and write_failed set
+ * (a file that cannot be created, as a write that failed: no packet is
+ * taken any more).
+ */
+int evt_consumer_switch_dir(struct evt_consumer *c, const char *dir);
 
 #endif

@@ -126,6 +126,7 @@ const char *evt_notify_name(int reason)
 		[EVT_NOTIFY_CPU_OFFLINE] = "CPU_OFFLINE",
 		[EVT_NOTIFY_STOPPED] = "STOPPED",
 		[EVT_NOTIFY_NO_RING] = "NO_RING",
+		[EVT_NOTIFY_ROTATE] = "ROTATE",
 	};
 
 	if (reason < 0 || reason >= __EVT_NOTIFY_MAX)
@@ -412,6 +413,16 @@ int evt_ctl_stop(struct evt_ctl *c)
 int evt_ctl_flush(struct evt_ctl *c)
 {
 	return simple(c, EVT_CMD_FLUSH);
+}
+
+int evt_ctl_rotate(struct evt_ctl *c)
+{
+	return simple(c, EVT_CMD_ROTATE);
+}
+
+int evt_ctl_statedump(struct evt_ctl *c)
+{
+	return simple(c, EVT_CMD_STATEDUMP);
 }
 
 int evt_ctl_generate_stop(struct evt_ctl *c)

@@ -121,6 +121,10 @@ void evt_ctl_close(struct evt_ctl *ctl);
 int evt_ctl_start(struct evt_ctl *ctl);
 int evt_ctl_stop(struct evt_ctl *ctl);
 int evt_ctl_flush(struct evt_ctl *ctl);
+/* Ask the drainers listening to the notify group to cut a chunk (NOTIFY_ROTATE). */
+int evt_ctl_rotate(struct evt_ctl *ctl);
+/* Record the state dump again (tracing must be running). */
+int evt_ctl_statedump(struct evt_ctl *ctl);
 int evt_ctl_config(struct evt_ctl *ctl, const struct evt_config *cfg);
 int evt_ctl_generate(struct evt_ctl *ctl, const struct evt_gen_request *g);
 int evt_ctl_generate_stop(struct evt_ctl *ctl);

@@ -1,0 +1,129 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# evdrain's rotation. (1) --rotate-size with the generator at a steady rate,
+# evctl rotate on the way, the shipped rsync hook copying every chunk, and
+# --keep removing old ones; (2) --rotate-interval with CPU 1 taken offline
+# and back while chunks are cut; (3) evdrain SIGKILLed mid-chunk and
+# restarted with --attach; (4) a disk that fills mid-run. The host checks
+# what it copies out.
+. "$EVTRACE_TESTS/vm/lib.sh"
+set -e
+refused() {
+	want=$1 msg=$2
+	shift 2
+	rc=0
+	evdrain "$@" > /tmp/out 2> /tmp/err || rc=$?
+	cat /tmp/err
+	[ $rc = "$want" ] || fail "evdrain $* exit $rc, not $want"
+	grep -q -- "$msg" /tmp/err || fail "evdrain $*: no \"$msg\" message"
+}
+# Bad options first (no module needed).
+refused 2 'wants a size above 0' -o /tmp/x --rotate-size 0
+refused 2 'wants a size above 0' -o /tmp/x --rotate-size 12Q
+refused 2 'from 100ms to a year' -o /tmp/x --rotate-interval 10ms
+refused 2 'go with --rotate-size' -o /tmp/x --keep 3
+refused 2 'No such file' -o /tmp/x --rotate-size 1M --on-chunk /nonexistent/hook
+printf 'echo\n' > /tmp/noexec
+refused 2 'not an executable file' -o /tmp/x --rotate-size 1M --on-chunk /tmp/noexec
+refused 2 "give the program's path" -o /tmp/x --rotate-size 1M --on-chunk rsync
+refused 2 'at least two chunks' -o /tmp/x --rotate-size 1M --max-total 1M
+refused 2 'no --force' -o /tmp/x --rotate-size 1M --force
+
+insmod "$EVTRACE_KO" probes=0 num_subbuf=32
+# Too small for a packet per stream (4 streams of 16 KiB sub-buffers).
+refused 2 'too small' -o /tmp/x --rotate-size 32K
+# Nobody listens: evctl rotate says so.
+rc=0
+evctl rotate 2> /tmp/err || rc=$?
+cat /tmp/err
+[ $rc = 1 ] && grep -q 'no drainer is listening' /tmp/err || fail "evctl rotate without a drainer: exit $rc"
+
+# (1) Size, the rsync hook, retention.
+mkdir -p /tmp/shipped
+cat > /tmp/hook <<'EOF'
+#!/bin/sh
+# The shipped example, and a record of what evdrain gave it.
+echo "$1 $EVT_CHUNK_SEQ $EVT_CHUNK_EVENTS $EVT_CHUNK_BEGIN $EVT_CHUNK_END $EVT_CHUNK_LOST_PACKETS" >> /tmp/hook.log
+PATH=/usr/local/bin:$PATH EVTRACE_SHIP_DEST=/tmp/shipped exec /usr/local/bin/evtrace-ship-rsync "$1"
+EOF
+chmod +x /tmp/hook
+evdrain -o /tmp/rot --rotate-size 128K --keep 4 --on-chunk /tmp/hook --stats-json "$OUT/rot.json" \
+	> "$OUT/rot.out" 2> "$OUT/rot.err" &
+pid=$!
+wait_tracing
+evctl generate --events 60000 --rate 6000 --channel both
+sleep 3
+evctl rotate || fail "evctl rotate with a drainer listening: exit $?"
+wait_gen_done 200
+kill -TERM $pid
+wait $pid || { cat "$OUT/rot.err"; fail "evdrain --rotate-size exit $?"; }
+cat "$OUT/rot.out"
+grep -v '^evdrain: chunk \|^evdrain: retention: removed' "$OUT/rot.err" || true
+grep -q 'removed by retention' "$OUT/rot.out" || fail "no chunk summary line"
+cp $D/stats "$OUT/rot.stats"
+ls -la /tmp/rot
+cp -r /tmp/rot "$OUT/kept"
+cp -r "/tmp/shipped/$(hostname)" "$OUT/shipped"
+cp /tmp/hook.log "$OUT/hook.log"
+rmmod evtrace
+
+# (2) Interval, with CPU 1 going offline and back meanwhile.
+insmod "$EVTRACE_KO" probes=0 num_subbuf=32
+evdrain -o /tmp/intv --rotate-interval 700ms --stats-json "$OUT/intv.json" > "$OUT/intv.out" 2>&1 &
+pid=$!
+wait_tracing
+evctl generate --events 20000 --rate 3000 --channel both
+sleep 2
+echo 0 > /sys/devices/system/cpu/cpu1/online
+sleep 2
+echo 1 > /sys/devices/system/cpu/cpu1/online
+wait_gen_done 200
+sleep 1
+kill -TERM $pid
+wait $pid || { cat "$OUT/intv.out"; fail "evdrain --rotate-interval exit $?"; }
+cat "$OUT/intv.out"
+cp $D/stats "$OUT/intv.stats"
+cp -r /tmp/intv "$OUT/intv"
+rmmod evtrace
+
+# (3) SIGKILL mid-chunk (a chunk far from full), then --attach: the chunk
+# left in progress is completed.
+insmod "$EVTRACE_KO" probes=0 num_subbuf=32
+evdrain -q -o /tmp/kill --rotate-size 64M &
+pid=$!
+wait_tracing
+evctl generate --events 40000 --rate 5000 --channel both
+sleep 3
+kill -KILL $pid
+wait $pid || true
+ls -la /tmp/kill
+ls -d /tmp/kill/.inprogress-* > /dev/null || fail "no chunk in progress after SIGKILL"
+evdrain -o /tmp/kill --attach --rotate-size 256K --stats-json "$OUT/kill.json" > "$OUT/kill.out" 2>&1 &
+pid=$!
+wait_gen_done 200
+evctl stop
+sleep 1
+kill -TERM $pid
+wait $pid || { cat "$OUT/kill.out"; fail "evdrain --attach after SIGKILL exit $?"; }
+cat "$OUT/kill.out"
+if ls -d /tmp/kill/.inprogress-* 2> /dev/null; then fail "a chunk is still in progress"; fi
+cp $D/stats "$OUT/kill.stats"
+cp -r /tmp/kill "$OUT/killed"
+rmmod evtrace
+
+# (4) A full disk mid-run: exit 6, every completed chunk whole.
+insmod "$EVTRACE_KO" probes=0
+mkdir -p /mnt/small
+mount -t tmpfs -o size=2m tmpfs /mnt/small
+evctl generate --events 100000000 --rate 20000 --channel both
+rc=0
+evdrain -o /mnt/small/t --rotate-size 300K --duration 60 > "$OUT/full.out" 2>&1 || rc=$?
+evctl generate-stop
+cat "$OUT/full.out"
+[ $rc = 6 ] || fail "evdrain with rotation on a full disk exit $rc, not 6"
+grep -q 'No space left on device' "$OUT/full.out" || fail "no disk-full message"
+ls -la /mnt/small/t
+cp -r /mnt/small/t "$OUT/full"
+umount /mnt/small
+rmmod evtrace
+echo rotate ok

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-smp: 2
+# evdrain's rotation (issue 19): every chunk reads alone in babeltrace2,
+# babeltrace 1 and evcat; the chunks the hook shipped hold every generator
+# event exactly once (concatenated per stream they are the trace a drainer
+# without rotation writes); their summaries add up to the module's counts;
+# retention removed the oldest; CPU hotplug, SIGKILL + --attach and a full
+# disk leave only complete chunks named as such.
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+vm --timeout 900 --copy-bin /usr/bin/rsync --copy-bin "$top/userspace/dist/hooks/evtrace-ship-rsync" \
+	"$here/guest-rotate.sh"
+evcat=$top/build/bin/evcat
+name_re='^[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-[0-9]+$'
+
+# Complete chunks of DIR, oldest first (names sort by time).
+chunks() { ls "$1" | grep -E "$name_re" | sort; }
+# A chunk reads alone: babeltrace2 and babeltrace 1 without a complaint,
+# evcat and evtest's strict decode, and its summary's count is babeltrace2's.
+check_chunk() {
+	local c=$1 n sn
+	"$evtest" check "$c" > /dev/null || die "$c: evtest check fails"
+	babeltrace2 "$c" > /dev/null 2> "$out/bt.err" || { cat "$out/bt.err"; die "$c: babeltrace2 fails"; }
+	! grep -q 'ERROR\|WARNING' "$out/bt.err" || { cat "$out/bt.err"; die "$c: babeltrace2 complains"; }
+	babeltrace "$c/kernel" > /dev/null 2> "$out/bt1.err" || { cat "$out/bt1.err"; die "$c: babeltrace 1 fails"; }
+	"$evcat" --count "$c" > /dev/null || die "$c: evcat fails"
+	n=$(bt_count "$c")
+	sn=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events"])' "$c/summary.json")
+	[ "$n" = "$sn" ] || die "$c: summary.json says $sn events, babeltrace2 counts $n"
+}
+# The chunks of DIR concatenated per stream into DEST, in sequence order: the
+# first chunk's metadata, each stream file the chunks' files one after another.
+concat() {
+	local dir=$1 dest=$2 c f
+	mkdir -p "$dest/kernel"
+	for c in $(ls "$dir" | grep -E "$name_re" | sort -t- -k3,3n); do
+		[ -e "$dest/kernel/metadata" ] || cp "$dir/$c/kernel/metadata" "$dest/kernel/"
+		cmp -s "$dir/$c/kernel/metadata" "$dest/kernel/metadata" || die "$c: another session's metadata"
+		for f in "$dir/$c"/kernel/compact_* "$dir/$c"/kernel/normal_*; do
+			[ -e "$f" ] && cat "$f" >> "$dest/kernel/$(basename "$f")"
+		done
+	done
+}
+# Per channel and CPU, the events the chunks' summaries count and the module recorded.
+sums_match() {
+	python3 - "$1" "$2" <<'PY'
+import json, os, re, sys
+d, stats = sys.argv[1], sys.argv[2]
+ours = {}
+for c in os.listdir(d):
+    if not re.match(r'^\d{8}T\d{6}\.\d{6}Z-\d{8}T\d{6}\.\d{6}Z-\d+$', c):
+        continue
+    for s in json.load(open(os.path.join(d, c, 'summary.json')))['streams']:
+        k = (s['channel'], s['cpu'])
+        ours[k] = ours.get(k, 0) + s['events']
+mod = {}
+for line in open(stats):
+    f = line.split()
+    if f and f[0] in ('compact', 'normal') and int(f[3]):
+        mod[(f[0], int(f[1]))] = int(f[3])
+if ours != mod:
+    sys.exit('chunks count %s, the module recorded %s' % (sorted(ours.items()), sorted(mod.items())))
+print('per channel and CPU, chunks = module:', sorted(mod.items()))
+PY
+}
+
+# (1) Size, hook, retention.
+kept=$(chunks "$out/kept" | wc -l)
+shipped=$(chunks "$out/shipped" | wc -l)
+echo "size: $shipped chunks shipped, $kept kept"
+[ "$shipped" -ge 30 ] || die "only $shipped chunks were shipped (want 30 or more)"
+[ "$kept" -le 4 ] && [ "$kept" -ge 1 ] || die "--keep 4 kept $kept chunks"
+ls -A "$out/kept" | grep -vE "$name_re" && die "something else than complete chunks is left in the directory"
+for c in $(chunks "$out/kept"); do
+	check_chunk "$out/kept/$c"
+	diff -r "$out/kept/$c" "$out/shipped/$c" || die "$c: the shipped copy differs"
+done
+# The hook saw every chunk once, in sequence, with the summary's figures.
+seqs=$(chunks "$out/shipped" | sed 's/.*-//' | sort -n | tr '\n' ' ')
+[ "$seqs" = "$(seq 0 $((shipped - 1)) | tr '\n' ' ')" ] || die "shipped sequence numbers: $seqs"
+[ "$(wc -l < "$out/hook.log")" = "$shipped" ] || die "the hook ran $(wc -l < "$out/hook.log") times for $shipped chunks"
+while read -r path seq events begin end lost; do
+	c=$(basename "$path")
+	sn=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["events"], d["seq"], d["begin"], d["lost_packets"])' "$out/shipped/$c/summary.json")
+	[ "$sn" = "$events $seq $begin $lost" ] || die "$c: the hook was given '$events $seq $begin $lost', summary.json says '$sn'"
+	[ -n "$end" ] || die "$c: no EVT_CHUNK_END"
+done < "$out/hook.log"
+for c in $(chunks "$out/shipped"); do
+	check_chunk "$out/shipped/$c"
+done
+python3 - "$out/rot.json" "$shipped" "$kept" <<'PY' || die "evdrain's --stats-json disagrees with the directory"
+import json, sys
+c = json.load(open(sys.argv[1]))['chunks']
+n, kept = int(sys.argv[2]), int(sys.argv[3])
+assert c['completed'] == n and c['hooks_run'] == n and c['hooks_failed'] == 0, c
+assert c['deleted'] == n - kept and c['errors'] == 0 and c['lost_packets'] == 0, c
+PY
+sums_match "$out/shipped" "$out/rot.stats" || die "size: the chunks do not add up to the module's counts"
+# Nothing lost or duplicated at a seam: the run, joined, is one trace of every generator event once.
+concat "$out/shipped" "$out/joined"
+"$evtest" check "$out/joined" --gen-events 60000 --exact > "$out/joined.check" || { tail "$out/joined.check"; die "the joined chunks miss or repeat events"; }
+[ "$(bt_count "$out/joined")" = "$(stats_sum "$out/rot.stats" 4)" ] || die "babeltrace2 on the joined chunks != recorded"
+echo "size: every generator event once across $shipped chunks; hooks and summaries agree"
+
+# (2) Interval and hotplug.
+n=$(chunks "$out/intv" | wc -l)
+[ "$n" -ge 5 ] || die "--rotate-interval 700ms made $n chunks"
+for c in $(chunks "$out/intv"); do check_chunk "$out/intv/$c"; done
+sums_match "$out/intv" "$out/intv.stats" || die "interval: the chunks do not add up to the module's counts"
+concat "$out/intv" "$out/intv-joined"
+"$evtest" check "$out/intv-joined" > /dev/null || die "interval: the joined chunks repeat events"
+echo "interval: $n chunks with CPU 1 offline and back; counts exact"
+
+# (3) SIGKILL and --attach.
+grep -q 'left in progress by an earlier evdrain, completed' "$out/kill.out" || die "the killed evdrain's chunk was not completed"
+n=$(chunks "$out/killed" | wc -l)
+ls -A "$out/killed" | grep -vE "$name_re" && die "the killed run left something else than complete chunks"
+for c in $(chunks "$out/killed"); do check_chunk "$out/killed/$c"; done
+concat "$out/killed" "$out/killed-joined"
+"$evtest" check "$out/killed-joined" > "$out/killed.check" || die "SIGKILL + --attach: events repeated"
+lost=$(sed -n 's/^packets lost //p' "$out/killed.check")
+if [ "$lost" = 0 ]; then
+	sums_match "$out/killed" "$out/kill.stats" || die "SIGKILL: nothing lost, yet the counts differ"
+fi
+echo "SIGKILL + --attach: $n chunks, the one left in progress completed; $lost packets lost at the kill"
+
+# (4) Full disk.
+# The chunk being written when the disk filled: gone if nothing was in it, else left hidden and said.
+for p in "$out"/full/.inprogress-*; do
+	[ -e "$p" ] || continue
+	grep -q "$(basename "$p"): .*stays under its temporary name" "$out/full.out" || die "$p left and not reported"
+done
+n=$(chunks "$out/full" | wc -l)
+[ "$n" -ge 1 ] || die "no chunk completed before the disk filled"
+for c in $(chunks "$out/full"); do check_chunk "$out/full/$c"; done
+echo "full disk: exit 6, $n complete chunks read, the partial one reported"

@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Chunks: the pieces a rotating evdrain cuts its trace into. Each is a
+ * whole trace directory (CHUNK/kernel/metadata and streams, CHUNK/summary.json)
+ * named BEGIN-END-SEQ: the UTC times of its first and last events
+ * (20261125T211500.123456Z, so that names sort by time) and its sequence
+ * number in the run. While it is written it is DIR/.inprogress-SEQ (hidden:
+ * readers and shippers never see half a chunk), renamed once complete; a
+ * chunk being removed is renamed .deleting-SEQ first.
+ *
+ * Also the units of evdrain's rotation options, parsed here so that the
+ * tests see the same rules.
+ */
+#ifndef EVT_CHUNK_H
+#define EVT_CHUNK_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define EVT_CHUNK_NAME_MAX	80	/* two times, 20 digits, the dashes, the NUL */
+#define EVT_CHUNK_TMP_PREFIX	".inprogress-"
+#define EVT_CHUNK_DEL_PREFIX	".deleting-"
+#define EVT_CHUNK_SUMMARY	"summary.json"
+
+/* BEGIN-END-SEQ from realtime nanoseconds: 0, or -1 when @len is too small. */
+int evt_chunk_name(char *buf, size_t len, uint64_t begin_ns, uint64_t end_ns, uint64_t seq);
+
+/*
+ * A complete chunk's name: 0 with the times (microseconds kept) and the
+ * sequence number, -1 for any other name.
+ */
+int evt_chunk_parse(const char *name, uint64_t *begin_ns, uint64_t *end_ns, uint64_t *seq);
+
+/* ".inprogress-SEQ" (@prefix EVT_CHUNK_TMP_PREFIX or _DEL_PREFIX): 0 with *@seq, else -1. */
+int evt_chunk_parse_hidden(const char *name, const char *prefix, uint64_t *seq);
+
+/* Realtime nanoseconds as 20261125T211500.123456Z (27 bytes with the NUL). */
+void evt_chunk_time(char *buf, size_t len, uint64_t ns);
+
+/*
+ * A size: bytes, or with K, M, G, T (powers of 1024; "KiB", "MiB", ... too).
+ * 0, or -1 (not a size, or more than 2^62).
+ */
+int evt_parse_size(const char *s, uint64_t *bytes);
+
+/* A duration: seconds, or with ms, s, m, h, d. 0, or -1 (not one, or more than a year). */
+int evt_parse_duration_ms(const char *s, uint64_t *ms);
+
+#endif
