@@ -27,6 +27,9 @@ static void usage(FILE *f)
 "usage: evcat DIR [options]\n"
 "Print the evtrace trace in DIR (metadata + compact_N / normal_N stream files)\n"
 "as one stream in time order: every stream file decoded strictly, then merged.\n"
+"A DIR of chunks (evdrain --rotate-size/--rotate-interval) reads as one trace,\n"
+"the chunks joined in sequence order; --from/--to open only the chunks they\n"
+"overlap, --stats shows the chunks and each seam's lost packets.\n"
 "\n"
 "  --format text|json  text (default), close to babeltrace2's:\n"
 "                        [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, ... }\n"
@@ -211,6 +214,25 @@ static int time_arg(const char *opt, const char *arg, const struct evt_trace *t,
 	return r ? -1 : 0;
 }
 
+/* --from and --to as clock values of @t: 0, or -1 (said). */
+static int resolve_times(const struct opts *o, struct evt_trace *t, uint64_t *from, uint64_t *to)
+{
+	uint64_t first = UINT64_MAX;
+	unsigned int i;
+
+	/* The first event: each stream's first packet (errors come later, in order). */
+	for (i = 0; i < t->nr_streams; i++) {
+		struct evt_stream *s = &t->streams[i];
+
+		if (s->npk && s->pk[0].begin < first)
+			first = s->pk[0].begin;
+	}
+	if (first == UINT64_MAX)
+		first = 0;
+	return (o->from && time_arg("--from", o->from, t, first, from)) ||
+	       (o->to && time_arg("--to", o->to, t, first, to)) ? -1 : 0;
+}
+
 /*
  * The --event names as a mask over the events the trace's metadata
  * declares: 0, or -1 (said; an unknown name lists the trace's events).
@@ -359,6 +381,56 @@ struct stats {
 	uint64_t first, last;
 };
 
+/* Packets lost at the seam into chunk @k (index in t->chunks): the sequence gaps there, all streams. */
+static uint64_t seam_lost(const struct evt_trace *t, unsigned int k)
+{
+	uint64_t lost = 0;
+	unsigned int i, j;
+
+	for (i = 0; i < t->nr_streams; i++)
+		for (j = 0; j < t->streams[i].nsegs; j++)
+			if (t->streams[i].segs[j].chunk == k)
+				lost += t->streams[i].segs[j].seam_lost;
+	return lost;
+}
+
+/* A run of chunks: which were read, and each seam (lost packets, the time between the names). */
+static void print_run(const struct opts *o, const struct evt_trace *t)
+{
+	const int json = o->fmt == EVT_FMT_JSON;
+	unsigned int k;
+
+	if (json)
+		printf(",\"chunks_in_dir\":%u,\"chunks\":[", t->run_chunks);
+	else
+		printf("run of %u chunks (of %u in %s): %s .. %s\n", t->nr_chunks, t->run_chunks, t->dir,
+		       t->chunks[0].name, t->chunks[t->nr_chunks - 1].name);
+	for (k = 0; json && k < t->nr_chunks; k++)
+		printf("%s{\"name\":\"%s\",\"seq\":%llu}", k ? "," : "", t->chunks[k].name,
+		       (unsigned long long)t->chunks[k].seq);
+	if (json)
+		printf("],\"seams\":[");
+	else if (t->nr_chunks > 1)
+		printf("%-12s %-12s %10s %16s\n", "seam: seq", "to seq", "pkts lost", "gap (us)");
+	for (k = 1; k < t->nr_chunks; k++) {
+		const struct evt_chunk_ref *a = &t->chunks[k - 1], *b = &t->chunks[k];
+		const long long gap_us = ((long long)b->begin_rt - (long long)a->end_rt) / 1000;
+		const int missing = b->seq != a->seq + 1;
+
+		if (json)
+			printf("%s{\"from\":%llu,\"to\":%llu,\"packets_lost\":%llu,\"gap_us\":%lld,"
+			       "\"chunks_missing\":%s}", k > 1 ? "," : "", (unsigned long long)a->seq,
+			       (unsigned long long)b->seq, (unsigned long long)seam_lost(t, k), gap_us,
+			       missing ? "true" : "false");
+		else
+			printf("%-12llu %-12llu %10llu %16lld%s\n", (unsigned long long)a->seq,
+			       (unsigned long long)b->seq, (unsigned long long)seam_lost(t, k), gap_us,
+			       missing ? "  (chunks missing between)" : "");
+	}
+	if (json)
+		printf("]");
+}
+
 static void print_stats(const struct opts *o, struct evt_trace *t, const struct stats *st)
 {
 	const uint64_t off = evt_trace_offset_ns(t);
@@ -381,8 +453,10 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 		       (unsigned long long)st->last, st->total ? a : "", st->total ? b : "",
 		       (unsigned long long)span, (unsigned long long)disc, (unsigned long long)lost);
 	} else {
-		printf("trace %s: %llu events in %u stream files\n", t->dir,
-		       (unsigned long long)st->total, t->nr_streams);
+		printf("trace %s: %llu events in %u stream%s\n", t->dir,
+		       (unsigned long long)st->total, t->nr_streams, t->nr_chunks ? "s" : " files");
+		if (t->nr_chunks)
+			print_run(o, t);
 		if (st->total)
 			printf("time span: %sZ .. %sZ (%llu.%09llu s)\n", a, b,
 			       (unsigned long long)(span / 1000000000ULL),
@@ -422,8 +496,13 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 		else
 			printf("%-24s %14llu\n", cat->events[i].name, (unsigned long long)st->per_event[i]);
 	}
-	if (json)
+	if (json && t->nr_chunks) {
+		printf("}");
+		print_run(o, t);
+		printf("}\n");
+	} else if (json) {
 		printf("}}\n");
+	}
 	else
 		printf("losses: %llu events discarded (events_discarded), %llu packets lost "
 		       "(packet_seq_num gaps)\n", (unsigned long long)disc, (unsigned long long)lost);
@@ -699,7 +778,7 @@ int main(int argc, char **argv)
 	struct cat c = { 0 };
 	uint64_t from = 0, tov = UINT64_MAX;
 	char err[512];
-	int ret = 0, rc;
+	int ret = 0, rc, run_times = 0;
 
 	if (parse_args(argc, argv, &o)) {
 		fprintf(stderr, "Try 'evcat --help'.\n");
@@ -711,6 +790,33 @@ int main(int argc, char **argv)
 		to.cpu_set_bits = EVT_MAX_CPUS;
 	}
 	to.threads = o.threads;
+	/* A run of chunks: the times first (by its first chunk), so that only the chunks in them are opened. */
+	if (o.from || o.to) {
+		char *first = evt_trace_run_first(o.dir);
+
+		if (first) {
+			struct evt_trace probe;
+			int bad;
+
+			if (evt_trace_open(&probe, first, NULL)) {
+				fprintf(stderr, "evcat: %s\n", probe.err);
+				free(first);
+				free_opts(&o);
+				return EXIT_TRACE;
+			}
+			bad = resolve_times(&o, &probe, &from, &tov);
+			to.from_rt = from + evt_trace_offset_ns(&probe);
+			to.to_rt = tov > UINT64_MAX - evt_trace_offset_ns(&probe) ? UINT64_MAX :
+				   tov + evt_trace_offset_ns(&probe);
+			evt_trace_close(&probe);
+			free(first);
+			if (bad) {
+				free_opts(&o);
+				return EXIT_USAGE;
+			}
+			run_times = 1;
+		}
+	}
 	if (evt_trace_open(&t, o.dir, &to)) {
 		fprintf(stderr, "evcat: %s\n", t.err);
 		free_opts(&o);
@@ -723,25 +829,10 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	say_being_written(&t);
-	if (o.from || o.to) {
-		uint64_t first = UINT64_MAX;
-		unsigned int i;
-
-		/* The first event: each stream's first packet (errors come later, in order). */
-		for (i = 0; i < t.nr_streams; i++) {
-			struct evt_stream *s = &t.streams[i];
-
-			if (s->npk && s->pk[0].begin < first)
-				first = s->pk[0].begin;
-		}
-		if (first == UINT64_MAX)
-			first = 0;
-		if ((o.from && time_arg("--from", o.from, &t, first, &from)) ||
-		    (o.to && time_arg("--to", o.to, &t, first, &tov))) {
-			evt_trace_close(&t);
-			free_opts(&o);
-			return EXIT_USAGE;
-		}
+	if ((o.from || o.to) && !run_times && resolve_times(&o, &t, &from, &tov)) {
+		evt_trace_close(&t);
+		free_opts(&o);
+		return EXIT_USAGE;
 	}
 	c.o = &o;
 	c.t = &t;

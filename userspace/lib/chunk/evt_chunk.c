@@ -78,7 +78,7 @@ static int parse_seq(const char *s, uint64_t *seq)
 {
 	char *end;
 
-	if (!isdigit((unsigned char)*s) || (s[0] == '0' && s[1]) || strlen(s) > 19)
+	if (!isdigit((unsigned char)*s) || (s[0] == '0' && s[1]) || strlen(s) > 20)
 		return -1;
 	errno = 0;
 	*seq = strtoull(s, &end, 10);

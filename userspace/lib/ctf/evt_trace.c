@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "evt_trace.h"
+#include "evt_chunk.h"
 #include "evt_io.h"
 
 /* ---- Opening ---- */
@@ -106,6 +107,8 @@ static void list_entries(const char *dir, char *buf, size_t len)
 }
 
 static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd, char *err);
+static int index_range(const struct evt_trace *t, struct evt_stream *s, int fd, size_t base, size_t size,
+		       uint64_t *seam_lost, char *err);
 
 static int stream_cmp(const void *a, const void *b)
 {
@@ -138,25 +141,47 @@ static int open_regular(char *err, const char *path, int *fd, size_t *size)
 	return 0;
 }
 
-static int read_metadata(struct evt_trace *t)
+/* DIR/metadata's text (malloc'd): 0, or -1 with @err. */
+static int read_metadata_text(const char *dir, char **text, size_t *len, char *err)
 {
 	char path[4096], msg[EVT_TRACE_ERRLEN];
-	char *text;
-	size_t len;
 	int fd, ret;
 
-	snprintf(path, sizeof(path), "%s/metadata", t->dir);
-	if (open_regular(t->err, path, &fd, &len))
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (open_regular(err, path, &fd, len))
 		return -1;
-	ret = evt_metadata_read(fd, &text, &len, msg, sizeof(msg));
+	ret = evt_metadata_read(fd, text, len, msg, sizeof(msg));
 	close(fd);
-	if (!ret) {
-		ret = evt_metadata_parse(text, len, &t->md, msg, sizeof(msg));
+	if (ret)
+		evt_errf(err, EVT_TRACE_ERRLEN, "%s: %s", path, msg);
+	return ret;
+}
+
+/* @dir's metadata parsed into t->md; its text kept in *@keep when asked. */
+static int read_metadata_of(struct evt_trace *t, const char *dir, char **keep, size_t *keep_len)
+{
+	char msg[EVT_TRACE_ERRLEN];
+	char *text;
+	size_t len;
+	int ret;
+
+	if (read_metadata_text(dir, &text, &len, t->err))
+		return -1;
+	ret = evt_metadata_parse(text, len, &t->md, msg, sizeof(msg));
+	if (ret)
+		evt_errf(t->err, sizeof(t->err), "%s/metadata: %s", dir, msg);
+	if (keep && !ret) {
+		*keep = text;
+		*keep_len = len;
+	} else {
 		free(text);
 	}
-	if (ret)
-		evt_errf(t->err, sizeof(t->err), "%s: %s", path, msg);
 	return ret;
+}
+
+static int read_metadata(struct evt_trace *t)
+{
+	return read_metadata_of(t, t->dir, NULL, NULL);
 }
 
 /* Map a stream file and index its packets: 0, or -1 with @err. */
@@ -185,6 +210,64 @@ static int open_stream(const struct evt_trace *t, struct evt_stream *s, char *er
 }
 
 /*
+ * A run's stream: its chunks' files mapped back to back, each at a page
+ * boundary (a file's last page is zero-filled beyond its end), each
+ * indexed apart. 0, or -1 with @err.
+ */
+static int open_run_stream(const struct evt_trace *t, struct evt_stream *s, char *err)
+{
+	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	size_t total = 0;
+	unsigned int i;
+	uint8_t *base;
+
+	for (i = 0; i < s->nsegs; i++) {
+		s->segs[i].off = total;
+		total += ((size_t)s->segs[i].size + page - 1) & ~(page - 1);
+	}
+	s->size = s->nsegs ? (size_t)(s->segs[s->nsegs - 1].off + s->segs[s->nsegs - 1].size) : 0;
+	s->npk = 0;
+	if (!total)
+		return 0;
+	base = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (base == MAP_FAILED) {
+		evt_errf(err, EVT_TRACE_ERRLEN, "%s/%s: mmap of %zu bytes: %s", t->dir, s->name, total,
+			 strerror(errno));
+		return -1;
+	}
+	s->map = base;
+	s->map_len = total;
+	for (i = 0; i < s->nsegs; i++) {
+		struct evt_seg *g = &s->segs[i];
+		char path[4096 + 64];
+		size_t size;
+		int fd, ret;
+
+		snprintf(path, sizeof(path), "%s/%s", t->chunks[g->chunk].dir, s->name);
+		if (open_regular(err, path, &fd, &size))
+			return -1;
+		if (size != g->size) {
+			evt_errf(err, EVT_TRACE_ERRLEN, "%s: its size changed while the run was opened", path);
+			close(fd);
+			return -1;
+		}
+		if (size && mmap(base + g->off, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+			evt_errf(err, EVT_TRACE_ERRLEN, "%s: mmap: %s", path, strerror(errno));
+			close(fd);
+			return -1;
+		}
+		g->first_pk = s->npk;
+		ret = index_range(t, s, fd, (size_t)g->off, size, &g->seam_lost, err);
+		g->npk = s->npk - g->first_pk;
+		close(fd);
+		if (ret)
+			return -1;
+	}
+	madvise(base, total, MADV_SEQUENTIAL);
+	return 0;
+}
+
+/*
  * Opening the streams on threads: each takes the next stream not taken;
  * a stream's failure is kept in its own slot of errs[], and the first
  * stream (in order) that failed is the one reported, as one thread would.
@@ -202,7 +285,8 @@ static void *open_worker(void *arg)
 	unsigned int i;
 
 	while ((i = atomic_fetch_add(&w->next, 1)) < w->t->nr_streams)
-		w->failed[i] = open_stream(w->t, &w->t->streams[i], w->errs[i]);
+		w->failed[i] = w->t->streams[i].segs ? open_run_stream(w->t, &w->t->streams[i], w->errs[i]) :
+			       open_stream(w->t, &w->t->streams[i], w->errs[i]);
 	return NULL;
 }
 
@@ -264,15 +348,288 @@ char *evt_trace_dir(const char *dir)
 	return strdup(dir);
 }
 
+/* The streams found: in order, opened, indexed, checked. 0, or -1 with t->err. */
+static int open_indexed(struct evt_trace *t, const struct evt_trace_opts *o)
+{
+	unsigned int i;
+
+	qsort(t->streams, t->nr_streams, sizeof(*t->streams), stream_cmp);
+	t->base = UINT64_MAX;
+	for (i = 0; i < t->nr_streams; i++)
+		t->streams[i].id = i;
+	if (open_streams(t, o ? o->threads : 1))
+		return -1;
+	for (i = 0; i < t->nr_streams; i++) {
+		const struct evt_stream *s = &t->streams[i];
+
+		if (s->npk && s->pk[0].begin < t->base)
+			t->base = s->pk[0].begin;
+		/* Times are printed as clock + offset: refuse what would wrap. */
+		if (s->npk && s->max_end > UINT64_MAX - evt_trace_offset_ns(t)) {
+			evt_errf(t->err, sizeof(t->err),
+				 "%s/%s: timestamp_end %llu plus the clock offset %llu ns is beyond 2^64 ns",
+				 t->dir, s->name, (unsigned long long)s->max_end,
+				 (unsigned long long)evt_trace_offset_ns(t));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* The stream (@chan, @cpu) of t->streams, added if new: NULL when out of memory. */
+static struct evt_stream *stream_of(struct evt_trace *t, unsigned int *cap, unsigned int chan, unsigned int cpu)
+{
+	struct evt_stream *s;
+	unsigned int i;
+
+	for (i = 0; i < t->nr_streams; i++)
+		if (t->streams[i].channel == chan && t->streams[i].cpu == cpu)
+			return &t->streams[i];
+	if (t->nr_streams == *cap) {
+		struct evt_stream *n;
+
+		*cap = *cap ? *cap * 2 : 16;
+		n = realloc(t->streams, *cap * sizeof(*n));
+		if (!n)
+			return NULL;
+		t->streams = n;
+	}
+	s = &t->streams[t->nr_streams++];
+	memset(s, 0, sizeof(*s));
+	s->channel = chan;
+	s->cpu = cpu;
+	/* Canonical (no leading zeros): the same name as on disk. */
+	snprintf(s->name, sizeof(s->name), "%s_%u", evt_channel_name(chan), cpu);
+	return s;
+}
+
+/* ---- A run of chunks ---- */
+
+static int chunk_seq_cmp(const void *a, const void *b)
+{
+	const struct evt_chunk_ref *x = a, *y = b;
+
+	return x->seq < y->seq ? -1 : x->seq > y->seq;
+}
+
+/*
+ * The complete chunks in @dir (a name BEGIN-END-SEQ with a kernel/ in it),
+ * by sequence number: how many (*@out malloc'd), or -1 with errno.
+ */
+static int list_chunks(const char *dir, struct evt_chunk_ref **out)
+{
+	struct evt_chunk_ref *v = NULL;
+	struct dirent *de;
+	unsigned int n = 0, cap = 0;
+	DIR *d = opendir(dir);
+
+	*out = NULL;
+	if (!d)
+		return -1;
+	while ((de = readdir(d))) {
+		struct evt_chunk_ref c = { 0 };
+		char path[4096 + 300];
+		struct stat st;
+
+		if (strlen(de->d_name) >= sizeof(c.name) ||
+		    evt_chunk_parse(de->d_name, &c.begin_rt, &c.end_rt, &c.seq))
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/kernel", dir, de->d_name);
+		if (stat(path, &st) || !S_ISDIR(st.st_mode))
+			continue;
+		memcpy(c.name, de->d_name, strlen(de->d_name) + 1);
+		c.dir = strdup(path);
+		if (n == cap) {
+			struct evt_chunk_ref *m;
+
+			cap = cap ? cap * 2 : 32;
+			m = c.dir ? realloc(v, cap * sizeof(*m)) : NULL;
+			if (!m) {
+				free(c.dir);
+				while (n)
+					free(v[--n].dir);
+				free(v);
+				closedir(d);
+				errno = ENOMEM;
+				return -1;
+			}
+			v = m;
+		}
+		if (!c.dir) {
+			while (n)
+				free(v[--n].dir);
+			free(v);
+			closedir(d);
+			errno = ENOMEM;
+			return -1;
+		}
+		v[n++] = c;
+	}
+	closedir(d);
+	if (n)
+		qsort(v, n, sizeof(*v), chunk_seq_cmp);
+	*out = v;
+	return (int)n;
+}
+
+/* @dir holds a trace of its own (DIR/metadata or DIR/kernel/metadata). */
+static int has_own_trace(const char *dir)
+{
+	char path[4096 + 32];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/metadata", dir);
+	if (!lstat(path, &st))
+		return 1;
+	snprintf(path, sizeof(path), "%s/kernel/metadata", dir);
+	return !lstat(path, &st);
+}
+
+char *evt_trace_run_first(const char *dir)
+{
+	struct evt_chunk_ref *v;
+	char *first = NULL;
+	int n, i;
+
+	if (has_own_trace(dir))
+		return NULL;
+	n = list_chunks(dir, &v);
+	if (n > 0) {
+		first = v[0].dir;
+		v[0].dir = NULL;
+	}
+	for (i = 0; i < n; i++)
+		free(v[i].dir);
+	free(v);
+	return first;
+}
+
+/* Open @v[0..n) (the run's chunks by sequence number) as one trace. */
+static int open_run(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o,
+		    struct evt_chunk_ref *v, unsigned int n)
+{
+	const uint64_t from = o ? o->from_rt : 0, to = o && o->to_rt ? o->to_rt : UINT64_MAX;
+	char *first_text = NULL;
+	size_t first_len = 0;
+	unsigned int i, kept = 0, cap = 0;
+	int ret = -1;
+
+	t->run_chunks = n;
+	/* Names keep microseconds: a chunk may end up to 999 ns after its name says. */
+	for (i = 0; i < n; i++) {
+		if ((from || (o && o->to_rt)) && (v[i].end_rt + 1000 <= from || v[i].begin_rt > to)) {
+			free(v[i].dir);
+			continue;
+		}
+		v[kept++] = v[i];
+	}
+	t->chunks = v;
+	t->nr_chunks = kept;
+	if (!kept) {
+		evt_errf(t->err, sizeof(t->err), "%s: none of its %u chunks overlaps the times asked for", dir, n);
+		return -1;
+	}
+	if (read_metadata_of(t, v[0].dir, &first_text, &first_len))
+		return -1;
+	for (i = 0; i < kept; i++) {
+		struct dirent *de;
+		DIR *d;
+
+		if (i) {
+			char *text;
+			size_t len;
+
+			if (read_metadata_text(v[i].dir, &text, &len, t->err))
+				goto out;
+			if (len != first_len || memcmp(text, first_text, len)) {
+				evt_errf(t->err, sizeof(t->err),
+					 "%s: its metadata is not %s's: chunks of another tracing session "
+					 "(choose one session's chunks with --from/--to)", v[i].dir, v[0].name);
+				free(text);
+				goto out;
+			}
+			free(text);
+		}
+		d = opendir(v[i].dir);
+		if (!d) {
+			evt_errf(t->err, sizeof(t->err), "%s: %s", v[i].dir, strerror(errno));
+			goto out;
+		}
+		while ((de = readdir(d))) {
+			unsigned int chan, cpu;
+			struct evt_stream *s;
+			struct evt_seg *g;
+			struct stat st;
+			int r = parse_stream_name(de->d_name, &chan, &cpu);
+
+			if (r == -2) {
+				evt_errf(t->err, sizeof(t->err),
+					 "%s/%.64s: not a stream file name evtrace writes (compact_N or normal_N, "
+					 "N a CPU below %u without leading zeros): rename or remove it",
+					 v[i].dir, de->d_name, EVT_MAX_CPUS);
+				closedir(d);
+				goto out;
+			}
+			if (r || (o && o->cpu_set && (cpu >= o->cpu_set_bits ||
+						      !(o->cpu_set[cpu / 8] & (1U << (cpu % 8))))))
+				continue;
+			if (fstatat(dirfd(d), de->d_name, &st, 0) || !S_ISREG(st.st_mode)) {
+				evt_errf(t->err, sizeof(t->err), "%s/%s: not a regular file", v[i].dir, de->d_name);
+				closedir(d);
+				goto out;
+			}
+			s = stream_of(t, &cap, chan, cpu);
+			g = s ? realloc(s->segs, (s->nsegs + 1) * sizeof(*g)) : NULL;
+			if (!g) {
+				evt_errf(t->err, sizeof(t->err), "out of memory");
+				closedir(d);
+				goto out;
+			}
+			s->segs = g;
+			g = &s->segs[s->nsegs++];
+			memset(g, 0, sizeof(*g));
+			g->chunk = i;
+			g->size = (uint64_t)st.st_size;
+		}
+		closedir(d);
+	}
+	if (!t->nr_streams) {
+		evt_errf(t->err, sizeof(t->err), "%s: no stream file of the CPUs asked for in its chunks", dir);
+		goto out;
+	}
+	ret = open_indexed(t, o);
+out:
+	free(first_text);
+	return ret;
+}
+
 int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o)
 {
 	struct dirent *de;
 	DIR *d;
-	unsigned int cap = 0, i;
+	unsigned int cap = 0;
 	uint8_t cpus_seen[EVT_MAX_CPUS / 8] = { 0 };	/* of every stream file, before --cpu */
 	int any_stream = 0;
 
 	memset(t, 0, sizeof(*t));
+	if (!has_own_trace(dir)) {
+		struct evt_chunk_ref *v;
+		int n = list_chunks(dir, &v);
+
+		if (n > 0) {
+			t->dir = strdup(dir);
+			if (!t->dir) {
+				evt_errf(t->err, sizeof(t->err), "out of memory");
+				while (n)
+					free(v[--n].dir);
+				free(v);
+				return -1;
+			}
+			if (open_run(t, dir, o, v, (unsigned int)n))
+				goto fail;
+			return 0;
+		}
+	}
 	t->dir = evt_trace_dir(dir);
 	if (!t->dir) {
 		evt_errf(t->err, sizeof(t->err), "out of memory");
@@ -308,24 +665,12 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		if (o && o->cpu_set && (cpu >= o->cpu_set_bits ||
 					!(o->cpu_set[cpu / 8] & (1U << (cpu % 8)))))
 			continue;
-		if (t->nr_streams == cap) {
-			struct evt_stream *n;
-
-			cap = cap ? cap * 2 : 16;
-			n = realloc(t->streams, cap * sizeof(*n));
-			if (!n) {
-				closedir(d);
-				evt_errf(t->err, sizeof(t->err), "out of memory");
-				goto fail;
-			}
-			t->streams = n;
+		s = stream_of(t, &cap, chan, cpu);
+		if (!s) {
+			closedir(d);
+			evt_errf(t->err, sizeof(t->err), "out of memory");
+			goto fail;
 		}
-		s = &t->streams[t->nr_streams++];
-		memset(s, 0, sizeof(*s));
-		s->channel = chan;
-		s->cpu = cpu;
-		/* Canonical (no leading zeros): the same name as on disk. */
-		snprintf(s->name, sizeof(s->name), "%s_%u", evt_channel_name(chan), cpu);
 	}
 	closedir(d);
 	if (!t->nr_streams) {
@@ -343,27 +688,9 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		}
 		goto fail;
 	}
-	qsort(t->streams, t->nr_streams, sizeof(*t->streams), stream_cmp);
-	t->base = UINT64_MAX;
-	for (i = 0; i < t->nr_streams; i++)
-		t->streams[i].id = i;
 	t->writer_pid = evt_trace_writer(dir);
-	if (open_streams(t, o ? o->threads : 1))
+	if (open_indexed(t, o))
 		goto fail;
-	for (i = 0; i < t->nr_streams; i++) {
-		const struct evt_stream *s = &t->streams[i];
-
-		if (s->npk && s->pk[0].begin < t->base)
-			t->base = s->pk[0].begin;
-		/* Times are printed as clock + offset: refuse what would wrap. */
-		if (s->npk && s->max_end > UINT64_MAX - evt_trace_offset_ns(t)) {
-			evt_errf(t->err, sizeof(t->err),
-				 "%s/%s: timestamp_end %llu plus the clock offset %llu ns is beyond 2^64 ns",
-				 dir, s->name, (unsigned long long)s->max_end,
-				 (unsigned long long)evt_trace_offset_ns(t));
-			goto fail;
-		}
-	}
 	return 0;
 fail:
 	{
@@ -384,13 +711,22 @@ void evt_trace_close(struct evt_trace *t)
 		struct evt_stream *s = &t->streams[i];
 
 		if (s->map && !s->shared)
-			munmap((void *)s->map, s->size);
-		if (!s->shared)
+			munmap((void *)s->map, s->map_len ? s->map_len : s->size);
+		if (!s->shared) {
 			free(s->pk);
+			free(s->segs);
+		}
 		free(s->ev);
 	}
 	free(t->streams);
 	free(t->dir);
+	if (!t->is_clone) {
+		for (i = 0; i < t->nr_chunks; i++)
+			free(t->chunks[i].dir);
+		free(t->chunks);
+	}
+	t->chunks = NULL;
+	t->nr_chunks = 0;
 	if (!t->is_clone)
 		evt_metadata_free(&t->md);
 	t->streams = NULL;
@@ -439,8 +775,17 @@ void evt_stream_error(const struct evt_trace *t, const struct evt_stream *s, cha
 		      size_t off, const struct evt_decode_err *e)
 {
 	char file[4096 + 64];
+	unsigned int i;
 
 	snprintf(file, sizeof(file), "%s/%s", t->dir, s->name);
+	/* A run of chunks: the chunk's file, and the offset in it. */
+	for (i = s->nsegs; i-- > 0;) {
+		if (off >= s->segs[i].off) {
+			snprintf(file, sizeof(file), "%s/%s", t->chunks[s->segs[i].chunk].dir, s->name);
+			off -= (size_t)s->segs[i].off;
+			break;
+		}
+	}
 	evt_decode_format(buf, len, file, off, e);
 }
 
@@ -483,26 +828,25 @@ static void release_behind(struct evt_stream *s, size_t off)
 }
 
 /*
- * Index a stream's packets from their headers. Stops at the first bad
- * one: the error is kept for when the reader reaches it. 0, or -1 when
- * out of memory (@err).
+ * Index the packets of one file of a stream from their headers, the file
+ * mapped at @base in the stream's mapping (0, or a run's chunk at its
+ * place). Stops at the first bad one: the error is kept for when the
+ * reader reaches it. 0, or -1 when out of memory (@err).
  */
-static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd, char *err)
+static int index_range(const struct evt_trace *t, struct evt_stream *s, int fd, size_t base, size_t size,
+		       uint64_t *seam_lost, char *err)
 {
-	size_t off = 0, cap = 0;
+	size_t off = 0;
 	const struct evt_packet_header *h;
 	struct evt_packet_info pi;
 	struct evt_decode_err e;
-	uint64_t pseq = 0;		/* the previous packet's packet_seq_num */
 
-	s->npk = 0;
-	s->min_end = s->max_end = 0;
 	h = &pi.h;
-	while (off < s->size) {
+	while (off < size && !s->tail_err) {
 		uint8_t hdr[EVT_PACKET_HEADER_SIZE];
 		/* Headers are read, not mapped: the index leaves no page resident. */
 		ssize_t got = pread(fd, hdr, sizeof(hdr), (off_t)off);
-		size_t left = s->size - off;
+		size_t left = size - off;
 
 		/* A file cut short since it was mapped ends here. */
 		if (got < (ssize_t)sizeof(hdr) && (got < 0 || (size_t)got < left))
@@ -513,56 +857,58 @@ static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd,
 				s->partial_tail = left;
 				break;
 			}
-			index_stop(t, s, off, &e);
+			index_stop(t, s, base + off, &e);
 			break;
 		}
 		if (h->stream_id != s->channel) {
-			index_fail(t, s, off, EVT_DERR_PKT_WRONG_STREAM, h->stream_id, s->channel);
+			index_fail(t, s, base + off, EVT_DERR_PKT_WRONG_STREAM, h->stream_id, s->channel);
 			break;
 		}
 		if (h->cpu_id != s->cpu || h->stream_instance_id != s->cpu) {
-			index_fail(t, s, off, EVT_DERR_PKT_WRONG_CPU, h->cpu_id, h->stream_instance_id);
+			index_fail(t, s, base + off, EVT_DERR_PKT_WRONG_CPU, h->cpu_id, h->stream_instance_id);
 			break;
 		}
 		if (t->md.has_uuid && memcmp(h->uuid, t->md.uuid, 16)) {
-			index_fail(t, s, off, EVT_DERR_PKT_UUID, 0, 0);
+			index_fail(t, s, base + off, EVT_DERR_PKT_UUID, 0, 0);
 			break;
 		}
 		if (s->npk) {
 			const struct evt_pkt *prev = &s->pk[s->npk - 1];
 
-			if (h->packet_seq_num <= pseq) {
-				index_fail(t, s, off, EVT_DERR_PKT_SEQ, h->packet_seq_num, pseq);
+			if (h->packet_seq_num <= s->last_seq) {
+				index_fail(t, s, base + off, EVT_DERR_PKT_SEQ, h->packet_seq_num, s->last_seq);
 				break;
 			}
 			/* s->discarded: the previous packet's running total. */
 			if (h->events_discarded < s->discarded) {
-				index_fail(t, s, off, EVT_DERR_PKT_DISCARDED_BACK, h->events_discarded,
+				index_fail(t, s, base + off, EVT_DERR_PKT_DISCARDED_BACK, h->events_discarded,
 					   s->discarded);
 				break;
 			}
-			/* Time never goes back in a stream: not across packets either. */
+			/* Time never goes back in a stream: not across packets (or chunks) either. */
 			if (h->timestamp_begin < prev->end) {
-				index_fail(t, s, off, EVT_DERR_PKT_TIME_BACK, h->timestamp_begin, prev->end);
+				index_fail(t, s, base + off, EVT_DERR_PKT_TIME_BACK, h->timestamp_begin, prev->end);
 				break;
 			}
-			s->seq_gaps += h->packet_seq_num - pseq - 1;
+			s->seq_gaps += h->packet_seq_num - s->last_seq - 1;
+			if (seam_lost && !off)
+				*seam_lost = h->packet_seq_num - s->last_seq - 1;
 		} else {
 			s->seq_first = h->packet_seq_num;
 			s->first_ts = h->timestamp_begin;
 		}
-		if (s->npk == cap) {
-			struct evt_pkt *n;
+		if (s->npk == s->pk_cap) {
+			uint32_t cap = s->pk_cap ? s->pk_cap * 2 : 64;
+			struct evt_pkt *n = realloc(s->pk, cap * sizeof(*n));
 
-			cap = cap ? cap * 2 : 64;
-			n = realloc(s->pk, cap * sizeof(*n));
 			if (!n) {
 				evt_errf(err, EVT_TRACE_ERRLEN, "%s/%s: out of memory", t->dir, s->name);
 				return -1;
 			}
 			s->pk = n;
+			s->pk_cap = cap;
 		}
-		s->pk[s->npk].off = off;
+		s->pk[s->npk].off = base + off;
 		s->pk[s->npk].begin = h->timestamp_begin;
 		s->pk[s->npk].end = h->timestamp_end;
 		s->pk[s->npk].content = pi.content_bytes;
@@ -573,11 +919,18 @@ static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd,
 			s->min_end = h->timestamp_end;
 		if (h->timestamp_end > s->max_end)
 			s->max_end = h->timestamp_end;
-		pseq = h->packet_seq_num;
+		s->last_seq = h->packet_seq_num;
 		off += pi.packet_bytes;
 	}
 	s->packets = s->npk;
 	return 0;
+}
+
+static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd, char *err)
+{
+	s->npk = 0;
+	s->min_end = s->max_end = 0;
+	return index_range(t, s, fd, 0, s->size, NULL, err);
 }
 
 void evt_stream_load_packet(struct evt_stream *s)

@@ -17,6 +17,14 @@
  * Streams are addressed by buffer ids 0..nr_streams-1 in (cpu, channel)
  * order (seed 004): a missing or offline CPU leaves no hole. The merged
  * reader (evt_merged.h) puts them in one time order.
+ *
+ * A directory of chunks (a rotating evdrain's: lib/chunk/evt_chunk.h) opens
+ * as one trace: each stream is its chunks' files one after another, in
+ * sequence order, mapped back to back (each at a page boundary) so that the
+ * rest of the reader sees one file per stream; the packet index walks each
+ * file apart, and the packet rules (sequence numbers, running discard
+ * totals, time) hold across the seams. Every chunk must carry the same
+ * metadata (one tracing session).
  */
 #ifndef EVT_TRACE_H
 #define EVT_TRACE_H
@@ -27,6 +35,24 @@
 #include "evt_metadata.h"
 
 #define EVT_TRACE_ERRLEN 640
+
+/* A run of chunks: one chunk's file of a stream. */
+struct evt_seg {
+	uint64_t off;			/* where it starts in the stream's mapping (page aligned) */
+	uint64_t size;			/* its bytes */
+	unsigned int chunk;		/* index in evt_trace.chunks */
+	uint32_t first_pk;		/* its first packet in the stream's index */
+	uint32_t npk;			/* its packets */
+	uint64_t seam_lost;		/* packet_seq_num gap from the previous chunk's last packet */
+};
+
+/* A run of chunks: one chunk. */
+struct evt_chunk_ref {
+	char *dir;			/* RUN/NAME/kernel */
+	char name[80];
+	uint64_t begin_rt, end_rt;	/* from its name: realtime ns (microseconds kept) */
+	uint64_t seq;
+};
 
 /* A packet of the index: where it is and its time range. */
 struct evt_pkt {
@@ -42,7 +68,12 @@ struct evt_stream {
 	char name[32];		/* file name in the directory */
 	const uint8_t *map;
 	size_t size;
+	size_t map_len;		/* what was mapped, when more than size (a run's page-rounded files) */
 	int shared;		/* a clone: map and index belong to the original */
+	struct evt_seg *segs;	/* a run of chunks: its files, in order (else NULL) */
+	unsigned int nsegs;
+	uint64_t last_seq;	/* the index's: the last packet's packet_seq_num */
+	uint32_t pk_cap;	/* the index's allocation */
 
 	/*
 	 * The packet index, built at open from the headers alone: every
@@ -92,6 +123,11 @@ struct evt_trace_opts {
 	unsigned int cpu_set_bits;
 	/* Threads that open and index the streams (0 or 1: this one; at most EVT_TRACE_OPEN_THREADS). */
 	unsigned int threads;
+	/*
+	 * A run of chunks: only the chunks whose names' times overlap
+	 * [from_rt, to_rt] (realtime ns) are opened. Both 0: every chunk.
+	 */
+	uint64_t from_rt, to_rt;
 };
 #define EVT_TRACE_OPEN_THREADS 16
 
@@ -108,8 +144,17 @@ struct evt_trace {
 	 * packet is then read up to its last whole packet, not refused.
 	 */
 	long writer_pid;
+	/* A run of chunks (else 0 and NULL): the chunks opened, in sequence order. */
+	unsigned int nr_chunks, run_chunks;	/* opened, and in the directory */
+	struct evt_chunk_ref *chunks;
 	char err[EVT_TRACE_ERRLEN];
 };
+
+/*
+ * @dir holds chunks and no trace of its own: the first chunk's kernel/
+ * directory (by sequence number; malloc'd), else NULL.
+ */
+char *evt_trace_run_first(const char *dir);
 
 /*
  * evdrain's lock files, the first it can create: "PID\nDIR\n" (DIR as

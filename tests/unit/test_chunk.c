@@ -1,0 +1,374 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Chunks (issue 19): their names and the rotation options' units, and a
+ * run of chunks read as one trace: a synthesized trace cut per stream at
+ * packet boundaries into chunks, as a rotating evdrain writes them, reads
+ * back event for event as the whole; --from/--to's chunk selection; a
+ * lost packet at a seam; another session's metadata; an error that names
+ * the chunk's file.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "unit.h"
+#include "evt_chunk.h"
+#include "evt_merged.h"
+#include "evt_synth.h"
+#include "evt_trace.h"
+
+START_TEST(chunk_names)
+{
+	static const struct { uint64_t b, e, seq; const char *name; } ok[] = {
+		{ 0, 0, 0, "19700101T000000.000000Z-19700101T000000.000000Z-0" },
+		{ 1795727700123456789ULL, 1795727710654321000ULL, 17,
+		  "20261126T211500.123456Z-20261126T211510.654321Z-17" },
+		{ 4102444799999999000ULL, 4102444799999999000ULL, 18446744073709551615ULL,
+		  "20991231T235959.999999Z-20991231T235959.999999Z-18446744073709551615" },
+	};
+	static const char *const bad[] = {
+		"", "20261127T151500.123456Z-20261127T151510.654321Z-",
+		"20261127T151500.123456Z-20261127T151510.654321Z-017",
+		"20261127T151500.123456Z-20261127T151510.654321Z-1x",
+		"20261127T151510.123456Z-20261127T151500.654321Z-1",	/* ends before it begins */
+		"20261327T151500.123456Z-20261327T151510.654321Z-1",	/* month 13 */
+		"20261127 151500.123456Z-20261127T151510.654321Z-1",
+		"20261127T151500.123456-20261127T151510.654321Z-1",
+		".inprogress-3", "kernel", "metadata",
+	};
+	char name[EVT_CHUNK_NAME_MAX];
+	uint64_t b, e, seq;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		ck_assert_int_eq(evt_chunk_name(name, sizeof(name), ok[i].b, ok[i].e, ok[i].seq), 0);
+		ck_assert_str_eq(name, ok[i].name);
+		ck_assert_int_eq(evt_chunk_parse(name, &b, &e, &seq), 0);
+		/* Microseconds are kept. */
+		ck_assert_uint_eq(b, ok[i].b / 1000 * 1000);
+		ck_assert_uint_eq(e, ok[i].e / 1000 * 1000);
+		ck_assert_uint_eq(seq, ok[i].seq);
+	}
+	ck_assert_int_eq(evt_chunk_name(name, 20, 0, 0, 0), -1);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		ck_assert_msg(evt_chunk_parse(bad[i], &b, &e, &seq) == -1, "accepted \"%s\"", bad[i]);
+	ck_assert_int_eq(evt_chunk_parse_hidden(".inprogress-42", EVT_CHUNK_TMP_PREFIX, &seq), 0);
+	ck_assert_uint_eq(seq, 42);
+	ck_assert_int_eq(evt_chunk_parse_hidden(".inprogress-042", EVT_CHUNK_TMP_PREFIX, &seq), -1);
+	ck_assert_int_eq(evt_chunk_parse_hidden(".deleting-7", EVT_CHUNK_TMP_PREFIX, &seq), -1);
+	ck_assert_int_eq(evt_chunk_parse_hidden(".deleting-7", EVT_CHUNK_DEL_PREFIX, &seq), 0);
+}
+END_TEST
+
+START_TEST(rotation_units)
+{
+	static const struct { const char *s; uint64_t v; } sizes[] = {
+		{ "1", 1 }, { "4096B", 4096 }, { "64K", 64 << 10 }, { "64KiB", 64 << 10 },
+		{ "64M", 64ULL << 20 }, { "2G", 2ULL << 30 }, { "2GiB", 2ULL << 30 }, { "1T", 1ULL << 40 },
+		{ "0", 0 }, { "4194304T", 1ULL << 62 },
+	}, durations[] = {
+		{ "10", 10000 }, { "100ms", 100 }, { "30s", 30000 }, { "5m", 300000 }, { "2h", 7200000 },
+		{ "1d", 86400000 }, { "366d", 366ULL * 86400000 },
+	};
+	static const char *const bad_sizes[] = { "", "M", "-1", "1.5M", "64m", "64 M", "4194305T", "1e3",
+						 "99999999999999999999" };
+	static const char *const bad_durations[] = { "", "s", "-1", "1.5s", "10 s", "367d", "1w", "10S" };
+	uint64_t v;
+	unsigned int i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(sizes[0]); i++) {
+		ck_assert_msg(evt_parse_size(sizes[i].s, &v) == 0, "refused size \"%s\"", sizes[i].s);
+		ck_assert_uint_eq(v, sizes[i].v);
+	}
+	for (i = 0; i < sizeof(bad_sizes) / sizeof(bad_sizes[0]); i++)
+		ck_assert_msg(evt_parse_size(bad_sizes[i], &v) == -1, "accepted size \"%s\"", bad_sizes[i]);
+	for (i = 0; i < sizeof(durations) / sizeof(durations[0]); i++) {
+		ck_assert_msg(evt_parse_duration_ms(durations[i].s, &v) == 0, "refused \"%s\"", durations[i].s);
+		ck_assert_uint_eq(v, durations[i].v);
+	}
+	for (i = 0; i < sizeof(bad_durations) / sizeof(bad_durations[0]); i++)
+		ck_assert_msg(evt_parse_duration_ms(bad_durations[i], &v) == -1, "accepted \"%s\"",
+			      bad_durations[i]);
+}
+END_TEST
+
+/* ---- A run of chunks ---- */
+
+struct ev {
+	uint64_t ts;
+	uint32_t stream, desc, len;
+	uint64_t sum;		/* of the payload's bytes */
+};
+
+struct evs {
+	struct ev *v;
+	size_t n, cap;
+};
+
+/* Open @dir (with @o), merge it all into @out; the trace stays open in @t. 0, or -1 with t->err or @err. */
+static int read_all(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o, struct evs *out,
+		    char *err, size_t errlen)
+{
+	struct evt_merged mt;
+	struct evt_ref refs[61];
+	long n;
+
+	memset(out, 0, sizeof(*out));
+	if (evt_trace_open(t, dir, o)) {
+		snprintf(err, errlen, "%s", t->err);
+		return -1;
+	}
+	ck_assert_int_eq(evt_merged_init(&mt, t, EVT_MERGE_TREE), 0);
+	while ((n = evt_merged_next(&mt, refs, 61)) > 0) {
+		long i;
+
+		for (i = 0; i < n; i++) {
+			struct ev e = { refs[i].ts, EVT_REF_STREAM(&refs[i]), EVT_REF_DESC(&refs[i]),
+					EVT_REF_LEN(&refs[i]), 0 };
+			uint32_t k;
+
+			for (k = 0; k < e.len; k++)
+				e.sum = e.sum * 31 + refs[i].payload[k];
+			if (out->n == out->cap) {
+				out->cap = out->cap ? out->cap * 2 : 4096;
+				out->v = realloc(out->v, out->cap * sizeof(*out->v));
+				ck_assert_ptr_nonnull(out->v);
+			}
+			out->v[out->n++] = e;
+		}
+	}
+	if (n < 0)
+		snprintf(err, errlen, "%s", mt.errmsg);
+	evt_merged_free(&mt);
+	return n < 0 ? -1 : 0;
+}
+
+static void copy_bytes(const char *from, off_t off, size_t len, const char *to)
+{
+	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	char *buf = malloc(len ? len : 1);
+
+	ck_assert_int_ge(in, 0);
+	ck_assert_int_ge(out, 0);
+	ck_assert_ptr_nonnull(buf);
+	ck_assert_int_eq(pread(in, buf, len, off), (ssize_t)len);
+	ck_assert_int_eq(write(out, buf, len), (ssize_t)len);
+	free(buf);
+	close(in);
+	close(out);
+}
+
+/*
+ * Cut the trace at @whole into @nchunks chunks under @run, as a rotating
+ * evdrain does: chunk k holds, per stream, the packets that end at or
+ * before the k-th cut time (every stream file is made, empty or not).
+ * With @drop_seam, chunk 1 of the first stream starts one packet late (a
+ * packet lost at the seam). The chunks' names go into @names.
+ */
+static void cut_into_chunks(const char *whole, const char *run, unsigned int nchunks, int drop_seam,
+			    char names[][EVT_CHUNK_NAME_MAX])
+{
+	struct evt_trace t;
+	uint64_t first = UINT64_MAX, last = 0, off_ns;
+	uint32_t *next;
+	unsigned int k, i;
+	char path[4096], cmd[8400];
+
+	ck_assert_int_eq(evt_trace_open(&t, whole, NULL), 0);
+	off_ns = evt_trace_offset_ns(&t);
+	for (i = 0; i < t.nr_streams; i++) {
+		if (t.streams[i].npk && t.streams[i].first_ts < first)
+			first = t.streams[i].first_ts;
+		if (t.streams[i].end_ts > last)
+			last = t.streams[i].end_ts;
+	}
+	next = calloc(t.nr_streams, sizeof(*next));
+	ck_assert_ptr_nonnull(next);
+	mkdir(run, 0755);
+	for (k = 0; k < nchunks; k++) {
+		const uint64_t cut = k + 1 == nchunks ? UINT64_MAX : first + (last - first) * (k + 1) / nchunks;
+		uint64_t b = UINT64_MAX, e = 0;
+		char tmp[1024];
+
+		snprintf(tmp, sizeof(tmp), "%s/.inprogress-%u", run, k);
+		snprintf(path, sizeof(path), "%s/kernel", tmp);
+		ck_assert_int_eq(mkdir(tmp, 0755), 0);
+		ck_assert_int_eq(mkdir(path, 0755), 0);
+		snprintf(cmd, sizeof(cmd), "cp '%s/metadata' '%s/'", t.dir, path);
+		ck_assert_int_eq(system(cmd), 0);
+		for (i = 0; i < t.nr_streams; i++) {
+			const struct evt_stream *s = &t.streams[i];
+			char src[4200], dst[4200];
+
+			snprintf(src, sizeof(src), "%s/%s", t.dir, s->name);
+			snprintf(dst, sizeof(dst), "%s/%s", path, s->name);
+			close(open(dst, O_WRONLY | O_CREAT, 0644));
+			if (drop_seam && k == 1 && i == 0 && next[i] < s->npk)
+				next[i]++;
+			while (next[i] < s->npk && s->pk[next[i]].end <= cut) {
+				const uint64_t o = s->pk[next[i]].off;
+				const uint64_t end = next[i] + 1 < s->npk ? s->pk[next[i] + 1].off : s->size;
+
+				copy_bytes(src, (off_t)o, (size_t)(end - o), dst);
+				if (s->pk[next[i]].begin < b)
+					b = s->pk[next[i]].begin;
+				if (s->pk[next[i]].end > e)
+					e = s->pk[next[i]].end;
+				next[i]++;
+			}
+		}
+		ck_assert_uint_ne(e, 0);
+		ck_assert_int_eq(evt_chunk_name(names[k], EVT_CHUNK_NAME_MAX, b + off_ns, e + off_ns, k), 0);
+		snprintf(path, sizeof(path), "%s/%s", run, names[k]);
+		ck_assert_int_eq(rename(tmp, path), 0);
+	}
+	free(next);
+	evt_trace_close(&t);
+}
+
+static void same_events(const struct evs *a, const struct evs *b)
+{
+	size_t i;
+
+	ck_assert_uint_eq(a->n, b->n);
+	for (i = 0; i < a->n; i++) {
+		const struct ev *x = &a->v[i], *y = &b->v[i];
+
+		ck_assert_msg(x->ts == y->ts && x->stream == y->stream && x->desc == y->desc &&
+			      x->len == y->len && x->sum == y->sum, "event %zu differs", i);
+	}
+}
+
+START_TEST(run_reads_as_one_trace)
+{
+	/* 16 KiB packets (page multiples) and 1 KiB ones (files end inside a page). */
+	const unsigned int subbuf = _i ? 1024 : 16384;
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_trace whole_t, run_t;
+	struct evt_trace_opts o = { 0 };
+	struct evs whole, run;
+	char dir[64], whole_dir[128], run_dir[128], run2[128], err[1024], synth_err[512];
+	char names[3][EVT_CHUNK_NAME_MAX], names2[3][EVT_CHUNK_NAME_MAX], path[1024], *first;
+	uint64_t b, e, seq, lost = 0;
+	unsigned int i, j;
+	FILE *f;
+
+	snprintf(dir, sizeof(dir), "/tmp/evt-chunk-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(whole_dir, sizeof(whole_dir), "%s/whole", dir);
+	snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
+	snprintf(run2, sizeof(run2), "%s/run2", dir);
+	evt_synth_defaults(&p);
+	p.cpus = 3;
+	p.events = 60000;
+	p.subbuf_size = subbuf;
+	p.normal_pct = 30;
+	p.mix = 1;
+	p.stall_every = 9000;
+	if (evt_synth_write(whole_dir, &p, &r, synth_err, sizeof(synth_err)))
+		ck_abort_msg("synth: %s", synth_err);
+	cut_into_chunks(whole_dir, run_dir, 3, 0, names);
+
+	ck_assert_int_eq(read_all(&whole_t, whole_dir, NULL, &whole, err, sizeof(err)), 0);
+	if (read_all(&run_t, run_dir, NULL, &run, err, sizeof(err)))
+		ck_abort_msg("run: %s", err);
+	ck_assert_uint_gt(whole.n, 40000);
+	same_events(&whole, &run);
+	ck_assert_uint_eq(run_t.nr_chunks, 3);
+	ck_assert_uint_eq(run_t.run_chunks, 3);
+	ck_assert_uint_eq(whole_t.nr_chunks, 0);
+	ck_assert_uint_eq(run_t.nr_streams, whole_t.nr_streams);
+	for (i = 0; i < run_t.nr_streams; i++) {
+		ck_assert_uint_eq(run_t.streams[i].packets, whole_t.streams[i].packets);
+		ck_assert_uint_eq(run_t.streams[i].seq_gaps, whole_t.streams[i].seq_gaps);
+		ck_assert_uint_eq(run_t.streams[i].discarded, whole_t.streams[i].discarded);
+		ck_assert_uint_eq(run_t.streams[i].nsegs, 3);
+		for (j = 0; j < run_t.streams[i].nsegs; j++)
+			lost += run_t.streams[i].segs[j].seam_lost;
+		ck_assert_str_eq(run_t.chunks[i % 3].name, names[i % 3]);
+	}
+	ck_assert_uint_eq(lost, 0);
+	free(run.v);
+	evt_trace_close(&run_t);
+
+	/* The first chunk, for evcat's --from/--to. */
+	first = evt_trace_run_first(run_dir);
+	ck_assert_ptr_nonnull(first);
+	snprintf(path, sizeof(path), "%s/%s/kernel", run_dir, names[0]);
+	ck_assert_str_eq(first, path);
+	free(first);
+	ck_assert_ptr_null(evt_trace_run_first(whole_dir));
+
+	/* --from/--to: only the chunks whose times overlap are opened. */
+	/* Chunks overlap in time a little (each stream is cut at its own packet): between 0's end and 2's begin. */
+	ck_assert_int_eq(evt_chunk_parse(names[0], &b, &e, &seq), 0);
+	o.from_rt = e + 2000;
+	ck_assert_int_eq(evt_chunk_parse(names[2], &b, &e, &seq), 0);
+	o.to_rt = b - 1;
+	ck_assert_uint_lt(o.from_rt, o.to_rt);
+	ck_assert_int_eq(evt_trace_open(&run_t, run_dir, &o), 0);
+	ck_assert_uint_eq(run_t.nr_chunks, 1);
+	ck_assert_str_eq(run_t.chunks[0].name, names[1]);
+	evt_trace_close(&run_t);
+	o.from_rt = 1;
+	o.to_rt = 2;
+	ck_assert_int_eq(evt_trace_open(&run_t, run_dir, &o), -1);
+	ck_assert_msg(strstr(run_t.err, "none of its 3 chunks overlaps"), "%s", run_t.err);
+
+	/* A packet lost at a seam: counted there, and in the stream's gaps. */
+	cut_into_chunks(whole_dir, run2, 3, 1, names2);
+	ck_assert_int_eq(evt_trace_open(&run_t, run2, NULL), 0);
+	ck_assert_uint_eq(run_t.streams[0].segs[1].seam_lost, 1);
+	ck_assert_uint_eq(run_t.streams[0].seq_gaps, whole_t.streams[0].seq_gaps + 1);
+	evt_trace_close(&run_t);
+
+	/* Another session's metadata in a chunk: refused, naming it. */
+	snprintf(path, sizeof(path), "%s/%s/kernel/metadata", run2, names2[2]);
+	f = fopen(path, "a");
+	ck_assert_ptr_nonnull(f);
+	fputs("/* another session */\n", f);
+	fclose(f);
+	ck_assert_int_eq(evt_trace_open(&run_t, run2, NULL), -1);
+	ck_assert_msg(strstr(run_t.err, names2[2]) && strstr(run_t.err, "another tracing session"), "%s",
+		      run_t.err);
+
+	/* A corrupt packet in the second chunk: the error names that chunk's file and the offset in it. */
+	snprintf(path, sizeof(path), "%s/%s/kernel/%s", run_dir, names[1], whole_t.streams[1].name);
+	{
+		int fd = open(path, O_RDWR);
+		struct stat st;
+
+		ck_assert_int_ge(fd, 0);
+		ck_assert_int_eq(fstat(fd, &st), 0);
+		ck_assert_int_ge(st.st_size, (off_t)(2 * subbuf));
+		ck_assert_int_eq(pwrite(fd, "XXXX", 4, (off_t)subbuf), 4);
+		close(fd);
+	}
+	ck_assert_int_eq(read_all(&run_t, run_dir, NULL, &run, err, sizeof(err)), -1);
+	snprintf(path, sizeof(path), "%s/%s/kernel/%s: offset %u:", run_dir, names[1], whole_t.streams[1].name,
+		 subbuf);
+	ck_assert_msg(strstr(err, path), "the error \"%s\" does not name \"%s\"", err, path);
+	free(run.v);
+	evt_trace_close(&run_t);
+	free(whole.v);
+	evt_trace_close(&whole_t);
+	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(path), 0);
+}
+END_TEST
+
+Suite *chunk_suite(void)
+{
+	Suite *s = suite_create("chunk");
+	TCase *tc = tcase_create("chunk");
+
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, chunk_names);
+	tcase_add_test(tc, rotation_units);
+	tcase_add_loop_test(tc, run_reads_as_one_trace, 0, 2);
+	suite_add_tcase(s, tc);
+	return s;
+}
