@@ -67,8 +67,9 @@ cp -r "/tmp/shipped/$(hostname)" "$OUT/shipped"
 cp /tmp/hook.log "$OUT/hook.log"
 rmmod evtrace
 
-# (2) Interval, with CPU 1 going offline and back meanwhile.
-insmod "$EVTRACE_KO" probes=0 num_subbuf=32
+# (2) Interval, with CPU 1 going offline and back meanwhile; every event on
+# (each chunk gets its state dump, the analyses get scheduling events).
+insmod "$EVTRACE_KO" num_subbuf=32
 evdrain -o /tmp/intv --rotate-interval 700ms --stats-json "$OUT/intv.json" > "$OUT/intv.out" 2>&1 &
 pid=$!
 wait_tracing
@@ -125,5 +126,17 @@ grep -q 'No space left on device' "$OUT/full.out" || fail "no disk-full message"
 ls -la /mnt/small/t
 cp -r /mnt/small/t "$OUT/full"
 umount /mnt/small
+rmmod evtrace
+# (5) --max-total.
+insmod "$EVTRACE_KO" probes=0 num_subbuf=32
+evdrain -o /tmp/capped --rotate-size 128K --max-total 2M --stats-json "$OUT/capped.json" > "$OUT/capped.out" 2>&1 &
+pid=$!
+wait_tracing
+evctl generate --events 30000 --rate 6000 --channel both
+wait_gen_done 200
+kill -TERM $pid
+wait $pid || { cat "$OUT/capped.out"; fail "evdrain --max-total exit $?"; }
+tail -3 "$OUT/capped.out"
+cp -r /tmp/capped "$OUT/capped"
 rmmod evtrace
 echo rotate ok

@@ -102,6 +102,33 @@ concat "$out/shipped" "$out/joined"
 "$evtest" check "$out/joined" --gen-events 60000 --exact > "$out/joined.check" || { tail "$out/joined.check"; die "the joined chunks miss or repeat events"; }
 [ "$(bt_count "$out/joined")" = "$(stats_sum "$out/rot.stats" 4)" ] || die "babeltrace2 on the joined chunks != recorded"
 echo "size: every generator event once across $shipped chunks; hooks and summaries agree"
+# evcat reads the run of chunks as one trace: the same output as the joined files.
+"$evcat" "$out/shipped" > "$out/run.txt" || die "evcat on the run of chunks fails"
+"$evcat" "$out/joined" > "$out/joined.txt"
+cmp -s "$out/run.txt" "$out/joined.txt" || die "evcat on the run differs from evcat on the joined chunks"
+"$evcat" --stats --format json "$out/shipped" > "$out/run-stats.json"
+"$evcat" --stats --format json "$out/joined" > "$out/joined-stats.json"
+python3 - "$out/run-stats.json" "$out/joined-stats.json" "$shipped" <<'PY' || die "evcat --stats on the run"
+import json, sys
+run, joined, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
+for k in ("events", "cpus", "events_by_name", "discarded", "packets_lost", "first", "last"):
+    assert run[k] == joined[k], (k, run[k], joined[k])
+assert len(run["chunks"]) == n and len(run["seams"]) == n - 1, (len(run["chunks"]), len(run["seams"]))
+assert all(s["packets_lost"] == 0 and not s["chunks_missing"] for s in run["seams"]), run["seams"]
+PY
+"$evcat" --count "$out/kept" > /dev/null || die "evcat on the chunks retention kept fails"
+# --from/--to: only the chunks the times overlap are opened; the events are the joined trace's.
+read -r from to <<< "$(chunks "$out/shipped" | sed -n '10p;12p' | python3 -c '
+import sys
+def t(s):
+    return "%s-%s-%sT%s:%s:%s.%s" % (s[0:4], s[4:6], s[6:8], s[9:11], s[11:13], s[13:15], s[16:22])
+names = sys.stdin.read().split()
+print(t(names[0].split("-")[0]), t(names[1].split("-")[1]))')"
+"$evcat" --stats --format json --from "$from" --to "$to" "$out/shipped" > "$out/range.json"
+nrange=$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(len(d["chunks"]), d["events"])' "$out/range.json")
+[ "${nrange%% *}" -ge 3 ] && [ "${nrange%% *}" -le 5 ] || die "--from $from --to $to opened ${nrange%% *} chunks (want 3 to 5)"
+[ "${nrange##* }" = "$("$evcat" --count --from "$from" --to "$to" "$out/joined")" ] || die "--from/--to on the run and on the joined trace differ"
+echo "evcat: the run reads as the joined trace; --from/--to opened ${nrange%% *} of $shipped chunks"
 
 # (2) Interval and hotplug.
 n=$(chunks "$out/intv" | wc -l)
@@ -110,7 +137,14 @@ for c in $(chunks "$out/intv"); do check_chunk "$out/intv/$c"; done
 sums_match "$out/intv" "$out/intv.stats" || die "interval: the chunks do not add up to the module's counts"
 concat "$out/intv" "$out/intv-joined"
 "$evtest" check "$out/intv-joined" > /dev/null || die "interval: the joined chunks repeat events"
-echo "interval: $n chunks with CPU 1 offline and back; counts exact"
+# Each chunk starts with its own state dump; the LTTng analyses read one alone.
+for c in $(chunks "$out/intv"); do
+	babeltrace2 "$out/intv/$c" 2> /dev/null | grep -q lttng_statedump_start || die "$c: no state dump"
+done
+c=$(chunks "$out/intv" | sed -n 3p)
+lttng-cputop --no-intersection --skip-validation "$out/intv/$c" > "$out/cputop.txt" 2>&1 || { cat "$out/cputop.txt"; die "lttng-cputop on $c fails"; }
+! grep -q 'Error\|Traceback' "$out/cputop.txt" || { cat "$out/cputop.txt"; die "lttng-cputop on $c"; }
+echo "interval: $n chunks with CPU 1 offline and back; counts exact; each has its state dump"
 
 # (3) SIGKILL and --attach.
 grep -q 'left in progress by an earlier evdrain, completed' "$out/kill.out" || die "the killed evdrain's chunk was not completed"
@@ -134,4 +168,16 @@ done
 n=$(chunks "$out/full" | wc -l)
 [ "$n" -ge 1 ] || die "no chunk completed before the disk filled"
 for c in $(chunks "$out/full"); do check_chunk "$out/full/$c"; done
-echo "full disk: exit 6, $n complete chunks read, the partial one reported"
+echo "full disk: exit 6, $n complete chunks read, a partial one reported if left"
+
+# (5) --max-total: the directory stays within it.
+bytes=$(du -sb "$out/capped" | cut -f1)
+n=$(chunks "$out/capped" | wc -l)
+python3 - "$out/capped.json" <<'PY' || die "--max-total removed nothing"
+import json, sys
+c = json.load(open(sys.argv[1]))['chunks']
+assert c['deleted'] > 0 and c['errors'] == 0, c
+PY
+[ "$bytes" -le $((2 * 1024 * 1024)) ] || die "--max-total 2M: the chunks take $bytes bytes"
+for c in $(chunks "$out/capped"); do check_chunk "$out/capped/$c"; done
+echo "max-total: $n chunks in $bytes bytes (at most 2 MiB)"
