@@ -87,19 +87,25 @@ cp $D/stats "$OUT/intv.stats"
 cp -r /tmp/intv "$OUT/intv"
 rmmod evtrace
 
-# (3) SIGKILL mid-chunk (a chunk far from full), then --attach: the chunk
-# left in progress is completed.
+# (3) SIGKILL mid-chunk, then --attach: the chunk left in progress is
+# completed, and the chunks whose hook had not run (a slow hook falls
+# behind) get it from the next evdrain.
+printf '#!/bin/sh\nsleep 1\necho "$EVT_CHUNK_SEQ" >> /tmp/hooked.log\n' > /tmp/slowhook
+chmod +x /tmp/slowhook
 insmod "$EVTRACE_KO" probes=0 num_subbuf=32
-evdrain -q -o /tmp/kill --rotate-size 64M &
+evdrain -q -o /tmp/kill --rotate-interval 700ms --on-chunk /tmp/slowhook &
 pid=$!
 wait_tracing
 evctl generate --events 40000 --rate 5000 --channel both
-sleep 3
+sleep 4
 kill -KILL $pid
 wait $pid || true
 ls -la /tmp/kill
 ls -d /tmp/kill/.inprogress-* > /dev/null || fail "no chunk in progress after SIGKILL"
-evdrain -o /tmp/kill --attach --rotate-size 256K --stats-json "$OUT/kill.json" > "$OUT/kill.out" 2>&1 &
+sleep 2
+cp /tmp/hooked.log "$OUT/hooked-before.log" 2> /dev/null || : > "$OUT/hooked-before.log"
+evdrain -o /tmp/kill --attach --rotate-size 256K --on-chunk /tmp/slowhook --stats-json "$OUT/kill.json" \
+	> "$OUT/kill.out" 2>&1 &
 pid=$!
 wait_gen_done 200
 evctl stop
@@ -108,6 +114,7 @@ kill -TERM $pid
 wait $pid || { cat "$OUT/kill.out"; fail "evdrain --attach after SIGKILL exit $?"; }
 cat "$OUT/kill.out"
 if ls -d /tmp/kill/.inprogress-* 2> /dev/null; then fail "a chunk is still in progress"; fi
+cp /tmp/hooked.log "$OUT/hooked.log"
 cp $D/stats "$OUT/kill.stats"
 cp -r /tmp/kill "$OUT/killed"
 rmmod evtrace

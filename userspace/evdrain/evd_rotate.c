@@ -26,6 +26,13 @@
 extern char **environ;
 
 #define NO_SEQ		UINT64_MAX
+/*
+ * DIR's record of the chunks whose hook has run (one sequence number a
+ * line): a chunk completed but not hooked when evdrain was killed gets its
+ * hook from the next evdrain (a hook killed mid-way runs again: at least
+ * once, so hooks should be idempotent, as rsync is).
+ */
+#define HOOKED_FILE	".hooked"
 /* The output directory's name at most; every path below it fits its buffer. */
 #define OUTDIR_LEN	3072
 #define DIR_LEN		(OUTDIR_LEN + 300)	/* outdir/NAME */
@@ -674,6 +681,66 @@ static int run_hook(struct evd_rot *r, const struct done *d)
 	return pid > 0 ? status : -1;
 }
 
+/* The hook of chunk @seq has run (whatever its status): recorded in DIR/.hooked. */
+static void note_hooked(const struct evd_rot *r, uint64_t seq)
+{
+	char path[DIR_LEN], line[24];
+	int fd, n;
+
+	snprintf(path, sizeof(path), "%s/" HOOKED_FILE, r->outdir);
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return;
+	n = snprintf(line, sizeof(line), "%llu\n", (unsigned long long)seq);
+	if (write(fd, line, (size_t)n) != n)
+		fprintf(stderr, "evdrain: %s: %s\n", path, strerror(errno));
+	close(fd);
+}
+
+/*
+ * At start, with a hook: the complete chunks whose hook never ran (an
+ * evdrain killed before) are queued for it, oldest first; DIR/.hooked is
+ * rewritten with the chunks still there.
+ */
+static void queue_unhooked(struct evd_rot *r)
+{
+	char path[DIR_LEN], tmp[DIR_LEN + 8];
+	uint64_t *seen = NULL, v;
+	size_t nseen = 0, cap = 0, i, j;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" HOOKED_FILE, r->outdir);
+	f = fopen(path, "r");
+	while (f && fscanf(f, "%llu", (unsigned long long *)&v) == 1) {
+		if (nseen == cap) {
+			uint64_t *m = realloc(seen, (cap = cap ? 2 * cap : 256) * sizeof(*m));
+
+			if (!m)
+				break;
+			seen = m;
+		}
+		seen[nseen++] = v;
+	}
+	if (f)
+		fclose(f);
+	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
+	f = fopen(tmp, "w");
+	for (i = 0; i < r->ndone; i++) {
+		for (j = 0; j < nseen && seen[j] != r->done[i].seq; j++)
+			;
+		if (j < nseen) {
+			if (f)
+				fprintf(f, "%llu\n", (unsigned long long)r->done[i].seq);
+		} else {
+			r->done[i].hook_queued = 1;
+			push_hook(r, r->done[i].seq);
+		}
+	}
+	if (f && fclose(f) == 0)
+		rename(tmp, path);
+	free(seen);
+}
+
 static void *hooker_main(void *arg)
 {
 	struct evd_rot *r = arg;
@@ -705,6 +772,7 @@ static void *hooker_main(void *arg)
 		r->hooking = seq;
 		pthread_mutex_unlock(&r->mu);
 		status = run_hook(r, &d);
+		note_hooked(r, seq);
 		pthread_mutex_lock(&r->mu);
 		r->hooking = NO_SEQ;
 		for (i = 0; i < r->ndone; i++)
@@ -867,6 +935,8 @@ int evd_rot_start(struct evd_rot **rp, const struct evd_rot_opts *o)
 		free(r);
 		return -1;
 	}
+	if (o->hook)
+		queue_unhooked(r);
 	if (pthread_create(&r->finisher, NULL, finisher_main, r)) {
 		fprintf(stderr, "evdrain: cannot start the chunk finisher: %s\n", strerror(errno));
 		free(r->carry);
