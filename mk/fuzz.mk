@@ -23,7 +23,8 @@ FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # The library code the targets reach (no netlink; the ring core for evsynth's template traces).
 FUZZ_LIB := $(wildcard kmod/core/*.c) $(wildcard userspace/lib/ctf/*.c) userspace/lib/format/evt_format.c \
-	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/synth/evt_synth.c
+	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/synth/evt_synth.c \
+	userspace/lib/chunk/evt_chunk.c
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
