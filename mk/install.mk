@@ -1,14 +1,15 @@
 # SPDX-License-Identifier: GPL-2.0
 # Installation (issue 9), included at the end of the top-level Makefile.
 #   make install            programs, man pages, systemd unit, /etc/default/evdrain,
-#                           the modprobe.d example (PREFIX, DESTDIR honoured)
+#                           the modprobe.d example, the --on-chunk hooks (PREFIX,
+#                           DESTDIR honoured)
 #   make uninstall          removes what install put there (an edited
 #                           /etc/default/evdrain is kept)
 #   make install-list       prints the installed paths (under DESTDIR), one a line
 #   make dkms-install       the module's sources under /usr/src/evtrace-VERSION
 #                           for dkms add/build/install (DESTDIR honoured)
 #   make dkms-uninstall     dkms remove evtrace/VERSION --all, then the sources
-# Knobs: PREFIX (/usr/local), DESTDIR, BINDIR, SBINDIR, MANDIR, DOCDIR, UNITDIR,
+# Knobs: PREFIX (/usr/local), DESTDIR, BINDIR, SBINDIR, MANDIR, DOCDIR, UNITDIR, HOOKDIR,
 # SYSCONFDIR (/etc), DKMS_SRCDIR (/usr/src/evtrace-VERSION).
 
 PREFIX ?= /usr/local
@@ -19,6 +20,8 @@ MANDIR ?= $(PREFIX)/share/man
 DOCDIR ?= $(PREFIX)/share/doc/evtrace
 # systemd reads units from /usr/local/lib/systemd/system too.
 UNITDIR ?= $(PREFIX)/lib/systemd/system
+# evdrain --on-chunk examples (shipping, logging).
+HOOKDIR ?= $(PREFIX)/lib/evtrace/hooks
 SYSCONFDIR ?= /etc
 DKMS_SRCDIR ?= /usr/src/evtrace-$(VERSION)
 
@@ -36,7 +39,9 @@ INSTALL_ITEMS := \
 	userspace/man/evcat.1 $(MANDIR)/man1/evcat.1 0644 \
 	userspace/man/evtrace.4 $(MANDIR)/man4/evtrace.4 0644 \
 	userspace/dist/evdrain.service.in $(UNITDIR)/evdrain.service 0644 \
-	userspace/dist/evtrace.modprobe.conf $(DOCDIR)/examples/evtrace.modprobe.conf 0644
+	userspace/dist/evtrace.modprobe.conf $(DOCDIR)/examples/evtrace.modprobe.conf 0644 \
+	userspace/dist/hooks/evtrace-ship-rsync $(HOOKDIR)/evtrace-ship-rsync 0755 \
+	userspace/dist/hooks/evtrace-chunk-log $(HOOKDIR)/evtrace-chunk-log 0755
 # Installed only when absent (it is the administrator's file afterwards).
 DEFAULTS_SRC := userspace/dist/evdrain.default
 DEFAULTS_DST := $(SYSCONFDIR)/default/evdrain
@@ -46,9 +51,9 @@ DKMS_FILES := dkms.conf Kbuild VERSION kmod/gen-syscalls $(wildcard kmod/*.[ch] 
 
 .PHONY: install uninstall install-list dkms-install dkms-uninstall
 
-# @VERSION@, @SBINDIR@, @UNITDIR@, @DOCDIR@ in man pages and the unit.
+# @VERSION@, @SBINDIR@, @UNITDIR@, @DOCDIR@, @HOOKDIR@ in man pages, the unit and the defaults.
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
-	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g'
+	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@HOOKDIR@|$(HOOKDIR)|g'
 
 install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat
 	@set -e; set -- $(INSTALL_ITEMS); \
@@ -66,7 +71,7 @@ install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat
 	if [ -e "$$dst" ]; then \
 		echo "  KEEP    $$dst (exists; the shipped one is $(DEFAULTS_SRC))"; \
 	else \
-		$(INSTALL) -m 0644 $(DEFAULTS_SRC) "$$dst"; echo "  INSTALL $$dst"; \
+		$(SUBST) $(DEFAULTS_SRC) > "$$dst"; chmod 0644 "$$dst"; echo "  INSTALL $$dst"; \
 	fi; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
 
@@ -78,10 +83,10 @@ uninstall:
 	done; \
 	dst=$(D)$(DEFAULTS_DST); \
 	if [ -e "$$dst" ]; then \
-		if cmp -s "$$dst" $(DEFAULTS_SRC); then rm -f "$$dst"; echo "  RM      $$dst"; \
+		if $(SUBST) $(DEFAULTS_SRC) | cmp -s "$$dst" -; then rm -f "$$dst"; echo "  RM      $$dst"; \
 		else echo "  KEEP    $$dst (edited)"; fi; \
 	fi; \
-	rmdir "$(D)$(DOCDIR)/examples" "$(D)$(DOCDIR)" 2>/dev/null || true; \
+	rmdir "$(D)$(DOCDIR)/examples" "$(D)$(DOCDIR)" "$(D)$(HOOKDIR)" "$$(dirname "$(D)$(HOOKDIR)")" 2>/dev/null || true; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
 
 install-list:

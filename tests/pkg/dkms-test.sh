@@ -3,7 +3,10 @@
 # DKMS test (host side; root): make dkms-install, then for every installed
 # kernel headers package dkms add/build/install, check the module lands in
 # /lib/modules/KERNEL/updates/dkms where modprobe finds it (modinfo -k,
-# modprobe --show-depends) with the version of VERSION, boot that kernel in the VM
+# modprobe --show-depends) with the version of VERSION, that it is signed with
+# the machine's DKMS key the way bookworm's dkms signs (its MOK pair,
+# /var/lib/dkms/mok.key and mok.pub unless /etc/dkms/framework.conf names
+# others; the signature checked by openssl: verify-module-sig.py), boot that kernel in the VM
 # with the DKMS-built module (it loads, reports its version, records the
 # generator's events, unloads), then dkms remove and make dkms-uninstall leave
 # nothing behind. Refuses to run when evtrace is already registered with DKMS.
@@ -72,6 +75,15 @@ for k in $kernels; do
 	*.gz) gzip -dc "$file" > "$ko" ;;
 	*) cp "$file" "$ko" ;;
 	esac
+	# Secure Boot machines load only signed modules: dkms signs with its MOK key.
+	cert=$(sed -n 's/^mok_certificate=//p' /etc/dkms/framework.conf /etc/dkms/framework.conf.d/*.conf 2>/dev/null | tail -n 1)
+	cert=${cert:-/var/lib/dkms/mok.pub}
+	cert=${cert//\"/}
+	if ! python3 tests/pkg/verify-module-sig.py "$ko" "$cert" > "$tmp/sig-$k.txt" 2>&1; then
+		cat "$tmp/sig-$k.txt"; grep -i 'sign' "$tmp/build-$k.log" "$tmp/install-$k.log"
+		echo "FAIL: $k: the DKMS module is not signed with $cert"; rc=1; continue
+	fi
+	echo "$k: $(cat "$tmp/sig-$k.txt")"
 	if [ ! -r "/boot/vmlinuz-$k" ]; then
 		echo "FAIL: $k: no kernel image /boot/vmlinuz-$k to boot (scripts/kernel-matrix install --images)"
 		rc=1; continue

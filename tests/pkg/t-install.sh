@@ -100,13 +100,26 @@ run_unit() { # extra VAR=value for the environment file
 	env -i PATH=/usr/bin:/bin bash -c 'set -a; . "$1"; shift; for kv in "$@"; do export "$kv"; done; exec sh -c "$0"' \
 		"$cmd" "$d/etc/default/evdrain" EVDRAIN_DIR="$tmp/traces" "$@"
 }
+# The shipped defaults rotate: chunks in EVDRAIN_DIR itself.
 got=$(run_unit)
-[[ $got =~ ^\[--quiet\]\[-o\]\[$tmp/traces/[0-9]{8}T[0-9]{6}Z\]\[--channels\]\[compact,normal\]\[--mode\]\[discard\]$ ]] ||
+[[ $got =~ ^\[--quiet\]\[-o\]\[$tmp/traces\]\[--channels\]\[compact,normal\]\[--mode\]\[discard\]\[--rotate-size\]\[64M\]\[--max-total\]\[2G\]$ ]] ||
 	die "ExecStart with the shipped defaults gave: $got"
+got=$(run_unit EVDRAIN_ROTATE_SIZE= EVDRAIN_ROTATE_INTERVAL=10m EVDRAIN_KEEP=6 EVDRAIN_MAX_TOTAL= EVDRAIN_ON_CHUNK=/usr/lib/evtrace/hooks/evtrace-chunk-log)
+[[ $got =~ ^\[--quiet\]\[-o\]\[$tmp/traces\]\[--channels\]\[compact,normal\]\[--mode\]\[discard\]\[--rotate-interval\]\[10m\]\[--keep\]\[6\]\[--on-chunk\]\[/usr/lib/evtrace/hooks/evtrace-chunk-log\]$ ]] ||
+	die "ExecStart with rotation by time and a hook gave: $got"
+# Without rotation: a new directory per start.
+got=$(run_unit EVDRAIN_ROTATE_SIZE= EVDRAIN_MAX_TOTAL=)
+[[ $got =~ ^\[--quiet\]\[-o\]\[$tmp/traces/[0-9]{8}T[0-9]{6}Z\]\[--channels\]\[compact,normal\]\[--mode\]\[discard\]$ ]] ||
+	die "ExecStart without rotation gave: $got"
 [ -d "$tmp/traces" ] || die "ExecStart did not create EVDRAIN_DIR"
-got=$(run_unit EVDRAIN_MODE= EVDRAIN_CHANNELS=compact EVDRAIN_DURATION=60 "EVDRAIN_OPTS=--copy --stats-json /x.json")
+got=$(run_unit EVDRAIN_ROTATE_SIZE= EVDRAIN_MAX_TOTAL= EVDRAIN_MODE= EVDRAIN_CHANNELS=compact EVDRAIN_DURATION=60 "EVDRAIN_OPTS=--copy --stats-json /x.json")
 [[ $got =~ ^\[--quiet\]\[-o\]\[[^]]*\]\[--channels\]\[compact\]\[--duration\]\[60\]\[--copy\]\[--stats-json\]\[/x.json\]$ ]] ||
 	die "ExecStart with edited options gave: $got"
+# The hooks the defaults name are installed, and the path in the file is theirs.
+for h in $(sed -n 's|^#   \(/[^ ]*/evtrace-[a-z-]*\) .*|\1|p' "$d/etc/default/evdrain"); do
+	[ -x "$d$h" ] || die "/etc/default/evdrain names $h, not installed"
+	sh -n "$d$h" || die "$h: not valid sh"
+done
 echo "evdrain.service ExecStart: $(run_unit | sed "s|$tmp|TMP|g")"
 # Every option the defaults file sets is one the unit reads.
 for v in $(sed -n 's/^\([A-Z_]*\)=.*/\1/p' "$d/etc/default/evdrain"); do

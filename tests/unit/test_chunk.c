@@ -332,8 +332,8 @@ START_TEST(run_reads_as_one_trace)
 	fputs("/* another session */\n", f);
 	fclose(f);
 	ck_assert_int_eq(evt_trace_open(&run_t, run2, NULL), -1);
-	ck_assert_msg(strstr(run_t.err, names2[2]) && strstr(run_t.err, "another tracing session"), "%s",
-		      run_t.err);
+	ck_assert_msg(strstr(run_t.err, names2[2]) && strstr(run_t.err, "more than one tracing session") &&
+		      strstr(run_t.err, "(--to 20"), "%s", run_t.err);
 
 	/* A corrupt packet in the second chunk: the error names that chunk's file and the offset in it. */
 	snprintf(path, sizeof(path), "%s/%s/kernel/%s", run_dir, names[1], whole_t.streams[1].name);

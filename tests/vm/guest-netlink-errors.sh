@@ -54,13 +54,20 @@ evctl status | grep -q '^  gen_compact  *compact  *yes$' || fail "a refused enab
 expect 0 evctl --help
 grep -q '^usage: evctl COMMAND' /tmp/out || fail "evctl --help"
 grep -q '^exit status: 0' /tmp/out || fail "exit codes are not documented in --help"
-for c in start stop status config flush enable disable generate generate-stop timer timer-stop watch; do
+for c in start stop status config flush enable disable generate generate-stop timer timer-stop watch rotate statedump; do
 	expect 0 evctl $c --help
 	grep -q "^usage: evctl $c" /tmp/out || fail "evctl $c --help"
 done
 
 # The kernel refuses: exit 1, its extack message printed.
+expect 1 evctl statedump
+err_has "tracing is not running: the state dump is recorded while tracing"
+expect 1 evctl rotate
+err_has "no drainer is listening to the notify group"
+expect 2 evctl rotate now
+err_has "rotate takes no arguments"
 evctl start
+expect 0 evctl statedump
 expect 1 evctl config mode=overwrite
 err_has "the mode can only change while tracing is stopped"
 cat /tmp/err
@@ -128,7 +135,7 @@ awk 'NR > 1 && $6 != 0 { exit 1 }' $D/generate || fail "a refused TIMER started 
 expect 0 nopriv evctl status
 grep -q '^state  *stopped$' /tmp/out || fail "unprivileged status"
 expect 0 nopriv evctl status --json
-for c in start stop flush generate-stop timer-stop "timer --period-us 100" \
+for c in start stop flush generate-stop timer-stop "timer --period-us 100" rotate statedump \
 	 "config mode=overwrite" "config high_water=10" \
 	 "enable gen_ping" "disable gen_compact" "generate --events 1 --cpus 0"; do
 	expect 1 nopriv evctl $c

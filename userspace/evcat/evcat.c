@@ -27,7 +27,7 @@ static void usage(FILE *f)
 "usage: evcat DIR [options]\n"
 "Print the evtrace trace in DIR (metadata + compact_N / normal_N stream files)\n"
 "as one stream in time order: every stream file decoded strictly, then merged.\n"
-"A DIR of chunks (evdrain --rotate-size/--rotate-interval) reads as one trace,\n"
+"A DIR of chunks (a rotating evdrain's: evdrain(8), Rotation) reads as one trace,\n"
 "the chunks joined in sequence order; --from/--to open only the chunks they\n"
 "overlap, --stats shows the chunks and each seam's lost packets.\n"
 "\n"

@@ -122,8 +122,9 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"Lost notifications (receive buffer overrun) are reported on stderr.\n",
 	[EVCTL_ROTATE] =
 	"usage: evctl rotate\n"
-	"Ask every evdrain that rotates (--rotate-size, --rotate-interval) to close\n"
-	"its chunk now and start the next. Refused (exit 1) when no drainer listens.\n",
+	"Ask every evdrain that cuts its trace into chunks (see evdrain(8), Rotation)\n"
+	"to close its chunk now and start the next. Refused (exit 1) when no drainer\n"
+	"listens.\n",
 	[EVCTL_STATEDUMP] =
 	"usage: evctl statedump\n"
 	"Record the state dump again while tracing: every thread (pid, tid, name,\n"
