@@ -20,14 +20,18 @@
 # flushes of an offline CPU's rings from several CPUs at once); after it, a
 # short rmmod storm (guest-rmmod-storm.sh: load/unload cycles under netlink
 # and device fire, STATUS as nobody).
-#   guest-soak.sh SECONDS [SESSION_SECONDS [KINDS [nokill]]]
+#   guest-soak.sh SECONDS [SESSION_SECONDS [KINDS [nokill [ROTATE]]]]
 # KINDS: the session kinds to cycle through (default "discard-pinned
 # overwrite-pinned discard-live overwrite-live"); nokill: no SIGKILL/--attach
-# (to narrow a failure down).
+# (to narrow a failure down); ROTATE: seconds between chunks (evdrain
+# --rotate-interval, a hook logging every chunk to $OUT/sN.hooked), 0: none.
 . "$EVTRACE_TESTS/vm/lib.sh"
 total=${1:-300} sess_len=${2:-120}
 kinds=${3:-discard-pinned overwrite-pinned discard-live overwrite-live}
 nokill=${4:-}
+rotate=${5:-0}
+printf '#!/bin/sh\necho "$EVT_CHUNK_SEQ" >> "$SOAK_HOOKED"\n' > /tmp/soak-hook
+chmod +x /tmp/soak-hook
 nkinds=$(echo $kinds | wc -w)
 CPU1=/sys/devices/system/cpu/cpu1/online
 start=$(date +%s)
@@ -56,7 +60,12 @@ gen() {
 }
 # The drainer: the first one configures and starts tracing, the others attach.
 drainer() { # extra options
-	evdrain -q -o "$dir" "$@" >> "/tmp/evdrain.$n.log" 2>&1 &
+	if [ "$rotate" != 0 ]; then
+		SOAK_HOOKED=$OUT/s$n.hooked evdrain -q -o "$dir" --rotate-interval "${rotate}s" \
+			--on-chunk /tmp/soak-hook "$@" >> "/tmp/evdrain.$n.log" 2>&1 &
+	else
+		evdrain -q -o "$dir" "$@" >> "/tmp/evdrain.$n.log" 2>&1 &
+	fi
 	pid=$!
 }
 # Stop the drainer with SIGKILL; it must still have been running.
