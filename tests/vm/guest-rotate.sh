@@ -146,4 +146,34 @@ wait $pid || { cat "$OUT/capped.out"; fail "evdrain --max-total exit $?"; }
 tail -3 "$OUT/capped.out"
 cp -r /tmp/capped "$OUT/capped"
 rmmod evtrace
+
+# (6) evctl rotate alone cuts (the size is never reached); a slow hook that
+# fails every other chunk while --keep 1 wants its chunk gone.
+printf '#!/bin/sh\nsleep 1\n[ -d "$1" ] || echo "MISSING $1" >> /tmp/slow.log\necho "$EVT_CHUNK_SEQ" >> /tmp/slow.log\nexit $((EVT_CHUNK_SEQ %% 2))\n' > /tmp/failhook
+chmod +x /tmp/failhook
+insmod "$EVTRACE_KO" probes=0 num_subbuf=32
+evdrain -o /tmp/manual --rotate-size 64M --stats-json "$OUT/manual.json" > "$OUT/manual.out" 2>&1 &
+pid=$!
+wait_tracing
+for i in 1 2 3; do
+	evctl generate --events 2000 --rate 4000 --channel both
+	wait_gen_done 100
+	[ $i = 3 ] || evctl rotate || fail "evctl rotate $i"
+	sleep 1
+done
+kill -TERM $pid
+wait $pid || { cat "$OUT/manual.out"; fail "evdrain (evctl rotate) exit $?"; }
+cat "$OUT/manual.out"
+cp -r /tmp/manual "$OUT/manual"
+evctl generate --events 100000000 --rate 6000 --channel both
+evdrain -o /tmp/slow --rotate-size 96K --keep 1 --on-chunk /tmp/failhook --stats-json "$OUT/slow.json" \
+	> "$OUT/slow.out" 2>&1 &
+pid=$!
+sleep 8
+kill -TERM $pid
+wait $pid || { cat "$OUT/slow.out"; fail "evdrain (slow hook) exit $?"; }
+evctl generate-stop
+cat "$OUT/slow.out"
+cp /tmp/slow.log "$OUT/slow.log"
+rmmod evtrace
 echo rotate ok

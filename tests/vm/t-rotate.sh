@@ -197,3 +197,36 @@ PY
 [ "$bytes" -le $((2 * 1024 * 1024)) ] || die "--max-total 2M: the chunks take $bytes bytes"
 for c in $(chunks "$out/capped"); do check_chunk "$out/capped/$c"; done
 echo "max-total: $n chunks in $bytes bytes (at most 2 MiB)"
+
+# (6) Two evctl rotate, nothing else: three chunks, the events of each round in one.
+n=$(chunks "$out/manual" | wc -l)
+[ "$n" = 3 ] || die "evctl rotate twice made $n chunks, not 3"
+for c in $(chunks "$out/manual"); do
+	check_chunk "$out/manual/$c"
+	g=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["events_per_channel"]["compact"])' "$out/manual/$c/summary.json")
+	[ "$g" = 4000 ] || die "$c: $g compact events, not one round's 4000"
+done
+# The documented log hook: one line of JSON with the path.
+c=$(chunks "$out/manual" | head -n 1)
+"$top/userspace/dist/hooks/evtrace-chunk-log" "$out/manual/$c" > "$out/log-hook.txt"
+[ "$(wc -l < "$out/log-hook.txt")" = 1 ] || die "evtrace-chunk-log printed $(wc -l < "$out/log-hook.txt") lines"
+python3 - "$out/log-hook.txt" "$out/manual/$c" <<'PY' || die "evtrace-chunk-log does not print the summary as JSON"
+import json, sys
+d = json.loads(open(sys.argv[1]).read())
+assert d["path"] == sys.argv[2] and d["events"] == json.load(open(sys.argv[2] + "/summary.json"))["events"], d
+PY
+echo "evctl rotate: 3 chunks of one round each; evtrace-chunk-log prints JSON"
+# A slow hook that fails every other chunk, --keep 1: its chunk is never removed under it.
+! grep -q MISSING "$out/slow.log" || die "retention removed a chunk while its hook ran: $(grep -m1 MISSING "$out/slow.log")"
+python3 - "$out/slow.json" "$out/slow.log" <<'PY' || die "the hook accounting"
+import json, sys
+c = json.load(open(sys.argv[1]))["chunks"]
+ran = [int(l) for l in open(sys.argv[2]) if l.strip().isdigit()]
+assert c["hooks_run"] == len(ran) > 0, (c, ran)
+assert c["hooks_failed"] == sum(1 for s in ran if s % 2), (c, ran)
+assert c["hooks_skipped"] > 0 and c["hook_queue_max"] > 1, c
+assert c["completed"] == c["hooks_run"] + c["hooks_skipped"] + c["hooks_not_run"], c
+print("slow hook: %(completed)d chunks, %(hooks_run)d hooked (%(hooks_failed)d failed), %(hooks_skipped)d removed before "
+      "their hook ran, queue at most %(hook_queue_max)d" % c)
+PY
+grep -q 'on-chunk /tmp/failhook .*: exit status 1' "$out/slow.out" || die "a failed hook is not logged"

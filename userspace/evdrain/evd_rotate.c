@@ -205,6 +205,14 @@ static int mkdir_group(const struct evd_rot *r, const char *path)
 	return 0;
 }
 
+/* A chunk that could not be completed: the finisher and the drain loop both count them. */
+static void count_error(struct evd_rot *r)
+{
+	pthread_mutex_lock(&r->mu);
+	r->st.errors++;
+	pthread_mutex_unlock(&r->mu);
+}
+
 /* ---- Completing a chunk ---- */
 
 struct stream_sum {
@@ -319,16 +327,6 @@ static void json_str(FILE *f, const char *s)
 	}
 }
 
-static void iso_time(char *buf, size_t len, uint64_t ns)
-{
-	time_t secs = (time_t)(ns / 1000000000ULL);
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%09lluZ", tm.tm_year + 1900, tm.tm_mon + 1,
-		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned long long)(ns % 1000000000ULL));
-}
-
 /* CHUNK/summary.json, written aside and renamed: 0, or -1 with errno. */
 static int write_summary(const struct evd_rot *r, const char *dir, const char *name, const struct closed *c,
 			 const struct chunk_sum *cs)
@@ -355,8 +353,8 @@ static int write_summary(const struct evd_rot *r, const char *dir, const char *n
 	}
 	if (uname(&u))
 		memset(&u, 0, sizeof(u));
-	iso_time(b, sizeof(b), cs->begin_ns);
-	iso_time(e, sizeof(e), cs->end_ns);
+	evt_chunk_iso_time(b, sizeof(b), cs->begin_ns, 1);
+	evt_chunk_iso_time(e, sizeof(e), cs->end_ns, 1);
 	fputs("{\"chunk\": ", f);
 	json_str(f, name);
 	fprintf(f, ", \"seq\": %llu, \"host\": ", (unsigned long long)c->seq);
@@ -497,7 +495,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	if (sync_files(kdir)) {
 		fprintf(stderr, "evdrain: %s: fsync: %s; the chunk stays there, not complete\n", c->dir,
 			strerror(errno));
-		r->st.errors++;
+		count_error(r);
 		return;
 	}
 	memset(&cs, 0, sizeof(cs));
@@ -510,13 +508,13 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	}
 	if (rc < 0) {
 		fprintf(stderr, "evdrain: %s: %s; the chunk stays there, not complete\n", c->dir, cs.err);
-		r->st.errors++;
+		count_error(r);
 		free(cs.s);
 		return;
 	}
 	if (cs.err[0]) {
 		fprintf(stderr, "evdrain: %s: %s (completed anyway: the events before it read)\n", c->dir, cs.err);
-		r->st.errors++;
+		count_error(r);
 	}
 	if (!cs.begin_ns) {
 		cs.begin_ns = c->opened_ns;
@@ -527,7 +525,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	if (write_summary(r, c->dir, name, c, &cs)) {
 		fprintf(stderr, "evdrain: %s: cannot write %s: %s; the chunk stays there, not complete\n",
 			c->dir, EVT_CHUNK_SUMMARY, strerror(errno));
-		r->st.errors++;
+		count_error(r);
 		free(cs.s);
 		return;
 	}
@@ -535,7 +533,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	snprintf(final, sizeof(final), "%s/%s", r->outdir, name);
 	if (rename(c->dir, final)) {
 		fprintf(stderr, "evdrain: cannot rename %s to %s: %s\n", c->dir, final, strerror(errno));
-		r->st.errors++;
+		count_error(r);
 		free(cs.s);
 		return;
 	}
@@ -617,7 +615,9 @@ static int run_hook(struct evd_rot *r, const struct done *d)
 	char *argv[3], **env;
 	size_t nenv = 0, i, n;
 	posix_spawn_file_actions_t fa;
-	int status = -1, killed = 0;
+	posix_spawnattr_t attr;
+	sigset_t dfl;
+	int status = -1, killed = 0, spawn_err;
 	uint64_t kill_at = 0;
 	pid_t pid;
 
@@ -630,8 +630,8 @@ static int run_hook(struct evd_rot *r, const struct done *d)
 	for (i = 0; i < n; i++)
 		if (strncmp(environ[i], "EVT_CHUNK", 9))
 			env[nenv++] = strdup(environ[i]);
-	iso_time(b, sizeof(b), d->begin_ns);
-	iso_time(e, sizeof(e), d->end_ns);
+	evt_chunk_iso_time(b, sizeof(b), d->begin_ns, 1);
+	evt_chunk_iso_time(e, sizeof(e), d->end_ns, 1);
 	set_env(env, &nenv, "EVT_CHUNK", 0, path);
 	set_env(env, &nenv, "EVT_CHUNK_NAME", 0, d->name);
 	set_env(env, &nenv, "EVT_CHUNK_SEQ", d->seq, NULL);
@@ -649,11 +649,19 @@ static int run_hook(struct evd_rot *r, const struct done *d)
 	argv[2] = NULL;
 	posix_spawn_file_actions_init(&fa);
 	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	if (posix_spawn(&pid, r->o.hook, &fa, NULL, argv, env)) {
-		fprintf(stderr, "evdrain: --on-chunk %s: cannot run it: %s\n", r->o.hook, strerror(errno));
+	/* evdrain ignores SIGPIPE; a hook's pipelines expect the default. */
+	posix_spawnattr_init(&attr);
+	sigemptyset(&dfl);
+	sigaddset(&dfl, SIGPIPE);
+	posix_spawnattr_setsigdefault(&attr, &dfl);
+	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	spawn_err = posix_spawn(&pid, r->o.hook, &fa, &attr, argv, env);
+	if (spawn_err) {
+		fprintf(stderr, "evdrain: --on-chunk %s: cannot run it: %s\n", r->o.hook, strerror(spawn_err));
 		pid = -1;
 	}
 	posix_spawn_file_actions_destroy(&fa);
+	posix_spawnattr_destroy(&attr);
 	for (i = 0; i < nenv; i++)
 		free(env[i]);
 	free(env);
@@ -1033,7 +1041,7 @@ void evd_rot_abandon_chunk(struct evd_rot *r, const char *why)
 		fprintf(stderr, "evdrain: %s: %s; this chunk stays under its temporary name, not complete "
 			"(its whole packets read with babeltrace2; the next evdrain in %s completes it)\n",
 			r->current->dir, why, r->outdir);
-		r->st.errors++;
+		count_error(r);
 	}
 	free(r->current);
 	r->current = NULL;

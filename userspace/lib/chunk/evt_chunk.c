@@ -24,6 +24,23 @@ void evt_chunk_time(char *buf, size_t len, uint64_t ns)
 		 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned int)(ns % NS_PER_S / 1000));
 }
 
+void evt_chunk_iso_time(char *buf, size_t len, uint64_t ns, int nanoseconds)
+{
+	time_t secs = (time_t)(ns / NS_PER_S);
+	struct tm tm;
+
+	if (!gmtime_r(&secs, &tm)) {
+		snprintf(buf, len, "?");
+		return;
+	}
+	if (nanoseconds)
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%09uZ", tm.tm_year + 1900, tm.tm_mon + 1,
+			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned int)(ns % NS_PER_S));
+	else
+		snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06u", tm.tm_year + 1900, tm.tm_mon + 1,
+			 tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned int)(ns % NS_PER_S / 1000));
+}
+
 int evt_chunk_name(char *buf, size_t len, uint64_t begin_ns, uint64_t end_ns, uint64_t seq)
 {
 	char b[32], e[32];

@@ -38,6 +38,13 @@ int evt_chunk_parse_hidden(const char *name, const char *prefix, uint64_t *seq);
 void evt_chunk_time(char *buf, size_t len, uint64_t ns);
 
 /*
+ * Realtime nanoseconds as 2026-11-25T21:15:00.123456789Z (@nanoseconds) or
+ * 2026-11-25T21:15:00.123456 (microseconds, no zone: what evcat's --from
+ * and --to take).
+ */
+void evt_chunk_iso_time(char *buf, size_t len, uint64_t ns, int nanoseconds);
+
+/*
  * A size: bytes, or with K, M, G, T (powers of 1024; "KiB", "MiB", ... too).
  * 0, or -1 (not a size, or more than 2^62).
  */

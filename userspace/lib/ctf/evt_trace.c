@@ -17,7 +17,6 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include <time.h>
 #include <unistd.h>
 #include "evt_trace.h"
 #include "evt_chunk.h"
@@ -505,17 +504,6 @@ char *evt_trace_run_first(const char *dir)
 	return first;
 }
 
-/* Realtime ns as evcat's --from/--to take it: 2026-11-25T21:15:00.123456. */
-static void iso_time(char *buf, size_t len, uint64_t ns)
-{
-	time_t secs = (time_t)(ns / 1000000000ULL);
-	struct tm tm;
-
-	gmtime_r(&secs, &tm);
-	snprintf(buf, len, "%04d-%02d-%02dT%02d:%02d:%02d.%06u", tm.tm_year + 1900, tm.tm_mon + 1, tm.tm_mday,
-		 tm.tm_hour, tm.tm_min, tm.tm_sec, (unsigned int)(ns % 1000000000ULL / 1000));
-}
-
 /* Open @v[0..n) (the run's chunks by sequence number) as one trace. */
 static int open_run(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o,
 		    struct evt_chunk_ref *v, unsigned int n)
@@ -557,8 +545,8 @@ static int open_run(struct evt_trace *t, const char *dir, const struct evt_trace
 				char end[80], begin[80];
 
 				/* The module was started again (a service restart): read one session at a time. */
-				iso_time(end, sizeof(end), v[i - 1].end_rt);
-				iso_time(begin, sizeof(begin), v[i].begin_rt);
+				evt_chunk_iso_time(end, sizeof(end), v[i - 1].end_rt, 0);
+				evt_chunk_iso_time(begin, sizeof(begin), v[i].begin_rt, 0);
 				evt_errf(t->err, sizeof(t->err),
 					 "%s: chunks of more than one tracing session: from %s on the metadata "
 					 "is not %s's; read one session at a time (--to %s, --from %s)",
