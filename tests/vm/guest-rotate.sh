@@ -102,6 +102,12 @@ kill -KILL $pid
 wait $pid || true
 ls -la /tmp/kill
 ls -d /tmp/kill/.inprogress-* > /dev/null || fail "no chunk in progress after SIGKILL"
+# As if killed between making a chunk and renaming its metadata (the soak
+# found it): nothing in it, so the next evdrain removes it.
+last=$(ls -d /tmp/kill/.inprogress-* | sed 's/.*-//' | sort -n | tail -n 1)
+mkdir -p "/tmp/kill/.inprogress-$((last + 1))/kernel"
+head -c 1000 /dev/zero > "/tmp/kill/.inprogress-$((last + 1))/kernel/metadata.tmp"
+: > "/tmp/kill/.inprogress-$((last + 1))/kernel/compact_0"
 sleep 2
 cp /tmp/hooked.log "$OUT/hooked-before.log" 2> /dev/null || : > "$OUT/hooked-before.log"
 evdrain -o /tmp/kill --attach --rotate-size 256K --on-chunk /tmp/slowhook --stats-json "$OUT/kill.json" \

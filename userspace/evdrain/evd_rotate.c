@@ -819,6 +819,11 @@ static int recover_chunk(struct evd_rot *r, const char *name, uint64_t seq)
 	snprintf(dir, sizeof(dir), "%s/%s", r->outdir, name);
 	snprintf(kdir, sizeof(kdir), "%s/kernel", dir);
 	snprintf(path, sizeof(path), "%s/metadata", kdir);
+	if (!stream_bytes(kdir)) {
+		/* Killed before a packet went in (its metadata maybe half written): nothing to keep. */
+		remove_tree(dir);
+		return 0;
+	}
 	if (access(path, F_OK)) {
 		fprintf(stderr, "evdrain: %s: a chunk left in progress without its metadata: not readable, "
 			"left as it is\n", dir);
