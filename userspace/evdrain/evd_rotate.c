@@ -85,7 +85,6 @@ struct evd_rot {
 	int finisher_done;			/* no chunk will be completed any more */
 	uint64_t hook_deadline_ms;		/* set by evd_rot_stop: kill hooks after it */
 	pthread_t finisher, hooker;
-	int threads;
 	struct carry *carry;			/* [channel * EVT_MAX_CPUS + cpu] */
 	struct evd_rot_stats st;
 };
@@ -969,7 +968,6 @@ int evd_rot_start(struct evd_rot **rp, const struct evd_rot_opts *o)
 		free(r);
 		return -1;
 	}
-	r->threads = 1;
 	pthread_mutex_lock(&r->mu);
 	if (r->queue)
 		pthread_cond_signal(&r->fin_cv);

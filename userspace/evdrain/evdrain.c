@@ -537,42 +537,40 @@ static int make_dir(const char *dir, const struct options *o)
 	return 0;
 }
 
+/* @dir takes a new file (tried, not guessed from its mode): 0, or -1 said. */
+static int check_writable(const char *dir)
+{
+	char probe[4200];
+	int fd;
+
+	snprintf(probe, sizeof(probe), "%s/.evdrain-probe", dir);
+	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		fprintf(stderr, "evdrain: %s is not writable: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	close(fd);
+	unlink(probe);
+	return 0;
+}
+
 static int prepare_outdir(struct options *o)
 {
-	char probe[4200], found[256];
+	char found[256];
 	const char *where;
-	int fd, r;
+	int r;
 
-	if (rotating(o)) {
-		/* DIR holds chunks; evd_rot_start() refuses a trace of its own there. */
-		if (make_dir(o->outdir, o))
-			return -1;
-		snprintf(probe, sizeof(probe), "%s/.evdrain-probe", o->outdir);
-		fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-		if (fd < 0) {
-			fprintf(stderr, "evdrain: %s is not writable: %s\n", o->outdir, strerror(errno));
-			return -1;
-		}
-		close(fd);
-		unlink(probe);
-		return 0;
-	}
+	/* Chunks go into DIR itself; evd_rot_start() refuses a trace of its own there. */
+	if (rotating(o))
+		return make_dir(o->outdir, o) || check_writable(o->outdir) ? -1 : 0;
 
 	if ((size_t)snprintf(o->tracedir, sizeof(o->tracedir), "%s/kernel", o->outdir) >=
 	    sizeof(o->tracedir)) {
 		fprintf(stderr, "evdrain: %s: the directory name is too long\n", o->outdir);
 		return -1;
 	}
-	if (make_dir(o->outdir, o) || make_dir(o->tracedir, o))
+	if (make_dir(o->outdir, o) || make_dir(o->tracedir, o) || check_writable(o->tracedir))
 		return -1;
-	snprintf(probe, sizeof(probe), "%s/.evdrain-probe", o->tracedir);
-	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		fprintf(stderr, "evdrain: %s is not writable: %s\n", o->tracedir, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	unlink(probe);
 	if (o->attach || o->force)
 		return 0;
 	/* DIR/kernel/, or DIR/ itself as evdrain 0.1 wrote it. */

@@ -439,29 +439,17 @@ static int list_chunks(const char *dir, struct evt_chunk_ref **out)
 			continue;
 		memcpy(c.name, de->d_name, strlen(de->d_name) + 1);
 		c.dir = strdup(path);
+		if (!c.dir)
+			goto nomem;
 		if (n == cap) {
-			struct evt_chunk_ref *m;
+			struct evt_chunk_ref *m = realloc(v, (cap ? cap * 2 : 32) * sizeof(*m));
 
-			cap = cap ? cap * 2 : 32;
-			m = c.dir ? realloc(v, cap * sizeof(*m)) : NULL;
 			if (!m) {
 				free(c.dir);
-				while (n)
-					free(v[--n].dir);
-				free(v);
-				closedir(d);
-				errno = ENOMEM;
-				return -1;
+				goto nomem;
 			}
 			v = m;
-		}
-		if (!c.dir) {
-			while (n)
-				free(v[--n].dir);
-			free(v);
-			closedir(d);
-			errno = ENOMEM;
-			return -1;
+			cap = cap ? cap * 2 : 32;
 		}
 		v[n++] = c;
 	}
@@ -470,6 +458,13 @@ static int list_chunks(const char *dir, struct evt_chunk_ref **out)
 		qsort(v, n, sizeof(*v), chunk_seq_cmp);
 	*out = v;
 	return (int)n;
+nomem:
+	while (n)
+		free(v[--n].dir);
+	free(v);
+	closedir(d);
+	errno = ENOMEM;
+	return -1;
 }
 
 /* @dir holds a trace of its own (DIR/metadata or DIR/kernel/metadata). */
