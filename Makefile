@@ -24,6 +24,8 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
+# The analysis engine's saved results carry a CRC-32 (zlib).
+Z_LIBS := -lz
 
 # The portable ring-buffer core: compiled into the module, the unit tests and
 # the native benchmark.
@@ -87,12 +89,12 @@ $(BUILD)/libevtrace-san.a: $(SAN_OBJ)
 $(BUILD)/bin/%: $$(wildcard userspace/%/*.c) $(BUILD)/libevtrace.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) $(Z_LIBS) -lpthread
 
 $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a
+	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(Z_LIBS)
 
 # A 32-bit task's syscalls (compat_sys_<name> events): sysloop as an i386
 # static program (gcc-multilib), which the VM's x86-64 kernel runs.
@@ -104,19 +106,19 @@ $(BUILD)/tests/bin/sysloop32: tests/tools/sysloop.c
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) -lpthread
 
 $(BUILD)/tests/unit-san: $(UNIT_SRC) $(BUILD)/libevtrace-san.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) -lpthread
 
 # evcat under ASan+UBSan+LSan: the unit tests run its error paths (a leak there
 # turns exit status 2 into 1).
 $(BUILD)/tests/bin/evcat-san: $(wildcard userspace/evcat/*.c) $(BUILD)/libevtrace-san.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evcat -DEVT_VERSION='"$(VERSION)"' $(CFLAGS_US) $(SANFLAGS) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace-san.a -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evcat -DEVT_VERSION='"$(VERSION)"' $(CFLAGS_US) $(SANFLAGS) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace-san.a $(Z_LIBS) -lpthread
 
 # Native benchmark: the core as the module compiles it (-O2), not a test.
 $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)
