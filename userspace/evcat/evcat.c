@@ -14,6 +14,7 @@
 #include "evt_cpulist.h"
 #include "evt_format.h"
 #include "evt_io.h"
+#include "evt_engine.h"
 #include "evt_par.h"
 #include "evt_merged.h"
 
@@ -742,6 +743,90 @@ static int run_sequential(struct cat *c, uint64_t from, uint64_t to)
 	return ret < 0 ? 1 : 0;
 }
 
+/* --from/--to on one thread: an ad hoc request of the analysis engine (it seeks through the packet index). */
+struct adhoc {
+	struct cat *c;
+	struct slice *sl;
+	struct evt_request *r;
+	struct evt_ref refs[NREFS];
+	size_t n;
+	int failed;
+};
+
+static int adhoc_flush(void *data, void *call)
+{
+	struct adhoc *a = data;
+
+	(void)call;
+	if (a->n && !a->failed && slice_refs(a->c, a->sl, a->refs, a->n)) {
+		a->failed = 1;
+		a->r->stop = 1;
+	}
+	a->n = 0;
+	return 0;
+}
+
+static int adhoc_event(void *data, void *call)
+{
+	struct adhoc *a = data;
+	const struct evt_engine_event *ev = call;
+
+	a->refs[a->n++] = (struct evt_ref){ .ts = ev->ts, .payload = ev->payload,
+					    .info = EVT_DMETA(ev->stream, ev->len, ev->idx) };
+	if (a->n == NREFS)
+		adhoc_flush(a, NULL);
+	return 0;
+}
+
+static int run_adhoc(struct cat *c, struct evt_engine *eng, struct evt_etrace *et, uint64_t from, uint64_t to)
+{
+	const struct evt_catalogue *cat = c->t->md.cat;
+	uint64_t off = evt_etrace_offset_ns(et);
+	struct evt_traceset *ts = evt_traceset_new(eng);
+	struct adhoc *a = calloc(1, sizeof(*a));
+	const char **names = NULL;
+	struct evt_request r;
+	unsigned int i, k = 0;
+	int ret = -1;
+
+	evt_request_init(&r, c);
+	if (!ts || !a)
+		goto out;
+	r.from_rt = from > UINT64_MAX - off ? UINT64_MAX : from + off;
+	r.to_rt = to >= EVT_TIME_END - off ? EVT_TIME_END : to + off;
+	if (c->o->event_mask) {
+		names = calloc(cat->nr_events + 1, sizeof(*names));
+		if (!names)
+			goto out;
+		for (i = 0; i < cat->nr_events; i++)
+			if (c->o->event_mask[i])
+				names[k++] = cat->events[i].name;
+		r.events = names;
+	}
+	a->c = c;
+	a->r = &r;
+	a->sl = slice_begin(c, 0);
+	if (!a->sl || evt_traceset_add(ts, et) || evt_hooks_add(&r.ctx.event, adhoc_event, a) ||
+	    evt_hooks_add(&r.ctx.after_chunk, adhoc_flush, a) || evt_request_submit(ts, &r))
+		goto out;
+	if (c->print) {
+		evt_out_free(&a->sl->out);
+		a->sl->direct = 1;
+	}
+	evt_engine_run(eng);
+	adhoc_flush(a, NULL);
+	ret = slice_end(c, a->sl, r.error ? r.errmsg : NULL);
+	a->sl = NULL;
+out:
+	if (a && a->sl)
+		slice_free(c, a->sl);
+	evt_request_release(&r);
+	evt_traceset_free(ts);
+	free(names);
+	free(a);
+	return ret < 0 ? 1 : 0;
+}
+
 /* A trace evdrain is writing: which streams end in a packet not yet whole (not read). */
 static void say_being_written(const struct evt_trace *t)
 {
@@ -759,6 +844,16 @@ static void say_being_written(const struct evt_trace *t)
 			"are read up to their last complete packet\n", t->dir, t->writer_pid, first, n - 1);
 }
 
+static void close_trace(struct evt_engine *eng, struct evt_etrace *et, struct evt_trace *t)
+{
+	if (et) {
+		evt_trace_put(et);
+		evt_engine_free(eng);
+	} else {
+		evt_trace_close(t);
+	}
+}
+
 /* What parse_args() allocated: every exit frees it (LSan checks the error paths too). */
 static void free_opts(struct opts *o)
 {
@@ -774,7 +869,9 @@ int main(int argc, char **argv)
 {
 	struct opts o = { .fmt = EVT_FMT_TEXT, .merge = EVT_MERGE_TREE };
 	struct evt_trace_opts to = { 0 };
-	struct evt_trace t;
+	struct evt_trace own, *t = &own;
+	struct evt_engine *eng = NULL;
+	struct evt_etrace *et = NULL;
 	struct cat c = { 0 };
 	uint64_t from = 0, tov = UINT64_MAX;
 	char err[512];
@@ -817,36 +914,50 @@ int main(int argc, char **argv)
 			run_times = 1;
 		}
 	}
-	if (evt_trace_open(&t, o.dir, &to)) {
-		fprintf(stderr, "evcat: %s\n", t.err);
+	if ((o.from || o.to) && o.threads <= 1) {
+		/* The analysis engine's ad hoc path (it reads, it saves nothing beside the trace). */
+		struct evt_engine_opts eo = { .no_saved_results = 1 };
+
+		eng = evt_engine_new(&eo);
+		et = eng ? evt_trace_get_opts(eng, o.dir, &to, err, sizeof(err)) : NULL;
+		t = et ? evt_etrace_reader(et) : NULL;
+		if (!t) {
+			fprintf(stderr, "evcat: %s\n", !eng ? "out of memory" : et ? evt_etrace_error(et) : err);
+			evt_trace_put(et);
+			evt_engine_free(eng);
+			free_opts(&o);
+			return EXIT_TRACE;
+		}
+	} else if (evt_trace_open(t, o.dir, &to)) {
+		fprintf(stderr, "evcat: %s\n", t->err);
 		free_opts(&o);
 		return EXIT_TRACE;
 	}
-	evt_trace_catch_cut(&t, "evcat");
-	if (o.events && event_mask(&o, t.md.cat)) {
-		evt_trace_close(&t);
+	evt_trace_catch_cut(t, "evcat");
+	if (o.events && event_mask(&o, t->md.cat)) {
+		close_trace(eng, et, t);
 		free_opts(&o);
 		return EXIT_USAGE;
 	}
-	say_being_written(&t);
-	if ((o.from || o.to) && !run_times && resolve_times(&o, &t, &from, &tov)) {
-		evt_trace_close(&t);
+	say_being_written(t);
+	if ((o.from || o.to) && !run_times && resolve_times(&o, t, &from, &tov)) {
+		close_trace(eng, et, t);
 		free_opts(&o);
 		return EXIT_USAGE;
 	}
 	c.o = &o;
-	c.t = &t;
+	c.t = t;
 	pthread_mutex_init(&c.pool_lock, NULL);
 	c.print = !o.count && !o.stats;
 	c.count_only = o.count && !o.stats;
-	c.st.per_stream = calloc(t.nr_streams + 1, sizeof(*c.st.per_stream));
-	c.st.per_event = calloc(t.md.cat->nr_events, sizeof(*c.st.per_event));
+	c.st.per_stream = calloc(t->nr_streams + 1, sizeof(*c.st.per_stream));
+	c.st.per_event = calloc(t->md.cat->nr_events, sizeof(*c.st.per_event));
 	if (!c.st.per_stream || !c.st.per_event || evt_out_init(&c.out, STDOUT_FILENO, 1 << 20) ||
-	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(&t), t.md.cat->events, t.md.cat->nr_events)) {
+	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(t), t->md.cat->events, t->md.cat->nr_events)) {
 		fprintf(stderr, "evcat: out of memory\n");
 		free(c.st.per_stream);
 		free(c.st.per_event);
-		evt_trace_close(&t);
+		close_trace(eng, et, t);
 		free_opts(&o);
 		return EXIT_TRACE;
 	}
@@ -861,9 +972,13 @@ int main(int argc, char **argv)
 		 * Counting goes by slices also on one thread: the tree merges
 		 * two slices at a time, interleaved (evt_merged_count_pair).
 		 */
-		if ((o.threads > 1 || (c.count_only && o.merge == EVT_MERGE_TREE)) &&
-		    evt_par_slices(&t, &po) > 1) {
-			rc = evt_par_run(&t, &po, &cat_ops, &c, err, sizeof(err));
+		if (et) {
+			rc = run_adhoc(&c, eng, et, from, tov);
+			if (rc && !c.err && !c.out.err)
+				c.err = strdup("out of memory");
+		} else if ((o.threads > 1 || (c.count_only && o.merge == EVT_MERGE_TREE)) &&
+			   evt_par_slices(t, &po) > 1) {
+			rc = evt_par_run(t, &po, &cat_ops, &c, err, sizeof(err));
 			if (rc < 0 && !c.err)
 				c.err = strdup(err);
 		} else {
@@ -881,7 +996,7 @@ int main(int argc, char **argv)
 		if (o.count)
 			printf("%llu\n", (unsigned long long)c.st.total);
 		if (o.stats)
-			print_stats(&o, &t, &c.st);
+			print_stats(&o, t, &c.st);
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "evcat: writing the output: %s\n", strerror(errno));
 			ret = EXIT_TRACE;
@@ -896,7 +1011,7 @@ int main(int argc, char **argv)
 		evt_out_free(&c.pool[--c.npool]);
 	pthread_mutex_destroy(&c.pool_lock);
 	evt_fmt_free(&c.fmt);
-	evt_trace_close(&t);
+	close_trace(eng, et, t);
 	free(c.err);
 	free(c.st.per_stream);
 	free(c.st.per_event);

@@ -419,6 +419,12 @@ int evt_engine_unregister(struct evt_engine *e, const char *name)
 
 struct evt_etrace *evt_trace_get(struct evt_engine *e, const char *path, char *err, size_t errlen)
 {
+	return evt_trace_get_opts(e, path, NULL, err, errlen);
+}
+
+struct evt_etrace *evt_trace_get_opts(struct evt_engine *e, const char *path, const struct evt_trace_opts *o,
+				      char *err, size_t errlen)
+{
 	struct evt_etrace *t;
 	char *real = realpath(path, NULL);
 	unsigned int i;
@@ -442,8 +448,17 @@ struct evt_etrace *evt_trace_get(struct evt_engine *e, const char *path, char *e
 	}
 	t->eng = e;
 	t->path = real;
+	if (o)
+		t->open_opts = *o;
 	t->refs = 1;
 	if (evt_results_key(t, err, errlen)) {
+		struct evt_trace probe;
+
+		/* Say it as the reader would (it names the trace's problem best). */
+		if (evt_trace_open(&probe, path, o))
+			evt_errf(err, errlen, "%s", probe.err);
+		else
+			evt_trace_close(&probe);
 		free(t->path);
 		free(t);
 		return NULL;
@@ -525,7 +540,7 @@ struct evt_trace *evt_etrace_reader(struct evt_etrace *t)
 		return &t->tr;
 	if (t->open_failed)
 		return NULL;
-	if (evt_trace_open(&t->tr, t->path, NULL)) {
+	if (evt_trace_open(&t->tr, t->path, &t->open_opts)) {
 		snprintf(t->err, sizeof(t->err), "%s", t->tr.err);
 		t->open_failed = 1;
 		return NULL;
@@ -1039,6 +1054,7 @@ int evt_request_submit(struct evt_traceset *ts, struct evt_request *r)
 	}
 	r->state = EVT_REQ_PENDING;
 	r->delivered = 0;
+	r->stop = 0;
 	r->incomplete = r->error = 0;
 	r->errmsg[0] = 0;
 	r->ts = ts;
@@ -1313,7 +1329,7 @@ static int fg_chunk(struct evt_traceset *ts)
 		w.rt = ev.rt;
 		r->delivered++;
 		budget--;
-		if (r->max_events && r->delivered >= r->max_events) {
+		if ((r->max_events && r->delivered >= r->max_events) || r->stop) {
 			end = 1;
 			break;
 		}

@@ -195,6 +195,12 @@ int evt_engine_register_builtin(struct evt_engine *e);
  * else a new one. NULL with @err set. Only the metadata is read here.
  */
 struct evt_etrace *evt_trace_get(struct evt_engine *e, const char *path, char *err, size_t errlen);
+/*
+ * The same, with the options its reader opens with (a run of chunks: only
+ * those of a time range; some CPUs) when this call makes the instance.
+ */
+struct evt_etrace *evt_trace_get_opts(struct evt_engine *e, const char *path, const struct evt_trace_opts *o,
+				      char *err, size_t errlen);
 /* One reference less; the last closes the trace (pending background requests are dropped). */
 void evt_trace_put(struct evt_etrace *t);
 const char *evt_etrace_path(const struct evt_etrace *t);
@@ -283,6 +289,7 @@ struct evt_request {
 	const char *const *events;	/* only these events (NULL-terminated names), NULL: all */
 	struct evt_hooks before_request, after_request;
 	struct evt_ctx ctx;		/* before/after chunk and event hooks */
+	int stop;			/* a hook sets it: the request ends after the current event */
 	/* Filled by the engine. */
 	enum evt_req_state state;
 	uint64_t delivered;

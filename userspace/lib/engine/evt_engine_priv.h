@@ -48,6 +48,7 @@ struct evt_etrace {
 	int growing;				/* an evdrain writes it: nothing is saved */
 	/* The reader, opened on first use. */
 	int opened, open_failed;
+	struct evt_trace_opts open_opts;
 	struct evt_trace tr;
 	char err[EVT_ENGINE_ERRLEN];
 	struct comp_slot *slots;
