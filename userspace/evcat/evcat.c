@@ -3,7 +3,6 @@
  * evcat: print an evtrace trace directory as one time-ordered stream.
  * See usage().
  */
-#include <ctype.h>
 #include <errno.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -15,6 +14,7 @@
 #include "evt_format.h"
 #include "evt_io.h"
 #include "evt_engine.h"
+#include "evt_timearg.h"
 #include "evt_par.h"
 #include "evt_merged.h"
 
@@ -73,139 +73,11 @@ struct opts {
 	uint64_t slice_bytes;
 };
 
-static int parse_frac(const char *s, uint64_t *ns)
-{
-	uint64_t v = 0, scale = 100000000ULL;
-
-	if (!*s)
-		return 0;
-	if (*s != '.')
-		return -1;
-	s++;
-	if (!isdigit((unsigned char)*s))
-		return -1;
-	for (; isdigit((unsigned char)*s); s++) {
-		v += (uint64_t)(*s - '0') * scale;
-		scale /= 10;
-	}
-	if (*s)
-		return -1;
-	*ns = v;
-	return 0;
-}
-
-/* Up to @maxdigits digits at *@s: 0, -1 (none) or -2 (beyond 2^64 - 1). */
-static int parse_uint(const char **s, uint64_t *v, int maxdigits)
-{
-	int n = 0, over = 0;
-
-	*v = 0;
-	while (isdigit((unsigned char)**s) && n < maxdigits) {
-		over |= __builtin_mul_overflow(*v, 10, v);
-		over |= __builtin_add_overflow(*v, (uint64_t)(**s - '0'), v);
-		(*s)++;
-		n++;
-	}
-	return !n ? -1 : over ? -2 : 0;
-}
-
-/* Days since the Epoch of a proleptic Gregorian date. */
-static int64_t days_from_civil(int64_t y, unsigned int m, unsigned int d)
-{
-	int64_t era;
-	unsigned int yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = (unsigned int)(y - era * 400);
-	doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (int64_t)doe - 719468;
-}
-
-/* HH:MM:SS[.ns] at @s into seconds of the day and ns. */
-static int parse_hms(const char *s, uint64_t *sec, uint64_t *ns)
-{
-	uint64_t h, m, x;
-
-	if (parse_uint(&s, &h, 2) || *s++ != ':' || parse_uint(&s, &m, 2) || *s++ != ':' ||
-	    parse_uint(&s, &x, 2) || h > 23 || m > 59 || x > 60)
-		return -1;
-	*ns = 0;
-	if (parse_frac(s, ns))
-		return -1;
-	*sec = h * 3600 + m * 60 + x;
-	return 0;
-}
-
-/* @a * @m + @b into *@out: 0, or -2 when it does not fit in 64 bits. */
-static int mul_add(uint64_t a, uint64_t m, uint64_t b, uint64_t *out)
-{
-	return __builtin_mul_overflow(a, m, out) || __builtin_add_overflow(*out, b, out) ? -2 : 0;
-}
-
-/*
- * T into a clock value; @first is the first event's clock value. 0, -1
- * (not a time) or -2 (a time beyond the clock's 64 bits of ns).
- */
-static int parse_time(const char *s, const struct evt_trace *t, uint64_t first, uint64_t *out)
-{
-	const uint64_t off = evt_trace_offset_ns(t), G = 1000000000ULL;
-	uint64_t rt, sec, ns = 0;
-	const char *p = s;
-	int r;
-
-	if (*s == '@') {
-		p++;
-		r = parse_uint(&p, out, 20);
-		return r ? r : *p ? -1 : 0;
-	}
-	if (*s == '+') {
-		p++;
-		r = parse_uint(&p, &sec, 12);
-		if (r == -1 || parse_frac(p, &ns))
-			return -1;
-		return r ? r : mul_add(sec, G, ns, &rt) ? -2 : __builtin_add_overflow(first, rt, out) ? -2 : 0;
-	}
-	if (strlen(s) >= 10 && s[4] == '-' && s[7] == '-') {
-		uint64_t y, mo, d, hs;
-		int64_t days;
-
-		if (parse_uint(&p, &y, 4) || *p++ != '-' || parse_uint(&p, &mo, 2) || *p++ != '-' ||
-		    parse_uint(&p, &d, 2) || (*p != ' ' && *p != 'T') || mo < 1 || mo > 12 ||
-		    d < 1 || d > 31)
-			return -1;
-		p++;
-		if (parse_hms(p, &hs, &ns))
-			return -1;
-		days = days_from_civil((int64_t)y, (unsigned int)mo, (unsigned int)d);
-		if (days < 0)
-			return -1;
-		if (mul_add((uint64_t)days, 86400, hs, &rt) || mul_add(rt, G, ns, &rt))
-			return -2;
-	} else if (strchr(s, ':')) {
-		uint64_t hs, day = (first + off) / G / 86400;
-
-		if (parse_hms(s, &hs, &ns))
-			return -1;
-		if (mul_add(day, 86400, hs, &rt) || mul_add(rt, G, ns, &rt))
-			return -2;
-	} else {
-		r = parse_uint(&p, &sec, 12);
-		if (r == -1 || parse_frac(p, &ns))
-			return -1;
-		if (r || mul_add(sec, G, ns, &rt))
-			return -2;
-	}
-	*out = rt >= off ? rt - off : 0;
-	return 0;
-}
-
 /* --from or --to: 0, or -1 after saying what is wrong with it. */
 static int time_arg(const char *opt, const char *arg, const struct evt_trace *t, uint64_t first,
 		    uint64_t *out)
 {
-	int r = parse_time(arg, t, first, out);
+	int r = evt_parse_time(arg, evt_trace_offset_ns(t), first, out);
 
 	if (r == -2)
 		fprintf(stderr, "evcat: %s time \"%s\" is beyond the trace clock's range "
