@@ -10,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "evt_comp_index.h"
+#include "evt_comps.h"
 #include "evt_engine.h"
 #include "evt_engine_priv.h"
 #include "evt_io.h"
@@ -1421,4 +1423,10 @@ int32_t evt_engine_running_tid(struct evt_etrace *t, unsigned int cpu, uint64_t 
 			return s->c->running_tid(s->result, cpu, ts);
 	}
 	return -2;
+}
+
+int evt_engine_register_builtin(struct evt_engine *e)
+{
+	return evt_engine_register(e, &evt_comp_state) || evt_engine_register(e, &evt_comp_stats) ||
+	       evt_engine_register(e, &evt_comp_index) ? -1 : 0;
 }
