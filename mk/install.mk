@@ -34,9 +34,11 @@ INSTALL_ITEMS := \
 	$(BUILD)/bin/evdrain $(SBINDIR)/evdrain 0755 \
 	$(BUILD)/bin/evctl $(SBINDIR)/evctl 0755 \
 	$(BUILD)/bin/evcat $(BINDIR)/evcat 0755 \
+	$(BUILD)/bin/evstat $(BINDIR)/evstat 0755 \
 	userspace/man/evdrain.8 $(MANDIR)/man8/evdrain.8 0644 \
 	userspace/man/evctl.8 $(MANDIR)/man8/evctl.8 0644 \
 	userspace/man/evcat.1 $(MANDIR)/man1/evcat.1 0644 \
+	userspace/man/evstat.1 $(MANDIR)/man1/evstat.1 0644 \
 	userspace/man/evtrace.4 $(MANDIR)/man4/evtrace.4 0644 \
 	userspace/dist/evdrain.service.in $(UNITDIR)/evdrain.service 0644 \
 	userspace/dist/evtrace.modprobe.conf $(DOCDIR)/examples/evtrace.modprobe.conf 0644 \
@@ -55,7 +57,7 @@ DKMS_FILES := dkms.conf Kbuild VERSION kmod/gen-syscalls $(wildcard kmod/*.[ch] 
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@HOOKDIR@|$(HOOKDIR)|g'
 
-install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat
+install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat $(BUILD)/bin/evstat
 	@set -e; set -- $(INSTALL_ITEMS); \
 	while [ $$# -gt 0 ]; do \
 		src=$$1 dst=$(D)$$2 mode=$$3; shift 3; \

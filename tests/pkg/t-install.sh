@@ -40,6 +40,7 @@ grep -q '^ExecStart=.* /usr/local/sbin/evdrain ' "$tmp/dest/usr/local/lib/system
 [ "$("$d/usr/sbin/evdrain" --version)" = "evdrain $version" ] || die "evdrain --version"
 [ "$("$d/usr/sbin/evctl" --version)" = "evctl $version" ] || die "evctl --version"
 "$d/usr/bin/evcat" --help > /dev/null || die "evcat --help"
+[ "$("$d/usr/bin/evstat" --version)" = "evstat $version" ] || die "evstat --version"
 
 # 3. Man pages: no warnings, the sections, every option of the program's help.
 # The options a help text names: -x and --xyz after a blank, '[' or ','.
@@ -61,6 +62,7 @@ check_page() { # page program section...
 }
 "$d/usr/sbin/evdrain" --help > "$tmp/help.evdrain"
 "$d/usr/bin/evcat" --help > "$tmp/help.evcat"
+"$d/usr/bin/evstat" --help > "$tmp/help.evstat"
 "$d/usr/sbin/evctl" --help > "$tmp/help.evctl"
 for c in $(sed -n '/^commands:/,/^$/s/^  \([a-z-]*\).*/\1/p' "$tmp/help.evctl"); do
 	"$d/usr/sbin/evctl" "$c" --help >> "$tmp/help.evctl"
@@ -69,8 +71,9 @@ done
 check_page "$d/usr/share/man/man8/evdrain.8" evdrain OPTIONS
 check_page "$d/usr/share/man/man8/evctl.8" evctl COMMANDS
 check_page "$d/usr/share/man/man1/evcat.1" evcat OPTIONS
+check_page "$d/usr/share/man/man1/evstat.1" evstat OPTIONS
 # Exit codes: every code of the help's "Exit status" line is in the page.
-for prog in evdrain:man8/evdrain.8 evctl:man8/evctl.8 evcat:man1/evcat.1; do
+for prog in evdrain:man8/evdrain.8 evctl:man8/evctl.8 evcat:man1/evcat.1 evstat:man1/evstat.1; do
 	p=${prog%%:*} page=$d/usr/share/man/${prog#*:}
 	codes=$(tr '\n' ' ' < "$tmp/help.$p" | grep -io 'exit status:.*' | grep -o '\b[0-6] [a-zA-Z]' | cut -c1 | sort -u)
 	sect=$(MANWIDTH=80 man -l "$page" 2>/dev/null | sed -n '/^EXIT STATUS/,/^[A-Z]/p')
