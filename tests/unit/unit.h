@@ -24,6 +24,7 @@ Suite *fuzz_suite(void);
 Suite *windows_suite(void);
 Suite *consumer_suite(void);
 Suite *chunk_suite(void);
+Suite *comps_suite(void);
 Suite *engine_suite(void);
 
 /* xorshift64*: repeatable pseudo-random numbers from *state (non-zero). */

@@ -1,0 +1,824 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The "state" computation: which thread runs on each CPU over time, and
+ * each thread's states (running in user mode, in a syscall, under an
+ * interrupt or a softirq, runnable, blocked, exited) over time, with its
+ * identity (pid, ppid, comm) and CPU time.
+ *
+ * Histories are change points in growable arrays (a CPU: begin time and
+ * tid, 12 bytes a switch; a thread: time and state, 9 bytes a change), an
+ * interval running to the next change point or to the result's end: no
+ * allocation per interval, and a query is a binary search.
+ *
+ * The state dump (lttng_statedump_process_state) seeds threads before
+ * they are first scheduled; its status codes are lttng-modules'
+ * (lttng-statedump-impl.c, enum lttng_process_status).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <evtrace/limits.h>
+#include "evt_comps.h"
+#include "evt_comp_util.h"
+
+#define STATE_MAGIC 0x41545345u		/* "ESTA" */
+#define STATE_VERSION 1
+/* Interrupt nesting kept per CPU (deeper ones still count, as IRQ). */
+#define IRQ_STACK 8
+
+/* lttng-modules' enum lttng_process_status. */
+enum {
+	LTTNG_UNNAMED = 0, LTTNG_WAIT_FORK = 1, LTTNG_WAIT_CPU = 2, LTTNG_EXIT = 3,
+	LTTNG_ZOMBIE = 4, LTTNG_WAIT = 5, LTTNG_RUN = 6, LTTNG_DEAD = 7,
+};
+
+struct state_cpu {
+	uint64_t *begin;		/* change points: begin[i], tid[i] */
+	int32_t *tid;
+	uint32_t n, cap_begin, cap_tid;
+	int32_t cur;			/* running now, -1: unknown */
+	uint64_t since;			/* since when */
+	int32_t seed;			/* evt_state_seed_cpu() before any event, -1 */
+	unsigned int depth;		/* interrupts nested now */
+	uint8_t stack[IRQ_STACK];	/* EVT_TSTATE_IRQ / _SOFTIRQ */
+};
+
+struct evt_state {
+	uint64_t first_ts, last_ts;
+	int seen;			/* an event was seen */
+	int seeds;			/* CPUs seeded before the first event */
+	struct state_cpu *cpus;
+	uint32_t nr_cpus, cap_cpus;
+	struct evt_state_thread *th;
+	uint32_t nr_th, cap_th;
+	struct evt_tidmap map;		/* tid -> its latest thread */
+	struct evt_kinds kinds;
+};
+
+static const char *const tstate_names[EVT_TSTATE_COUNT] = {
+	[EVT_TSTATE_UNKNOWN] = "unknown", [EVT_TSTATE_USER] = "user",
+	[EVT_TSTATE_SYSCALL] = "syscall", [EVT_TSTATE_IRQ] = "irq",
+	[EVT_TSTATE_SOFTIRQ] = "softirq", [EVT_TSTATE_RUNNABLE] = "runnable",
+	[EVT_TSTATE_BLOCKED] = "blocked", [EVT_TSTATE_EXITED] = "exited",
+};
+
+const char *evt_tstate_name(enum evt_tstate s)
+{
+	return (unsigned int)s < EVT_TSTATE_COUNT ? tstate_names[s] : "?";
+}
+
+struct evt_state *evt_state_new(void)
+{
+	return calloc(1, sizeof(struct evt_state));
+}
+
+static void state_clear(struct evt_state *st)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nr_cpus; i++) {
+		free(st->cpus[i].begin);
+		free(st->cpus[i].tid);
+	}
+	free(st->cpus);
+	for (i = 0; i < st->nr_th; i++) {
+		free(st->th[i].ts);
+		free(st->th[i].st);
+	}
+	free(st->th);
+	evt_tidmap_free(&st->map);
+	evt_kinds_free(&st->kinds);
+	memset(st, 0, sizeof(*st));
+}
+
+void evt_state_free(struct evt_state *st)
+{
+	if (!st)
+		return;
+	state_clear(st);
+	free(st);
+}
+
+/* ---- Building ---- */
+
+static struct state_cpu *get_cpu(struct evt_state *st, unsigned int cpu)
+{
+	if (cpu >= EVT_MAX_CPUS)
+		return NULL;
+	if (cpu >= st->nr_cpus) {
+		uint32_t i;
+
+		if (evt_grow(&st->cpus, &st->cap_cpus, cpu + 1, sizeof(*st->cpus)))
+			return NULL;
+		for (i = st->nr_cpus; i <= cpu; i++) {
+			memset(&st->cpus[i], 0, sizeof(st->cpus[i]));
+			st->cpus[i].cur = -1;
+			st->cpus[i].seed = -1;
+		}
+		st->nr_cpus = cpu + 1;
+	}
+	return &st->cpus[cpu];
+}
+
+static struct evt_state_thread *new_thread(struct evt_state *st, int32_t tid)
+{
+	struct evt_state_thread *t;
+
+	if (evt_grow(&st->th, &st->cap_th, (size_t)st->nr_th + 1, sizeof(*st->th)) ||
+	    evt_tidmap_set(&st->map, tid, st->nr_th))
+		return NULL;
+	t = &st->th[st->nr_th++];
+	memset(t, 0, sizeof(*t));
+	t->tid = tid;
+	t->pid = t->ppid = -1;
+	t->cpu = -1;
+	if (!tid)
+		strcpy(t->comm, "swapper");
+	return t;
+}
+
+/* The thread @tid (made when new), its comm updated from @comm when given. Valid until the next. */
+static struct evt_state_thread *get_thread(struct evt_state *st, int32_t tid, const char *comm)
+{
+	long i = evt_tidmap_get(&st->map, tid);
+	struct evt_state_thread *t = i >= 0 ? &st->th[i] : new_thread(st, tid);
+
+	if (t && comm && comm[0] && tid)
+		memcpy(t->comm, comm, sizeof(t->comm));
+	return t;
+}
+
+static void set_state(struct evt_state_thread *t, uint64_t ts, uint8_t s)
+{
+	uint32_t cap;
+
+	if (t->state == s && (t->nch || s == EVT_TSTATE_UNKNOWN))
+		return;
+	t->state = s;
+	/* tid 0 is every CPU's idle task at once: no one history. */
+	if (!t->tid)
+		return;
+	/* Times never go back in a history (binary searches rely on it). */
+	if (t->nch && ts < t->ts[t->nch - 1])
+		ts = t->ts[t->nch - 1];
+	if (t->nch && t->ts[t->nch - 1] == ts) {
+		/* Two changes at one time: the later wins, and may undo the one before. */
+		if (t->nch >= 2 && t->st[t->nch - 2] == s)
+			t->nch--;
+		else
+			t->st[t->nch - 1] = s;
+		return;
+	}
+	if (t->nch && t->st[t->nch - 1] == s)
+		return;
+	/* st[] has ts[]'s capacity. No memory: the history misses a change, the rest goes on. */
+	cap = t->cap;
+	if (evt_grow(&t->ts, &t->cap, (size_t)t->nch + 1, sizeof(*t->ts)))
+		return;
+	if (t->cap != cap) {
+		uint8_t *n = realloc(t->st, t->cap);
+
+		if (!n) {
+			t->cap = cap;
+			return;
+		}
+		t->st = n;
+	}
+	t->ts[t->nch] = ts;
+	t->st[t->nch] = s;
+	t->nch++;
+}
+
+static uint8_t running_state(const struct evt_state_thread *t, const struct state_cpu *c)
+{
+	if (c->depth)
+		return c->depth <= IRQ_STACK ? c->stack[c->depth - 1] : EVT_TSTATE_IRQ;
+	return t->in_syscall ? EVT_TSTATE_SYSCALL : EVT_TSTATE_USER;
+}
+
+static struct evt_state_thread *thread_of(struct evt_state *st, int32_t tid)
+{
+	long i = tid >= 0 ? evt_tidmap_get(&st->map, tid) : -1;
+
+	return i >= 0 ? &st->th[i] : NULL;
+}
+
+/*
+ * The thread running on @c (CPU @cpu) stops at @ts: its CPU time is the
+ * CPU's to count (tid 0 runs on every idle CPU at once).
+ */
+static void cpu_stop(struct evt_state *st, struct state_cpu *c, unsigned int cpu, uint64_t ts)
+{
+	struct evt_state_thread *t = thread_of(st, c->cur);
+
+	if (!t)
+		return;
+	if (ts > c->since)
+		t->cpu_ns += ts - c->since;
+	if (t->cpu == (int32_t)cpu)
+		t->cpu = -1;
+}
+
+static int cpu_append(struct state_cpu *c, uint64_t ts, int32_t tid)
+{
+	c->cur = tid;
+	c->since = ts;
+	if (c->n && ts < c->begin[c->n - 1])
+		ts = c->begin[c->n - 1];
+	/* Two switches at one time: the later one's thread holds the (empty) interval. */
+	if (c->n && c->begin[c->n - 1] == ts) {
+		c->tid[c->n - 1] = tid;
+		return 0;
+	}
+	if (evt_grow(&c->begin, &c->cap_begin, (size_t)c->n + 1, sizeof(*c->begin)) ||
+	    evt_grow(&c->tid, &c->cap_tid, (size_t)c->n + 1, sizeof(*c->tid)))
+		return -1;
+	c->begin[c->n] = ts;
+	c->tid[c->n] = tid;
+	c->n++;
+	return 0;
+}
+
+/* @tid runs on CPU @cpu from @ts (what ran there before was stopped). */
+static int start_running(struct evt_state *st, struct state_cpu *c, unsigned int cpu, int32_t tid,
+			 const char *comm, uint64_t ts)
+{
+	struct evt_state_thread *t = get_thread(st, tid, comm);
+
+	if (!t)
+		return -1;
+	if (tid && t->cpu >= 0 && (unsigned int)t->cpu != cpu && (unsigned int)t->cpu < st->nr_cpus) {
+		/* Still running elsewhere for us: that CPU's switch away was lost. */
+		struct state_cpu *o = &st->cpus[t->cpu];
+
+		cpu_stop(st, o, (unsigned int)t->cpu, ts);
+		if (cpu_append(o, ts, -1))
+			return -1;
+	}
+	t->cpu = tid ? (int32_t)cpu : -1;
+	set_state(t, ts, running_state(t, c));
+	return cpu_append(c, ts, tid);
+}
+
+static struct evt_state_thread *cur_thread(struct evt_state *st, const struct state_cpu *c)
+{
+	return c->cur > 0 ? thread_of(st, c->cur) : NULL;
+}
+
+static void on_switch(struct evt_state *st, struct state_cpu *c, const struct evt_engine_event *ev,
+		      const struct evt_kind_entry *ke)
+{
+	const int32_t prev = (int32_t)evt_kf_int(ev, ke, EVT_KF_PREV_TID);
+	const int32_t next = (int32_t)evt_kf_int(ev, ke, EVT_KF_NEXT_TID);
+	const uint64_t prev_state = (uint64_t)evt_kf_int(ev, ke, EVT_KF_PREV_STATE);
+	char prev_comm[16], next_comm[16];
+	struct evt_state_thread *t;
+
+	if (prev < 0 || next < 0)
+		return;
+	evt_kf_str(ev, ke, EVT_KF_PREV_COMM, prev_comm, sizeof(prev_comm));
+	evt_kf_str(ev, ke, EVT_KF_NEXT_COMM, next_comm, sizeof(next_comm));
+	/* Another thread than prev was running for us: its end was lost. */
+	if (c->cur > 0 && c->cur != prev && (t = cur_thread(st, c)) && t->cpu == (int32_t)ev->cpu)
+		set_state(t, ev->ts, EVT_TSTATE_UNKNOWN);
+	cpu_stop(st, c, ev->cpu, ev->ts);
+	t = get_thread(st, prev, prev_comm);
+	if (!t)
+		return;
+	if (t->cpu < 0) {
+		/* prev_state 0: preempted (TASK_RUNNING), it still wants the CPU. */
+		set_state(t, ev->ts, !prev_state ? EVT_TSTATE_RUNNABLE :
+				     t->exited ? EVT_TSTATE_EXITED : EVT_TSTATE_BLOCKED);
+	}
+	/* A switch is never inside an interrupt: one left open lost its exit. */
+	c->depth = 0;
+	start_running(st, c, ev->cpu, next, next_comm, ev->ts);
+}
+
+static void on_interrupt(struct evt_state *st, struct state_cpu *c, const struct evt_engine_event *ev,
+			 uint8_t entry_state)
+{
+	struct evt_state_thread *t;
+
+	if (entry_state) {
+		if (c->depth < IRQ_STACK)
+			c->stack[c->depth] = entry_state;
+		c->depth++;
+	} else if (c->depth) {
+		c->depth--;
+	} else {
+		/* An exit whose entry came before the window: nothing to restore. */
+		return;
+	}
+	t = cur_thread(st, c);
+	if (t)
+		set_state(t, ev->ts, running_state(t, c));
+}
+
+static void on_syscall(struct evt_state *st, struct state_cpu *c, const struct evt_engine_event *ev,
+		       int entry)
+{
+	struct evt_state_thread *t = cur_thread(st, c);
+
+	if (!t)
+		return;
+	t->in_syscall = (uint8_t)entry;
+	set_state(t, ev->ts, running_state(t, c));
+}
+
+static void on_wakeup(struct evt_state *st, const struct evt_engine_event *ev, const struct evt_kind_entry *ke)
+{
+	const int32_t tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_W_TID);
+	char comm[16];
+	struct evt_state_thread *t;
+
+	if (tid <= 0)
+		return;
+	evt_kf_str(ev, ke, EVT_KF_W_COMM, comm, sizeof(comm));
+	t = get_thread(st, tid, comm);
+	/* A running thread may be "woken" before it switches out: it never slept. */
+	if (t && t->cpu < 0)
+		set_state(t, ev->ts, EVT_TSTATE_RUNNABLE);
+}
+
+static void on_fork(struct evt_state *st, const struct evt_engine_event *ev, const struct evt_kind_entry *ke)
+{
+	const int32_t ptid = (int32_t)evt_kf_int(ev, ke, EVT_KF_F_PARENT_TID);
+	const int32_t ppid = (int32_t)evt_kf_int(ev, ke, EVT_KF_F_PARENT_PID);
+	const int32_t ctid = (int32_t)evt_kf_int(ev, ke, EVT_KF_F_CHILD_TID);
+	const int32_t cpid = (int32_t)evt_kf_int(ev, ke, EVT_KF_F_CHILD_PID);
+	int32_t parent_ppid = -1;
+	char comm[16];
+	struct evt_state_thread *t;
+	long i;
+
+	if (ctid <= 0)
+		return;
+	evt_kf_str(ev, ke, EVT_KF_F_CHILD_COMM, comm, sizeof(comm));
+	i = ptid > 0 ? evt_tidmap_get(&st->map, ptid) : -1;
+	if (i >= 0)
+		parent_ppid = st->th[i].ppid;
+	i = evt_tidmap_get(&st->map, ctid);
+	/* A tid the trace saw die is a new thread now. */
+	t = i >= 0 && !st->th[i].freed && !st->th[i].exited ? &st->th[i] : new_thread(st, ctid);
+	if (!t)
+		return;
+	if (comm[0])
+		memcpy(t->comm, comm, sizeof(t->comm));
+	t->pid = cpid;
+	/* A new thread of the parent's process has the process's parent. */
+	t->ppid = cpid == ppid ? parent_ppid : ppid;
+	if (t->cpu < 0)
+		set_state(t, ev->ts, EVT_TSTATE_RUNNABLE);
+}
+
+static void on_exec(struct evt_state *st, const struct evt_engine_event *ev, const struct evt_kind_entry *ke)
+{
+	const int32_t tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_X_TID);
+	char file[256];
+	const char *base;
+	struct evt_state_thread *t;
+
+	if (tid <= 0 || !evt_kf_str(ev, ke, EVT_KF_X_FILENAME, file, sizeof(file)))
+		return;
+	t = get_thread(st, tid, NULL);
+	if (!t)
+		return;
+	/* The kernel names the task after the file's base name (TASK_COMM_LEN - 1 bytes). */
+	base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	memset(t->comm, 0, sizeof(t->comm));
+	memcpy(t->comm, base, strnlen(base, sizeof(t->comm) - 1));
+}
+
+static void on_exit_free(struct evt_state *st, const struct evt_engine_event *ev,
+			 const struct evt_kind_entry *ke, int freed)
+{
+	const int32_t tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_W_TID);
+	struct evt_state_thread *t;
+	long i;
+
+	if (tid <= 0 || (i = evt_tidmap_get(&st->map, tid)) < 0)
+		return;
+	t = &st->th[i];
+	t->exited = 1;
+	if (freed) {
+		t->freed = 1;
+		if (t->cpu < 0)
+			set_state(t, ev->ts, EVT_TSTATE_EXITED);
+	}
+}
+
+static void on_statedump(struct evt_state *st, const struct evt_engine_event *ev,
+			 const struct evt_kind_entry *ke)
+{
+	const int32_t tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_SD_TID);
+	const int64_t status = evt_kf_int(ev, ke, EVT_KF_SD_STATUS);
+	char comm[16];
+	struct evt_state_thread *t;
+
+	if (tid < 0)
+		return;
+	evt_kf_str(ev, ke, EVT_KF_SD_NAME, comm, sizeof(comm));
+	t = get_thread(st, tid, comm);
+	if (!t)
+		return;
+	t->pid = (int32_t)evt_kf_int(ev, ke, EVT_KF_SD_PID);
+	t->ppid = (int32_t)evt_kf_int(ev, ke, EVT_KF_SD_PPID);
+	/* A thread the trace has seen already knows better than the dump. */
+	if (t->cpu >= 0 || t->nch)
+		return;
+	switch (status) {
+	case LTTNG_WAIT_FORK: case LTTNG_WAIT_CPU:
+		set_state(t, ev->ts, EVT_TSTATE_RUNNABLE);
+		break;
+	case LTTNG_WAIT:
+		set_state(t, ev->ts, EVT_TSTATE_BLOCKED);
+		break;
+	case LTTNG_EXIT: case LTTNG_ZOMBIE: case LTTNG_DEAD:
+		t->exited = 1;
+		set_state(t, ev->ts, EVT_TSTATE_EXITED);
+		break;
+	default:
+		/* LTTNG_RUN: on a CPU we learn of at its switch; unnamed: nothing known. */
+		break;
+	}
+}
+
+/* The CPUs seeded before any event start running at the first one. */
+static void start_seeds(struct evt_state *st, uint64_t ts)
+{
+	uint32_t i;
+
+	for (i = 0; i < st->nr_cpus; i++) {
+		struct state_cpu *c = &st->cpus[i];
+
+		if (c->seed >= 0 && c->cur < 0)
+			start_running(st, c, i, c->seed, NULL, ts);
+		c->seed = -1;
+	}
+	st->seeds = 0;
+}
+
+int evt_state_event_hook(void *data, void *call_data)
+{
+	struct evt_state *st = data;
+	const struct evt_engine_event *ev = call_data;
+	const struct evt_kind_entry *ke;
+	struct state_cpu *c;
+
+	if (!st->seen) {
+		st->seen = 1;
+		st->first_ts = ev->ts;
+	}
+	if (st->seeds)
+		start_seeds(st, ev->ts);
+	st->last_ts = ev->ts;
+	ke = evt_kind_of(&st->kinds, ev);
+	if (!ke || ke->kind == EVT_K_OTHER)
+		return 0;
+	c = get_cpu(st, ev->cpu);
+	if (!c)
+		return 0;
+	switch (ke->kind) {
+	case EVT_K_SWITCH:
+		on_switch(st, c, ev, ke);
+		break;
+	case EVT_K_SYS_ENTRY:
+	case EVT_K_SYS_EXIT:
+		on_syscall(st, c, ev, ke->kind == EVT_K_SYS_ENTRY);
+		break;
+	case EVT_K_IRQ_ENTRY:
+		on_interrupt(st, c, ev, EVT_TSTATE_IRQ);
+		break;
+	case EVT_K_SOFTIRQ_ENTRY:
+		on_interrupt(st, c, ev, EVT_TSTATE_SOFTIRQ);
+		break;
+	case EVT_K_IRQ_EXIT:
+	case EVT_K_SOFTIRQ_EXIT:
+		on_interrupt(st, c, ev, 0);
+		break;
+	case EVT_K_WAKEUP:
+	case EVT_K_WAKING:
+		on_wakeup(st, ev, ke);
+		break;
+	case EVT_K_FORK:
+		on_fork(st, ev, ke);
+		break;
+	case EVT_K_EXEC:
+		on_exec(st, ev, ke);
+		break;
+	case EVT_K_EXIT:
+	case EVT_K_FREE:
+		on_exit_free(st, ev, ke, ke->kind == EVT_K_FREE);
+		break;
+	case EVT_K_SD_PROCESS:
+		on_statedump(st, ev, ke);
+		break;
+	default:
+		break;
+	}
+	return 0;
+}
+
+int evt_state_seed_cpu(struct evt_state *st, unsigned int cpu, int32_t tid)
+{
+	struct state_cpu *c = get_cpu(st, cpu);
+
+	if (!c || tid < 0)
+		return -1;
+	if (st->seen)
+		return start_running(st, c, cpu, tid, NULL, st->last_ts);
+	c->seed = tid;
+	st->seeds = 1;
+	return 0;
+}
+
+void evt_state_close(struct evt_state *st)
+{
+	uint32_t i;
+
+	/* What runs is counted up to the end; since moves, so closing twice counts once. */
+	for (i = 0; i < st->nr_cpus; i++) {
+		struct state_cpu *c = &st->cpus[i];
+		struct evt_state_thread *t = thread_of(st, c->cur);
+
+		if (t && st->last_ts > c->since) {
+			t->cpu_ns += st->last_ts - c->since;
+			c->since = st->last_ts;
+		}
+	}
+}
+
+/* ---- Queries ---- */
+
+void evt_state_span(const struct evt_state *st, uint64_t *first, uint64_t *last)
+{
+	*first = st->first_ts;
+	*last = st->last_ts;
+}
+
+unsigned int evt_state_nr_cpus(const struct evt_state *st)
+{
+	return st->nr_cpus;
+}
+
+size_t evt_state_cpu_nr_intervals(const struct evt_state *st, unsigned int cpu)
+{
+	return cpu < st->nr_cpus ? st->cpus[cpu].n : 0;
+}
+
+int evt_state_cpu_interval(const struct evt_state *st, unsigned int cpu, size_t i,
+			   struct evt_state_interval *iv)
+{
+	const struct state_cpu *c;
+
+	if (cpu >= st->nr_cpus || i >= st->cpus[cpu].n)
+		return -1;
+	c = &st->cpus[cpu];
+	iv->begin = c->begin[i];
+	iv->end = i + 1 < c->n ? c->begin[i + 1] : st->last_ts;
+	iv->tid = c->tid[i];
+	iv->state = EVT_TSTATE_UNKNOWN;
+	return 0;
+}
+
+/* The last of @n sorted times that is <= @ts, or -1. */
+static long last_at_or_before(const uint64_t *v, uint32_t n, uint64_t ts)
+{
+	uint32_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (v[mid] <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+int32_t evt_state_cpu_tid_at(const struct evt_state *st, unsigned int cpu, uint64_t ts)
+{
+	long i;
+
+	if (cpu >= st->nr_cpus || ts > st->last_ts)
+		return -1;
+	i = last_at_or_before(st->cpus[cpu].begin, st->cpus[cpu].n, ts);
+	return i < 0 ? -1 : st->cpus[cpu].tid[i];
+}
+
+const struct evt_state_thread *evt_state_thread(const struct evt_state *st, int32_t tid)
+{
+	long i = evt_tidmap_get(&st->map, tid);
+
+	return i < 0 ? NULL : &st->th[i];
+}
+
+size_t evt_state_nr_threads(const struct evt_state *st)
+{
+	return st->nr_th;
+}
+
+const struct evt_state_thread *evt_state_thread_nth(const struct evt_state *st, size_t i)
+{
+	return i < st->nr_th ? &st->th[i] : NULL;
+}
+
+enum evt_tstate evt_state_thread_at(const struct evt_state_thread *t, uint64_t ts)
+{
+	long i = last_at_or_before(t->ts, t->nch, ts);
+
+	return i < 0 ? EVT_TSTATE_UNKNOWN : (enum evt_tstate)t->st[i];
+}
+
+int evt_state_thread_interval(const struct evt_state *st, const struct evt_state_thread *t, size_t i,
+			      struct evt_state_interval *iv)
+{
+	if (i >= t->nch)
+		return -1;
+	iv->begin = t->ts[i];
+	iv->end = i + 1 < t->nch ? t->ts[i + 1] : st->last_ts;
+	iv->tid = t->tid;
+	iv->state = t->st[i];
+	return 0;
+}
+
+static int by_cpu_time(const void *a, const void *b)
+{
+	const struct evt_state_thread *x = *(const struct evt_state_thread *const *)a;
+	const struct evt_state_thread *y = *(const struct evt_state_thread *const *)b;
+
+	if (x->cpu_ns != y->cpu_ns)
+		return x->cpu_ns > y->cpu_ns ? -1 : 1;
+	return (x->tid > y->tid) - (x->tid < y->tid);
+}
+
+size_t evt_state_top_threads(const struct evt_state *st, const struct evt_state_thread **out, size_t max)
+{
+	const struct evt_state_thread **all;
+	size_t n = 0, i;
+
+	if (!max || !st->nr_th)
+		return 0;
+	all = malloc(st->nr_th * sizeof(*all));
+	if (!all)
+		return 0;
+	for (i = 0; i < st->nr_th; i++)
+		if (st->th[i].tid)
+			all[n++] = &st->th[i];
+	qsort(all, n, sizeof(*all), by_cpu_time);
+	if (n > max)
+		n = max;
+	memcpy(out, all, n * sizeof(*all));
+	free(all);
+	return n;
+}
+
+/* ---- The computation ---- */
+
+static void *state_create(struct evt_etrace *t)
+{
+	(void)t;
+	return evt_state_new();
+}
+
+static void state_destroy(void *r)
+{
+	evt_state_free(r);
+}
+
+static int state_add(struct evt_ctx *ctx, void *r)
+{
+	return evt_hooks_add(&ctx->event, evt_state_event_hook, r);
+}
+
+static void state_remove(struct evt_ctx *ctx, void *r)
+{
+	evt_hooks_remove(&ctx->event, evt_state_event_hook, r);
+}
+
+static void state_finish(void *r, const struct evt_where *w)
+{
+	(void)w;
+	evt_state_close(r);
+}
+
+/*
+ * The saved form (little-endian): magic, version, first and last times;
+ * the CPUs, each its change points (u64 begin, s32 tid); the threads in
+ * order of first sight, each tid, pid, ppid, comm[16], cpu_ns and its
+ * change points (u64 ts, u8 state).
+ */
+static int state_save(const void *r, struct evt_buf *b)
+{
+	const struct evt_state *st = r;
+	uint32_t i, j;
+	int err = 0;
+
+	err |= evt_put_u32(b, STATE_MAGIC) | evt_put_u32(b, STATE_VERSION);
+	err |= evt_put_u64(b, st->first_ts) | evt_put_u64(b, st->last_ts);
+	err |= evt_put_u32(b, st->nr_cpus);
+	for (i = 0; i < st->nr_cpus && !err; i++) {
+		const struct state_cpu *c = &st->cpus[i];
+
+		err |= evt_put_u32(b, c->n);
+		for (j = 0; j < c->n; j++)
+			err |= evt_put_u64(b, c->begin[j]) | evt_put_s32(b, c->tid[j]);
+	}
+	err |= evt_put_u32(b, st->nr_th);
+	for (i = 0; i < st->nr_th && !err; i++) {
+		const struct evt_state_thread *t = &st->th[i];
+
+		err |= evt_put_s32(b, t->tid) | evt_put_s32(b, t->pid) | evt_put_s32(b, t->ppid);
+		err |= evt_buf_put(b, t->comm, sizeof(t->comm));
+		err |= evt_put_u64(b, t->cpu_ns) | evt_put_u32(b, t->nch);
+		for (j = 0; j < t->nch; j++)
+			err |= evt_put_u64(b, t->ts[j]) | evt_put_u8(b, t->st[j]);
+	}
+	return err || b->oom ? -1 : 0;
+}
+
+static int load_into(struct evt_state *st, struct evt_rbuf *r)
+{
+	uint32_t magic, version, ncpu, nth, i, j;
+
+	if (evt_get_u32(r, &magic) || magic != STATE_MAGIC || evt_get_u32(r, &version) ||
+	    version != STATE_VERSION || evt_get_u64(r, &st->first_ts) || evt_get_u64(r, &st->last_ts) ||
+	    st->first_ts > st->last_ts)
+		return -1;
+	if (evt_get_count(r, &ncpu, 4, EVT_MAX_CPUS))
+		return -1;
+	if (ncpu && !get_cpu(st, ncpu - 1))
+		return -1;
+	for (i = 0; i < ncpu; i++) {
+		struct state_cpu *c = &st->cpus[i];
+		uint32_t n;
+
+		if (evt_get_count(r, &n, 12, UINT32_MAX))
+			return -1;
+		if (evt_grow(&c->begin, &c->cap_begin, n, sizeof(*c->begin)) ||
+		    evt_grow(&c->tid, &c->cap_tid, n, sizeof(*c->tid)))
+			return -1;
+		for (j = 0; j < n; j++) {
+			if (evt_get_u64(r, &c->begin[j]) || evt_get_s32(r, &c->tid[j]) || c->tid[j] < -1 ||
+			    (j && c->begin[j] <= c->begin[j - 1]) || c->begin[j] < st->first_ts ||
+			    c->begin[j] > st->last_ts)
+				return -1;
+		}
+		c->n = n;
+	}
+	/* tid, pid, ppid, comm, cpu_ns, nch: 44 bytes at least. */
+	if (evt_get_count(r, &nth, 44, UINT32_MAX - 1))
+		return -1;
+	for (i = 0; i < nth; i++) {
+		struct evt_state_thread *t;
+		int32_t tid;
+		uint32_t n;
+
+		if (evt_get_s32(r, &tid) || tid < 0 || !(t = new_thread(st, tid)))
+			return -1;
+		if (evt_get_s32(r, &t->pid) || evt_get_s32(r, &t->ppid) ||
+		    evt_rbuf_get(r, t->comm, sizeof(t->comm)) || !memchr(t->comm, 0, sizeof(t->comm)) ||
+		    evt_get_u64(r, &t->cpu_ns) || evt_get_count(r, &n, 9, UINT32_MAX))
+			return -1;
+		if (n && (evt_grow(&t->ts, &t->cap, n, sizeof(*t->ts)) || !(t->st = malloc(t->cap))))
+			return -1;
+		for (j = 0; j < n; j++) {
+			if (evt_get_u64(r, &t->ts[j]) || evt_get_u8(r, &t->st[j]) || t->st[j] >= EVT_TSTATE_COUNT ||
+			    (j && t->ts[j] <= t->ts[j - 1]) || !tid)
+				return -1;
+		}
+		t->nch = n;
+		t->state = n ? t->st[n - 1] : EVT_TSTATE_UNKNOWN;
+	}
+	return r->off == r->n ? 0 : -1;
+}
+
+static int state_load(void *res, const uint8_t *p, size_t n)
+{
+	struct evt_state *st = res, tmp;
+	struct evt_rbuf r = { p, n, 0 };
+
+	memset(&tmp, 0, sizeof(tmp));
+	if (load_into(&tmp, &r)) {
+		state_clear(&tmp);
+		return -1;
+	}
+	state_clear(st);
+	*st = tmp;
+	st->seen = st->nr_cpus || st->nr_th || st->last_ts;
+	return 0;
+}
+
+const struct evt_computation evt_comp_state = {
+	.name = "state",
+	.version = STATE_VERSION,
+	.create = state_create,
+	.destroy = state_destroy,
+	.hook_adder = state_add,
+	.hook_remover = state_remove,
+	.finish = state_finish,
+	.save = state_save,
+	.load = state_load,
+};

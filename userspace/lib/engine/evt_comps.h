@@ -1,0 +1,222 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The built-in computations of the analysis engine (seed 001's "state"
+ * and "statistics" precomputations), their results and queries.
+ *
+ * Both keep to what they see: they assume nothing about where the reading
+ * starts, so the same hooks serve an ad hoc request over a time window. A
+ * CPU's running thread is unknown until its first sched_switch, unless the
+ * caller seeds it (evt_state_seed_cpu(), evt_stats_seed_cpu(): the engine
+ * does from a ready "state" result). Times are the trace clock's (ns).
+ *
+ * Results are built by hooks and then read: a result being filled must
+ * not be queried from another thread.
+ */
+#ifndef EVT_COMPS_H
+#define EVT_COMPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "evt_engine.h"
+
+extern const struct evt_computation evt_comp_state, evt_comp_stats;
+
+/* ==== state ==== */
+
+/* A thread's state (a running thread is in one of the first four). */
+enum evt_tstate {
+	EVT_TSTATE_UNKNOWN,		/* before anything told */
+	EVT_TSTATE_USER,		/* running in user mode */
+	EVT_TSTATE_SYSCALL,		/* running, in a system call */
+	EVT_TSTATE_IRQ,			/* its CPU serves an interrupt */
+	EVT_TSTATE_SOFTIRQ,		/* its CPU runs a softirq */
+	EVT_TSTATE_RUNNABLE,		/* preempted or woken, waiting for a CPU */
+	EVT_TSTATE_BLOCKED,		/* switched out asleep */
+	EVT_TSTATE_EXITED,		/* switched out dead, or freed */
+	EVT_TSTATE_COUNT
+};
+const char *evt_tstate_name(enum evt_tstate s);
+
+/*
+ * [begin, end) of one thread on a CPU (tid 0: idle; -1: unknown, after a
+ * lost switch), or of one state of a thread.
+ */
+struct evt_state_interval {
+	uint64_t begin, end;
+	int32_t tid;
+	uint8_t state;			/* enum evt_tstate (thread intervals) */
+};
+
+/*
+ * A thread: its latest identity, its CPU time, and its states as change
+ * points (ts[i], st[i]): state st[i] from ts[i] to ts[i + 1] (the last to
+ * the result's end). tid 0 (every CPU's idle task) has no states.
+ */
+struct evt_state_thread {
+	int32_t tid, pid, ppid;		/* pid, ppid: -1 unknown */
+	char comm[16];
+	uint64_t cpu_ns;		/* time running (any running state) */
+	uint64_t *ts;
+	uint8_t *st;
+	uint32_t nch, cap;
+	/* While the result is built. */
+	uint8_t state;			/* the current one */
+	uint8_t in_syscall;
+	uint8_t exited;			/* sched_process_exit seen */
+	uint8_t freed;			/* sched_process_free seen: a new thread may take the tid */
+	int32_t cpu;			/* where it runs now, -1 (tid 0: always -1) */
+};
+
+struct evt_state;
+
+/* A result of its own (what create() makes for a trace). NULL: no memory. */
+struct evt_state *evt_state_new(void);
+void evt_state_free(struct evt_state *st);
+/* The hook the computation adds (ctx->event), for callers that drive it themselves. */
+int evt_state_event_hook(void *state, void *call_data);
+/*
+ * @tid runs on @cpu from the first event this result sees (a window's
+ * start): the caller knows it from elsewhere (a ready state result). 0 or -1.
+ */
+int evt_state_seed_cpu(struct evt_state *st, unsigned int cpu, int32_t tid);
+/* Close what is open at the last event seen (finish() does). */
+void evt_state_close(struct evt_state *st);
+
+/* First and last event times seen (0, 0: none). */
+void evt_state_span(const struct evt_state *st, uint64_t *first, uint64_t *last);
+/* CPUs: 0 .. nr - 1 (some may have no interval). */
+unsigned int evt_state_nr_cpus(const struct evt_state *st);
+size_t evt_state_cpu_nr_intervals(const struct evt_state *st, unsigned int cpu);
+/* Interval @i of @cpu (in time order): 0, or -1 when there is none. */
+int evt_state_cpu_interval(const struct evt_state *st, unsigned int cpu, size_t i,
+			   struct evt_state_interval *iv);
+/* The thread running on @cpu at @ts (binary search), or -1 when unknown. */
+int32_t evt_state_cpu_tid_at(const struct evt_state *st, unsigned int cpu, uint64_t ts);
+
+/* The latest thread with @tid (a tid reused after a free names the new one), or NULL. */
+const struct evt_state_thread *evt_state_thread(const struct evt_state *st, int32_t tid);
+/* Every thread ever seen, in order of first sight: 0 .. nr - 1. */
+size_t evt_state_nr_threads(const struct evt_state *st);
+const struct evt_state_thread *evt_state_thread_nth(const struct evt_state *st, size_t i);
+/* @t's state at @ts (binary search). */
+enum evt_tstate evt_state_thread_at(const struct evt_state_thread *t, uint64_t ts);
+/* Interval @i of @t's states (the last ends at the result's end): 0 or -1. */
+int evt_state_thread_interval(const struct evt_state *st, const struct evt_state_thread *t, size_t i,
+			      struct evt_state_interval *iv);
+/*
+ * The threads that ran most, most first (tid 0 left out): up to @max of
+ * them into @out; how many. Ties: smaller tid first.
+ */
+size_t evt_state_top_threads(const struct evt_state *st, const struct evt_state_thread **out, size_t max);
+
+/* ==== stats ==== */
+
+struct evt_lat {
+	uint64_t count, total_ns, min_ns, max_ns;	/* min_ns: UINT64_MAX while count is 0 */
+};
+
+struct evt_stats_event {
+	char *name;
+	uint64_t count;
+};
+
+#define EVT_STATS_NEST 4
+struct evt_stats_cpu {
+	uint64_t events;
+	/* While the result is built. */
+	int32_t cur;			/* its thread, -1: unknown */
+	uint32_t cur_th;		/* its index in threads */
+	/* Interrupts and softirqs entered and not left: (index or vec, entry time). */
+	unsigned int irq_depth, soft_depth;
+	struct { uint32_t i; uint64_t ts; } irq[EVT_STATS_NEST], soft[EVT_STATS_NEST];
+};
+
+/* Events while a thread ran on the event's CPU (tid -1: CPUs whose thread was unknown). */
+struct evt_stats_thread {
+	int32_t tid;
+	uint64_t events;
+	/* While the result is built. */
+	int32_t sys;			/* the syscall entered (index in syscalls), -1 */
+	uint64_t sys_ts;
+	uint64_t wakeup_ts;		/* a wakeup waiting for its switch (wakeup_pending) */
+	uint8_t wakeup_pending;
+	uint8_t running;
+};
+
+struct evt_stats_syscall {
+	char *name;
+	uint64_t count;			/* entries */
+	uint64_t errors;		/* matched exits with ret < 0 */
+	struct evt_lat lat;		/* entry -> exit of the same thread */
+	uint64_t hist[64];		/* evt_stats_hist_bucket() of the latency */
+};
+
+struct evt_stats_irq {
+	int32_t irq;
+	char name[32];
+	uint64_t count;			/* entries */
+	struct evt_lat dur;		/* entry -> exit on one CPU */
+};
+
+#define EVT_STATS_SOFTIRQS 32
+struct evt_stats_softirq {
+	uint64_t count, raises;
+	struct evt_lat dur;
+};
+
+struct evt_stats_stream {
+	uint32_t id, cpu, channel;
+	uint64_t discarded;		/* events the tracer dropped */
+	uint64_t lost_packets;		/* packet_seq_num gaps */
+};
+
+/* A packet whose header says events or packets were lost just before it. */
+struct evt_stats_loss {
+	uint64_t ts;			/* its timestamp_begin */
+	uint32_t stream;
+	uint64_t discarded;		/* events_discarded grew by this */
+	uint64_t lost_packets;		/* packet_seq_num jumped by this + 1 */
+};
+
+struct evt_stats {
+	uint64_t events;
+	uint64_t first_ts, last_ts;		/* 0, 0: no event */
+	struct evt_stats_event *ev;		/* per event name, in order of first sight */
+	uint32_t nr_ev, cap_ev;
+	struct evt_stats_cpu *cpus;		/* [nr_cpus] */
+	uint32_t nr_cpus, cap_cpus;
+	struct evt_stats_thread *threads;	/* in order of first sight */
+	uint32_t nr_threads, cap_threads;
+	struct evt_stats_syscall *sys;
+	uint32_t nr_sys, cap_sys;
+	uint64_t sys_unmatched;			/* exits with no entry seen */
+	struct evt_stats_irq *irqs;
+	uint32_t nr_irqs, cap_irqs;
+	struct evt_stats_softirq softirq[EVT_STATS_SOFTIRQS];
+	struct evt_lat sched_lat;		/* wakeup -> switched in */
+	uint64_t sched_hist[64];
+	struct evt_stats_stream *streams;
+	uint32_t nr_streams;
+	struct evt_stats_loss *losses;		/* in stream order, then time */
+	uint32_t nr_losses;
+	struct evt_stats_priv *priv;		/* the computation's own */
+};
+
+/* 0 for 0, else b with latency in [2^(b-1), 2^b), at most 63. */
+unsigned int evt_stats_hist_bucket(uint64_t ns);
+
+struct evt_stats *evt_stats_new(void);
+void evt_stats_free(struct evt_stats *s);
+int evt_stats_event_hook(void *stats, void *call_data);
+/* @tid runs on @cpu from the next event (a window's start). 0 or -1. */
+int evt_stats_seed_cpu(struct evt_stats *s, unsigned int cpu, int32_t tid);
+/* Read the streams' losses from @tr's packet index (finish() does). 0 or -1 (no memory). */
+int evt_stats_read_losses(struct evt_stats *s, const struct evt_trace *tr);
+
+/* Lookups (NULL: never seen). */
+const struct evt_stats_event *evt_stats_event(const struct evt_stats *s, const char *name);
+const struct evt_stats_syscall *evt_stats_syscall(const struct evt_stats *s, const char *name);
+const struct evt_stats_thread *evt_stats_thread(const struct evt_stats *s, int32_t tid);
+const struct evt_stats_irq *evt_stats_irq(const struct evt_stats *s, int32_t irq);
+
+#endif /* EVT_COMPS_H */
