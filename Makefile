@@ -56,7 +56,7 @@ module:
 	@cp "$(BUILD)/kmod/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)/evtrace.ko" evtrace.ko
 	@echo "  built evtrace.ko against $(KDIR)"
 
-userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(BUILD)/tests/bin/evcat-san $(BUILD)/bench/bench-native
+userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(BUILD)/tests/bin/evcat-san $(BUILD)/bench/bench-native $(BUILD)/bench/bench-engine
 
 # The syscall entry events of the kernel KDIR is (the module's catalogue is
 # the same: the module builds it from the same headers).
@@ -125,6 +125,12 @@ $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
 	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< $(CORE_SRC) -o $@
+
+# The analysis engine's benchmark (scripts/bench-analysis).
+$(BUILD)/bench/bench-engine: scripts/bench/bench_engine.c $(BUILD)/libevtrace.a $(HDRS)
+	@mkdir -p $(dir $@)
+	@echo '  CC      $@'
+	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(Z_LIBS) -lpthread
 
 deps:
 	@scripts/deps

@@ -273,7 +273,7 @@ struct evt_engine *evt_engine_new(const struct evt_engine_opts *o)
 	if (!e->o.fg_chunk)
 		e->o.fg_chunk = 16384;
 	if (!e->o.bg_chunk)
-		e->o.bg_chunk = 262144;
+		e->o.bg_chunk = 65536;
 	return e;
 }
 

@@ -106,7 +106,7 @@ void evt_ctx_remove_event(struct evt_ctx *c, const char *event, evt_hook_fn fn, 
 
 struct evt_engine_opts {
 	uint64_t fg_chunk;		/* events per ad hoc chunk (0: 16384) */
-	uint64_t bg_chunk;		/* events per background chunk (0: 262144) */
+	uint64_t bg_chunk;		/* events per background chunk (0: 65536: ~10 ms, what an ad hoc request may wait) */
 	int no_saved_results;		/* neither read nor write saved results */
 	/* Where results go when the trace's directory is not writable (NULL: $XDG_CACHE_HOME/evtrace or ~/.cache/evtrace). */
 	const char *cache_dir;
