@@ -205,18 +205,24 @@ static void check_lat(const struct evt_lat *l, uint64_t count, uint64_t total, u
 	ck_assert_uint_eq(l->max_ns, max);
 }
 
-/* @t's change points are exactly these (ts, state) pairs. */
+/* @t's change points (of the state result g_st) are exactly these (ts, state) pairs. */
 static void check_states(const struct evt_state_thread *t, size_t n, const uint64_t *ts, const uint8_t *st)
 {
+	struct evt_state_interval iv;
 	size_t i;
 
 	ck_assert_ptr_nonnull(t);
 	ck_assert_uint_eq(t->nch, n);
 	for (i = 0; i < n; i++) {
-		ck_assert_msg(t->ts[i] == ts[i] && t->st[i] == st[i], "tid %d change %zu: %llu %s, not %llu %s",
-			      t->tid, i, (unsigned long long)t->ts[i], evt_tstate_name(t->st[i]),
+		ck_assert_int_eq(evt_state_thread_interval(g_st, t, i, &iv), 0);
+		ck_assert_msg(iv.begin == ts[i] && iv.state == st[i], "tid %d change %zu: %llu %s, not %llu %s",
+			      t->tid, i, (unsigned long long)iv.begin, evt_tstate_name(iv.state),
 			      (unsigned long long)ts[i], evt_tstate_name(st[i]));
+		ck_assert_uint_eq(evt_state_thread_at(t, ts[i]), st[i]);
+		if (i + 1 < n)
+			ck_assert_uint_eq(iv.end, ts[i + 1]);
 	}
+	ck_assert_int_eq(evt_state_thread_interval(g_st, t, n, &iv), -1);
 }
 
 enum { U = EVT_TSTATE_USER, SC = EVT_TSTATE_SYSCALL, IRQ = EVT_TSTATE_IRQ, SI = EVT_TSTATE_SOFTIRQ,
@@ -427,6 +433,35 @@ START_TEST(cpu_time)
 	ck_assert_uint_eq(iv.begin, 750);
 	ck_assert_uint_eq(iv.end, 1000);
 	ck_assert_int_eq(iv.state, BL);
+	evt_state_free(st);
+}
+END_TEST
+
+/* Changes far apart take new blocks of the compact history. */
+START_TEST(long_gaps)
+{
+	struct evt_state *st = evt_state_new();
+	const uint64_t T = 100 + (1ULL << 30);
+	const struct evt_state_thread *t;
+
+	targets(st, NULL);
+	ev_switch(0, 100, 0, 0, 1);
+	ev_irq(0, T, 5, "x");				/* a new block ... */
+	ev_irq(0, T, 5, NULL);				/* ... undone at the same time */
+	ev_sys(0, T + 10, "sys_read");
+	ev_exit(0, T + 20, 0);
+	ev_switch(0, T + 30, 1, 1, 0);
+	ev_plain("timer_tick", 0, T + (3ULL << 30));
+	evt_comp_state.finish(st, NULL);
+
+	t = evt_state_thread(st, 1);
+	check_states(t, 4, (const uint64_t[]){ 100, T + 10, T + 20, T + 30 }, (const uint8_t[]){ U, SC, U, BL });
+	ck_assert_uint_eq(t->nblk, 2);
+	ck_assert_uint_eq(t->cpu_ns, T + 30 - 100);
+	ck_assert_int_eq(evt_state_thread_at(t, 99), EVT_TSTATE_UNKNOWN);
+	ck_assert_int_eq(evt_state_thread_at(t, T + 5), EVT_TSTATE_USER);
+	ck_assert_int_eq(evt_state_thread_at(t, T + 15), EVT_TSTATE_SYSCALL);
+	ck_assert_int_eq(evt_state_thread_at(t, T + (2ULL << 30)), EVT_TSTATE_BLOCKED);
 	evt_state_free(st);
 }
 END_TEST
@@ -675,6 +710,12 @@ START_TEST(saved_forms)
 	struct evt_buf b;
 
 	scenario(st, ss);
+	/* A history of two blocks too (long_gaps'). */
+	targets(st, NULL);
+	ev_sys(0, 1ULL << 31, "sys_read");
+	ev_exit(0, (1ULL << 31) + 5, 0);
+	evt_comp_state.finish(st, NULL);
+	ck_assert_uint_eq(evt_state_thread(st, 2)->nblk, 2);
 	check_reload(&evt_comp_state, st);
 	check_reload(&evt_comp_stats, ss);
 
@@ -746,6 +787,7 @@ Suite *comps_suite(void)
 	tcase_add_test(tc, softirq);
 	tcase_add_test(tc, sched_latency);
 	tcase_add_test(tc, cpu_time);
+	tcase_add_test(tc, long_gaps);
 	tcase_add_test(tc, statedump_seeding);
 	tcase_add_test(tc, window_seeded);
 	tcase_add_test(tc, losses);

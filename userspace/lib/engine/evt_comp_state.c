@@ -5,10 +5,14 @@
  * interrupt or a softirq, runnable, blocked, exited) over time, with its
  * identity (pid, ppid, comm) and CPU time.
  *
- * Histories are change points in growable arrays (a CPU: begin time and
- * tid, 12 bytes a switch; a thread: time and state, 9 bytes a change), an
- * interval running to the next change point or to the result's end: no
- * allocation per interval, and a query is a binary search.
+ * Histories are change points in growable arrays, an interval running to
+ * the next change point or to the result's end: no allocation per
+ * interval, and a query is a binary search. A CPU's: begin time and tid,
+ * 12 bytes a switch. A thread's, nearly one per event (syscall entries
+ * and exits, interrupts, switches): 4 bytes a change, its time relative
+ * to a block base (29 bits) and its state (3 bits), a new block (16 bytes)
+ * when the time is too far from the current one's base; arrays are
+ * trimmed to size when the result is closed.
  *
  * The state dump (lttng_statedump_process_state) seeds threads before
  * they are first scheduled; its status codes are lttng-modules'
@@ -22,6 +26,10 @@
 
 #define STATE_MAGIC 0x41545345u		/* "ESTA" */
 #define STATE_VERSION 1
+/* A thread's change: (time - block base) << STATE_BITS | state. */
+#define STATE_BITS 3
+#define DELTA_LIMIT (1u << (32 - STATE_BITS))
+_Static_assert(EVT_TSTATE_COUNT <= 1u << STATE_BITS, "a state fits STATE_BITS");
 /* Interrupt nesting kept per CPU (deeper ones still count, as IRQ). */
 #define IRQ_STACK 8
 
@@ -81,8 +89,8 @@ static void state_clear(struct evt_state *st)
 	}
 	free(st->cpus);
 	for (i = 0; i < st->nr_th; i++) {
-		free(st->th[i].ts);
-		free(st->th[i].st);
+		free(st->th[i].ch);
+		free(st->th[i].blk);
 	}
 	free(st->th);
 	evt_tidmap_free(&st->map);
@@ -147,10 +155,61 @@ static struct evt_state_thread *get_thread(struct evt_state *st, int32_t tid, co
 	return t;
 }
 
+/* The block of change @i (binary search: the last block starting at or before it). */
+static uint32_t block_of(const struct evt_state_thread *t, uint32_t i)
+{
+	uint32_t lo = 0, hi = t->nblk;
+
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->blk[mid].first <= i)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint64_t change_ts(const struct evt_state_thread *t, uint32_t i)
+{
+	return t->blk[block_of(t, i)].base + (t->ch[i] >> STATE_BITS);
+}
+
+static uint8_t change_state(const struct evt_state_thread *t, uint32_t i)
+{
+	return (uint8_t)(t->ch[i] & ((1u << STATE_BITS) - 1));
+}
+
+/* Append a change at @ts (not before the last one). 0, or -1 (no memory: the change is missed). */
+static int append_change(struct evt_state_thread *t, uint64_t ts, uint8_t s)
+{
+	if (!t->nblk || ts - t->blk[t->nblk - 1].base >= DELTA_LIMIT) {
+		if (evt_grow(&t->blk, &t->cap_blk, (size_t)t->nblk + 1, sizeof(*t->blk)))
+			return -1;
+		if (evt_grow(&t->ch, &t->cap_ch, (size_t)t->nch + 1, sizeof(*t->ch)))
+			return -1;
+		t->blk[t->nblk].base = ts;
+		t->blk[t->nblk].first = t->nch;
+		t->nblk++;
+	} else if (evt_grow(&t->ch, &t->cap_ch, (size_t)t->nch + 1, sizeof(*t->ch))) {
+		return -1;
+	}
+	t->ch[t->nch++] = (uint32_t)(ts - t->blk[t->nblk - 1].base) << STATE_BITS | s;
+	t->last_ch = ts;
+	return 0;
+}
+
+static void drop_last_change(struct evt_state_thread *t)
+{
+	t->nch--;
+	if (t->blk[t->nblk - 1].first == t->nch)
+		t->nblk--;
+	t->last_ch = t->nch ? change_ts(t, t->nch - 1) : 0;
+}
+
 static void set_state(struct evt_state_thread *t, uint64_t ts, uint8_t s)
 {
-	uint32_t cap;
-
 	if (t->state == s && (t->nch || s == EVT_TSTATE_UNKNOWN))
 		return;
 	t->state = s;
@@ -158,34 +217,20 @@ static void set_state(struct evt_state_thread *t, uint64_t ts, uint8_t s)
 	if (!t->tid)
 		return;
 	/* Times never go back in a history (binary searches rely on it). */
-	if (t->nch && ts < t->ts[t->nch - 1])
-		ts = t->ts[t->nch - 1];
-	if (t->nch && t->ts[t->nch - 1] == ts) {
+	if (t->nch && ts < t->last_ch)
+		ts = t->last_ch;
+	if (t->nch && t->last_ch == ts) {
 		/* Two changes at one time: the later wins, and may undo the one before. */
-		if (t->nch >= 2 && t->st[t->nch - 2] == s)
-			t->nch--;
+		if (t->nch >= 2 && change_state(t, t->nch - 2) == s)
+			drop_last_change(t);
 		else
-			t->st[t->nch - 1] = s;
+			t->ch[t->nch - 1] = (t->ch[t->nch - 1] & ~((1u << STATE_BITS) - 1)) | s;
 		return;
 	}
-	if (t->nch && t->st[t->nch - 1] == s)
+	if (t->nch && change_state(t, t->nch - 1) == s)
 		return;
-	/* st[] has ts[]'s capacity. No memory: the history misses a change, the rest goes on. */
-	cap = t->cap;
-	if (evt_grow(&t->ts, &t->cap, (size_t)t->nch + 1, sizeof(*t->ts)))
-		return;
-	if (t->cap != cap) {
-		uint8_t *n = realloc(t->st, t->cap);
-
-		if (!n) {
-			t->cap = cap;
-			return;
-		}
-		t->st = n;
-	}
-	t->ts[t->nch] = ts;
-	t->st[t->nch] = s;
-	t->nch++;
+	/* No memory: the history misses a change, the rest goes on. */
+	append_change(t, ts, s);
 }
 
 static uint8_t running_state(const struct evt_state_thread *t, const struct state_cpu *c)
@@ -547,6 +592,33 @@ void evt_state_close(struct evt_state *st)
 			c->since = st->last_ts;
 		}
 	}
+	/* The histories are complete: give back the arrays' slack. */
+	for (i = 0; i < st->nr_th; i++) {
+		struct evt_state_thread *t = &st->th[i];
+		void *p;
+
+		if (t->nch < t->cap_ch && (p = realloc(t->ch, (t->nch ? t->nch : 1) * sizeof(*t->ch)))) {
+			t->ch = p;
+			t->cap_ch = t->nch ? t->nch : 1;
+		}
+		if (t->nblk < t->cap_blk && (p = realloc(t->blk, (t->nblk ? t->nblk : 1) * sizeof(*t->blk)))) {
+			t->blk = p;
+			t->cap_blk = t->nblk ? t->nblk : 1;
+		}
+	}
+	for (i = 0; i < st->nr_cpus; i++) {
+		struct state_cpu *c = &st->cpus[i];
+		void *p;
+
+		if (c->n < c->cap_begin && (p = realloc(c->begin, (c->n ? c->n : 1) * sizeof(*c->begin)))) {
+			c->begin = p;
+			c->cap_begin = c->n ? c->n : 1;
+		}
+		if (c->n < c->cap_tid && (p = realloc(c->tid, (c->n ? c->n : 1) * sizeof(*c->tid)))) {
+			c->tid = p;
+			c->cap_tid = c->n ? c->n : 1;
+		}
+	}
 }
 
 /* ---- Queries ---- */
@@ -627,9 +699,36 @@ const struct evt_state_thread *evt_state_thread_nth(const struct evt_state *st, 
 
 enum evt_tstate evt_state_thread_at(const struct evt_state_thread *t, uint64_t ts)
 {
-	long i = last_at_or_before(t->ts, t->nch, ts);
+	uint32_t lo = 0, hi = t->nblk, end;
+	uint64_t d;
 
-	return i < 0 ? EVT_TSTATE_UNKNOWN : (enum evt_tstate)t->st[i];
+	/* The last block based at or before @ts, then its last change at or before it. */
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (t->blk[mid].base <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (!lo)
+		return EVT_TSTATE_UNKNOWN;
+	d = ts - t->blk[lo - 1].base;
+	end = lo < t->nblk ? t->blk[lo].first : t->nch;
+	hi = end;
+	lo = t->blk[lo - 1].first;
+	if (d >= DELTA_LIMIT)
+		return (enum evt_tstate)change_state(t, end - 1);
+	/* The block's first change has delta 0 <= d: the answer is in [lo, end). */
+	while (hi - lo > 1) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if ((t->ch[mid] >> STATE_BITS) <= d)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (enum evt_tstate)change_state(t, lo);
 }
 
 int evt_state_thread_interval(const struct evt_state *st, const struct evt_state_thread *t, size_t i,
@@ -637,10 +736,10 @@ int evt_state_thread_interval(const struct evt_state *st, const struct evt_state
 {
 	if (i >= t->nch)
 		return -1;
-	iv->begin = t->ts[i];
-	iv->end = i + 1 < t->nch ? t->ts[i + 1] : st->last_ts;
+	iv->begin = change_ts(t, (uint32_t)i);
+	iv->end = i + 1 < t->nch ? change_ts(t, (uint32_t)i + 1) : st->last_ts;
 	iv->tid = t->tid;
-	iv->state = t->st[i];
+	iv->state = change_state(t, (uint32_t)i);
 	return 0;
 }
 
@@ -708,7 +807,8 @@ static void state_finish(void *r, const struct evt_where *w)
  * The saved form (little-endian): magic, version, first and last times;
  * the CPUs, each its change points (u64 begin, s32 tid); the threads in
  * order of first sight, each tid, pid, ppid, comm[16], cpu_ns and its
- * change points (u64 ts, u8 state).
+ * history as it is in memory: its blocks (u64 base, u32 first change)
+ * and its changes (u32 each).
  */
 static int state_save(const void *r, struct evt_buf *b)
 {
@@ -732,11 +832,55 @@ static int state_save(const void *r, struct evt_buf *b)
 
 		err |= evt_put_s32(b, t->tid) | evt_put_s32(b, t->pid) | evt_put_s32(b, t->ppid);
 		err |= evt_buf_put(b, t->comm, sizeof(t->comm));
-		err |= evt_put_u64(b, t->cpu_ns) | evt_put_u32(b, t->nch);
+		err |= evt_put_u64(b, t->cpu_ns) | evt_put_u32(b, t->nblk);
+		for (j = 0; j < t->nblk; j++)
+			err |= evt_put_u64(b, t->blk[j].base) | evt_put_u32(b, t->blk[j].first);
+		err |= evt_put_u32(b, t->nch);
 		for (j = 0; j < t->nch; j++)
-			err |= evt_put_u64(b, t->ts[j]) | evt_put_u8(b, t->st[j]);
+			err |= evt_put_u32(b, t->ch[j]);
 	}
 	return err || b->oom ? -1 : 0;
+}
+
+/*
+ * A thread's history as saved: its blocks, then its changes, checked so
+ * that the queries' binary searches hold: blocks start at 0 and go up,
+ * their bases go up past the block before's last change, and within a
+ * block the first change is at its base and times go up.
+ */
+static int load_history(struct evt_state_thread *t, struct evt_rbuf *r)
+{
+	uint32_t nblk, n, b, i;
+
+	if (evt_get_count(r, &nblk, 12, UINT32_MAX) ||
+	    (nblk && evt_grow(&t->blk, &t->cap_blk, nblk, sizeof(*t->blk))))
+		return -1;
+	for (b = 0; b < nblk; b++)
+		if (evt_get_u64(r, &t->blk[b].base) || evt_get_u32(r, &t->blk[b].first) ||
+		    t->blk[b].base > UINT64_MAX - DELTA_LIMIT ||
+		    (b ? t->blk[b].first <= t->blk[b - 1].first : t->blk[b].first != 0))
+			return -1;
+	if (evt_get_count(r, &n, 4, UINT32_MAX) || (n && evt_grow(&t->ch, &t->cap_ch, n, sizeof(*t->ch))) ||
+	    (!n != !nblk) || (n && (!t->tid || t->blk[nblk - 1].first >= n)))
+		return -1;
+	for (i = 0; i < n; i++) {
+		if (evt_get_u32(r, &t->ch[i]) || (t->ch[i] & ((1u << STATE_BITS) - 1)) >= EVT_TSTATE_COUNT)
+			return -1;
+	}
+	for (b = 0, i = 0; b < nblk; b++) {
+		const uint32_t end = b + 1 < nblk ? t->blk[b + 1].first : n;
+
+		if (t->ch[i] >> STATE_BITS ||
+		    (b && t->blk[b].base <= t->blk[b - 1].base + (t->ch[i - 1] >> STATE_BITS)))
+			return -1;
+		for (i++; i < end; i++)
+			if (t->ch[i] >> STATE_BITS <= t->ch[i - 1] >> STATE_BITS)
+				return -1;
+	}
+	t->nblk = nblk;
+	t->nch = n;
+	t->last_ch = n ? change_ts(t, n - 1) : 0;
+	return 0;
 }
 
 static int load_into(struct evt_state *st, struct evt_rbuf *r)
@@ -780,17 +924,10 @@ static int load_into(struct evt_state *st, struct evt_rbuf *r)
 			return -1;
 		if (evt_get_s32(r, &t->pid) || evt_get_s32(r, &t->ppid) ||
 		    evt_rbuf_get(r, t->comm, sizeof(t->comm)) || !memchr(t->comm, 0, sizeof(t->comm)) ||
-		    evt_get_u64(r, &t->cpu_ns) || evt_get_count(r, &n, 9, UINT32_MAX))
+		    evt_get_u64(r, &t->cpu_ns) || load_history(t, r))
 			return -1;
-		if (n && (evt_grow(&t->ts, &t->cap, n, sizeof(*t->ts)) || !(t->st = malloc(t->cap))))
-			return -1;
-		for (j = 0; j < n; j++) {
-			if (evt_get_u64(r, &t->ts[j]) || evt_get_u8(r, &t->st[j]) || t->st[j] >= EVT_TSTATE_COUNT ||
-			    (j && t->ts[j] <= t->ts[j - 1]) || !tid)
-				return -1;
-		}
-		t->nch = n;
-		t->state = n ? t->st[n - 1] : EVT_TSTATE_UNKNOWN;
+		n = t->nch;
+		t->state = n ? change_state(t, n - 1) : EVT_TSTATE_UNKNOWN;
 	}
 	return r->off == r->n ? 0 : -1;
 }

@@ -47,19 +47,33 @@ struct evt_state_interval {
 	uint8_t state;			/* enum evt_tstate (thread intervals) */
 };
 
+/* A run of a thread's changes that share one base time (evt_state_thread). */
+struct evt_state_block {
+	uint64_t base;			/* the time of its first change */
+	uint32_t first;			/* the index of its first change */
+};
+
 /*
- * A thread: its latest identity, its CPU time, and its states as change
- * points (ts[i], st[i]): state st[i] from ts[i] to ts[i + 1] (the last to
- * the result's end). tid 0 (every CPU's idle task) has no states.
+ * A thread: its latest identity, its CPU time, and its states as nch
+ * change points (read with evt_state_thread_interval() and
+ * evt_state_thread_at()), each a state from its time to the next change
+ * (the last to the result's end). tid 0 (every CPU's idle task) has none.
  */
 struct evt_state_thread {
 	int32_t tid, pid, ppid;		/* pid, ppid: -1 unknown */
 	char comm[16];
 	uint64_t cpu_ns;		/* time running (any running state) */
-	uint64_t *ts;
-	uint8_t *st;
-	uint32_t nch, cap;
+	uint32_t nch;			/* changes */
+	/*
+	 * The changes, 4 bytes each: (time - its block's base) << 3 | state,
+	 * a block starting wherever the time is 2^29 ns or more past the
+	 * current one's base.
+	 */
+	uint32_t *ch;
+	struct evt_state_block *blk;
+	uint32_t cap_ch, nblk, cap_blk;
 	/* While the result is built. */
+	uint64_t last_ch;		/* the last change's time */
 	uint8_t state;			/* the current one */
 	uint8_t in_syscall;
 	uint8_t exited;			/* sched_process_exit seen */
