@@ -571,8 +571,10 @@ int evt_state_seed_cpu(struct evt_state *st, unsigned int cpu, int32_t tid)
 
 	if (!c || tid < 0)
 		return -1;
-	if (st->seen)
+	if (st->seen) {
+		cpu_stop(st, c, cpu, st->last_ts);
 		return start_running(st, c, cpu, tid, NULL, st->last_ts);
+	}
 	c->seed = tid;
 	st->seeds = 1;
 	return 0;

@@ -561,7 +561,8 @@ static void stats_finish(void *r, const struct evt_where *w)
 	struct evt_stats *s = r;
 	const struct evt_trace *tr = s->priv->tr;
 
-	if (w && w->trace)
+	/* The trace's reader, else the one its events came from (a caller's own). */
+	if (w && w->trace && evt_etrace_reader(w->trace))
 		tr = evt_etrace_reader(w->trace);
 	/* No memory: the losses stay unknown (empty), the counts are whole. */
 	if (tr)
