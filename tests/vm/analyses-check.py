@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """The analysis tools on a trace evdrain wrote, against our own numbers.
 
-usage: analyses-check.py EVCAT TRACE_DIR GUEST_OUT_DIR [EVSTAT]
+usage: analyses-check.py EVCAT TRACE_DIR GUEST_OUT_DIR
 
 - babeltrace2, babeltrace 1 and evcat count the same events;
 - lttng-cputop, -schedtop, -irqstats, -syscallstats and their -mi forms run
@@ -16,11 +16,6 @@ usage: analyses-check.py EVCAT TRACE_DIR GUEST_OUT_DIR [EVSTAT]
   process and parent;
 - syscall arguments (64- and 32-bit tasks) carry the values the program
   passed, widened as their C types say.
-- with EVSTAT: evstat --json's events per name and CPU, syscall counts and
-  min/max latencies, hard IRQs and per-thread CPU time equal the above and
-  lttng-cputop's per-thread usage; evstat's second run opens no stream file
-  (strace) and prints the same; a --from/--to window equals the same
-  computation over the window's events.
 Prints the text outputs of lttng-cputop and lttng-syscallstats.
 """
 import collections
@@ -31,7 +26,6 @@ import subprocess
 import sys
 
 evcat, trace, guest_out = sys.argv[1:4]
-evstat = sys.argv[4] if len(sys.argv) > 4 else None
 failures = []
 
 
@@ -279,141 +273,6 @@ if not multi:
     fail("no thread other than a leader was alive: the test's holder process did not run")
 
 
-
-# ---- evstat (issue 20): the engine's numbers against the ones above
-def replay(evs, lo, hi, seed):
-    """Per name, per CPU, syscalls (per name: [count, min, max]), hard IRQs and
-    CPU time per thread of the events in [lo, hi], by the same rules as above
-    (a CPU's thread is known from its first sched_switch in the range, or from
-    @seed, the threads running at @lo; as lttng-cputop counts, a thread
-    running when the range starts runs from its first event: the time before
-    a CPU's first switch belongs to that switch's prev_tid)."""
-    names = collections.Counter()
-    cpus = collections.Counter()
-    cur = dict(seed)
-    since = {}
-    first_seen = {}
-    cpu_ns = collections.Counter()
-    pend = {}
-    scs = collections.defaultdict(list)
-    pirq = {}
-    hirq = collections.defaultdict(list)
-    start0 = None
-    for e in evs:
-        ts = e["ts"]
-        if ts < lo or ts > hi:
-            continue
-        ev, cpu, f = e["event"], e["cpu"], e["fields"]
-        names[ev] += 1
-        cpus[cpu] += 1
-        if start0 is None:
-            start0 = ts
-        first_seen.setdefault(cpu, ts)
-        if ev == "sched_switch":
-            start = since.get(cpu, start0)
-            if f["prev_tid"] != 0:
-                cpu_ns[f["prev_tid"]] += ts - start
-            cur[cpu] = f["next_tid"]
-            since[cpu] = ts
-        elif ev.startswith("sys_") or ev.startswith("compat_sys_"):
-            tid = cur.get(cpu)
-            if tid:
-                pend[tid] = (ev.split("sys_", 1)[1], ts)
-        elif ev == "exit_syscall":
-            tid = cur.get(cpu)
-            if tid and tid in pend:
-                name, t = pend.pop(tid)
-                scs[name].append(ts - t)
-        elif ev == "irq_handler_entry":
-            pirq[cpu] = (f["irq"], ts)
-        elif ev == "irq_handler_exit":
-            p = pirq.pop(cpu, None)
-            if p and p[0] == f["irq"]:
-                hirq[p[0]].append(ts - p[1])
-    last = max((e["ts"] for e in evs if lo <= e["ts"] <= hi), default=lo)
-    for cpu, tid in cur.items():
-        if tid and cpu in first_seen:
-            cpu_ns[tid] += last - since.get(cpu, start0)
-    return names, cpus, {n: [len(d), min(d), max(d)] for n, d in scs.items()}, \
-        {i: [len(d), min(d), max(d)] for i, d in hirq.items()}, cpu_ns
-
-
-def evstat_json(args):
-    p = run([evstat, trace, "--json"] + args)
-    return json.loads(p.stdout)
-
-
-def running_at(lo):
-    """Each CPU's thread at @lo: the last switch before it (what a ready state result says)."""
-    cur = {}
-    for e in events:
-        if e["ts"] >= lo:
-            break
-        if e["event"] == "sched_switch":
-            cur[e["cpu"]] = e["fields"]["next_tid"]
-    return cur
-
-
-def compare_evstat(st, lo, hi, what, seed):
-    names, cpus, scs, hirq, cpu_ns = replay(events, lo, hi, seed)
-    if st["events"] != sum(names.values()):
-        fail("evstat %s: %d events, evcat %d" % (what, st["events"], sum(names.values())))
-    if st["events_by_name"] != dict(names):
-        fail("evstat %s: events by name differ: %s" % (what, {k: (v, names.get(k)) for k, v in st["events_by_name"].items() if names.get(k) != v}))
-    mine = {c["cpu"]: c["events"] for c in st["cpus"] if c["events"]}
-    if mine != dict(cpus):
-        fail("evstat %s: events per CPU %s, evcat %s" % (what, mine, dict(cpus)))
-    theirs = {}
-    for y in st["syscalls"]:
-        name = y["name"].split("sys_", 1)[1] if "sys_" in y["name"] else y["name"]
-        lat = y["latency"]
-        if lat["count"]:
-            theirs[name] = [lat["count"], lat["min_ns"], lat["max_ns"]]
-    if theirs != scs:
-        fail("evstat %s: syscall latencies differ: %s" % (what, {k: (theirs.get(k), scs.get(k)) for k in set(theirs) | set(scs) if theirs.get(k) != scs.get(k)}))
-    irq = {q["irq"]: [q["duration"]["count"], q["duration"]["min_ns"], q["duration"]["max_ns"]] for q in st["irqs"] if q["duration"]["count"]}
-    if irq != hirq:
-        fail("evstat %s: hard IRQs %s, ours %s" % (what, irq, hirq))
-    threads = {t["tid"]: t["cpu_ns"] for t in st["threads"] if t["cpu_ns"] and t["tid"] != 0}
-    want = {t: v for t, v in cpu_ns.items() if v}
-    if threads != want:
-        diff = {t: (threads.get(t), want.get(t)) for t in set(threads) | set(want) if threads.get(t) != want.get(t)}
-        fail("evstat %s: CPU time per thread differs for %d threads: %s" % (what, len(diff), dict(list(diff.items())[:8])))
-    print("evstat %s: %d events, %d syscall names, %d irqs, %d threads with CPU time: agree" %
-          (what, st["events"], len(theirs), len(irq), len(threads)))
-    return threads
-
-
-if evstat:
-    results = os.path.join(trace, ".evtrace-results")
-    subprocess.run(["rm", "-rf", results])
-    st = evstat_json([])
-    threads = compare_evstat(st, T0, T1, "whole trace", {})
-    # lttng-cputop's per-thread usage (a percentage of the period) against ours
-    theirs = {}
-    for table in cputop:
-        if table["class"] == "per-tid":
-            for row in table["data"]:
-                theirs[row[0]["tid"]] = row[1]["value"]
-    top = sorted(threads.items(), key=lambda kv: -kv[1])[:10]
-    print("cputop per thread (theirs / evstat): " + ", ".join("%d: %.4f / %.4f" % (t, theirs.get(t, -1), 100.0 * v / (T1 - T0)) for t, v in top))
-    for t, v in top:
-        if t not in theirs or abs(theirs[t] - 100.0 * v / (T1 - T0)) > 1e-6:
-            fail("evstat CPU time of %d: %.6f%%, lttng-cputop %s" % (t, 100.0 * v / (T1 - T0), theirs.get(t)))
-    if not os.path.isfile(os.path.join(results, "stats.res")):
-        fail("evstat saved no results beside the trace")
-    # The second run: the same output, and no stream file opened.
-    p = subprocess.run(["strace", "-f", "-e", "trace=openat,open", "-o", os.path.join(guest_out, "evstat.strace"),
-                        evstat, trace, "--json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    opened = [l for l in open(os.path.join(guest_out, "evstat.strace")) if re.search(r"/(compact|normal)_[0-9]+\"", l)]
-    if p.returncode != 0 or json.loads(p.stdout) != st:
-        fail("evstat's second run differs (exit %d)" % p.returncode)
-    if opened:
-        fail("evstat's second run opened stream files: %s" % opened[:3])
-    print("evstat second run: same numbers, %d stream files opened" % len(opened))
-    # A window through the ad hoc path.
-    lo, hi = T0 + (T1 - T0) // 3, T0 + 2 * (T1 - T0) // 3
-    compare_evstat(evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi]), lo, hi, "window", running_at(lo))
 
 if failures:
     sys.exit("FAIL: %d mismatches" % len(failures))

@@ -950,6 +950,13 @@ static int state_load(void *res, const uint8_t *p, size_t n)
 	return 0;
 }
 
+static int32_t state_running_tid(const void *r, unsigned int cpu, uint64_t ts)
+{
+	int32_t tid = evt_state_cpu_tid_at(r, cpu, ts);
+
+	return tid < 0 ? -2 : tid;
+}
+
 const struct evt_computation evt_comp_state = {
 	.name = "state",
 	.version = STATE_VERSION,
@@ -960,4 +967,5 @@ const struct evt_computation evt_comp_state = {
 	.finish = state_finish,
 	.save = state_save,
 	.load = state_load,
+	.running_tid = state_running_tid,
 };
