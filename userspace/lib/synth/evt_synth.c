@@ -762,7 +762,8 @@ static void kexit(struct ksim *k)
 	t->state = KT_DEAD;
 	next = kpick(k);
 	kswitch(k, KS_ZOMBIE, next);
-	ksoftirq(k, EVT_ID_SOFTIRQ_ENTRY, KSOFTIRQ_RCU, kgap(k, k->p->period_ns * 4));
+	ksoftirq(k, EVT_ID_SOFTIRQ_RAISE, KSOFTIRQ_RCU, kgap(k, k->p->period_ns * 4));
+	ksoftirq(k, EVT_ID_SOFTIRQ_ENTRY, KSOFTIRQ_RCU, kgap(k, k->p->period_ns / 2));
 	kemit(k, EVT_CHAN_NORMAL, EVT_ID_SCHED_FREE, b, 24, kgap(k, k->p->period_ns / 2));
 	ksoftirq(k, EVT_ID_SOFTIRQ_EXIT, KSOFTIRQ_RCU, kgap(k, k->p->period_ns / 2));
 	c->live--;
