@@ -48,7 +48,8 @@ static void usage(FILE *f)
 "  --block-pct P       P%% of the syscalls that can block do (30)\n"
 "  --error-pct P       P%% of the syscalls fail (10)\n"
 "  --fork-every N      a thread forks about once every N steps (5000; 0: never)\n"
-"Prints a summary: events generated, recorded, discarded, overwritten, written.\n"
+"Prints a summary: events generated, recorded, discarded, overwritten, written\n"
+"(and with --kernel, the events generated of each kind).\n"
 "Exit status: 0 ok, 1 error writing, 2 usage.\n");
 }
 
@@ -217,6 +218,13 @@ int main(int argc, char **argv)
 		       (unsigned long long)r.written, (unsigned long long)r.generated,
 		       (unsigned long long)r.recorded, (unsigned long long)r.discarded,
 		       (unsigned long long)r.overwritten, (unsigned long long)r.packets);
+	if (!quiet && p.kernel)
+		printf("kernel: %llu sched_switch, %llu syscall entries, %llu exits, %llu hard IRQs, "
+		       "%llu softirqs, %llu wakeups, %llu forks, %llu threads in the state dump "
+		       "(generated)\n", (unsigned long long)r.switches, (unsigned long long)r.syscalls,
+		       (unsigned long long)r.syscall_exits, (unsigned long long)r.irqs,
+		       (unsigned long long)r.softirqs, (unsigned long long)r.wakeups,
+		       (unsigned long long)r.forks, (unsigned long long)r.dumped);
 	return 0;
 usage_err:
 	usage(stderr);
