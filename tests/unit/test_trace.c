@@ -327,6 +327,127 @@ START_TEST(read_synth_traces)
 }
 END_TEST
 
+/*
+ * evsynth --kernel: decodes whole, in DIR/kernel/, and its kernel is
+ * consistent per CPU: each exit_syscall closes the entry of the thread
+ * running there, each switch's prev_tid is the previous switch's
+ * next_tid, prev_state takes the module's values; the counts by kind are
+ * the result's. With losses (variant 1): still decodes, counts written.
+ */
+START_TEST(synth_kernel_is_consistent)
+{
+	static int32_t open_nr[1 << 16];
+	const int lossy = _i == 1;
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	struct evt_trace t;
+	struct merged m;
+	int32_t cur[8];
+	uint64_t sw = 0, ent = 0, ex = 0, irq = 0, soft = 0, wake = 0, fork = 0, dump = 0;
+	char dir[64], sub[128];
+	struct stat st;
+	size_t i;
+
+	mktmp(dir, sizeof(dir));
+	evt_synth_defaults(&p);
+	p.kernel = 1;
+	p.cpus = lossy ? 4 : 3;
+	p.events = 60000;
+	p.seed = 42 + (uint64_t)_i;
+	p.fork_every = 300;
+	p.threads = 13;
+	if (lossy) {
+		static const uint8_t idle[4] = { 0, 0, 1, 0 };
+
+		p.idle = idle;
+		p.subbuf_size = 4096;
+		p.num_subbuf = 4;
+		p.stall_every = 5000;
+	}
+	synth(dir, &p, &r);
+	ck_assert_uint_eq(r.generated, p.events);
+	snprintf(sub, sizeof(sub), "%s/kernel/metadata", dir);
+	ck_assert_int_eq(stat(sub, &st), 0);
+	merge_dir(&t, dir, EVT_MERGE_TREE, NULL, &m);
+	ck_assert_msg(m.rc == 0, "%s", m.err);
+	ck_assert_uint_eq(m.n, r.written);
+	check_order(&t, &m);
+	if (lossy) {
+		ck_assert_uint_gt(r.discarded, 0);
+		goto out;
+	}
+	ck_assert_uint_eq(r.written, r.generated);
+	for (i = 0; i < 8; i++)
+		cur[i] = -1;
+	for (i = 0; i < sizeof(open_nr) / sizeof(open_nr[0]); i++)
+		open_nr[i] = -1;
+	for (i = 0; i < m.n; i++) {
+		const struct evt_event_desc *d = &t.md.cat->events[m.ev[i].desc];
+		unsigned int cpu = t.streams[m.ev[i].stream].cpu;
+		const uint8_t *pl = m.ev[i].payload;
+		int32_t a, b;
+		uint32_t state;
+
+		ck_assert_uint_lt(cpu, 8);
+		if (!strncmp(d->name, "sys_", 4)) {
+			ck_assert_msg(cur[cpu] > 0, "%s on CPU %u: no thread running", d->name, cpu);
+			ck_assert_int_eq(open_nr[cur[cpu]], -1);
+			open_nr[cur[cpu]] = (int32_t)(d->id - EVT_ID_SYS_BASE);
+			ent++;
+		} else if (!strcmp(d->name, "exit_syscall")) {
+			memcpy(&a, pl, 4);
+			ck_assert_msg(cur[cpu] > 0, "exit_syscall on CPU %u: no thread running", cpu);
+			ck_assert_msg(open_nr[cur[cpu]] == a, "event %zu: exit_syscall %d of tid %d "
+				      "after entry %d", i, a, cur[cpu], open_nr[cur[cpu]]);
+			open_nr[cur[cpu]] = -1;
+			ex++;
+		} else if (!strcmp(d->name, "sched_switch")) {
+			memcpy(&a, pl + 16, 4);
+			memcpy(&state, pl + 24, 4);
+			memcpy(&b, pl + 44, 4);
+			if (cur[cpu] >= 0)
+				ck_assert_msg(a == cur[cpu], "event %zu: CPU %u switches from %d, "
+					      "%d was running", i, cpu, a, cur[cpu]);
+			ck_assert_msg(state == 0 || state == 1 || state == 2 || state == 32 ||
+				      state == 128, "prev_state %u", state);
+			ck_assert_int_lt(b, 1 << 16);
+			cur[cpu] = b;
+			sw++;
+		} else if (!strcmp(d->name, "irq_handler_entry")) {
+			irq++;
+		} else if (!strcmp(d->name, "softirq_entry")) {
+			soft++;
+		} else if (!strcmp(d->name, "sched_wakeup") || !strcmp(d->name, "sched_wakeup_new")) {
+			memcpy(&a, pl + 24, 4);
+			ck_assert_int_eq(a, (int32_t)cpu);
+			wake++;
+		} else if (!strcmp(d->name, "sched_process_fork")) {
+			fork++;
+		} else if (!strcmp(d->name, "lttng_statedump_process_state")) {
+			dump++;
+		}
+	}
+	ck_assert_uint_eq(sw, r.switches);
+	ck_assert_uint_eq(ent, r.syscalls);
+	ck_assert_uint_eq(ex, r.syscall_exits);
+	ck_assert_uint_eq(irq, r.irqs);
+	ck_assert_uint_eq(soft, r.softirqs);
+	ck_assert_uint_eq(wake, r.wakeups);
+	ck_assert_uint_eq(fork, r.forks);
+	ck_assert_uint_eq(dump, r.dumped);
+	/* 13 user threads, a kworker per CPU, systemd and kthreadd. */
+	ck_assert_uint_eq(dump, 13 + 3 + 2);
+	ck_assert_uint_gt(sw, 1000);
+	ck_assert_uint_gt(ent, 10000);
+	ck_assert_uint_gt(irq, 100);
+	ck_assert_uint_gt(fork, 0);
+out:
+	evt_trace_close(&t);
+	free(m.ev);
+	rmtree(dir);
+}
+END_TEST
+
 /* Time slices on threads: the sequential merge's events, in the same order, ranges too. */
 START_TEST(parallel_equals_sequential)
 {
@@ -2525,6 +2646,7 @@ Suite *trace_suite(void)
 	TCase *te = tcase_create("evcat");
 
 	tcase_add_loop_test(tr, read_synth_traces, 0, 6);
+	tcase_add_loop_test(tr, synth_kernel_is_consistent, 0, 2);
 	tcase_add_test(tr, read_losses_and_missing_cpus);
 	tcase_add_test(tr, count_equals_references);
 	tcase_add_loop_test(tr, parallel_equals_sequential, 0, 4);

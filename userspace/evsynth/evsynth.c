@@ -15,8 +15,8 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 "usage: evsynth DIR [options]\n"
-"Write a synthetic evtrace trace (metadata + compact_N/normal_N files) into DIR,\n"
-"through the same ring core as the kernel module.\n"
+"Write a synthetic evtrace trace (metadata + compact_N/normal_N files) into DIR\n"
+"(DIR/kernel/ with --kernel), through the same ring core as the kernel module.\n"
 "  --cpus K            CPUs 0..K-1 (default 4)\n"
 "  --events N          events generated in total, spread over the active CPUs (100000)\n"
 "  --seed S            random seed (1)\n"
@@ -36,7 +36,20 @@ static void usage(FILE *f)
 "  --idle LIST         CPUs that record nothing (empty stream files), e.g. 2,5-6\n"
 "  --offline LIST      CPUs without stream files at all\n"
 "  --quiet             print nothing\n"
-"Prints a summary: events generated, recorded, discarded, overwritten, written.\n"
+"Kernel mode: a simulated machine's kernel events, into DIR/kernel/ (LTTng's\n"
+"layout, for the LTTng analyses): a state dump, then per CPU a scheduler over\n"
+"its threads with sched_switch, wakeups, syscalls (some failing, some blocking),\n"
+"hard IRQs, softirqs, idle, and now and then fork, exec, exit and free.\n"
+"--burst-* are not used there.\n"
+"  --kernel            kernel mode\n"
+"  --threads N         user threads at the start, in processes of 1-4 (6 per CPU)\n"
+"  --syscall-pct P     P%% of a running thread's steps are syscalls (60)\n"
+"  --irq-pct P         P%% of its steps (and of its syscalls) take a hard IRQ (5)\n"
+"  --block-pct P       P%% of the syscalls that can block do (30)\n"
+"  --error-pct P       P%% of the syscalls fail (10)\n"
+"  --fork-every N      a thread forks about once every N steps (5000; 0: never)\n"
+"Prints a summary: events generated, recorded, discarded, overwritten, written\n"
+"(and with --kernel, the events generated of each kind).\n"
 "Exit status: 0 ok, 1 error writing, 2 usage.\n");
 }
 
@@ -82,6 +95,8 @@ int main(int argc, char **argv)
 			p.overwrite = 1;
 		} else if (!strcmp(a, "--mix")) {
 			p.mix = 1;
+		} else if (!strcmp(a, "--kernel")) {
+			p.kernel = 1;
 		} else if (!strcmp(a, "--skew")) {
 			char *end;
 
@@ -112,7 +127,8 @@ int main(int argc, char **argv)
 			static const char *const nopts[] = {
 				"--cpus", "--events", "--seed", "--period", "--start", "--burst-every",
 				"--burst-len", "--burst-gap", "--stall-every", "--stall-len",
-				"--normal-pct", "--subbuf", "--num-subbuf",
+				"--normal-pct", "--subbuf", "--num-subbuf", "--threads", "--syscall-pct",
+				"--irq-pct", "--block-pct", "--error-pct", "--fork-every",
 			};
 			unsigned int k;
 
@@ -146,6 +162,22 @@ int main(int argc, char **argv)
 				break;
 			case 11: p.subbuf_size = (unsigned long)x; break;
 			case 12: p.num_subbuf = (unsigned long)x; break;
+			case 13:
+				if (x > 1000000) {
+					fprintf(stderr, "evsynth: --threads is at most 1000000\n");
+					return 2;
+				}
+				p.threads = (unsigned int)x;
+				break;
+			case 14: case 15: case 16: case 17:
+				if (x > 100) {
+					fprintf(stderr, "evsynth: %s is 0..100\n", a);
+					return 2;
+				}
+				*(k == 14 ? &p.syscall_pct : k == 15 ? &p.irq_pct :
+				  k == 16 ? &p.block_pct : &p.error_pct) = (unsigned int)x;
+				break;
+			case 18: p.fork_every = (unsigned int)(x > UINT32_MAX ? UINT32_MAX : x); break;
 			}
 		} else if (!dir) {
 			dir = a;
@@ -166,6 +198,14 @@ int main(int argc, char **argv)
 		idle[i] = evt_cpuset_has(idle_bm, i);
 		offline[i] = evt_cpuset_has(off_bm, i);
 	}
+	if (p.syscall_pct + p.irq_pct > 100) {
+		fprintf(stderr, "evsynth: --syscall-pct and --irq-pct add up to more than 100\n");
+		return 2;
+	}
+#ifdef EVT_VERSION
+	/* The module's version, as its traces say it. */
+	p.tracer_version = EVT_VERSION;
+#endif
 	p.idle = have_idle ? idle : NULL;
 	p.offline = have_off ? offline : NULL;
 	if (evt_synth_write(dir, &p, &r, err, sizeof(err))) {
@@ -178,6 +218,13 @@ int main(int argc, char **argv)
 		       (unsigned long long)r.written, (unsigned long long)r.generated,
 		       (unsigned long long)r.recorded, (unsigned long long)r.discarded,
 		       (unsigned long long)r.overwritten, (unsigned long long)r.packets);
+	if (!quiet && p.kernel)
+		printf("kernel: %llu sched_switch, %llu syscall entries, %llu exits, %llu hard IRQs, "
+		       "%llu softirqs, %llu wakeups, %llu forks, %llu threads in the state dump "
+		       "(generated)\n", (unsigned long long)r.switches, (unsigned long long)r.syscalls,
+		       (unsigned long long)r.syscall_exits, (unsigned long long)r.irqs,
+		       (unsigned long long)r.softirqs, (unsigned long long)r.wakeups,
+		       (unsigned long long)r.forks, (unsigned long long)r.dumped);
 	return 0;
 usage_err:
 	usage(stderr);

@@ -10,6 +10,19 @@
  * fills, and the core discards (discard mode) or overwrites (overwrite
  * mode) and accounts exactly as in the kernel. Idle CPUs have empty stream
  * files; offline CPUs have none.
+ *
+ * Kernel mode (kernel = 1): the events are those of a simulated machine
+ * instead, laid out as the module writes them, into DIR/kernel/ (LTTng's
+ * layout, which the LTTng analyses look for). Each CPU runs a scheduler
+ * over its own threads (processes of one to four threads, a kworker):
+ * a state dump first (on the first active CPU), then sched_switch with
+ * prev_state as the module normalises it, syscall entries (sys_<name>)
+ * and exit_syscall of the same thread on the same CPU (some failing, some
+ * blocking: switched out between entry and exit), hard IRQs and softirqs
+ * that wake blocked threads (sched_waking, sched_wakeup), idle (tid 0)
+ * between bursts, and now and then fork, exec, exit and free. Threads stay
+ * on their CPU, so every CPU's stream is consistent by itself. Bursts are
+ * not used there; stalls lose events as in the other modes.
  */
 #ifndef EVT_SYNTH_H
 #define EVT_SYNTH_H
@@ -40,6 +53,15 @@ struct evt_synth_params {
 	uint64_t clock_offset_ns;
 	const uint8_t *idle;		/* per CPU: 1 = records nothing (empty files) */
 	const uint8_t *offline;		/* per CPU: 1 = no files at all */
+	/* Kernel mode (see above); its knobs are ignored otherwise. */
+	int kernel;
+	unsigned int threads;		/* user threads at the start (0: 6 per active CPU) */
+	unsigned int syscall_pct;	/* a running thread's steps that are syscalls (60) */
+	unsigned int irq_pct;		/* steps (and syscalls) that take a hard IRQ (5) */
+	unsigned int block_pct;		/* blocking-capable syscalls that block (30) */
+	unsigned int error_pct;		/* syscalls that return an error (10) */
+	unsigned int fork_every;	/* 0: no fork; else one per about this many steps of a thread (5000) */
+	const char *tracer_version;	/* the metadata's, kernel mode (NULL: "0.0.0") */
 };
 
 struct evt_synth_result {
@@ -51,6 +73,15 @@ struct evt_synth_result {
 	uint64_t packets;
 	uint64_t skipped;
 	uint64_t first_ts, last_ts;
+	/* Kernel mode: events generated of each kind (before losses). */
+	uint64_t switches;		/* sched_switch */
+	uint64_t syscalls;		/* sys_<name> entries */
+	uint64_t syscall_exits;		/* exit_syscall */
+	uint64_t irqs;			/* irq_handler_entry */
+	uint64_t softirqs;		/* softirq_entry */
+	uint64_t wakeups;		/* sched_wakeup and sched_wakeup_new */
+	uint64_t forks;			/* sched_process_fork */
+	uint64_t dumped;		/* lttng_statedump_process_state */
 };
 
 void evt_synth_defaults(struct evt_synth_params *p);
