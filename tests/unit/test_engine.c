@@ -18,6 +18,7 @@
 #include "unit.h"
 #include "evt_engine.h"
 #include "evt_comp_index.h"
+#include "evt_comps.h"
 #include "evt_merged.h"
 #include "evt_synth.h"
 
@@ -887,6 +888,150 @@ START_TEST(index_computation)
 }
 END_TEST
 
+/* A synthesized machine's kernel events (evsynth --kernel), with losses when @stall. */
+static void make_kernel_trace(uint64_t events, unsigned int stall)
+{
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char err[512];
+
+	snprintf(tdir, sizeof(tdir), "/tmp/evt-engine-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(tdir));
+	snprintf(trace, sizeof(trace), "%s/t", tdir);
+	evt_synth_defaults(&p);
+	p.kernel = 1;
+	p.cpus = 3;
+	p.events = events;
+	p.subbuf_size = 4096;
+	p.stall_every = stall;
+	if (evt_synth_write(trace, &p, &r, err, sizeof(err)))
+		ck_abort_msg("synth: %s", err);
+	ck_assert_uint_gt(r.switches, 100);
+}
+
+/* evstat (the programs, built) against tests/tools/evstat-check.py's own computation from evcat's JSON. */
+START_TEST(evstat_matches_independent)
+{
+	char cmd[512];
+
+	make_kernel_trace(60000, 0);
+	snprintf(cmd, sizeof(cmd), "python3 tests/tools/evstat-check.py build/bin/evcat build/bin/evstat '%s' "
+		 "> '%s/check.log' 2>&1", trace, tdir);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "cat '%s/check.log'", tdir);
+		ck_assert_int_eq(system(cmd), 0);
+		ck_abort_msg("evstat-check.py failed on %s", trace);
+	}
+	rm_trace();
+}
+END_TEST
+
+static int count_events(void *data, void *call)
+{
+	(void)call;
+	(*(uint64_t *)data)++;
+	return 0;
+}
+
+struct tid_win {
+	int32_t tid;
+	uint64_t n, wrong;
+	int32_t running[8];
+	const struct evt_event_desc *sw;
+	int next_off;
+	enum evt_field_type next_type;
+};
+
+/* The reference: every event of the trace while @tid runs on its CPU (known from each CPU's switches). */
+static int tid_ref_event(void *data, void *call)
+{
+	struct tid_win *w = data;
+	const struct evt_engine_event *ev = call;
+
+	if (ev->desc == w->sw) {
+		int32_t next = (int32_t)evt_event_int(ev, w->next_off, w->next_type);
+
+		w->n += w->running[ev->cpu] == w->tid || next == w->tid;
+		w->running[ev->cpu] = next;
+	} else {
+		w->n += w->running[ev->cpu] == w->tid;
+	}
+	return 0;
+}
+
+START_TEST(adhoc_thread_filter)
+{
+	struct evt_engine *e;
+	struct evt_etrace *t;
+	struct evt_traceset *ts;
+	struct evt_request r, all;
+	struct tid_win ref = { .tid = -1 }, got = { 0 };
+	const struct evt_state *st;
+	const struct evt_state_thread *top[1];
+	struct evt_trace *tr;
+	uint64_t off, lo;
+	char err[512];
+
+	make_kernel_trace(60000, 0);
+	e = evt_engine_new(&(struct evt_engine_opts){ .no_saved_results = 1 });
+	ck_assert_int_eq(evt_engine_register_builtin(e), 0);
+	t = evt_trace_get(e, trace, err, sizeof(err));
+	ts = evt_traceset_new(e);
+	ck_assert_int_eq(evt_traceset_add(ts, t), 0);
+	tr = evt_etrace_reader(t);
+	ck_assert_ptr_nonnull(tr);
+	off = evt_etrace_offset_ns(t);
+	/* The busiest thread, from a state pass; a window from a third of the trace on. */
+	ck_assert_int_eq(evt_want(t, "state", NULL, NULL, NULL), 0);
+	evt_engine_run(e);
+	st = evt_comp_result(t, "state");
+	ck_assert_uint_eq(evt_state_top_threads(st, top, 1), 1);
+	{
+		uint64_t first, last;
+
+		evt_state_span(st, &first, &last);
+		lo = first + (last - first) / 3;
+	}
+	ref.tid = top[0]->tid;
+	ref.sw = evt_catalogue_find(tr->md.cat, "sched_switch");
+	ref.next_off = evt_field_offset(ref.sw, "next_tid", &ref.next_type);
+	for (unsigned int i = 0; i < 8; i++)
+		ref.running[i] = -3;
+	/* The reference reads from the start (it knows every CPU's thread), counting from lo on. */
+	{
+		evt_request_init(&all, NULL);
+		all.to_rt = lo + off - 1;
+		ck_assert_int_eq(evt_hooks_add(&all.ctx.event, tid_ref_event, &ref), 0);
+		ck_assert_int_eq(evt_request_submit(ts, &all), 0);
+		evt_engine_run(e);
+		ref.n = 0;
+		evt_request_release(&all);
+		evt_request_init(&all, NULL);
+		all.from_rt = lo + off;
+		ck_assert_int_eq(evt_hooks_add(&all.ctx.event, tid_ref_event, &ref), 0);
+		ck_assert_int_eq(evt_request_submit(ts, &all), 0);
+		evt_engine_run(e);
+	}
+	/* The filtered request starts at lo, seeded by the ready state. */
+	evt_request_init(&r, NULL);
+	r.from_rt = lo + off;
+	r.tid = ref.tid;
+	got.tid = ref.tid;
+	ck_assert_int_eq(evt_hooks_add(&r.ctx.event, count_events, &got.n), 0);
+	ck_assert_int_eq(evt_request_submit(ts, &r), 0);
+	evt_engine_run(e);
+	ck_assert_int_eq(r.incomplete, 0);
+	ck_assert_uint_gt(r.delivered, 100);
+	ck_assert_uint_eq(r.delivered, ref.n);
+	evt_request_release(&r);
+	evt_request_release(&all);
+	evt_traceset_free(ts);
+	evt_trace_put(t);
+	evt_engine_free(e);
+	rm_trace();
+}
+END_TEST
+
 Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -904,6 +1049,8 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, saved_results);
 	tcase_add_test(tc, adhoc_filters);
 	tcase_add_test(tc, index_computation);
+	tcase_add_test(tc, evstat_matches_independent);
+	tcase_add_test(tc, adhoc_thread_filter);
 	suite_add_tcase(s, tc);
 	return s;
 }

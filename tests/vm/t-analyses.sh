@@ -13,4 +13,5 @@ vm "$here/guest-analyses.sh"
 "$evtest" check "$out/trace"
 # (EVTRACE_KEEP_TRACE=DIR keeps a copy of the trace, to look at.)
 [ -z "${EVTRACE_KEEP_TRACE:-}" ] || cp -a "$out/trace" "$EVTRACE_KEEP_TRACE"
-python3 "$here/analyses-check.py" "$top/build/bin/evcat" "$out/trace" "$out" "$top/build/bin/evstat"
+python3 "$here/analyses-check.py" "$top/build/bin/evcat" "$out/trace" "$out"
+python3 "$top/tests/tools/evstat-check.py" "$top/build/bin/evcat" "$top/build/bin/evstat" "$out/trace" --lttng
