@@ -291,14 +291,12 @@ static int start_running(struct evt_state *st, struct state_cpu *c, unsigned int
 
 	if (!t)
 		return -1;
-	if (tid && t->cpu >= 0 && (unsigned int)t->cpu != cpu && (unsigned int)t->cpu < st->nr_cpus) {
-		/* Still running elsewhere for us: that CPU's switch away was lost. */
-		struct state_cpu *o = &st->cpus[t->cpu];
-
-		cpu_stop(st, o, (unsigned int)t->cpu, ts);
-		if (cpu_append(o, ts, -1))
-			return -1;
-	}
+	/*
+	 * Still running elsewhere for us: a migration whose switch-in is
+	 * stamped before the old CPU's switch-out (each CPU has its own
+	 * clock). Each CPU keeps its own account, as lttng-cputop does: the
+	 * old CPU's switch-out ends its interval there.
+	 */
 	t->cpu = tid ? (int32_t)cpu : -1;
 	set_state(t, ts, running_state(t, c));
 	return cpu_append(c, ts, tid);
@@ -325,6 +323,16 @@ static void on_switch(struct evt_state *st, struct state_cpu *c, const struct ev
 	/* Another thread than prev was running for us: its end was lost. */
 	if (c->cur > 0 && c->cur != prev && (t = cur_thread(st, c)) && t->cpu == (int32_t)ev->cpu)
 		set_state(t, ev->ts, EVT_TSTATE_UNKNOWN);
+	/*
+	 * The CPU's first switch: prev has run there since the first event
+	 * (as lttng-cputop counts a thread running when its period starts).
+	 */
+	if (c->cur < 0 && !c->n && prev > 0) {
+		struct evt_state_thread *p = get_thread(st, prev, prev_comm);
+
+		if (p && !cpu_append(c, st->first_ts, prev) && p->cpu < 0)
+			p->cpu = (int32_t)ev->cpu;
+	}
 	cpu_stop(st, c, ev->cpu, ev->ts);
 	t = get_thread(st, prev, prev_comm);
 	if (!t)
