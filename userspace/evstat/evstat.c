@@ -10,7 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evt_comps.h"
-#include "evt_comp_index.h"
 #include "evt_engine.h"
 #include "evt_format.h"
 #include "evt_timearg.h"
@@ -545,20 +544,16 @@ int main(int argc, char **argv)
 	rep.from = 0;
 	rep.to = UINT64_MAX;
 	if (o.from || o.to) {
-		struct evt_trace *tr = evt_etrace_reader(t);
-		uint64_t first = UINT64_MAX;
+		uint64_t first, last;
 		int r;
 
-		if (!tr) {
+		/* The first event's time (relative times count from it), from the packet index. */
+		if (evt_etrace_span(t, &first, &last)) {
 			fprintf(stderr, "evstat: %s\n", evt_etrace_error(t));
 			ret = EXIT_TRACE;
 			goto out;
 		}
-		for (unsigned int i = 0; i < tr->nr_streams; i++)
-			if (tr->streams[i].npk && tr->streams[i].pk[0].begin < first)
-				first = tr->streams[i].pk[0].begin;
-		if (first == UINT64_MAX)
-			first = 0;
+		first -= rep.offset_ns;	/* back to the clock */
 		for (int k = 0; k < 2; k++) {
 			const char *arg = k ? o.to : o.from;
 

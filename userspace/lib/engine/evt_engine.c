@@ -705,22 +705,17 @@ void evt_bg_remove_owner(struct evt_etrace *t, void *owner)
 	struct bg_notify **np, *n;
 	int l;
 
-	for (l = 0; l < 2; l++) {
-		/* A request of the pass in progress stays (its hooks are the pass's); it only forgets its caller. */
-		if (l == 0) {
-			for (r = t->list_in; r; r = r->next)
-				if (r->owner == owner)
-					r->after = NULL;
-			continue;
-		}
-		rp = &t->list_out;
-		while ((r = *rp)) {
-			if (r->owner == owner) {
-				*rp = r->next;
-				free(r);
-			} else {
-				rp = &r->next;
-			}
+	/* A request of the pass in progress stays (its hooks are the pass's); it only forgets its caller. */
+	for (r = t->list_in; r; r = r->next)
+		if (r->owner == owner)
+			r->after = NULL;
+	rp = &t->list_out;
+	while ((r = *rp)) {
+		if (r->owner == owner) {
+			*rp = r->next;
+			free(r);
+		} else {
+			rp = &r->next;
 		}
 	}
 	for (l = 0; l < 2; l++) {

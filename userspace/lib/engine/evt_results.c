@@ -144,6 +144,11 @@ int evt_results_key(struct evt_etrace *t, char *err, size_t errlen)
 	t->offset_ns = evt_metadata_offset_ns(&md);
 	evt_metadata_free(&md);
 	t->growing = evt_trace_writer(dir) != 0;
+	/* The files' key is only for saved results: without them (evcat), no walk. */
+	if (t->eng->o.no_saved_results) {
+		ret = 0;
+		goto out;
+	}
 
 	walk(&kw, t->path, "", 0);
 	if (kw.oom) {
