@@ -12,6 +12,7 @@
 #include "evt_comps.h"
 #include "evt_engine.h"
 #include "evt_format.h"
+#include "evt_report.h"
 #include "evt_timearg.h"
 
 #define EXIT_TRACE 1
@@ -112,18 +113,6 @@ struct report {
 	uint64_t from, to;		/* clock: the window, or 0 .. UINT64_MAX */
 	int window;
 };
-
-static const char *const softirq_names[] = {
-	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",
-};
-
-static const char *softirq_name(unsigned int vec, char *buf, size_t len)
-{
-	if (vec < sizeof(softirq_names) / sizeof(softirq_names[0]))
-		return softirq_names[vec];
-	snprintf(buf, len, "vec%u", vec);
-	return buf;
-}
 
 static double avg_us(const struct evt_lat *l)
 {
@@ -258,7 +247,7 @@ static int print_text(const struct report *r)
 		const struct evt_stats_softirq *q = &s->softirq[i];
 
 		if (q->count || q->raises)
-			printf("  %-10s %10llu %10llu %12.3f %12.3f %12.3f\n", softirq_name(i, name, sizeof(name)),
+			printf("  %-10s %10llu %10llu %12.3f %12.3f %12.3f\n", evt_softirq_name(i, name, sizeof(name)),
 			       (unsigned long long)q->count, (unsigned long long)q->raises,
 			       q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur), us(q->dur.max_ns));
 	}
@@ -296,135 +285,14 @@ oom:
 	return -1;
 }
 
-static void json_str(const char *s)
-{
-	char buf[6 * 256 + 3];
-
-	if (strlen(s) > 255) {
-		char cut[256];
-
-		memcpy(cut, s, 255);
-		cut[255] = 0;
-		evt_fmt_json_string(buf, cut);
-	} else {
-		evt_fmt_json_string(buf, s);
-	}
-	fputs(buf, stdout);
-}
-
-static void json_lat(const char *key, const struct evt_lat *l)
-{
-	printf("\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu}", key,
-	       (unsigned long long)l->count, (unsigned long long)l->total_ns,
-	       (unsigned long long)(l->count ? l->min_ns : 0), (unsigned long long)l->max_ns);
-}
-
-static void json_hist(const uint64_t *h)
-{
-	int last = 63;
-
-	while (last >= 0 && !h[last])
-		last--;
-	printf("\"hist_log2_ns\":[");
-	for (int b = 0; b <= last; b++)
-		printf("%s%llu", b ? "," : "", (unsigned long long)h[b]);
-	printf("]");
-}
-
 static int print_json(const struct report *r)
 {
-	const struct evt_stats *s = r->st;
-	size_t nthreads = evt_state_nr_threads(r->state), i;
-	uint32_t k;
-	char name[16];
+	struct evt_report j = {
+		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state,
+		.offset_ns = r->offset_ns, .window = r->window,
+	};
 
-	printf("{\"trace\":");
-	json_str(evt_etrace_path(r->t));
-	printf(",\"window\":%s,\"offset_ns\":%llu,\"events\":%llu,\"first_ts\":%llu,\"last_ts\":%llu",
-	       r->window ? "true" : "false", (unsigned long long)r->offset_ns, (unsigned long long)s->events,
-	       (unsigned long long)s->first_ts, (unsigned long long)s->last_ts);
-	printf(",\"cpus\":[");
-	for (k = 0; k < s->nr_cpus; k++)
-		printf("%s{\"cpu\":%u,\"events\":%llu}", k ? "," : "", k, (unsigned long long)s->cpus[k].events);
-	printf("],\"events_by_name\":{");
-	for (k = 0; k < s->nr_ev; k++) {
-		printf("%s", k ? "," : "");
-		json_str(s->ev[k].name);
-		printf(":%llu", (unsigned long long)s->ev[k].count);
-	}
-	printf("},\"threads\":[");
-	for (i = 0; i < nthreads; i++) {
-		const struct evt_state_thread *t = evt_state_thread_nth(r->state, i);
-		const struct evt_stats_thread *th = evt_stats_thread(s, t->tid);
-
-		printf("%s{\"tid\":%d,\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "", t->tid, t->pid, t->ppid);
-		json_str(t->comm);
-		printf(",\"cpu_ns\":%llu,\"events\":%llu}", (unsigned long long)t->cpu_ns,
-		       (unsigned long long)(th ? th->events : 0));
-	}
-	printf("],\"syscalls\":[");
-	for (k = 0; k < s->nr_sys; k++) {
-		const struct evt_stats_syscall *y = &s->sys[k];
-
-		printf("%s{\"name\":", k ? "," : "");
-		json_str(y->name);
-		printf(",\"count\":%llu,\"errors\":%llu,", (unsigned long long)y->count, (unsigned long long)y->errors);
-		json_lat("latency", &y->lat);
-		printf(",");
-		json_hist(y->hist);
-		printf("}");
-	}
-	printf("],\"syscall_exits_unmatched\":%llu,\"irqs\":[", (unsigned long long)s->sys_unmatched);
-	for (k = 0; k < s->nr_irqs; k++) {
-		const struct evt_stats_irq *q = &s->irqs[k];
-
-		printf("%s{\"irq\":%d,\"name\":", k ? "," : "", q->irq);
-		json_str(q->name);
-		printf(",\"count\":%llu,", (unsigned long long)q->count);
-		json_lat("duration", &q->dur);
-		printf("}");
-	}
-	printf("],\"softirqs\":[");
-	for (k = 0, i = 0; k < EVT_STATS_SOFTIRQS; k++) {
-		const struct evt_stats_softirq *q = &s->softirq[k];
-
-		if (!q->count && !q->raises)
-			continue;
-		printf("%s{\"vec\":%u,\"name\":\"%s\",\"count\":%llu,\"raises\":%llu,", i++ ? "," : "", k,
-		       softirq_name(k, name, sizeof(name)), (unsigned long long)q->count,
-		       (unsigned long long)q->raises);
-		json_lat("duration", &q->dur);
-		printf("}");
-	}
-	printf("],");
-	json_lat("sched_latency", &s->sched_lat);
-	printf(",\"sched_latency_hist_log2_ns\":[");
-	{
-		int last = 63;
-
-		while (last >= 0 && !s->sched_hist[last])
-			last--;
-		for (int b = 0; b <= last; b++)
-			printf("%s%llu", b ? "," : "", (unsigned long long)s->sched_hist[b]);
-	}
-	printf("],\"streams\":[");
-	for (k = 0; k < s->nr_streams; k++) {
-		const struct evt_stats_stream *q = &s->streams[k];
-
-		printf("%s{\"id\":%u,\"cpu\":%u,\"channel\":\"%s\",\"discarded\":%llu,\"lost_packets\":%llu}",
-		       k ? "," : "", q->id, q->cpu, evt_channel_name(q->channel), (unsigned long long)q->discarded,
-		       (unsigned long long)q->lost_packets);
-	}
-	printf("],\"losses\":[");
-	for (k = 0; k < s->nr_losses; k++) {
-		const struct evt_stats_loss *l = &s->losses[k];
-
-		printf("%s{\"ts\":%llu,\"stream\":%u,\"discarded\":%llu,\"lost_packets\":%llu}", k ? "," : "",
-		       (unsigned long long)l->ts, l->stream, (unsigned long long)l->discarded,
-		       (unsigned long long)l->lost_packets);
-	}
-	printf("]}\n");
-	return 0;
+	return evt_report_json(stdout, &j);
 }
 
 /* ---- Getting the results ---- */
@@ -435,82 +303,6 @@ static void say(void *data, const char *msg)
 	fprintf(stderr, "evstat: %s\n", msg);
 }
 
-/* A window: both computations' hooks on an ad hoc request, fresh results. */
-struct window {
-	struct evt_stats *st;
-	struct evt_state *state;
-};
-
-static int window_run(struct evt_engine *e, struct evt_etrace *t, uint64_t from, uint64_t to,
-		      struct window *w, char *err, size_t errlen)
-{
-	struct evt_trace *tr = evt_etrace_reader(t);
-	const struct evt_state *ready = evt_comp_result(t, "state");
-	struct evt_traceset *ts = evt_traceset_new(e);
-	uint64_t off = evt_etrace_offset_ns(t);
-	struct evt_request r;
-	unsigned int cpu, nr_cpus = 0;
-	int ret = -1;
-
-	evt_request_init(&r, w);
-	w->st = evt_stats_new();
-	w->state = evt_state_new();
-	if (!tr || !ts || !w->st || !w->state) {
-		snprintf(err, errlen, "%s", tr ? "out of memory" : evt_etrace_error(t));
-		goto out;
-	}
-	/* A ready state result says who runs where at the window's start. */
-	for (unsigned int i = 0; i < tr->nr_streams; i++)
-		if (tr->streams[i].cpu + 1 > nr_cpus)
-			nr_cpus = tr->streams[i].cpu + 1;
-	for (cpu = 0; ready && cpu < nr_cpus; cpu++) {
-		int32_t tid = evt_state_cpu_tid_at(ready, cpu, from);
-
-		if (tid >= 0 && (evt_state_seed_cpu(w->state, cpu, tid) || evt_stats_seed_cpu(w->st, cpu, tid)))
-			goto oom;
-	}
-	r.from_rt = from > UINT64_MAX - off ? UINT64_MAX : from + off;
-	r.to_rt = to >= EVT_TIME_END - off ? EVT_TIME_END : to + off;
-	if (evt_traceset_add(ts, t) || evt_hooks_add(&r.ctx.event, evt_stats_event_hook, w->st) ||
-	    evt_hooks_add(&r.ctx.event, evt_state_event_hook, w->state) || evt_request_submit(ts, &r))
-		goto oom;
-	evt_engine_run(e);
-	evt_state_close(w->state);
-	if (evt_stats_read_losses(w->st, tr))
-		goto oom;
-	ret = r.error ? 1 : 0;
-	if (r.error)
-		snprintf(err, errlen, "%s", r.errmsg);
-	goto out;
-oom:
-	snprintf(err, errlen, "out of memory");
-out:
-	evt_request_release(&r);
-	evt_traceset_free(ts);
-	return ret;
-}
-
-/* Losses of the whole trace, kept to those of the window. */
-static void window_losses(struct evt_stats *s, uint64_t from, uint64_t to)
-{
-	uint32_t i, n = 0;
-
-	for (i = 0; i < s->nr_streams; i++)
-		s->streams[i].discarded = s->streams[i].lost_packets = 0;
-	for (i = 0; i < s->nr_losses; i++) {
-		struct evt_stats_loss *l = &s->losses[i];
-
-		if (l->ts < from || l->ts > to)
-			continue;
-		if (l->stream < s->nr_streams) {
-			s->streams[l->stream].discarded += l->discarded;
-			s->streams[l->stream].lost_packets += l->lost_packets;
-		}
-		s->losses[n++] = *l;
-	}
-	s->nr_losses = n;
-}
-
 int main(int argc, char **argv)
 {
 	struct opts o = { 0 };
@@ -518,7 +310,7 @@ int main(int argc, char **argv)
 	struct evt_engine *e;
 	struct evt_etrace *t;
 	struct report rep = { .o = &o };
-	struct window w = { 0 };
+	struct evt_report_window w = { 0 };
 	char err[EVT_ENGINE_ERRLEN];
 	int ret = 0, bad = 0;
 
@@ -573,7 +365,14 @@ int main(int argc, char **argv)
 			goto out;
 		}
 		rep.window = 1;
-		r = window_run(e, t, rep.from, rep.to, &w, err, sizeof(err));
+		/* The ad hoc path: this process steps the engine until the request is done. */
+		if (evt_report_window_start(&w, e, t, rep.from, rep.to, err, sizeof(err))) {
+			fprintf(stderr, "evstat: %s\n", err);
+			ret = EXIT_TRACE;
+			goto out;
+		}
+		evt_engine_run(e);
+		r = evt_report_window_finish(&w, t, err, sizeof(err));
 		if (r < 0) {
 			fprintf(stderr, "evstat: %s\n", err);
 			ret = EXIT_TRACE;
@@ -581,7 +380,6 @@ int main(int argc, char **argv)
 		}
 		if (r > 0)
 			bad = 1;
-		window_losses(w.st, rep.from, rep.to);
 		rep.st = w.st;
 		rep.state = w.state;
 	} else {
@@ -613,10 +411,7 @@ int main(int argc, char **argv)
 		ret = EXIT_TRACE;
 	}
 out:
-	if (w.st)
-		evt_stats_free(w.st);
-	if (w.state)
-		evt_state_free(w.state);
+	evt_report_window_free(&w);
 	evt_trace_put(t);
 	evt_engine_free(e);
 	return ret;

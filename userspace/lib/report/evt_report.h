@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Statistics reports shared by evstat and evview: the JSON of `evstat
+ * --json` (one writer, so the two cannot drift apart), and a window's
+ * statistics through an ad hoc request (started, serviced by whoever
+ * steps the engine, then finished).
+ */
+#ifndef EVT_REPORT_H
+#define EVT_REPORT_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "evt_comps.h"
+#include "evt_engine.h"
+
+struct evt_report {
+	const char *path;		/* the trace's */
+	const struct evt_stats *st;
+	const struct evt_state *state;
+	uint64_t offset_ns;		/* realtime = clock + this */
+	int window;			/* the numbers are a window's */
+};
+
+/* "HI", "TIMER", ... or "vecN" in @buf. */
+const char *evt_softirq_name(unsigned int vec, char *buf, size_t len);
+
+/* The report as one JSON object and a newline: 0, or -1 (ferror(@f) then). */
+int evt_report_json(FILE *f, const struct evt_report *r);
+
+/*
+ * A window's statistics: fresh stats and state results filled by the
+ * hooks of an ad hoc request over [from, to] (clock values), each CPU's
+ * thread at @from seeded from the trace's ready state result when there
+ * is one.
+ */
+struct evt_report_window {
+	struct evt_stats *st;
+	struct evt_state *state;
+	struct evt_traceset *ts;
+	struct evt_request req;
+	uint64_t from, to;
+	int submitted;
+};
+
+/* Set up and submit: 0, or -1 with @err (out of memory, the trace unreadable). */
+int evt_report_window_start(struct evt_report_window *w, struct evt_engine *e, struct evt_etrace *t,
+			    uint64_t from, uint64_t to, char *err, size_t errlen);
+/*
+ * Once the request is done (the engine stepped until then): close the
+ * intervals, keep the losses of the window. 0, 1 when a decoding error
+ * ended the reading (@err: the numbers are those of the events before
+ * it), -1 out of memory.
+ */
+int evt_report_window_finish(struct evt_report_window *w, struct evt_etrace *t, char *err, size_t errlen);
+/* The request withdrawn if pending, the results freed. */
+void evt_report_window_free(struct evt_report_window *w);
+
+#endif /* EVT_REPORT_H */
