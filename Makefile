@@ -26,6 +26,12 @@ NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # The analysis engine's saved results carry a CRC-32 (zlib).
 Z_LIBS := -lz
+# evview alone: its HTTP server and JSON (LIBS_<program>, CFLAGS_<program>:
+# what one program adds to the common rule).
+EVVIEW_LIBS := $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null)
+EVVIEW_CFLAGS := $(shell pkg-config --cflags libmicrohttpd jansson 2>/dev/null) -DEVT_VIEWDIR='"$(VIEWDIR)"'
+LIBS_evview = $(EVVIEW_LIBS)
+CFLAGS_evview = $(EVVIEW_CFLAGS)
 
 # The portable ring-buffer core: compiled into the module, the unit tests and
 # the native benchmark.
@@ -89,7 +95,7 @@ $(BUILD)/libevtrace-san.a: $(SAN_OBJ)
 $(BUILD)/bin/%: $$(wildcard userspace/%/*.c) $(BUILD)/libevtrace.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_$*) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) $(LIBS_$*) $(Z_LIBS) -lpthread
 
 $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)

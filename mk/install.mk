@@ -10,6 +10,7 @@
 #                           for dkms add/build/install (DESTDIR honoured)
 #   make dkms-uninstall     dkms remove evtrace/VERSION --all, then the sources
 # Knobs: PREFIX (/usr/local), DESTDIR, BINDIR, SBINDIR, MANDIR, DOCDIR, UNITDIR, HOOKDIR,
+# DATADIR (PREFIX/share; evview's page in DATADIR/evtrace/view, compiled into evview),
 # SYSCONFDIR (/etc), DKMS_SRCDIR (/usr/src/evtrace-VERSION).
 
 PREFIX ?= /usr/local
@@ -22,6 +23,8 @@ DOCDIR ?= $(PREFIX)/share/doc/evtrace
 UNITDIR ?= $(PREFIX)/lib/systemd/system
 # evdrain --on-chunk examples (shipping, logging).
 HOOKDIR ?= $(PREFIX)/lib/evtrace/hooks
+DATADIR ?= $(PREFIX)/share
+VIEWDIR ?= $(DATADIR)/evtrace/view
 SYSCONFDIR ?= /etc
 DKMS_SRCDIR ?= /usr/src/evtrace-$(VERSION)
 
@@ -35,10 +38,15 @@ INSTALL_ITEMS := \
 	$(BUILD)/bin/evctl $(SBINDIR)/evctl 0755 \
 	$(BUILD)/bin/evcat $(BINDIR)/evcat 0755 \
 	$(BUILD)/bin/evstat $(BINDIR)/evstat 0755 \
+	$(BUILD)/bin/evview $(BINDIR)/evview 0755 \
+	userspace/evview/www/index.html $(VIEWDIR)/index.html 0644 \
+	userspace/evview/www/view.js $(VIEWDIR)/view.js 0644 \
+	userspace/evview/www/view.css $(VIEWDIR)/view.css 0644 \
 	userspace/man/evdrain.8 $(MANDIR)/man8/evdrain.8 0644 \
 	userspace/man/evctl.8 $(MANDIR)/man8/evctl.8 0644 \
 	userspace/man/evcat.1 $(MANDIR)/man1/evcat.1 0644 \
 	userspace/man/evstat.1 $(MANDIR)/man1/evstat.1 0644 \
+	userspace/man/evview.1 $(MANDIR)/man1/evview.1 0644 \
 	userspace/man/evtrace.4 $(MANDIR)/man4/evtrace.4 0644 \
 	userspace/dist/evdrain.service.in $(UNITDIR)/evdrain.service 0644 \
 	userspace/dist/evtrace.modprobe.conf $(DOCDIR)/examples/evtrace.modprobe.conf 0644 \
@@ -53,11 +61,12 @@ DKMS_FILES := dkms.conf Kbuild VERSION kmod/gen-syscalls $(wildcard kmod/*.[ch] 
 
 .PHONY: install uninstall install-list dkms-install dkms-uninstall
 
-# @VERSION@, @SBINDIR@, @UNITDIR@, @DOCDIR@, @HOOKDIR@ in man pages, the unit and the defaults.
+# @VERSION@, @SBINDIR@, @UNITDIR@, @DOCDIR@, @HOOKDIR@ in man pages, the unit and the defaults
+# (evview's page has none: it goes through unchanged).
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
 	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@HOOKDIR@|$(HOOKDIR)|g'
 
-install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat $(BUILD)/bin/evstat
+install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat $(BUILD)/bin/evstat $(BUILD)/bin/evview
 	@set -e; set -- $(INSTALL_ITEMS); \
 	while [ $$# -gt 0 ]; do \
 		src=$$1 dst=$(D)$$2 mode=$$3; shift 3; \
@@ -88,7 +97,8 @@ uninstall:
 		if $(SUBST) $(DEFAULTS_SRC) | cmp -s "$$dst" -; then rm -f "$$dst"; echo "  RM      $$dst"; \
 		else echo "  KEEP    $$dst (edited)"; fi; \
 	fi; \
-	rmdir "$(D)$(DOCDIR)/examples" "$(D)$(DOCDIR)" "$(D)$(HOOKDIR)" "$$(dirname "$(D)$(HOOKDIR)")" 2>/dev/null || true; \
+	rmdir "$(D)$(DOCDIR)/examples" "$(D)$(DOCDIR)" "$(D)$(HOOKDIR)" "$$(dirname "$(D)$(HOOKDIR)")" \
+		"$(D)$(VIEWDIR)" "$$(dirname "$(D)$(VIEWDIR)")" 2>/dev/null || true; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
 
 install-list:

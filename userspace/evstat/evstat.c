@@ -366,8 +366,10 @@ int main(int argc, char **argv)
 		}
 		rep.window = 1;
 		/* The ad hoc path: this process steps the engine until the request is done. */
-		if (evt_report_window_start(&w, e, t, rep.from, rep.to, err, sizeof(err))) {
-			fprintf(stderr, "evstat: %s\n", err);
+		snprintf(err, sizeof(err), "out of memory");
+		if (evt_report_window_init(&w, e, t, rep.from, rep.to, err, sizeof(err)) ||
+		    evt_request_submit(w.ts, &w.req)) {
+			fprintf(stderr, "evstat: %s\n", w.req.errmsg[0] ? w.req.errmsg : err);
 			ret = EXIT_TRACE;
 			goto out;
 		}

@@ -152,7 +152,7 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 
 /* ---- A window's statistics ---- */
 
-int evt_report_window_start(struct evt_report_window *w, struct evt_engine *e, struct evt_etrace *t,
+int evt_report_window_init(struct evt_report_window *w, struct evt_engine *e, struct evt_etrace *t,
 			    uint64_t from, uint64_t to, char *err, size_t errlen)
 {
 	struct evt_trace *tr = evt_etrace_reader(t);
@@ -188,11 +188,6 @@ int evt_report_window_start(struct evt_report_window *w, struct evt_engine *e, s
 	if (evt_traceset_add(w->ts, t) || evt_hooks_add(&w->req.ctx.event, evt_stats_event_hook, w->st) ||
 	    evt_hooks_add(&w->req.ctx.event, evt_state_event_hook, w->state))
 		goto oom;
-	if (evt_request_submit(w->ts, &w->req)) {
-		snprintf(err, errlen, "%s", w->req.errmsg[0] ? w->req.errmsg : "out of memory");
-		return -1;
-	}
-	w->submitted = 1;
 	return 0;
 oom:
 	snprintf(err, errlen, "out of memory");
@@ -237,7 +232,7 @@ int evt_report_window_finish(struct evt_report_window *w, struct evt_etrace *t, 
 
 void evt_report_window_free(struct evt_report_window *w)
 {
-	if (w->submitted && w->req.state != EVT_REQ_DONE)
+	if (w->req.state == EVT_REQ_PENDING || w->req.state == EVT_REQ_RUNNING)
 		evt_request_remove(&w->req);
 	evt_request_release(&w->req);
 	if (w->ts)

@@ -31,7 +31,8 @@ int evt_report_json(FILE *f, const struct evt_report *r);
  * A window's statistics: fresh stats and state results filled by the
  * hooks of an ad hoc request over [from, to] (clock values), each CPU's
  * thread at @from seeded from the trace's ready state result when there
- * is one.
+ * is one. The caller adds its own hooks to w->req if it likes, submits it
+ * to w->ts (evt_request_submit) and steps the engine until it is done.
  */
 struct evt_report_window {
 	struct evt_stats *st;
@@ -39,11 +40,10 @@ struct evt_report_window {
 	struct evt_traceset *ts;
 	struct evt_request req;
 	uint64_t from, to;
-	int submitted;
 };
 
-/* Set up and submit: 0, or -1 with @err (out of memory, the trace unreadable). */
-int evt_report_window_start(struct evt_report_window *w, struct evt_engine *e, struct evt_etrace *t,
+/* Set up the request: 0, or -1 with @err (out of memory, the trace unreadable). */
+int evt_report_window_init(struct evt_report_window *w, struct evt_engine *e, struct evt_etrace *t,
 			    uint64_t from, uint64_t to, char *err, size_t errlen);
 /*
  * Once the request is done (the engine stepped until then): close the

@@ -1,0 +1,75 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evview's server: one analysis engine, stepped by one engine thread;
+ * HTTP handler threads (libmicrohttpd, a thread per connection) take the
+ * lock, submit an ad hoc request or read a ready result, and wait for
+ * their request to end.
+ */
+#ifndef EVV_H
+#define EVV_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <jansson.h>
+#include "evt_comps.h"
+#include "evt_engine.h"
+
+struct evv {
+	/* Everything below that touches the engine is under lock. */
+	pthread_mutex_t lock;
+	pthread_cond_t work;		/* the engine thread sleeps here when idle */
+	pthread_cond_t done;		/* handlers wait here for their request */
+	/*
+	 * Handlers that want the lock, and requests done whose handler has
+	 * not woken yet: the engine thread steps back between chunks while
+	 * either is non-zero (a mutex is not fair: it would take it again).
+	 */
+	atomic_int want_lock, wakeups;
+	atomic_int quit;
+
+	struct evt_engine *eng;
+	struct evt_etrace *t;
+	struct evt_trace *tr;		/* its reader: streams, chunks, catalogue */
+	struct evt_traceset *ts;	/* every ad hoc request goes here */
+	uint64_t offset_ns;		/* realtime = clock + this */
+	uint64_t first_rt, last_rt;	/* the span, from the packet index */
+	unsigned int nr_cpus;
+	struct evt_stats *losses;	/* the packet index's losses (no events read) */
+	char error[EVT_ENGINE_ERRLEN];	/* a corrupt stream: where (the rest is served) */
+
+	/* The background pass (state, stats, index). */
+	int ready_state, ready_stats, ready_index;
+	int progress_armed;
+	uint64_t pass_rt;		/* the latest notification's time */
+	unsigned int percent;
+
+	char www[4096];			/* the page's files */
+};
+
+/* Take the lock as a handler (the engine thread lets it in between chunks). */
+void evv_enter(struct evv *s);
+void evv_leave(struct evv *s);
+/*
+ * Submit @r to @ts (under the lock) and wait until it is done; the lock
+ * is held again on return. -1: the submission failed (r->errmsg, or no
+ * memory), or the server is stopping.
+ */
+int evv_run_request(struct evv *s, struct evt_traceset *ts, struct evt_request *r);
+/* Whether state, stats and index are all ready. */
+int evv_all_ready(const struct evv *s);
+
+/* ---- The API (evv_api.c): each returns the HTTP status and sets *body (malloc'd JSON). ---- */
+
+struct MHD_Connection;
+unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body);
+unsigned int evv_api_window(struct evv *s, struct MHD_Connection *c, char **body);
+unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body);
+unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body);
+/* {"error": msg} */
+unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* The percent of the background pass (100 when ready). */
+unsigned int evv_percent(const struct evv *s);
+
+#endif /* EVV_H */

@@ -1,0 +1,752 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * evview's JSON API (see evview(1)). JSON is built with jansson (Debian's
+ * libjansson, well kept): strings are escaped and numbers written by a
+ * library that does nothing else, not by hand in every handler. Event
+ * fields come from lib/format's JSON formatter, evcat's own, so a page of
+ * events reads exactly as `evcat --format json` prints them.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <microhttpd.h>
+#include "evt_comp_index.h"
+#include "evt_cpulist.h"
+#include "evt_format.h"
+#include "evt_report.h"
+#include "evv.h"
+
+#define MAX_COLS 4096
+#define MAX_LIMIT 1000
+#define MAX_EVENT_NAMES 64
+
+static const char *arg(struct MHD_Connection *c, const char *name)
+{
+	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
+}
+
+/* A decimal number: 0, -1 (absent: *v untouched), or an error answer's status. */
+static unsigned int get_u64(struct MHD_Connection *c, const char *name, uint64_t *v, char **body)
+{
+	const char *s = arg(c, name);
+	char *end;
+
+	if (!s)
+		return 0;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	if (errno || *end || !*s || *s < '0' || *s > '9')
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "%s: \"%s\" is not a whole number", name, s);
+	return 0;
+}
+
+/* from and to (realtime ns, the span when absent), inside the span: 0 or the error's status. */
+static unsigned int get_range(struct evv *s, struct MHD_Connection *c, uint64_t *from, uint64_t *to, char **body)
+{
+	unsigned int st;
+
+	*from = s->first_rt;
+	*to = s->last_rt;
+	if ((st = get_u64(c, "from", from, body)) || (st = get_u64(c, "to", to, body)))
+		return st;
+	if (*from > *to)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "from (%llu) is after to (%llu)",
+				 (unsigned long long)*from, (unsigned long long)*to);
+	if (*from < s->first_rt || *to > s->last_rt)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body,
+				 "%s: %llu is outside the trace's span [%llu, %llu] (realtime ns)",
+				 *from < s->first_rt ? "from" : "to",
+				 (unsigned long long)(*from < s->first_rt ? *from : *to),
+				 (unsigned long long)s->first_rt, (unsigned long long)s->last_rt);
+	return 0;
+}
+
+static unsigned int reply(json_t *o, char **body)
+{
+	*body = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+	json_decref(o);
+	return *body ? MHD_HTTP_OK : evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "out of memory");
+}
+
+/* ---- /api/trace ---- */
+
+unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
+{
+	json_t *o = json_object(), *cpus = json_array(), *streams = json_array(), *chunks = json_array();
+	const struct evt_index *ix;
+	struct evt_bg_info bi;
+	const char *err;
+	unsigned int i;
+	char when[48];
+
+	(void)c;
+	if (!o || !cpus || !streams || !chunks) {
+		json_decref(o);
+		json_decref(cpus);
+		json_decref(streams);
+		json_decref(chunks);
+		return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "out of memory");
+	}
+	evv_enter(s);
+	evt_bg_info(s->t, &bi);
+	json_object_set_new(o, "path", json_string(evt_etrace_path(s->t)));
+	json_object_set_new(o, "offset_ns", json_integer((json_int_t)s->offset_ns));
+	json_object_set_new(o, "first_rt", json_integer((json_int_t)s->first_rt));
+	json_object_set_new(o, "last_rt", json_integer((json_int_t)s->last_rt));
+	evt_fmt_clock(when, s->first_rt, 1);
+	json_object_set_new(o, "first", json_string(when));
+	evt_fmt_clock(when, s->last_rt, 1);
+	json_object_set_new(o, "last", json_string(when));
+	for (i = 0; i < s->nr_cpus; i++)
+		json_array_append_new(cpus, json_integer(i));
+	json_object_set_new(o, "cpus", cpus);
+	for (i = 0; i < s->tr->nr_streams; i++) {
+		const struct evt_stream *st = &s->tr->streams[i];
+
+		json_array_append_new(streams, json_pack("{s:I,s:I,s:s,s:s,s:I}", "id", (json_int_t)st->id,
+							 "cpu", (json_int_t)st->cpu,
+							 "channel", evt_channel_name(st->channel),
+							 "file", st->name, "packets", (json_int_t)st->npk));
+	}
+	json_object_set_new(o, "streams", streams);
+	for (i = 0; i < s->tr->nr_chunks; i++) {
+		const struct evt_chunk_ref *k = &s->tr->chunks[i];
+
+		json_array_append_new(chunks, json_pack("{s:s,s:I,s:I,s:I}", "name", k->name,
+							"begin_rt", (json_int_t)k->begin_rt,
+							"end_rt", (json_int_t)k->end_rt, "seq", (json_int_t)k->seq));
+	}
+	json_object_set_new(o, "chunks", chunks);
+	ix = s->ready_index ? evt_comp_result(s->t, "index") : NULL;
+	json_object_set_new(o, "events", ix ? json_integer((json_int_t)ix->total) : json_null());
+	json_object_set_new(o, "passes", json_integer((json_int_t)bi.passes));
+	json_object_set_new(o, "ready", json_pack("{s:b,s:b,s:b}", "state", s->ready_state,
+						  "stats", s->ready_stats, "index", s->ready_index));
+	json_object_set_new(o, "percent", json_integer(evv_percent(s)));
+	err = s->error[0] ? s->error : evt_comp_error(s->t);
+	json_object_set_new(o, "error", err ? json_string(err) : json_null());
+	evv_leave(s);
+	return reply(o, body);
+}
+
+/* ---- /api/window: per CPU and pixel column ---- */
+
+/*
+ * The rule (tests/tools/evview-check.py computes it the same way from
+ * evcat's JSON): [from, to] is cut into cols columns, column k covering
+ * [from + floor(k * n / cols), from + floor((k + 1) * n / cols)) with
+ * n = to - from + 1. A CPU runs a thread from one sched_switch's
+ * next_tid to the next switch (to + 1 at the end). At from the thread is
+ * the ready state result's; without one it is unknown until the CPU's
+ * first switch, whose prev_tid then runs from the CPU's first event of
+ * the window (the state computation's rule) and the CPU is flagged
+ * incomplete. A column's tid is the thread other than idle (tid 0) that
+ * ran longest in it (ties: the smaller tid), busy the time a thread
+ * other than idle ran over the column's length; irq and softirq count
+ * irq_handler_entry and softirq_entry events; lost counts the packets
+ * whose headers say events or packets were lost just before them.
+ */
+struct wtid {
+	int32_t tid;
+	uint64_t ns;
+};
+
+struct wcpu {
+	int32_t cur;			/* -1: unknown */
+	uint64_t since;			/* when cur started (clock) */
+	uint64_t first;			/* its first event in the window */
+	int seen, switched, incomplete;
+	uint32_t col;			/* the column being summed */
+	struct wtid *acc;		/* its threads' times */
+	uint32_t nacc, cap;
+	int32_t *tid;			/* per column: the result */
+	uint64_t *busy;
+	uint32_t *irq, *soft, *lost;
+};
+
+enum { WK_UNSEEN, WK_OTHER, WK_SWITCH, WK_IRQ, WK_SOFTIRQ };
+
+struct wkind {
+	uint8_t kind;
+	enum evt_field_type prev_type, next_type;
+	int prev_off, next_off, comm_off;
+};
+
+struct comm {
+	int32_t tid;
+	char comm[16];
+};
+
+struct window {
+	uint64_t from, to;		/* clock */
+	uint64_t n;			/* to - from + 1 */
+	uint32_t cols;
+	unsigned int nr_cpus;
+	struct wcpu *cpu;
+	struct wkind *kinds;
+	unsigned int nr_kinds;
+	struct comm *comms;		/* tid -> the last next_comm seen (open addressing) */
+	uint32_t comm_cap, nr_comms;
+	int oom;
+};
+
+static uint64_t col_start(const struct window *w, uint64_t k)
+{
+	return w->from + (uint64_t)((unsigned __int128)k * w->n / w->cols);
+}
+
+static uint32_t col_of(const struct window *w, uint64_t ts)
+{
+	uint64_t k = (uint64_t)((unsigned __int128)(ts - w->from) * w->cols / w->n);
+
+	/* floor() may put ts one column early or late at the boundaries: settle it. */
+	while (k > 0 && col_start(w, k) > ts)
+		k--;
+	while (k + 1 < w->cols && col_start(w, k + 1) <= ts)
+		k++;
+	return (uint32_t)k;
+}
+
+/* The column summed so far is over: its winner. */
+static void col_close(struct wcpu *c)
+{
+	int32_t best = -1;
+	uint64_t best_ns = 0;
+
+	for (uint32_t i = 0; i < c->nacc; i++)
+		if (c->acc[i].ns > best_ns || (c->acc[i].ns == best_ns && best >= 0 && c->acc[i].tid < best)) {
+			best = c->acc[i].tid;
+			best_ns = c->acc[i].ns;
+		}
+	c->tid[c->col] = best;
+	c->nacc = 0;
+}
+
+static void col_add(struct window *w, struct wcpu *c, uint32_t k, int32_t tid, uint64_t ns)
+{
+	uint32_t i;
+
+	if (k != c->col) {
+		col_close(c);
+		c->col = k;
+	}
+	if (tid <= 0 || !ns)
+		return;
+	c->busy[k] += ns;
+	for (i = 0; i < c->nacc && c->acc[i].tid != tid; i++)
+		;
+	if (i == c->nacc) {
+		if (c->nacc == c->cap) {
+			uint32_t cap = c->cap ? 2 * c->cap : 16;
+			struct wtid *a = realloc(c->acc, cap * sizeof(*a));
+
+			if (!a) {
+				w->oom = 1;
+				return;
+			}
+			c->acc = a;
+			c->cap = cap;
+		}
+		c->acc[c->nacc++] = (struct wtid){ tid, 0 };
+	}
+	c->acc[i].ns += ns;
+}
+
+/* @tid ran on @c over [a, z). */
+static void charge(struct window *w, struct wcpu *c, int32_t tid, uint64_t a, uint64_t z)
+{
+	if (tid < 0 && z > a)
+		c->incomplete = 1;
+	while (a < z) {
+		uint32_t k = col_of(w, a);
+		uint64_t end = k + 1 < w->cols ? col_start(w, k + 1) : w->to + 1;
+
+		if (end > z)
+			end = z;
+		col_add(w, c, k, tid, end - a);
+		a = end;
+	}
+}
+
+static void comm_put(struct window *w, int32_t tid, const char *comm)
+{
+	uint32_t i;
+
+	if (2 * (w->nr_comms + 1) > w->comm_cap) {
+		uint32_t cap = w->comm_cap ? 2 * w->comm_cap : 256;
+		struct comm *n = calloc(cap, sizeof(*n));
+
+		if (!n) {
+			w->oom = 1;
+			return;
+		}
+		for (i = 0; i < cap; i++)
+			n[i].tid = -1;
+		for (uint32_t j = 0; j < w->comm_cap; j++) {
+			if (w->comms[j].tid < 0)
+				continue;
+			for (i = (uint32_t)w->comms[j].tid & (cap - 1); n[i].tid >= 0; i = (i + 1) & (cap - 1))
+				;
+			n[i] = w->comms[j];
+		}
+		free(w->comms);
+		w->comms = n;
+		w->comm_cap = cap;
+	}
+	for (i = (uint32_t)tid & (w->comm_cap - 1); w->comms[i].tid >= 0 && w->comms[i].tid != tid;
+	     i = (i + 1) & (w->comm_cap - 1))
+		;
+	if (w->comms[i].tid < 0)
+		w->nr_comms++;
+	w->comms[i].tid = tid;
+	memcpy(w->comms[i].comm, comm, sizeof(w->comms[i].comm) - 1);
+	w->comms[i].comm[sizeof(w->comms[i].comm) - 1] = 0;
+}
+
+static const char *comm_get(const struct window *w, int32_t tid)
+{
+	if (!w->comm_cap)
+		return NULL;
+	for (uint32_t i = (uint32_t)tid & (w->comm_cap - 1); w->comms[i].tid >= 0; i = (i + 1) & (w->comm_cap - 1))
+		if (w->comms[i].tid == tid)
+			return w->comms[i].comm;
+	return NULL;
+}
+
+static const struct wkind *kind_of(struct window *w, const struct evt_engine_event *ev)
+{
+	struct wkind *k;
+	enum evt_field_type t;
+
+	if (ev->idx >= w->nr_kinds) {
+		unsigned int n = ev->tr->md.cat->nr_events;
+		struct wkind *a = n > ev->idx ? realloc(w->kinds, n * sizeof(*a)) : NULL;
+
+		if (!a) {
+			w->oom = 1;
+			return NULL;
+		}
+		memset(a + w->nr_kinds, 0, (n - w->nr_kinds) * sizeof(*a));
+		w->kinds = a;
+		w->nr_kinds = n;
+	}
+	k = &w->kinds[ev->idx];
+	if (k->kind != WK_UNSEEN)
+		return k;
+	k->kind = WK_OTHER;
+	if (!strcmp(ev->desc->name, "sched_switch")) {
+		k->prev_off = evt_field_offset(ev->desc, "prev_tid", &k->prev_type);
+		k->next_off = evt_field_offset(ev->desc, "next_tid", &k->next_type);
+		k->comm_off = evt_field_offset(ev->desc, "next_comm", &t);
+		if (t != EVT_F_COMM)
+			k->comm_off = -1;
+		if (k->prev_off >= 0 && k->next_off >= 0)
+			k->kind = WK_SWITCH;
+	} else if (!strcmp(ev->desc->name, "irq_handler_entry")) {
+		k->kind = WK_IRQ;
+	} else if (!strcmp(ev->desc->name, "softirq_entry")) {
+		k->kind = WK_SOFTIRQ;
+	}
+	return k;
+}
+
+static int window_event(void *data, void *call)
+{
+	struct window *w = data;
+	const struct evt_engine_event *ev = call;
+	const struct wkind *k = kind_of(w, ev);
+	struct wcpu *c;
+
+	if (!k || ev->cpu >= w->nr_cpus || ev->ts < w->from || ev->ts > w->to)
+		return 0;
+	c = &w->cpu[ev->cpu];
+	if (!c->seen) {
+		c->seen = 1;
+		c->first = ev->ts;
+	}
+	switch (k->kind) {
+	case WK_SWITCH: {
+		int32_t next = (int32_t)evt_event_int(ev, k->next_off, k->next_type);
+
+		if (c->cur < 0 && !c->switched) {
+			/* Unseeded: prev_tid ran from the CPU's first event here. */
+			charge(w, c, -1, c->since, c->first);
+			c->cur = (int32_t)evt_event_int(ev, k->prev_off, k->prev_type);
+			c->since = c->first;
+		}
+		charge(w, c, c->cur, c->since, ev->ts);
+		c->cur = next;
+		c->since = ev->ts;
+		c->switched = 1;
+		if (k->comm_off >= 0 && (uint64_t)k->comm_off + 16 <= ev->len)
+			comm_put(w, next, (const char *)ev->payload + k->comm_off);
+		break;
+	}
+	case WK_IRQ:
+		w->cpu[ev->cpu].irq[col_of(w, ev->ts)]++;
+		break;
+	case WK_SOFTIRQ:
+		w->cpu[ev->cpu].soft[col_of(w, ev->ts)]++;
+		break;
+	}
+	return 0;
+}
+
+static void window_free(struct window *w)
+{
+	for (unsigned int i = 0; w->cpu && i < w->nr_cpus; i++) {
+		struct wcpu *c = &w->cpu[i];
+
+		free(c->acc);
+		free(c->tid);
+		free(c->busy);
+		free(c->irq);
+		free(c->soft);
+		free(c->lost);
+	}
+	free(w->cpu);
+	free(w->kinds);
+	free(w->comms);
+}
+
+static int window_init(struct window *w, const struct evv *s, uint64_t from, uint64_t to, uint32_t cols)
+{
+	const struct evt_state *ready = s->ready_state ? evt_comp_result(s->t, "state") : NULL;
+
+	memset(w, 0, sizeof(*w));
+	w->from = from;
+	w->to = to;
+	w->n = to - from + 1;
+	w->cols = cols;
+	w->nr_cpus = s->nr_cpus;
+	w->cpu = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpu));
+	if (!w->cpu)
+		return -1;
+	for (unsigned int i = 0; i < w->nr_cpus; i++) {
+		struct wcpu *c = &w->cpu[i];
+
+		c->tid = malloc(cols * sizeof(*c->tid));
+		c->busy = calloc(cols, sizeof(*c->busy));
+		c->irq = calloc(cols, sizeof(*c->irq));
+		c->soft = calloc(cols, sizeof(*c->soft));
+		c->lost = calloc(cols, sizeof(*c->lost));
+		if (!c->tid || !c->busy || !c->irq || !c->soft || !c->lost)
+			return -1;
+		for (uint32_t k = 0; k < cols; k++)
+			c->tid[k] = -1;
+		c->cur = ready ? evt_state_cpu_tid_at(ready, i, from) : -1;
+		c->since = from;
+	}
+	/* Losses from the packet headers, known from the start. */
+	for (uint32_t i = 0; i < s->losses->nr_losses; i++) {
+		const struct evt_stats_loss *l = &s->losses->losses[i];
+
+		if (l->ts >= from && l->ts <= to && l->stream < s->losses->nr_streams &&
+		    s->losses->streams[l->stream].cpu < w->nr_cpus)
+			w->cpu[s->losses->streams[l->stream].cpu].lost[col_of(w, l->ts)]++;
+	}
+	return 0;
+}
+
+static void window_end(struct window *w)
+{
+	for (unsigned int i = 0; i < w->nr_cpus; i++) {
+		struct wcpu *c = &w->cpu[i];
+
+		if (c->cur < 0 && !c->switched)
+			c->incomplete = 1;
+		charge(w, c, c->cur, c->since, w->to + 1);
+		col_close(c);
+	}
+}
+
+static json_t *window_json(const struct window *w, const struct evv *s, const struct evt_request *r)
+{
+	const struct evt_state *ready = s->ready_state ? evt_comp_result(s->t, "state") : NULL;
+	json_t *o = json_object(), *cpus = json_array(), *threads = json_object();
+	int incomplete = 0;
+	char key[16];
+
+	if (!o || !cpus || !threads)
+		goto oom;
+	for (unsigned int i = 0; i < w->nr_cpus; i++) {
+		const struct wcpu *c = &w->cpu[i];
+		json_t *tid = json_array(), *busy = json_array(), *irq = json_array(),
+		       *soft = json_array(), *lost = json_array();
+
+		if (!tid || !busy || !irq || !soft || !lost) {
+			json_decref(tid);
+			json_decref(busy);
+			json_decref(irq);
+			json_decref(soft);
+			json_decref(lost);
+			goto oom;
+		}
+		for (uint32_t k = 0; k < w->cols; k++) {
+			uint64_t len = (k + 1 < w->cols ? col_start(w, k + 1) : w->to + 1) - col_start(w, k);
+
+			json_array_append_new(tid, c->tid[k] >= 0 ? json_integer(c->tid[k]) : json_null());
+			json_array_append_new(busy, json_real(len ? (double)c->busy[k] / (double)len : 0.0));
+			json_array_append_new(irq, json_integer(c->irq[k]));
+			json_array_append_new(soft, json_integer(c->soft[k]));
+			json_array_append_new(lost, json_integer(c->lost[k]));
+			if (c->tid[k] > 0) {
+				const struct evt_state_thread *t = ready ? evt_state_thread(ready, c->tid[k]) : NULL;
+				const char *comm = t ? t->comm : comm_get(w, c->tid[k]);
+
+				snprintf(key, sizeof(key), "%d", c->tid[k]);
+				if (!json_object_get(threads, key))
+					json_object_set_new(threads, key, comm ? json_string(comm) : json_null());
+			}
+		}
+		incomplete |= c->incomplete;
+		json_array_append_new(cpus, json_pack("{s:I,s:b,s:o,s:o,s:o,s:o,s:o}", "cpu", (json_int_t)i,
+						      "incomplete", c->incomplete, "tid", tid, "busy", busy,
+						      "irq", irq, "softirq", soft, "lost", lost));
+	}
+	json_object_set_new(o, "from", json_integer((json_int_t)(w->from + s->offset_ns)));
+	json_object_set_new(o, "to", json_integer((json_int_t)(w->to + s->offset_ns)));
+	json_object_set_new(o, "cols", json_integer(w->cols));
+	json_object_set_new(o, "incomplete", json_boolean(incomplete || r->error));
+	json_object_set_new(o, "error", r->error ? json_string(r->errmsg) : json_null());
+	json_object_set_new(o, "cpus", cpus);
+	json_object_set_new(o, "threads", threads);
+	return o;
+oom:
+	json_decref(o);
+	json_decref(cpus);
+	json_decref(threads);
+	return NULL;
+}
+
+unsigned int evv_api_window(struct evv *s, struct MHD_Connection *c, char **body)
+{
+	uint64_t from, to, cols = 0;
+	struct window w;
+	struct evt_request r;
+	unsigned int st;
+	json_t *o = NULL;
+	int ok;
+
+	if ((st = get_range(s, c, &from, &to, body)) || (st = get_u64(c, "cols", &cols, body)))
+		return st;
+	if (!arg(c, "cols") || cols < 1 || cols > MAX_COLS)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "cols: a number of columns 1..%d is needed", MAX_COLS);
+	evt_request_init(&r, s);
+	evv_enter(s);
+	r.from_rt = from;
+	r.to_rt = to;
+	ok = !window_init(&w, s, from - s->offset_ns, to - s->offset_ns, (uint32_t)cols) &&
+	     !evt_hooks_add(&r.ctx.event, window_event, &w) && !evv_run_request(s, s->ts, &r);
+	if (ok) {
+		window_end(&w);
+		if (!w.oom)
+			o = window_json(&w, s, &r);
+	}
+	evv_leave(s);
+	evt_request_release(&r);
+	window_free(&w);
+	if (!o)
+		return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "%s", r.errmsg[0] ? r.errmsg : "out of memory");
+	return reply(o, body);
+}
+
+/* ---- /api/events: a page ---- */
+
+struct page {
+	uint64_t offset, limit, n;
+	struct evt_fmt fmt;
+	int fmt_ok;
+	struct evt_out out;
+	json_t *events;
+	int oom;
+};
+
+static int page_event(void *data, void *call)
+{
+	struct page *p = data;
+	const struct evt_engine_event *ev = call;
+	json_error_t jerr;
+	json_t *e;
+	uint64_t i = p->n++;
+
+	if (i < p->offset || i >= p->offset + p->limit)
+		return 0;
+	if (!p->fmt_ok) {
+		if (evt_fmt_init(&p->fmt, EVT_FMT_JSON, evt_etrace_offset_ns(ev->trace), ev->tr->md.cat->events,
+				 ev->tr->md.cat->nr_events)) {
+			p->oom = 1;
+			return 0;
+		}
+		p->fmt_ok = 1;
+	}
+	p->out.len = 0;
+	if (evt_fmt_event(&p->fmt, &p->out, ev->ts, ev->cpu, ev->desc, ev->payload, ev->len, 0) ||
+	    !evt_out_room(&p->out, 1)) {
+		p->oom = 1;
+		return 0;
+	}
+	e = json_loadb(p->out.buf, p->out.len, 0, &jerr);
+	if (!e) {
+		p->oom = 1;
+		return 0;
+	}
+	json_object_set_new(e, "realtime", json_integer((json_int_t)ev->rt));
+	json_array_append_new(p->events, e);
+	return 0;
+}
+
+unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body)
+{
+	uint64_t from, to, offset = 0, limit = 100;
+	const char *cpus = arg(c, "cpu"), *names = arg(c, "event");
+	const char *list[MAX_EVENT_NAMES + 1];
+	uint8_t set[EVT_CPUSET_BYTES];
+	char err[256], *copy = NULL;
+	struct page p = { 0 };
+	struct evt_request r;
+	unsigned int st, n = 0;
+	json_t *o = NULL;
+
+	if ((st = get_range(s, c, &from, &to, body)) || (st = get_u64(c, "offset", &offset, body)) ||
+	    (st = get_u64(c, "limit", &limit, body)))
+		return st;
+	if (limit < 1 || limit > MAX_LIMIT)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "limit: 1..%d events a page", MAX_LIMIT);
+	if (offset > UINT64_MAX - MAX_LIMIT - 1)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "offset: too large");
+	if (cpus && evt_cpulist_parse(cpus, set, err, sizeof(err)))
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "cpu: %s", err);
+	if (names) {
+		char *save = NULL, *tok;
+
+		copy = strdup(names);
+		if (!copy)
+			return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "out of memory");
+		for (tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+			unsigned int i;
+
+			for (i = 0; i < s->tr->md.cat->nr_events; i++)
+				if (!strcmp(s->tr->md.cat->events[i].name, tok))
+					break;
+			if (i == s->tr->md.cat->nr_events || n == MAX_EVENT_NAMES) {
+				st = n == MAX_EVENT_NAMES ?
+				     evv_error(MHD_HTTP_BAD_REQUEST, body, "event: at most %d names", MAX_EVENT_NAMES) :
+				     evv_error(MHD_HTTP_BAD_REQUEST, body, "event: the trace has no event \"%s\"", tok);
+				free(copy);
+				return st;
+			}
+			list[n++] = tok;
+		}
+		if (!n) {
+			free(copy);
+			return evv_error(MHD_HTTP_BAD_REQUEST, body, "event: no event names");
+		}
+		list[n] = NULL;
+	}
+	p.offset = offset;
+	p.limit = limit;
+	p.events = json_array();
+	evt_request_init(&r, s);
+	r.from_rt = from;
+	r.to_rt = to;
+	/* One more than the page: whether more follow. */
+	r.max_events = offset + limit + 1;
+	if (cpus) {
+		r.cpu_set = set;
+		r.cpu_set_bits = EVT_MAX_CPUS;
+	}
+	if (names)
+		r.events = list;
+	if (p.events && !evt_out_init(&p.out, -1, 4096) && !evt_hooks_add(&r.ctx.event, page_event, &p)) {
+		evv_enter(s);
+		if (!evv_run_request(s, s->ts, &r) && !p.oom) {
+			o = json_pack("{s:I,s:I,s:I,s:I,s:O,s:b,s:o}", "from", (json_int_t)from, "to", (json_int_t)to,
+				      "offset", (json_int_t)offset, "limit", (json_int_t)limit, "events", p.events,
+				      "more", p.n > offset + limit, "error",
+				      r.error ? json_string(r.errmsg) : json_null());
+		}
+		evv_leave(s);
+	}
+	evt_request_release(&r);
+	json_decref(p.events);
+	evt_out_free(&p.out);
+	if (p.fmt_ok)
+		evt_fmt_free(&p.fmt);
+	free(copy);
+	if (!o)
+		return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "%s", r.errmsg[0] ? r.errmsg : "out of memory");
+	return reply(o, body);
+}
+
+/* ---- /api/stats ---- */
+
+/* evt_report_json() into a string: evstat --json's very text. */
+static char *report_text(const struct evt_report *rep)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	int bad;
+
+	if (!f)
+		return NULL;
+	bad = evt_report_json(f, rep);
+	if (fclose(f) || bad) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
+{
+	struct evt_report rep = { .path = evt_etrace_path(s->t), .offset_ns = s->offset_ns };
+	struct evt_report_window w = { 0 };
+	uint64_t from, to;
+	unsigned int st;
+	char err[EVT_ENGINE_ERRLEN];
+	int r;
+
+	if (!arg(c, "from") && !arg(c, "to")) {
+		evv_enter(s);
+		if (!s->ready_stats || !s->ready_state) {
+			unsigned int p = evv_percent(s);
+
+			evv_leave(s);
+			return reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
+		}
+		rep.st = evt_comp_result(s->t, "stats");
+		rep.state = evt_comp_result(s->t, "state");
+		*body = rep.st && rep.state ? report_text(&rep) : NULL;
+		evv_leave(s);
+		if (!*body)
+			return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "%s",
+					 evt_comp_error(s->t) ? evt_comp_error(s->t) : "out of memory");
+		return MHD_HTTP_OK;
+	}
+	if ((st = get_range(s, c, &from, &to, body)))
+		return st;
+	snprintf(err, sizeof(err), "out of memory");
+	evv_enter(s);
+	r = evt_report_window_init(&w, s->eng, s->t, from - s->offset_ns, to - s->offset_ns, err, sizeof(err));
+	/* The window's own traceset: its request must not see the shared one's. */
+	if (!r)
+		r = evv_run_request(s, w.ts, &w.req);
+	if (!r)
+		r = evt_report_window_finish(&w, s->t, err, sizeof(err)) < 0 ? -1 : 0;
+	if (!r) {
+		rep.st = w.st;
+		rep.state = w.state;
+		rep.window = 1;
+		*body = report_text(&rep);
+	} else if (w.req.errmsg[0]) {
+		snprintf(err, sizeof(err), "%s", w.req.errmsg);
+	}
+	evt_report_window_free(&w);
+	evv_leave(s);
+	if (r || !*body)
+		return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "%s", err);
+	return MHD_HTTP_OK;
+}

@@ -1,0 +1,636 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * evview: a trace viewer in the browser. An HTTP server (libmicrohttpd:
+ * Debian's, well kept; no HTTP parsing of our own) on the loopback serves
+ * the page (www/) and a JSON API backed by one analysis engine: the
+ * window a tab looks at is an ad hoc request (first), the whole-trace
+ * statistics a background pass that every tab shares. See usage().
+ */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include <microhttpd.h>
+#include "evt_comp_index.h"
+#include "evv.h"
+
+#define EXIT_TRACE 1
+#define EXIT_USAGE 2
+/* Without --listen: the first free port from here. */
+#define DEFAULT_PORT 8080
+#define DEFAULT_PORT_TRIES 100
+
+#ifndef EVT_VIEWDIR
+#define EVT_VIEWDIR "/usr/local/share/evtrace/view"
+#endif
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+"usage: evview DIR [options]\n"
+"Look at the evtrace trace in DIR (a trace directory or a run of chunks) in a\n"
+"browser: a timeline per CPU (the running thread, idle time, interrupts, lost\n"
+"events), zoom and pan, a selection's events and statistics, and the whole\n"
+"trace's statistics once the background pass has computed them (saved beside\n"
+"the trace, as evstat(1) saves them). evview prints the URL to open.\n"
+"\n"
+"  --listen ADDR:PORT  where to listen (default 127.0.0.1 and the first free port\n"
+"                      from 8080; PORT 0: any free port). Only the loopback is\n"
+"                      safe: the page has no login. From another machine:\n"
+"                      ssh -L PORT:127.0.0.1:PORT HOST, then open the URL\n"
+"  --no-saved          neither read nor write saved results\n"
+"  --version           print the version\n"
+"  --help              this text\n"
+"\n"
+"Exit status: 0 stopped by SIGINT or SIGTERM; 1 trace error, or the port is in\n"
+"use; 2 usage error.\n");
+}
+
+struct opts {
+	const char *dir;
+	struct in_addr addr;
+	int port;			/* -1: the default search */
+	int no_saved;
+};
+
+static int parse_listen(const char *v, struct opts *o)
+{
+	const char *colon = strrchr(v, ':');
+	char host[64], *end;
+	unsigned long port;
+
+	if (!colon || (size_t)(colon - v) >= sizeof(host) || colon == v) {
+		fprintf(stderr, "evview: --listen takes ADDR:PORT (e.g. 127.0.0.1:8080), not \"%s\"\n", v);
+		return -1;
+	}
+	memcpy(host, v, (size_t)(colon - v));
+	host[colon - v] = 0;
+	if (inet_pton(AF_INET, host, &o->addr) != 1) {
+		fprintf(stderr, "evview: --listen: \"%s\" is not an IPv4 address\n", host);
+		return -1;
+	}
+	errno = 0;
+	port = strtoul(colon + 1, &end, 10);
+	if (errno || *end || !colon[1] || colon[1] == '-' || port > 65535) {
+		fprintf(stderr, "evview: --listen: \"%s\" is not a port (0-65535)\n", colon + 1);
+		return -1;
+	}
+	o->port = (int)port;
+	return 0;
+}
+
+static int parse_args(int argc, char **argv, struct opts *o)
+{
+	o->port = -1;
+	o->addr.s_addr = htonl(INADDR_LOOPBACK);
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+
+		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+			usage(stdout);
+			exit(0);
+		} else if (!strcmp(a, "--version")) {
+			printf("evview %s\n", EVT_VERSION);
+			exit(0);
+		} else if (!strcmp(a, "--no-saved")) {
+			o->no_saved = 1;
+		} else if (!strcmp(a, "--listen")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "evview: --listen needs a value\n");
+				return -1;
+			}
+			if (parse_listen(argv[++i], o))
+				return -1;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "evview: unknown option %s\n", a);
+			return -1;
+		} else if (!o->dir) {
+			o->dir = a;
+		} else {
+			fprintf(stderr, "evview: one trace directory only (\"%s\" is a second)\n", a);
+			return -1;
+		}
+	}
+	if (!o->dir) {
+		fprintf(stderr, "evview: which trace? (evview DIR)\n");
+		return -1;
+	}
+	return 0;
+}
+
+/* ---- The engine thread and the handlers' turns ---- */
+
+void evv_enter(struct evv *s)
+{
+	atomic_fetch_add(&s->want_lock, 1);
+	pthread_mutex_lock(&s->lock);
+	atomic_fetch_sub(&s->want_lock, 1);
+}
+
+void evv_leave(struct evv *s)
+{
+	pthread_mutex_unlock(&s->lock);
+}
+
+struct req_wait {
+	struct evv *s;
+	int done;
+};
+
+static int req_done(void *data, void *call)
+{
+	struct req_wait *w = data;
+
+	(void)call;
+	w->done = 1;
+	atomic_fetch_add(&w->s->wakeups, 1);
+	return 0;
+}
+
+int evv_run_request(struct evv *s, struct evt_traceset *ts, struct evt_request *r)
+{
+	struct req_wait w = { .s = s };
+
+	if (evt_hooks_add(&r->after_request, req_done, &w))
+		return -1;
+	if (evt_request_submit(ts, r))
+		return -1;
+	pthread_cond_signal(&s->work);
+	while (!w.done) {
+		if (atomic_load(&s->quit)) {
+			evt_request_remove(r);
+			snprintf(r->errmsg, sizeof(r->errmsg), "the server is stopping");
+			return -1;
+		}
+		pthread_cond_wait(&s->done, &s->lock);
+	}
+	atomic_fetch_sub(&s->wakeups, 1);
+	return 0;
+}
+
+int evv_all_ready(const struct evv *s)
+{
+	return s->ready_state && s->ready_stats && s->ready_index;
+}
+
+unsigned int evv_percent(const struct evv *s)
+{
+	uint64_t span = s->last_rt - s->first_rt;
+
+	if (evv_all_ready(s))
+		return 100;
+	if (!span || s->pass_rt <= s->first_rt)
+		return 0;
+	/* 99 at most: the pass is done when the engine says so, not before. */
+	return s->pass_rt >= s->last_rt ? 99 : (unsigned int)((s->pass_rt - s->first_rt) * 100.0 / (double)span);
+}
+
+/* evt_want's notification: the computation is ready (called in the engine thread). */
+static int comp_ready(void *data, void *call)
+{
+	(void)call;
+	*(int *)data = 1;
+	return 0;
+}
+
+/* The pass reached the armed time: where it is, for /api/progress. */
+static int pass_progress(void *data, void *call)
+{
+	struct evv *s = data;
+	const struct evt_where *w = call;
+
+	s->progress_armed = 0;
+	if (w->rt > s->pass_rt)
+		s->pass_rt = w->rt;
+	return 0;
+}
+
+/* A notification at the next percent of the span while the pass runs. */
+static void arm_progress(struct evv *s)
+{
+	uint64_t step = (s->last_rt - s->first_rt) / 100 + 1, at;
+
+	if (s->progress_armed || evv_all_ready(s) || !evt_comp_in_progress(s->t, "stats"))
+		return;
+	at = (s->pass_rt > s->first_rt ? s->pass_rt : s->first_rt) + step;
+	if (!evt_bg_notify_current(s->t, s, at, UINT64_MAX, pass_progress, s))
+		s->progress_armed = 1;
+}
+
+static void *engine_thread(void *arg)
+{
+	struct evv *s = arg;
+	struct timespec pause = { 0, 20000 };
+
+	pthread_mutex_lock(&s->lock);
+	while (!atomic_load(&s->quit)) {
+		if (!evt_engine_busy(s->eng)) {
+			pthread_cond_wait(&s->work, &s->lock);
+			continue;
+		}
+		evt_engine_step(s->eng);
+		arm_progress(s);
+		pthread_cond_broadcast(&s->done);
+		/* Handlers first: one chunk (~10 ms) is the most they wait. */
+		if (atomic_load(&s->want_lock) || atomic_load(&s->wakeups)) {
+			pthread_mutex_unlock(&s->lock);
+			while ((atomic_load(&s->want_lock) || atomic_load(&s->wakeups)) && !atomic_load(&s->quit))
+				nanosleep(&pause, NULL);
+			pthread_mutex_lock(&s->lock);
+		}
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+/* ---- Static files: a fixed list, nothing else is ever opened ---- */
+
+static const struct {
+	const char *url, *file, *type;
+} www_files[] = {
+	{ "/", "index.html", "text/html; charset=utf-8" },
+	{ "/index.html", "index.html", "text/html; charset=utf-8" },
+	{ "/view.js", "view.js", "text/javascript; charset=utf-8" },
+	{ "/view.css", "view.css", "text/css; charset=utf-8" },
+};
+
+/* The page's folder: the source tree's beside build/bin/, else the installed one. */
+static void find_www(struct evv *s)
+{
+	char exe[PATH_MAX], *slash;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+	struct stat st;
+
+	snprintf(s->www, sizeof(s->www), "%s", EVT_VIEWDIR);
+	if (n <= 0)
+		return;
+	exe[n] = 0;
+	slash = strrchr(exe, '/');
+	if (!slash)
+		return;
+	*slash = 0;
+	if ((size_t)snprintf(s->www, sizeof(s->www), "%s/../../userspace/evview/www", exe) < sizeof(s->www)) {
+		char probe[sizeof(s->www) + 16];
+
+		snprintf(probe, sizeof(probe), "%s/index.html", s->www);
+		if (!stat(probe, &st))
+			return;
+	}
+	snprintf(s->www, sizeof(s->www), "%s", EVT_VIEWDIR);
+}
+
+static struct MHD_Response *static_file(const struct evv *s, const char *url, unsigned int *status)
+{
+	struct MHD_Response *resp;
+	char path[sizeof(s->www) + 32];
+	struct stat st;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < sizeof(www_files) / sizeof(www_files[0]); i++)
+		if (!strcmp(url, www_files[i].url))
+			break;
+	if (i == sizeof(www_files) / sizeof(www_files[0]))
+		return NULL;
+	snprintf(path, sizeof(path), "%s/%s", s->www, www_files[i].file);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode)) {
+		if (fd >= 0)
+			close(fd);
+		return NULL;
+	}
+	resp = MHD_create_response_from_fd((uint64_t)st.st_size, fd);
+	if (!resp) {
+		close(fd);
+		return NULL;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, www_files[i].type);
+	*status = MHD_HTTP_OK;
+	return resp;
+}
+
+/* ---- Server-sent events: the pass's progress, then "ready" ---- */
+
+struct sse {
+	struct evv *s;
+	int last;			/* percent sent last, -1 none */
+	int over;
+};
+
+static ssize_t sse_read(void *cls, uint64_t pos, char *buf, size_t max)
+{
+	struct sse *e = cls;
+	struct timespec tick = { 0, 200 * 1000 * 1000 };
+	int percent, ready, n;
+
+	(void)pos;
+	if (e->over)
+		return MHD_CONTENT_READER_END_OF_STREAM;
+	for (;;) {
+		if (atomic_load(&e->s->quit))
+			return MHD_CONTENT_READER_END_OF_STREAM;
+		evv_enter(e->s);
+		ready = evv_all_ready(e->s);
+		percent = (int)evv_percent(e->s);
+		evv_leave(e->s);
+		if (ready) {
+			e->over = 1;
+			n = snprintf(buf, max, "event: ready\ndata: {\"percent\":100}\n\n");
+			return n < 0 || (size_t)n >= max ? MHD_CONTENT_READER_END_WITH_ERROR : n;
+		}
+		if (percent != e->last) {
+			e->last = percent;
+			n = snprintf(buf, max, "event: progress\ndata: {\"percent\":%d}\n\n", percent);
+			return n < 0 || (size_t)n >= max ? MHD_CONTENT_READER_END_WITH_ERROR : n;
+		}
+		nanosleep(&tick, NULL);
+	}
+}
+
+static struct MHD_Response *progress_stream(struct evv *s)
+{
+	struct sse *e = calloc(1, sizeof(*e));
+	struct MHD_Response *resp;
+
+	if (!e)
+		return NULL;
+	e->s = s;
+	e->last = -1;
+	resp = MHD_create_response_from_callback(MHD_SIZE_UNKNOWN, 256, sse_read, e, free);
+	if (!resp) {
+		free(e);
+		return NULL;
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/event-stream");
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-cache");
+	return resp;
+}
+
+/* ---- Requests ---- */
+
+unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
+{
+	char msg[EVT_ENGINE_ERRLEN + 256];
+	json_t *o;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	o = json_pack("{s:s}", "error", msg);
+	*body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+	return status;
+}
+
+static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
+			      const char *version, const char *upload, size_t *upload_size, void **con_cls)
+{
+	static const struct {
+		const char *url;
+		unsigned int (*fn)(struct evv *, struct MHD_Connection *, char **);
+	} api[] = {
+		{ "/api/trace", evv_api_trace },
+		{ "/api/window", evv_api_window },
+		{ "/api/events", evv_api_events },
+		{ "/api/stats", evv_api_stats },
+	};
+	struct evv *s = cls;
+	struct MHD_Response *resp = NULL;
+	unsigned int status = MHD_HTTP_NOT_FOUND;
+	enum MHD_Result ret;
+	char *body = NULL;
+	size_t i;
+
+	(void)version;
+	(void)upload;
+	(void)upload_size;
+	(void)con_cls;
+	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+		status = evv_error(MHD_HTTP_METHOD_NOT_ALLOWED, &body, "%s: only GET", method);
+	} else if (!strcmp(url, "/api/progress")) {
+		resp = progress_stream(s);
+		status = MHD_HTTP_OK;
+	} else if (!strncmp(url, "/api/", 5)) {
+		for (i = 0; i < sizeof(api) / sizeof(api[0]); i++)
+			if (!strcmp(url, api[i].url))
+				break;
+		if (i < sizeof(api) / sizeof(api[0]))
+			status = api[i].fn(s, c, &body);
+		else
+			status = evv_error(MHD_HTTP_NOT_FOUND, &body, "%s: no such API", url);
+	} else {
+		resp = static_file(s, url, &status);
+	}
+	if (!resp) {
+		if (!body && status == MHD_HTTP_NOT_FOUND)
+			evv_error(status, &body, "not found");
+		if (!body) {
+			status = MHD_HTTP_INTERNAL_SERVER_ERROR;
+			body = strdup("{\"error\":\"out of memory\"}");
+			if (!body)
+				return MHD_NO;
+		}
+		resp = MHD_create_response_from_buffer(strlen(body), body, MHD_RESPMEM_MUST_FREE);
+		if (!resp) {
+			free(body);
+			return MHD_NO;
+		}
+		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
+	}
+	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	ret = MHD_queue_response(c, status, resp);
+	MHD_destroy_response(resp);
+	return ret;
+}
+
+/* ---- Start ---- */
+
+/* A listening socket on @addr:@port: the fd, -1 with errno. */
+static int listen_on(struct in_addr addr, int port)
+{
+	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_addr = addr, .sin_port = htons((uint16_t)port) };
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0), one = 1, saved;
+
+	if (fd < 0)
+		return -1;
+	/* Restarting right after a stop must not wait for TIME_WAIT; a live listener still refuses. */
+	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof(one));
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) || listen(fd, 64)) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+static int open_trace(struct evv *s, const struct opts *o)
+{
+	char err[EVT_ENGINE_ERRLEN];
+	struct evt_engine_opts eo = { .no_saved_results = o->no_saved };
+	unsigned int i;
+
+	s->eng = evt_engine_new(&eo);
+	if (!s->eng || evt_engine_register_builtin(s->eng) || !(s->ts = evt_traceset_new(s->eng))) {
+		fprintf(stderr, "evview: out of memory\n");
+		return -1;
+	}
+	s->t = evt_trace_get(s->eng, o->dir, err, sizeof(err));
+	if (!s->t) {
+		fprintf(stderr, "evview: %s\n", err);
+		return -1;
+	}
+	s->tr = evt_etrace_reader(s->t);
+	if (!s->tr || evt_etrace_span(s->t, &s->first_rt, &s->last_rt)) {
+		fprintf(stderr, "evview: %s\n", evt_etrace_error(s->t));
+		return -1;
+	}
+	if (evt_traceset_add(s->ts, s->t)) {
+		fprintf(stderr, "evview: out of memory\n");
+		return -1;
+	}
+	s->offset_ns = evt_etrace_offset_ns(s->t);
+	for (i = 0; i < s->tr->nr_streams; i++) {
+		if (s->tr->streams[i].cpu + 1 > s->nr_cpus)
+			s->nr_cpus = s->tr->streams[i].cpu + 1;
+		/* A bad packet header ends a stream's index: the events before it are served. */
+		if (s->tr->streams[i].tail_err && !s->error[0])
+			snprintf(s->error, sizeof(s->error), "%s", s->tr->streams[i].tail_errmsg);
+	}
+	s->losses = evt_stats_new();
+	if (!s->losses || evt_stats_read_losses(s->losses, s->tr)) {
+		fprintf(stderr, "evview: out of memory\n");
+		return -1;
+	}
+	/* One background pass for the three, shared by every tab. */
+	if ((s->ready_state = evt_want(s->t, "state", s, comp_ready, &s->ready_state)) < 0 ||
+	    (s->ready_stats = evt_want(s->t, "stats", s, comp_ready, &s->ready_stats)) < 0 ||
+	    (s->ready_index = evt_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0) {
+		fprintf(stderr, "evview: out of memory\n");
+		return -1;
+	}
+	return 0;
+}
+
+static void close_trace(struct evv *s)
+{
+	if (s->losses)
+		evt_stats_free(s->losses);
+	if (s->ts)
+		evt_traceset_free(s->ts);
+	if (s->t) {
+		evt_bg_remove_owner(s->t, s);
+		evt_trace_put(s->t);
+	}
+	if (s->eng)
+		evt_engine_free(s->eng);
+}
+
+int main(int argc, char **argv)
+{
+	static struct evv s = {
+		.lock = PTHREAD_MUTEX_INITIALIZER,
+		.work = PTHREAD_COND_INITIALIZER,
+		.done = PTHREAD_COND_INITIALIZER,
+	};
+	struct opts o = { 0 };
+	struct MHD_Daemon *d = NULL;
+	struct sockaddr_in sa;
+	socklen_t salen = sizeof(sa);
+	pthread_t engine;
+	char host[INET_ADDRSTRLEN], self[256];
+	sigset_t sigs;
+	int fd = -1, port, sig, ret = EXIT_TRACE;
+
+	if (parse_args(argc, argv, &o)) {
+		fprintf(stderr, "Try 'evview --help'.\n");
+		return EXIT_USAGE;
+	}
+	/* Signals go to sigwait() below, not to the server's threads. */
+	sigemptyset(&sigs);
+	sigaddset(&sigs, SIGINT);
+	sigaddset(&sigs, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &sigs, NULL);
+	signal(SIGPIPE, SIG_IGN);
+
+	if (open_trace(&s, &o))
+		goto out;
+	find_www(&s);
+	inet_ntop(AF_INET, &o.addr, host, sizeof(host));
+	if (o.port >= 0) {
+		fd = listen_on(o.addr, o.port);
+		if (fd < 0) {
+			if (errno == EADDRINUSE)
+				fprintf(stderr, "evview: %s:%d is in use (choose another with --listen)\n", host, o.port);
+			else
+				fprintf(stderr, "evview: listening on %s:%d: %s\n", host, o.port, strerror(errno));
+			goto out;
+		}
+	} else {
+		for (port = DEFAULT_PORT; port < DEFAULT_PORT + DEFAULT_PORT_TRIES && fd < 0; port++)
+			fd = listen_on(o.addr, port);
+		if (fd < 0) {
+			fprintf(stderr, "evview: no free port in %s:%d-%d (choose one with --listen)\n", host,
+				DEFAULT_PORT, DEFAULT_PORT + DEFAULT_PORT_TRIES - 1);
+			goto out;
+		}
+	}
+	if (getsockname(fd, (struct sockaddr *)&sa, &salen)) {
+		fprintf(stderr, "evview: %s\n", strerror(errno));
+		goto out;
+	}
+	port = ntohs(sa.sin_port);
+	/* A thread per connection: a handler may wait for the engine, and /api/progress streams. */
+	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
+			     0, NULL, NULL, answer, &s, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
+	if (!d) {
+		fprintf(stderr, "evview: cannot start the HTTP server\n");
+		goto out;
+	}
+	fd = -1;		/* the daemon's now */
+	if (pthread_create(&engine, NULL, engine_thread, &s)) {
+		fprintf(stderr, "evview: cannot start the engine thread\n");
+		goto out;
+	}
+	printf("evview: serving %s at http://%s:%d/\n", evt_etrace_path(s.t), host, port);
+	if (gethostname(self, sizeof(self)) || !self[0])
+		snprintf(self, sizeof(self), "HOST");
+	self[sizeof(self) - 1] = 0;
+	printf("evview: from another machine: ssh -L %d:127.0.0.1:%d %s, then open http://127.0.0.1:%d/\n",
+	       port, port, self, port);
+	if (s.error[0])
+		printf("evview: %s (the events before it are shown)\n", s.error);
+	fflush(stdout);
+	while (sigwait(&sigs, &sig))
+		;
+	atomic_store(&s.quit, 1);
+	pthread_mutex_lock(&s.lock);
+	pthread_cond_broadcast(&s.work);
+	pthread_mutex_unlock(&s.lock);
+	pthread_join(engine, NULL);
+	/* Handlers still waiting for a request give up. */
+	pthread_mutex_lock(&s.lock);
+	pthread_cond_broadcast(&s.done);
+	pthread_mutex_unlock(&s.lock);
+	MHD_stop_daemon(d);
+	d = NULL;
+	ret = 0;
+out:
+	if (d)
+		MHD_stop_daemon(d);
+	if (fd >= 0)
+		close(fd);
+	close_trace(&s);
+	return ret;
+}
