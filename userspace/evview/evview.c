@@ -454,6 +454,24 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	return ret;
 }
 
+/*
+ * URL decoding as libmicrohttpd's, but a %00 spoils the whole string: a
+ * C string would end there ("/index.html%00.js" would be "/index.html").
+ * What is left matches no file and parses as no number.
+ */
+static size_t unescape(void *cls, struct MHD_Connection *c, char *s)
+{
+	size_t n = MHD_http_unescape(s);
+
+	(void)cls;
+	(void)c;
+	if (strlen(s) != n) {
+		strcpy(s, "\x7f");
+		return 1;
+	}
+	return n;
+}
+
 /* ---- Start ---- */
 
 /* A listening socket on @addr:@port: the fd, -1 with errno. */
@@ -593,7 +611,8 @@ int main(int argc, char **argv)
 	port = ntohs(sa.sin_port);
 	/* A thread per connection: a handler may wait for the engine, and /api/progress streams. */
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-			     0, NULL, NULL, answer, &s, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_END);
+			     0, NULL, NULL, answer, &s, MHD_OPTION_LISTEN_SOCKET, fd,
+			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "evview: cannot start the HTTP server\n");
 		goto out;
