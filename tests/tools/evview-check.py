@@ -267,6 +267,7 @@ w = s.get("/api/window?from=%d&to=%d&cols=10" % (F, L))
 marks = sum(sum(c["lost"]) for c in w["cpus"])
 want = sum(1 for l in st["losses"] if F <= l["ts"] + OFF <= L)
 check(marks == want, "lost marks %d, evstat says %d losses" % (marks, want))
+print("lost marks: %d, as evstat's losses" % marks, flush=True)
 
 # Event pages.
 lo, hi = zooms[1][0], zooms[1][1]

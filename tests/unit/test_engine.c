@@ -926,6 +926,23 @@ START_TEST(evstat_matches_independent)
 }
 END_TEST
 
+/* evview's API (tests/tools/evview-check.py): a trace with losses, so lost marks show. */
+START_TEST(evview_api_matches_independent)
+{
+	char cmd[512];
+
+	make_kernel_trace(60000, 7000);
+	snprintf(cmd, sizeof(cmd), "python3 tests/tools/evview-check.py build/bin/evview build/bin/evcat '%s' "
+		 "> '%s/check.log' 2>&1", trace, tdir);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "cat '%s/check.log'", tdir);
+		ck_assert_int_eq(system(cmd), 0);
+		ck_abort_msg("evview-check.py failed on %s", trace);
+	}
+	rm_trace();
+}
+END_TEST
+
 static int count_events(void *data, void *call)
 {
 	(void)call;
@@ -1051,6 +1068,7 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, index_computation);
 	tcase_add_test(tc, evstat_matches_independent);
 	tcase_add_test(tc, adhoc_thread_filter);
+	tcase_add_test(tc, evview_api_matches_independent);
 	suite_add_tcase(s, tc);
 	return s;
 }
