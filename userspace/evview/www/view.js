@@ -1,0 +1,508 @@
+// SPDX-License-Identifier: GPL-2.0
+// evview's page: a timeline per CPU from /api/window (one column per canvas
+// pixel), zoom and pan, a selection's events (/api/events) and statistics
+// (/api/stats?from&to), and the whole trace's statistics once the server's
+// background pass is ready (/api/progress, server-sent events).
+"use strict";
+
+// Realtime nanoseconds do not fit a double (2^53): the server's big integers
+// are read as strings, kept as BigInt, and the view works in ns from the
+// trace's first_rt (Numbers: exact up to 104 days).
+const BIG_KEYS = /"(first_rt|last_rt|offset_ns|from|to|realtime|ts|begin_rt|end_rt)":(\d{16,})/g;
+
+async function getJSON(url) {
+	const r = await fetch(url);
+	const text = await r.text();
+	const data = JSON.parse(text.replace(BIG_KEYS, '"$1":"$2"'));
+	if (!r.ok)
+		throw new Error(data.error || r.status + " " + r.statusText);
+	return data;
+}
+
+const $ = (sel) => document.querySelector(sel);
+
+function el(tag, attrs, ...kids) {
+	const e = document.createElement(tag);
+	for (const [k, v] of Object.entries(attrs || {})) {
+		if (k === "class")
+			e.className = v;
+		else if (k.startsWith("data-"))
+			e.setAttribute(k, v);
+		else
+			e[k] = v;
+	}
+	for (const k of kids)
+		e.append(k instanceof Node ? k : document.createTextNode(String(k)));
+	return e;
+}
+
+const view = {
+	trace: null,
+	base: 0n,		// first_rt
+	span: 0,		// last_rt - first_rt
+	from: 0, to: 0,		// the window shown, ns from base
+	win: null,		// the last /api/window answer
+	seq: 0, inflight: false, again: false,
+	sel: null,		// {from, to} ns from base
+	evOffset: 0, evLimit: 100,
+	names: new Map(),	// tid -> comm, from every window seen
+	statsReady: false,
+};
+
+function showError(msg) {
+	const e = $("#error");
+	e.textContent = msg;
+	e.classList.remove("hidden");
+}
+
+function rt(ns) {
+	return (view.base + BigInt(Math.round(ns))).toString();
+}
+
+function fmtDur(ns) {
+	if (ns >= 1e9)
+		return (ns / 1e9).toFixed(3) + " s";
+	if (ns >= 1e6)
+		return (ns / 1e6).toFixed(3) + " ms";
+	if (ns >= 1e3)
+		return (ns / 1e3).toFixed(3) + " µs";
+	return Math.round(ns) + " ns";
+}
+
+function threadColor(tid) {
+	return "hsl(" + ((tid * 137.508) % 360).toFixed(1) + ",58%,52%)";
+}
+
+// ---- Lanes ----
+
+function buildLanes() {
+	const lanes = $("#lanes");
+	lanes.textContent = "";
+	for (const cpu of view.trace.cpus) {
+		const c = el("canvas", { class: "lane-canvas", height: 28 });
+		lanes.append(el("div", { class: "lane", "data-cpu": cpu },
+			el("span", { class: "lane-label" }, "CPU " + cpu), c));
+	}
+}
+
+function laneCanvases() {
+	return Array.from(document.querySelectorAll("#lanes .lane canvas"));
+}
+
+function columns() {
+	const c = laneCanvases()[0];
+	return c ? Math.max(1, Math.min(4096, Math.floor(c.clientWidth))) : 800;
+}
+
+function draw() {
+	const w = view.win;
+	for (const c of laneCanvases()) {
+		const cpu = Number(c.parentNode.dataset.cpu);
+		const width = Math.max(1, Math.floor(c.clientWidth));
+		if (c.width !== width)
+			c.width = width;
+		const g = c.getContext("2d");
+		g.fillStyle = "#eef0f2";
+		g.fillRect(0, 0, c.width, c.height);
+		const lane = w && w.cpus.find((x) => x.cpu === cpu);
+		if (!lane)
+			continue;
+		const scale = c.width / w.cols;
+		const h = c.height;
+		for (let k = 0; k < w.cols; k++) {
+			const x = k * scale, busy = lane.busy[k];
+			if (lane.tid[k] !== null && busy > 0) {
+				const bh = Math.max(2, Math.round(busy * (h - 6)));
+				g.fillStyle = threadColor(lane.tid[k]);
+				g.fillRect(x, h - bh, Math.max(1, scale), bh);
+			}
+			const irqs = lane.irq[k] + lane.softirq[k];
+			if (irqs > 0) {
+				g.fillStyle = "#e08a00";
+				g.fillRect(x, 0, Math.max(1, scale), Math.min(5, 1 + Math.log2(irqs)));
+			}
+			if (lane.lost[k] > 0) {
+				g.fillStyle = "#d0021b";
+				g.fillRect(x, 0, Math.max(2, scale), h);
+			}
+		}
+	}
+	drawAxis();
+	drawSelection();
+	$("#view-range").textContent = "showing " + fmtDur(view.to - view.from) + " from +" + fmtDur(view.from) +
+		(w && w.incomplete ? " (incomplete: the background pass is still running)" : "");
+}
+
+function drawAxis() {
+	const a = $("#axis");
+	const lane = laneCanvases()[0];
+	const left = lane ? lane.offsetLeft - a.offsetLeft : 0;
+	a.width = Math.max(1, a.clientWidth);
+	const g = a.getContext("2d");
+	g.clearRect(0, 0, a.width, a.height);
+	g.fillStyle = "#56606b";
+	g.font = "11px system-ui, sans-serif";
+	const width = lane ? lane.clientWidth : a.width;
+	const range = view.to - view.from;
+	if (range <= 0)
+		return;
+	let step = Math.pow(10, Math.floor(Math.log10(range / 6)));
+	if (range / step > 12)
+		step *= 5;
+	else if (range / step > 6)
+		step *= 2;
+	for (let t = Math.ceil(view.from / step) * step; t <= view.to; t += step) {
+		const x = left + (t - view.from) / range * width;
+		g.fillRect(x, 14, 1, 8);
+		g.fillText("+" + fmtDur(t), x + 2, 11);
+	}
+}
+
+function drawSelection() {
+	const box = $("#selection-box");
+	const lane = laneCanvases()[0];
+	if (!view.sel || !lane) {
+		box.classList.add("hidden");
+		return;
+	}
+	const range = view.to - view.from;
+	const x0 = (view.sel.from - view.from) / range * lane.clientWidth;
+	const x1 = (view.sel.to - view.from) / range * lane.clientWidth;
+	const l = Math.max(0, x0), r = Math.min(lane.clientWidth, x1);
+	if (r < l) {
+		box.classList.add("hidden");
+		return;
+	}
+	box.style.left = (lane.offsetLeft + l) + "px";
+	box.style.width = Math.max(1, r - l) + "px";
+	box.classList.remove("hidden");
+}
+
+function renderLegend() {
+	const legend = $("#legend");
+	legend.textContent = "";
+	const w = view.win;
+	if (!w)
+		return;
+	const seen = new Map();
+	for (const lane of w.cpus)
+		for (const t of lane.tid)
+			if (t !== null)
+				seen.set(t, (seen.get(t) || 0) + 1);
+	const tids = Array.from(seen.keys()).sort((a, b) => seen.get(b) - seen.get(a)).slice(0, 24);
+	for (const t of tids)
+		legend.append(el("span", { class: "thread", "data-tid": t },
+			el("span", { class: "swatch", style: "background:" + threadColor(t) }),
+			el("span", { class: "thread-name" }, (w.threads[t] || "?") + " (" + t + ")")));
+}
+
+// One request at a time; a newer view asks again when it is answered.
+async function loadWindow() {
+	if (view.inflight) {
+		view.again = true;
+		return;
+	}
+	view.inflight = true;
+	const seq = ++view.seq;
+	try {
+		const w = await getJSON("/api/window?from=" + rt(view.from) + "&to=" + rt(view.to) + "&cols=" + columns());
+		if (seq === view.seq) {
+			view.win = w;
+			for (const [tid, comm] of Object.entries(w.threads))
+				if (comm)
+					view.names.set(Number(tid), comm);
+			draw();
+			renderLegend();
+		}
+	} catch (e) {
+		showError("window: " + e.message);
+	}
+	view.inflight = false;
+	if (view.again) {
+		view.again = false;
+		loadWindow();
+	}
+}
+
+function setView(from, to) {
+	const min = Math.max(columns(), 1);
+	if (to - from < min) {
+		const mid = (from + to) / 2;
+		from = mid - min / 2;
+		to = mid + min / 2;
+	}
+	if (to - from > view.span) {
+		from = 0;
+		to = view.span;
+	}
+	if (from < 0) {
+		to -= from;
+		from = 0;
+	}
+	if (to > view.span) {
+		from -= to - view.span;
+		to = view.span;
+	}
+	view.from = Math.max(0, from);
+	view.to = to;
+	draw();
+	loadWindow();
+}
+
+function zoom(factor, at) {
+	const range = view.to - view.from;
+	const t = view.from + at * range;
+	setView(t - at * range * factor, t + (1 - at) * range * factor);
+}
+
+function pan(fraction) {
+	const d = (view.to - view.from) * fraction;
+	setView(view.from + d, view.to + d);
+}
+
+// ---- Mouse and keys ----
+
+function laneX(ev) {
+	const lane = laneCanvases()[0];
+	const r = lane.getBoundingClientRect();
+	return { x: ev.clientX - r.left, width: r.width };
+}
+
+function setupInput() {
+	const lanes = $("#lanes"), tl = $("#timeline");
+	let drag = null;
+
+	lanes.addEventListener("wheel", (ev) => {
+		ev.preventDefault();
+		const { x, width } = laneX(ev);
+		zoom(ev.deltaY < 0 ? 1 / 1.5 : 1.5, Math.min(1, Math.max(0, x / width)));
+	}, { passive: false });
+	lanes.addEventListener("mousedown", (ev) => {
+		const { x, width } = laneX(ev);
+		tl.focus();
+		drag = { x0: x, width, from: view.from, to: view.to, select: ev.shiftKey };
+		ev.preventDefault();
+	});
+	window.addEventListener("mousemove", (ev) => {
+		hover(ev);
+		if (!drag)
+			return;
+		const { x } = laneX(ev);
+		const range = drag.to - drag.from;
+		if (drag.select) {
+			const a = drag.from + Math.min(drag.x0, x) / drag.width * range;
+			const b = drag.from + Math.max(drag.x0, x) / drag.width * range;
+			view.sel = { from: Math.max(0, a), to: Math.min(view.span, b) };
+			drawSelection();
+		} else {
+			const d = (drag.x0 - x) / drag.width * range;
+			setView(drag.from + d, drag.to + d);
+		}
+	});
+	window.addEventListener("mouseup", () => {
+		if (drag && drag.select && view.sel && view.sel.to > view.sel.from)
+			selectionChanged();
+		drag = null;
+	});
+	tl.addEventListener("keydown", (ev) => {
+		const keys = {
+			"+": () => zoom(1 / 1.5, 0.5), "=": () => zoom(1 / 1.5, 0.5), "-": () => zoom(1.5, 0.5),
+			"ArrowLeft": () => pan(-0.2), "ArrowRight": () => pan(0.2), "0": () => setView(0, view.span),
+		};
+		if (keys[ev.key]) {
+			ev.preventDefault();
+			keys[ev.key]();
+		}
+	});
+	window.addEventListener("resize", () => {
+		draw();
+		loadWindow();
+	});
+	$("#ev-prev").addEventListener("click", () => {
+		view.evOffset = Math.max(0, view.evOffset - view.evLimit);
+		loadEvents();
+	});
+	$("#ev-next").addEventListener("click", () => {
+		view.evOffset += view.evLimit;
+		loadEvents();
+	});
+}
+
+function hover(ev) {
+	const tip = $("#tooltip");
+	const c = ev.target;
+	const w = view.win;
+	if (!w || !(c instanceof HTMLCanvasElement) || !c.classList.contains("lane-canvas")) {
+		tip.classList.add("hidden");
+		return;
+	}
+	const r = c.getBoundingClientRect();
+	const k = Math.floor((ev.clientX - r.left) / r.width * w.cols);
+	const lane = w.cpus.find((x) => x.cpu === Number(c.parentNode.dataset.cpu));
+	if (!lane || k < 0 || k >= w.cols) {
+		tip.classList.add("hidden");
+		return;
+	}
+	const tid = lane.tid[k];
+	let text = "CPU " + lane.cpu + ": " + (tid === null ? "idle" : (w.threads[tid] || view.names.get(tid) || "?") +
+		" (tid " + tid + ")") + ", busy " + Math.round(lane.busy[k] * 100) + " %";
+	if (lane.irq[k] || lane.softirq[k])
+		text += ", " + lane.irq[k] + " IRQ, " + lane.softirq[k] + " softirq";
+	if (lane.lost[k])
+		text += ", events lost";
+	tip.textContent = text;
+	tip.style.left = (ev.clientX + 12) + "px";
+	tip.style.top = (ev.clientY + 14) + "px";
+	tip.classList.remove("hidden");
+}
+
+// ---- The selection ----
+
+function selectionChanged() {
+	$("#selection").classList.remove("hidden");
+	$("#sel-range").textContent = "+" + fmtDur(view.sel.from) + " .. +" + fmtDur(view.sel.to) +
+		" (" + fmtDur(view.sel.to - view.sel.from) + ")";
+	view.evOffset = 0;
+	loadEvents();
+	loadSelStats();
+}
+
+function fieldsText(f) {
+	return Object.entries(f).map(([k, v]) => k + " = " + (typeof v === "string" ? JSON.stringify(v) : v)).join(", ");
+}
+
+async function loadEvents() {
+	const s = view.sel;
+	try {
+		const p = await getJSON("/api/events?from=" + rt(s.from) + "&to=" + rt(s.to) + "&offset=" + view.evOffset +
+			"&limit=" + view.evLimit);
+		const body = $("#events tbody");
+		body.textContent = "";
+		for (const e of p.events)
+			body.append(el("tr", { class: "event" },
+				el("td", { class: "time" }, e.time.replace(/^.*T/, "").replace("Z", "")),
+				el("td", { class: "num" }, e.cpu), el("td", { class: "event-name" }, e.event),
+				el("td", { class: "fields" }, fieldsText(e.fields))));
+		$("#ev-page").textContent = p.events.length ? "events " + (view.evOffset + 1) + "–" +
+			(view.evOffset + p.events.length) + (p.more ? " (more follow)" : "") : "no events";
+		$("#ev-prev").disabled = view.evOffset === 0;
+		$("#ev-next").disabled = !p.more;
+	} catch (e) {
+		showError("events: " + e.message);
+	}
+}
+
+async function loadSelStats() {
+	const s = view.sel;
+	const box = $("#sel-stats");
+	box.textContent = "computing…";
+	try {
+		renderStats(box, await getJSON("/api/stats?from=" + rt(s.from) + "&to=" + rt(s.to)));
+	} catch (e) {
+		box.textContent = e.message;
+	}
+}
+
+// ---- Statistics (the whole trace's and a selection's: evstat --json's shape) ----
+
+function table(caption, cls, heads, rows) {
+	const t = el("table", { class: cls }, el("caption", {}, caption));
+	t.append(el("tr", {}, ...heads.map(([h, num]) => el("th", { class: num ? "num" : "" }, h))));
+	for (const r of rows)
+		t.append(el("tr", {}, ...r));
+	return t;
+}
+
+const td = (cls, v) => el("td", { class: cls }, v);
+const us = (ns) => (ns / 1000).toFixed(3);
+
+function renderStats(box, st) {
+	box.textContent = "";
+	const span = Number(st.last_ts) - Number(st.first_ts);
+	const threads = st.threads.filter((t) => t.tid !== 0).sort((a, b) => b.cpu_ns - a.cpu_ns || a.tid - b.tid)
+		.slice(0, 15);
+	box.append(table("Threads by CPU time", "threads",
+		[["tid", 1], ["comm"], ["CPU ms", 1], ["% span", 1], ["events", 1]],
+		threads.map((t) => [td("num tid", t.tid), td("thread-name", t.comm), td("num cpu-ms", (t.cpu_ns / 1e6).toFixed(3)),
+			td("num", span ? (100 * t.cpu_ns / span).toFixed(2) : "0"), td("num", t.events)])));
+	const sys = st.syscalls.slice().sort((a, b) => b.count - a.count).slice(0, 15);
+	box.append(table("System calls", "syscalls",
+		[["syscall"], ["count", 1], ["errors", 1], ["min µs", 1], ["avg µs", 1], ["max µs", 1]],
+		sys.map((y) => [td("syscall-name", y.name), td("num count", y.count), td("num", y.errors),
+			td("num", us(y.latency.min_ns)),
+			td("num", y.latency.count ? us(y.latency.total_ns / y.latency.count) : "0.000"),
+			td("num", us(y.latency.max_ns))])));
+	const irqs = st.irqs.slice().sort((a, b) => b.count - a.count);
+	box.append(table("Interrupts", "irqs", [["irq", 1], ["name"], ["count", 1], ["avg µs", 1], ["max µs", 1]],
+		irqs.map((q) => [td("num", q.irq), td("irq-name", q.name), td("num count", q.count),
+			td("num", q.duration.count ? us(q.duration.total_ns / q.duration.count) : "0.000"),
+			td("num", us(q.duration.max_ns))]).concat(st.softirqs.map((q) => [td("num", "soft"),
+			td("irq-name", q.name), td("num count", q.count),
+			td("num", q.duration.count ? us(q.duration.total_ns / q.duration.count) : "0.000"),
+			td("num", us(q.duration.max_ns))]))));
+	const lossy = st.streams.filter((q) => q.discarded || q.lost_packets);
+	box.append(table("Losses", "losses", [["stream", 1], ["cpu", 1], ["channel"], ["discarded", 1], ["lost packets", 1]],
+		lossy.length ? lossy.map((q) => [td("num", q.id), td("num", q.cpu), td("", q.channel),
+			td("num discarded", q.discarded), td("num", q.lost_packets)]) : [[td("none", "none"), td("", ""),
+			td("", ""), td("num discarded", 0), td("num", 0)]]));
+	box.append(el("p", { class: "stats-total" }, st.events + " events"));
+}
+
+async function loadStats() {
+	try {
+		const st = await getJSON("/api/stats");
+		if (st.computing) {
+			$("#stats-status").textContent = "computing " + st.percent + " %";
+			return false;
+		}
+		view.statsReady = true;
+		$("#stats-status").textContent = "ready";
+		$("#stats").classList.add("ready");
+		renderStats($("#stats-body"), st);
+		return true;
+	} catch (e) {
+		$("#stats-status").textContent = e.message;
+		return true;
+	}
+}
+
+function followProgress() {
+	const es = new EventSource("/api/progress");
+	es.addEventListener("progress", (ev) => {
+		if (!view.statsReady)
+			$("#stats-status").textContent = "computing " + JSON.parse(ev.data).percent + " %";
+	});
+	es.addEventListener("ready", () => {
+		es.close();
+		loadStats();
+		// The windows can now start from the state result: no more "incomplete".
+		loadWindow();
+	});
+}
+
+// ---- Start ----
+
+async function start() {
+	try {
+		view.trace = await getJSON("/api/trace");
+	} catch (e) {
+		showError("trace: " + e.message);
+		return;
+	}
+	const t = view.trace;
+	view.base = BigInt(t.first_rt);
+	view.span = Number(BigInt(t.last_rt) - view.base);
+	$("#trace-path").textContent = t.path;
+	$("#trace-span").textContent = t.first + " .. " + t.last + " UTC, " + t.cpus.length + " CPUs" +
+		(t.chunks.length ? ", " + t.chunks.length + " chunks" : "") + (t.events !== null ? ", " + t.events + " events" : "");
+	if (t.error)
+		showError("The trace is damaged: " + t.error + ". What comes before it is shown.");
+	document.title = "evview: " + t.path;
+	buildLanes();
+	setupInput();
+	setView(0, view.span);
+	if (!(await loadStats()))
+		followProgress();
+}
+
+start();
