@@ -61,10 +61,11 @@ DKMS_FILES := dkms.conf Kbuild VERSION kmod/gen-syscalls $(wildcard kmod/*.[ch] 
 
 .PHONY: install uninstall install-list dkms-install dkms-uninstall
 
-# @VERSION@, @SBINDIR@, @UNITDIR@, @DOCDIR@, @HOOKDIR@ in man pages, the unit and the defaults
+# @VERSION@, @SBINDIR@, @UNITDIR@, @DOCDIR@, @HOOKDIR@, @VIEWDIR@ in man pages, the unit and the defaults
 # (evview's page has none: it goes through unchanged).
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
-	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@HOOKDIR@|$(HOOKDIR)|g'
+	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@HOOKDIR@|$(HOOKDIR)|g' \
+	-e 's|@VIEWDIR@|$(VIEWDIR)|g'
 
 install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat $(BUILD)/bin/evstat $(BUILD)/bin/evview
 	@set -e; set -- $(INSTALL_ITEMS); \

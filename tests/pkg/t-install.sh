@@ -41,6 +41,22 @@ grep -q '^ExecStart=.* /usr/local/sbin/evdrain ' "$tmp/dest/usr/local/lib/system
 [ "$("$d/usr/sbin/evctl" --version)" = "evctl $version" ] || die "evctl --version"
 "$d/usr/bin/evcat" --help > /dev/null || die "evcat --help"
 [ "$("$d/usr/bin/evstat" --version)" = "evstat $version" ] || die "evstat --version"
+[ "$("$d/usr/bin/evview" --version)" = "evview $version" ] || die "evview --version"
+# evview serves its page from the installed folder (no source tree beside it).
+for f in index.html view.js view.css; do
+	[ -s "$d/usr/share/evtrace/view/$f" ] || die "evview's $f not installed"
+done
+build/bin/evsynth "$tmp/trace" --kernel --events 2000 --quiet
+"$d/usr/bin/evview" "$tmp/trace" --listen 127.0.0.1:0 > "$tmp/evview.out" 2>&1 &
+evview_pid=$!
+for _ in $(seq 50); do grep -q 'http://' "$tmp/evview.out" && break; sleep 0.1; done
+url=$(grep -o 'http://127.0.0.1:[0-9]*/' "$tmp/evview.out" | head -n 1)
+got=$(python3 -c 'import sys, urllib.request; sys.stdout.write(urllib.request.urlopen(sys.argv[1] + "view.js").read().decode())' "$url") ||
+	{ kill "$evview_pid"; die "the installed evview did not serve view.js ($(cat "$tmp/evview.out"))"; }
+kill "$evview_pid"
+wait "$evview_pid" || die "evview exit $? on SIGTERM"
+[ "$got" = "$(cat "$d/usr/share/evtrace/view/view.js")" ] || die "the installed evview served another view.js"
+echo "evview (installed) serves its installed page"
 
 # 3. Man pages: no warnings, the sections, every option of the program's help.
 # The options a help text names: -x and --xyz after a blank, '[' or ','.
@@ -63,6 +79,7 @@ check_page() { # page program section...
 "$d/usr/sbin/evdrain" --help > "$tmp/help.evdrain"
 "$d/usr/bin/evcat" --help > "$tmp/help.evcat"
 "$d/usr/bin/evstat" --help > "$tmp/help.evstat"
+"$d/usr/bin/evview" --help > "$tmp/help.evview"
 "$d/usr/sbin/evctl" --help > "$tmp/help.evctl"
 for c in $(sed -n '/^commands:/,/^$/s/^  \([a-z-]*\).*/\1/p' "$tmp/help.evctl"); do
 	"$d/usr/sbin/evctl" "$c" --help >> "$tmp/help.evctl"
@@ -72,8 +89,9 @@ check_page "$d/usr/share/man/man8/evdrain.8" evdrain OPTIONS
 check_page "$d/usr/share/man/man8/evctl.8" evctl COMMANDS
 check_page "$d/usr/share/man/man1/evcat.1" evcat OPTIONS
 check_page "$d/usr/share/man/man1/evstat.1" evstat OPTIONS
+check_page "$d/usr/share/man/man1/evview.1" evview OPTIONS API
 # Exit codes: every code of the help's "Exit status" line is in the page.
-for prog in evdrain:man8/evdrain.8 evctl:man8/evctl.8 evcat:man1/evcat.1 evstat:man1/evstat.1; do
+for prog in evdrain:man8/evdrain.8 evctl:man8/evctl.8 evcat:man1/evcat.1 evstat:man1/evstat.1 evview:man1/evview.1; do
 	p=${prog%%:*} page=$d/usr/share/man/${prog#*:}
 	codes=$(tr '\n' ' ' < "$tmp/help.$p" | grep -io 'exit status:.*' | grep -o '\b[0-6] [a-zA-Z]' | cut -c1 | sort -u)
 	sect=$(MANWIDTH=80 man -l "$page" 2>/dev/null | sed -n '/^EXIT STATUS/,/^[A-Z]/p')

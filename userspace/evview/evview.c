@@ -264,27 +264,30 @@ static const struct {
 	{ "/view.css", "view.css", "text/css; charset=utf-8" },
 };
 
-/* The page's folder: the source tree's beside build/bin/, else the installed one. */
+/*
+ * The page's folder, the first that has index.html: the source tree's
+ * beside build/bin/, the installed one beside BINDIR (PREFIX/share/...,
+ * whatever PREFIX and DESTDIR were), the one this build was made for.
+ */
 static void find_www(struct evv *s)
 {
-	char exe[PATH_MAX], *slash;
+	static const char *const rel[] = { "../../userspace/evview/www", "../share/evtrace/view" };
+	char exe[PATH_MAX], probe[sizeof(s->www) + 16], *slash;
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	struct stat st;
 
-	snprintf(s->www, sizeof(s->www), "%s", EVT_VIEWDIR);
-	if (n <= 0)
-		return;
-	exe[n] = 0;
-	slash = strrchr(exe, '/');
-	if (!slash)
-		return;
-	*slash = 0;
-	if ((size_t)snprintf(s->www, sizeof(s->www), "%s/../../userspace/evview/www", exe) < sizeof(s->www)) {
-		char probe[sizeof(s->www) + 16];
-
-		snprintf(probe, sizeof(probe), "%s/index.html", s->www);
-		if (!stat(probe, &st))
-			return;
+	if (n > 0) {
+		exe[n] = 0;
+		slash = strrchr(exe, '/');
+		if (slash)
+			*slash = 0;
+		for (size_t i = 0; slash && i < sizeof(rel) / sizeof(rel[0]); i++) {
+			if ((size_t)snprintf(s->www, sizeof(s->www), "%s/%s", exe, rel[i]) >= sizeof(s->www))
+				continue;
+			snprintf(probe, sizeof(probe), "%s/index.html", s->www);
+			if (!stat(probe, &st))
+				return;
+		}
 	}
 	snprintf(s->www, sizeof(s->www), "%s", EVT_VIEWDIR);
 }
