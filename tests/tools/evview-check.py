@@ -78,13 +78,17 @@ def run(cmd):
 
 class Server:
     def __init__(self, d, *args):
+        # stderr to a file: a pipe nobody reads would stop the server once full.
+        self.err = tempfile.TemporaryFile(mode="w+")
         self.p = subprocess.Popen([evview, d, "--listen", "127.0.0.1:0"] + list(args),
-                                  stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                  stdout=subprocess.PIPE, stderr=self.err, text=True)
         line = self.p.stdout.readline()
         m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
         if not m:
             self.p.kill()
-            sys.exit("FAIL: evview printed no URL: %r %s" % (line, self.p.stderr.read()))
+            self.p.wait()
+            self.err.seek(0)
+            sys.exit("FAIL: evview printed no URL: %r %s" % (line, self.err.read()))
         self.port = int(m.group(1))
         self.hint = self.p.stdout.readline()
 
@@ -115,7 +119,8 @@ class Server:
             self.p.kill()
             fail("evview did not stop on SIGTERM")
             return
-        check(rc == 0, "evview exit %d after SIGTERM" % rc)
+        self.err.seek(0)
+        check(rc == 0, "evview exit %d after SIGTERM: %s" % (rc, self.err.read()[-3000:]))
 
 
 def iso_ns(s):
