@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """evview's API against an independent computation from `evcat --format json`.
 
-usage: evview-check.py EVVIEW EVCAT TRACE_DIR
+usage: evview-check.py EVVIEW EVCAT TRACE_DIR [--chunks N]
 
 evview is started on --listen 127.0.0.1:0 (the URL it prints says the port)
 and stopped at the end. Checked:
@@ -19,7 +19,8 @@ and stopped at the end. Checked:
   traversal (.., %2e%2e, absolute, encoded slashes) 404 and never a byte of
   /etc/passwd; a second evview on the same port exits 1 saying it is in use;
   a directory that is no trace exits 1; a corrupt stream still serves and
-  /api/trace names the file.
+  /api/trace names the file (not on a run of chunks).
+- With --chunks N: TRACE_DIR is a run of N chunks, /api/trace lists them.
 - A trace of 5 M events (evsynth beside EVVIEW): a window is answered while
   the background pass runs (/api/stats still says computing after it), two
   concurrent clients see one pass, the percent only grows.
@@ -53,6 +54,7 @@ import threading
 import time
 
 evview, evcat, trace = sys.argv[1:4]
+nchunks = int(sys.argv[sys.argv.index("--chunks") + 1]) if "--chunks" in sys.argv else 0
 evstat = os.path.join(os.path.dirname(evcat), "evstat")
 evsynth = os.path.join(os.path.dirname(evview), "evsynth")
 failures = []
@@ -233,6 +235,7 @@ check(info.get("events") == len(events), "events %s, evcat printed %d" % (info.g
 check(info.get("passes") == 1, "passes %s, not 1" % info.get("passes"))
 check(info.get("error") is None, "error %s" % info.get("error"))
 check(all(info["ready"].values()), "not ready after progress said so: %s" % info["ready"])
+check(len(info.get("chunks", [])) == nchunks, "%d chunks listed, not %d" % (len(info.get("chunks", [])), nchunks))
 
 # Windows at three zoom levels.
 E0, E1 = events[0]["rt"], events[-1]["rt"]
@@ -367,21 +370,15 @@ check(p.returncode == 1 and "127.0.0.1:%d is in use (choose another with --liste
       "second evview on the port: exit %d %s" % (p.returncode, p.stderr))
 s.stop()
 
-tmp = tempfile.mkdtemp(prefix="evview-check-")
-try:
-    # Not a trace.
-    p = subprocess.run([evview, tmp, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                       text=True, timeout=30)
-    check(p.returncode == 1 and p.stderr.startswith("evview: ") and not p.stdout,
-          "not a trace: exit %d %s" % (p.returncode, p.stderr))
-    # A corrupt stream: a packet header in the middle of a stream.
+
+def corrupt_stream(tmp):
+    """A packet header in the middle of a stream spoilt: served, and /api/trace says where."""
     bad = os.path.join(tmp, "bad")
     shutil.copytree(trace, bad, ignore=shutil.ignore_patterns(".evtrace-results"))
     kdir = os.path.join(bad, "kernel") if os.path.isdir(os.path.join(bad, "kernel")) else bad
     victim = next(st for st in info["streams"] if st["packets"] >= 4)
     fn = os.path.join(kdir, victim["file"])
-    size = os.path.getsize(fn)
-    pk = size // victim["packets"]
+    pk = os.path.getsize(fn) // victim["packets"]
     with open(fn, "r+b") as f:
         f.seek(pk * (victim["packets"] // 2))
         f.write(b"\xde\xad\xbe\xef")
@@ -393,7 +390,9 @@ try:
     print("corrupt stream: served, /api/trace says %s" % i2.get("error"), flush=True)
     s.stop()
 
-    # A big trace: the window while the pass runs, two clients, one pass.
+
+def big_trace(tmp):
+    """The window while the pass runs, two clients, one pass."""
     big = os.path.join(tmp, "big")
     run([evsynth, big, "--kernel", "--events", "5000000", "--cpus", "4", "--quiet"])
     s = Server(big, "--no-saved")
@@ -429,6 +428,20 @@ try:
     print("big trace: window during the pass %s, one pass, percents %s" %
           (results["a-during"] or results["b-during"], results["a-percent"][:12]), flush=True)
     s.stop()
+
+
+tmp = tempfile.mkdtemp(prefix="evview-check-")
+try:
+    # Not a trace.
+    p = subprocess.run([evview, tmp, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True, timeout=30)
+    check(p.returncode == 1 and p.stderr.startswith("evview: ") and not p.stdout,
+          "not a trace: exit %d %s" % (p.returncode, p.stderr))
+    if nchunks:
+        print("corrupt stream: not tried on a run of chunks (see the whole trace's check)", flush=True)
+    else:
+        corrupt_stream(tmp)
+    big_trace(tmp)
 finally:
     shutil.rmtree(tmp)
 

@@ -5,7 +5,7 @@
  * packet boundaries into chunks, as a rotating evdrain writes them, reads
  * back event for event as the whole; --from/--to's chunk selection; a
  * lost packet at a seam; another session's metadata; an error that names
- * the chunk's file.
+ * the chunk's file; evview serving a run (tests/tools/evview-check.py).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -228,6 +228,37 @@ static void cut_into_chunks(const char *whole, const char *run, unsigned int nch
 	evt_trace_close(&t);
 }
 
+/* evview on a run of chunks: the same checks as on a whole trace, and its chunks listed. */
+START_TEST(evview_serves_a_run)
+{
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char dir[64], whole_dir[128], run_dir[128], names[3][EVT_CHUNK_NAME_MAX], synth_err[512], cmd[1024];
+
+	snprintf(dir, sizeof(dir), "/tmp/evt-chunk-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(whole_dir, sizeof(whole_dir), "%s/whole", dir);
+	snprintf(run_dir, sizeof(run_dir), "%s/run", dir);
+	evt_synth_defaults(&p);
+	p.kernel = 1;
+	p.cpus = 3;
+	p.events = 60000;
+	p.subbuf_size = 4096;
+	if (evt_synth_write(whole_dir, &p, &r, synth_err, sizeof(synth_err)))
+		ck_abort_msg("synth: %s", synth_err);
+	cut_into_chunks(whole_dir, run_dir, 3, 0, names);
+	snprintf(cmd, sizeof(cmd), "python3 tests/tools/evview-check.py build/bin/evview build/bin/evcat '%s' "
+		 "--chunks 3 > '%s/check.log' 2>&1", run_dir, dir);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "cat '%s/check.log'", dir);
+		ck_assert_int_eq(system(cmd), 0);
+		ck_abort_msg("evview-check.py failed on the run %s", run_dir);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 static void same_events(const struct evs *a, const struct evs *b)
 {
 	size_t i;
@@ -369,6 +400,7 @@ Suite *chunk_suite(void)
 	tcase_add_test(tc, chunk_names);
 	tcase_add_test(tc, rotation_units);
 	tcase_add_loop_test(tc, run_reads_as_one_trace, 0, 2);
+	tcase_add_test(tc, evview_serves_a_run);
 	suite_add_tcase(s, tc);
 	return s;
 }
