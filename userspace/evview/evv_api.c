@@ -26,7 +26,7 @@ static const char *arg(struct MHD_Connection *c, const char *name)
 	return MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, name);
 }
 
-/* A decimal number: 0, -1 (absent: *v untouched), or an error answer's status. */
+/* A decimal number into *v (absent: *v untouched): 0, or the status of the error answer made. */
 static unsigned int get_u64(struct MHD_Connection *c, const char *name, uint64_t *v, char **body)
 {
 	const char *s = arg(c, name);
