@@ -245,8 +245,18 @@ function setView(from, to) {
 	}
 	view.from = Math.max(0, from);
 	view.to = to;
+	// The view in the address (#view=FROM-TO, ns from the trace's start): a link shows it again.
+	history.replaceState(null, "", "#view=" + Math.round(view.from) + "-" + Math.round(view.to));
 	draw();
 	loadWindow();
+}
+
+// #view=FROM-TO from the address, else the whole trace.
+function initialView() {
+	const m = /^#view=(\d+)-(\d+)$/.exec(location.hash);
+	if (m && Number(m[1]) < Number(m[2]))
+		return [Number(m[1]), Number(m[2])];
+	return [0, view.span];
 }
 
 function zoom(factor, at) {
@@ -500,7 +510,7 @@ async function start() {
 	document.title = "evview: " + t.path;
 	buildLanes();
 	setupInput();
-	setView(0, view.span);
+	setView(...initialView());
 	if (!(await loadStats()))
 		followProgress();
 }
