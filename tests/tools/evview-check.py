@@ -15,7 +15,7 @@ and stopped at the end. Checked:
   evcat's JSON lines of the range, with "realtime" = ts + offset.
 - /api/stats equals `evstat --json` once ready, and with from/to equals
   `evstat --json --from @A --to @B`.
-- Bad parameters: 400 naming the parameter; unknown paths 404; path
+- Usage errors exit 2. Bad parameters: 400 naming the parameter; unknown paths 404; path
   traversal (.., %2e%2e, absolute, encoded slashes) 404 and never a byte of
   /etc/passwd; a second evview on the same port exits 1 saying it is in use;
   a directory that is no trace exits 1; a corrupt stream still serves and
@@ -432,6 +432,15 @@ def big_trace(tmp):
 
 tmp = tempfile.mkdtemp(prefix="evview-check-")
 try:
+    # Usage errors: exit 2 with a message.
+    for args in ([], [trace, "--listen", "localhost"], [trace, "--listen", "127.0.0.1:65536"],
+                 [trace, "--listen", "127.0.0.1:-1"], [trace, "--listen", "::1:80"], [trace, "--bogus"],
+                 [trace, trace], [trace, "--listen"]):
+        p = subprocess.run([evview] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, timeout=30)
+        check(p.returncode == 2 and p.stderr.startswith("evview: "), "evview %s: exit %d %s" %
+              (" ".join(args), p.returncode, p.stderr))
+    p = subprocess.run([evview, "--help"], stdout=subprocess.PIPE, text=True, timeout=30)
+    check(p.returncode == 0 and "--listen" in p.stdout, "evview --help: exit %d" % p.returncode)
     # Not a trace.
     p = subprocess.run([evview, tmp, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                        text=True, timeout=30)
