@@ -593,7 +593,8 @@ int main(int argc, char **argv)
 		fd = listen_on(o.addr, o.port);
 		if (fd < 0) {
 			if (errno == EADDRINUSE)
-				fprintf(stderr, "evview: %s:%d is in use (choose another with --listen)\n", host, o.port);
+				fprintf(stderr, "evview: %s:%d is in use (choose another with --listen)\n",
+					host, o.port);
 			else
 				fprintf(stderr, "evview: listening on %s:%d: %s\n", host, o.port, strerror(errno));
 			goto out;

@@ -90,7 +90,8 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 
 		fprintf(f, "%s{\"name\":", k ? "," : "");
 		json_str(f, y->name);
-		fprintf(f, ",\"count\":%llu,\"errors\":%llu,", (unsigned long long)y->count, (unsigned long long)y->errors);
+		fprintf(f, ",\"count\":%llu,\"errors\":%llu,", (unsigned long long)y->count,
+			(unsigned long long)y->errors);
 		json_lat(f, "latency", &y->lat);
 		fprintf(f, ",");
 		json_hist(f, y->hist);
