@@ -13,6 +13,8 @@ and stopped at the end. Checked:
   the lost marks against the losses evstat reports.
 - /api/events pages (offset, limit, more; cpu and event filters) equal
   evcat's JSON lines of the range, with "realtime" = ts + offset.
+- /api/thread (a thread's lane): the running share per column of the three
+  busiest threads equals the one computed from every CPU's switches.
 - /api/stats equals `evstat --json` once ready, and with from/to equals
   `evstat --json --from @A --to @B`.
 - Usage errors exit 2. Bad parameters: 400 naming the parameter; unknown paths 404; path
@@ -269,6 +271,54 @@ for lo, hi, cols in zooms:
     print("window %d cols over %.6f s: %d CPUs, %s" % (cols, (hi - lo) / 1e9, len(CPUS),
                                                       "agrees" if not bad else "%d columns differ" % bad), flush=True)
 
+# Thread lanes: a thread's running share per column, from the switches of
+# every CPU (the state result's rule: a CPU's first switch's prev_tid runs from
+# the CPU's first event; the last thread of each CPU until the trace's last event).
+running = collections.defaultdict(list)
+for cpu in CPUS:
+    cur, since = None, None
+    for e in by_cpu[cpu]:
+        if since is None:
+            since = e["rt"]
+        if e["event"] == "sched_switch":
+            if cur is None:
+                cur = e["fields"]["prev_tid"]
+            if cur:
+                running[cur].append((since, e["rt"]))
+            cur, since = e["fields"]["next_tid"], e["rt"]
+    if cur:
+        running[cur].append((since, events[-1]["rt"]))
+
+
+def ref_thread(tid, lo, hi, cols):
+    n = hi - lo + 1
+    bounds = [lo + k * n // cols for k in range(cols)] + [hi + 1]
+    ns = [0] * cols
+    for a, z in running[tid]:
+        a, z = max(a, lo), min(z, hi + 1)
+        while a < z:
+            k = bisect.bisect_right(bounds, a) - 1
+            end = min(z, bounds[k + 1])
+            ns[k] += end - a
+            a = end
+    return [ns[k] / (bounds[k + 1] - bounds[k]) for k in range(cols)]
+
+
+stats = s.get("/api/stats")
+top = sorted((t for t in stats["threads"] if t["tid"]), key=lambda t: (-t["cpu_ns"], t["tid"]))[:3]
+for lo, hi, cols in zooms[:2]:
+    for t in top:
+        got = s.get("/api/thread?tid=%d&from=%d&to=%d&cols=%d" % (t["tid"], lo, hi, cols))
+        want = ref_thread(t["tid"], lo, hi, cols)
+        bad = [k for k in range(cols) if abs(got["running"][k] - want[k]) > 2e-6]
+        check(not bad, "thread %d over %d..%d/%d: running share differs in %d columns, first %s: %s vs %s" %
+              (t["tid"], lo, hi, cols, len(bad), bad[:1], [got["running"][k] for k in bad[:1]],
+               [want[k] for k in bad[:1]]))
+        check(got["comm"] == t["comm"], "thread %d: comm %s, evstat says %s" % (t["tid"], got["comm"], t["comm"]))
+        check(all(st in (None, "user", "syscall", "irq", "softirq", "runnable", "blocked", "exited", "unknown")
+                  for st in got["state"]), "thread %d: states %s" % (t["tid"], set(got["state"])))
+print("thread lanes: running shares of the 3 busiest threads agree at 2 zoom levels", flush=True)
+
 # Lost marks: one per loss evstat reports in the window.
 st = json.loads(run([evstat, trace, "--json"]))
 w = s.get("/api/window?from=%d&to=%d&cols=10" % (F, L))
@@ -339,7 +389,9 @@ for q, word in [("/api/window?cols=abc", "cols"), ("/api/window?cols=0", "cols")
                 ("/api/events?limit=1001", "limit"), ("/api/events?limit=0", "limit"),
                 ("/api/events?offset=x", "offset"), ("/api/events?event=no_such_event", "event"),
                 ("/api/events?cpu=zz", "cpu"), ("/api/stats?from=1", "span"),
-                ("/api/stats?from=%d&to=%d" % (L, F), "after")]:
+                ("/api/stats?from=%d&to=%d" % (L, F), "after"),
+                ("/api/thread?cols=10", "tid"), ("/api/thread?cols=10&tid=999999", "tid"),
+                ("/api/thread?cols=10&tid=0", "tid"), ("/api/thread?tid=%d" % CPUS[0], "cols")]:
     status, body = s.raw(q)
     ok = status == 400
     try:

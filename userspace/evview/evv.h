@@ -66,6 +66,7 @@ unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
 unsigned int evv_api_window(struct evv *s, struct MHD_Connection *c, char **body);
 unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body);
 unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body);
+unsigned int evv_api_thread(struct evv *s, struct MHD_Connection *c, char **body);
 /* {"error": msg} */
 unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -552,6 +552,117 @@ unsigned int evv_api_window(struct evv *s, struct MHD_Connection *c, char **body
 	return reply(o, body);
 }
 
+/* ---- /api/thread: a thread's lane, from the ready state result ---- */
+
+/*
+ * Per column of [from, to] (cut as /api/window's): the share of the
+ * column the thread ran (user, syscall, IRQ or softirq state) and the
+ * state it spent longest in (ties: the first in enum evt_tstate's order;
+ * null where the state result says nothing). The state result's last
+ * interval ends at the trace's last event.
+ */
+static int thread_lane(const struct evt_state *st, const struct evt_state_thread *t, struct window *w,
+		       uint64_t (*ns)[EVT_TSTATE_COUNT])
+{
+	struct evt_state_interval iv;
+	size_t lo = 0, hi = t->nch, i;
+
+	/* The first interval that ends after from: the last change at or before it. */
+	while (lo + 1 < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (evt_state_thread_interval(st, t, mid, &iv))
+			return -1;
+		if (iv.begin <= w->from)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	for (i = lo; !evt_state_thread_interval(st, t, i, &iv) && iv.begin <= w->to; i++) {
+		uint64_t a = iv.begin > w->from ? iv.begin : w->from;
+		uint64_t z = iv.end < w->to + 1 ? iv.end : w->to + 1;
+
+		while (a < z) {
+			uint32_t k = col_of(w, a);
+			uint64_t end = k + 1 < w->cols ? col_start(w, k + 1) : w->to + 1;
+
+			if (end > z)
+				end = z;
+			ns[k][iv.state < EVT_TSTATE_COUNT ? iv.state : EVT_TSTATE_UNKNOWN] += end - a;
+			a = end;
+		}
+	}
+	return 0;
+}
+
+unsigned int evv_api_thread(struct evv *s, struct MHD_Connection *c, char **body)
+{
+	uint64_t from, to, cols = 0, tid = UINT64_MAX;
+	const struct evt_state_thread *t;
+	const struct evt_state *st;
+	uint64_t (*ns)[EVT_TSTATE_COUNT];
+	json_t *o = NULL, *run, *state;
+	struct window w = { 0 };
+	unsigned int status;
+
+	if ((status = get_range(s, c, &from, &to, body)) || (status = get_u64(c, "cols", &cols, body)) ||
+	    (status = get_u64(c, "tid", &tid, body)))
+		return status;
+	if (!arg(c, "cols") || cols < 1 || cols > MAX_COLS)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "cols: a number of columns 1..%d is needed", MAX_COLS);
+	if (tid > INT32_MAX)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "tid: a thread id is needed");
+	evv_enter(s);
+	if (!s->ready_state) {
+		unsigned int p = evv_percent(s);
+
+		evv_leave(s);
+		return reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
+	}
+	st = evt_comp_result(s->t, "state");
+	t = st ? evt_state_thread(st, (int32_t)tid) : NULL;
+	if (!t || !tid) {
+		evv_leave(s);
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "tid: no thread %llu in the trace",
+				 (unsigned long long)tid);
+	}
+	w.from = from - s->offset_ns;
+	w.to = to - s->offset_ns;
+	w.n = w.to - w.from + 1;
+	w.cols = (uint32_t)cols;
+	ns = calloc(cols, sizeof(*ns));
+	run = json_array();
+	state = json_array();
+	if (ns && run && state && !thread_lane(st, t, &w, ns)) {
+		for (uint32_t k = 0; k < w.cols; k++) {
+			uint64_t len = (k + 1 < w.cols ? col_start(&w, k + 1) : w.to + 1) - col_start(&w, k), best = 0;
+			uint64_t running = ns[k][EVT_TSTATE_USER] + ns[k][EVT_TSTATE_SYSCALL] + ns[k][EVT_TSTATE_IRQ] +
+					   ns[k][EVT_TSTATE_SOFTIRQ];
+			int b = -1;
+
+			for (int j = 0; j < EVT_TSTATE_COUNT; j++)
+				if (ns[k][j] > best) {
+					best = ns[k][j];
+					b = j;
+				}
+			json_array_append_new(run, json_real(len ? (double)running / (double)len : 0.0));
+			json_array_append_new(state, b >= 0 ? json_string(evt_tstate_name((enum evt_tstate)b)) :
+						     json_null());
+		}
+		o = json_pack("{s:I,s:I,s:I,s:s,s:I,s:I,s:I,s:O,s:O}", "tid", (json_int_t)t->tid,
+			      "pid", (json_int_t)t->pid, "ppid", (json_int_t)t->ppid, "comm", t->comm,
+			      "from", (json_int_t)from, "to", (json_int_t)to, "cols", (json_int_t)cols,
+			      "running", run, "state", state);
+	}
+	evv_leave(s);
+	free(ns);
+	json_decref(run);
+	json_decref(state);
+	if (!o)
+		return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "out of memory");
+	return reply(o, body);
+}
+
 /* ---- /api/events: a page ---- */
 
 struct page {

@@ -407,6 +407,7 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		{ "/api/window", evv_api_window },
 		{ "/api/events", evv_api_events },
 		{ "/api/stats", evv_api_stats },
+		{ "/api/thread", evv_api_thread },
 	};
 	struct evv *s = cls;
 	struct MHD_Response *resp = NULL;
