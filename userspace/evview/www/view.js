@@ -46,6 +46,7 @@ const view = {
 	sel: null,		// {from, to} ns from base
 	evOffset: 0, evLimit: 100,
 	names: new Map(),	// tid -> comm, from every window seen
+	threads: [],		// tids with a lane of their own (/api/thread)
 	statsReady: false,
 };
 
@@ -173,8 +174,11 @@ function drawSelection() {
 		box.classList.add("hidden");
 		return;
 	}
+	const lanes = $("#lanes"), threads = $("#thread-lanes");
 	box.style.left = (lane.offsetLeft + l) + "px";
 	box.style.width = Math.max(1, r - l) + "px";
+	box.style.top = lanes.offsetTop + "px";
+	box.style.height = (threads.offsetTop + threads.offsetHeight - lanes.offsetTop) + "px";
 	box.classList.remove("hidden");
 }
 
@@ -190,10 +194,83 @@ function renderLegend() {
 			if (t !== null)
 				seen.set(t, (seen.get(t) || 0) + 1);
 	const tids = Array.from(seen.keys()).sort((a, b) => seen.get(b) - seen.get(a)).slice(0, 24);
-	for (const t of tids)
-		legend.append(el("span", { class: "thread", "data-tid": t },
+	for (const t of tids) {
+		const item = el("span", { class: "thread" + (view.threads.includes(t) ? " shown" : ""), "data-tid": t,
+			title: "a lane for this thread" },
 			el("span", { class: "swatch", style: "background:" + threadColor(t) }),
-			el("span", { class: "thread-name" }, (w.threads[t] || "?") + " (" + t + ")")));
+			el("span", { class: "thread-name" }, (w.threads[t] || "?") + " (" + t + ")"));
+		item.addEventListener("click", () => toggleThread(t));
+		legend.append(item);
+	}
+}
+
+// ---- Thread lanes (from the state result: no event is read for them) ----
+
+const STATE_COLORS = { runnable: "#f3c969", blocked: "#c9d6e3", exited: "#8a8f96", unknown: "#eef0f2" };
+
+function toggleThread(tid) {
+	const i = view.threads.indexOf(tid);
+	if (i >= 0)
+		view.threads.splice(i, 1);
+	else
+		view.threads.push(tid);
+	buildThreadLanes();
+	renderLegend();
+	loadThreads();
+}
+
+function buildThreadLanes() {
+	const box = $("#thread-lanes");
+	box.textContent = "";
+	for (const tid of view.threads) {
+		const label = el("span", { class: "lane-label", title: "remove this lane" },
+			(view.names.get(tid) || "?") + " (" + tid + ")");
+		label.addEventListener("click", () => toggleThread(tid));
+		box.append(el("div", { class: "lane thread-lane", "data-tid": tid }, label,
+			el("canvas", { class: "thread-canvas", height: 28 })));
+	}
+}
+
+async function loadThreads() {
+	for (const tid of view.threads) {
+		const lane = document.querySelector('#thread-lanes .thread-lane[data-tid="' + tid + '"]');
+		if (!lane)
+			continue;
+		const c = lane.querySelector("canvas");
+		const width = Math.max(1, Math.min(4096, Math.floor(c.clientWidth)));
+		try {
+			const t = await getJSON("/api/thread?tid=" + tid + "&from=" + rt(view.from) + "&to=" + rt(view.to) +
+				"&cols=" + width);
+			drawThread(c, t);
+			lane.querySelector(".lane-label").textContent = t.computing ? "(state: " + t.percent + " %)" :
+				t.comm + " (" + tid + ")";
+		} catch (e) {
+			lane.querySelector(".lane-label").textContent = e.message;
+		}
+	}
+}
+
+function drawThread(c, t) {
+	if (c.width !== Math.floor(c.clientWidth))
+		c.width = Math.max(1, Math.floor(c.clientWidth));
+	const g = c.getContext("2d");
+	g.fillStyle = "#eef0f2";
+	g.fillRect(0, 0, c.width, c.height);
+	if (t.computing)
+		return;
+	const scale = c.width / t.cols, h = c.height;
+	for (let k = 0; k < t.cols; k++) {
+		const x = k * scale, w = Math.max(1, scale);
+		if (t.state[k] && STATE_COLORS[t.state[k]]) {
+			g.fillStyle = STATE_COLORS[t.state[k]];
+			g.fillRect(x, 0, w, h);
+		}
+		if (t.running[k] > 0) {
+			const bh = Math.max(2, Math.round(t.running[k] * (h - 6)));
+			g.fillStyle = threadColor(t.tid);
+			g.fillRect(x, h - bh, w, bh);
+		}
+	}
 }
 
 // One request at a time; a newer view asks again when it is answered.
@@ -249,6 +326,7 @@ function setView(from, to) {
 	history.replaceState(null, "", "#view=" + Math.round(view.from) + "-" + Math.round(view.to));
 	draw();
 	loadWindow();
+	loadThreads();
 }
 
 // #view=FROM-TO from the address, else the whole trace.
@@ -279,20 +357,24 @@ function laneX(ev) {
 }
 
 function setupInput() {
-	const lanes = $("#lanes"), tl = $("#timeline");
+	const tl = $("#timeline");
 	let drag = null;
 
-	lanes.addEventListener("wheel", (ev) => {
-		ev.preventDefault();
-		const { x, width } = laneX(ev);
-		zoom(ev.deltaY < 0 ? 1 / 1.5 : 1.5, Math.min(1, Math.max(0, x / width)));
-	}, { passive: false });
-	lanes.addEventListener("mousedown", (ev) => {
-		const { x, width } = laneX(ev);
-		tl.focus();
-		drag = { x0: x, width, from: view.from, to: view.to, select: ev.shiftKey };
-		ev.preventDefault();
-	});
+	for (const lanes of [$("#lanes"), $("#thread-lanes")]) {
+		lanes.addEventListener("wheel", (ev) => {
+			ev.preventDefault();
+			const { x, width } = laneX(ev);
+			zoom(ev.deltaY < 0 ? 1 / 1.5 : 1.5, Math.min(1, Math.max(0, x / width)));
+		}, { passive: false });
+		lanes.addEventListener("mousedown", (ev) => {
+			if (ev.target.tagName !== "CANVAS")
+				return;
+			const { x, width } = laneX(ev);
+			tl.focus();
+			drag = { x0: x, width, from: view.from, to: view.to, select: ev.shiftKey };
+			ev.preventDefault();
+		});
+	}
 	window.addEventListener("mousemove", (ev) => {
 		hover(ev);
 		if (!drag)
@@ -327,6 +409,7 @@ function setupInput() {
 	window.addEventListener("resize", () => {
 		draw();
 		loadWindow();
+		loadThreads();
 	});
 	$("#ev-prev").addEventListener("click", () => {
 		view.evOffset = Math.max(0, view.evOffset - view.evLimit);
@@ -487,6 +570,7 @@ function followProgress() {
 		loadStats();
 		// The windows can now start from the state result: no more "incomplete".
 		loadWindow();
+		loadThreads();
 	});
 }
 
