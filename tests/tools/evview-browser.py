@@ -8,10 +8,11 @@ evview is started on a free loopback port. The page is loaded twice with
 --dump-dom (the DOM once its requests are answered: --virtual-time-budget)
 and --screenshot into OUTDIR: first while the background pass may still
 run, then, once /api/progress said ready, the whole trace and a zoomed
-view (#view=FROM-TO, 1 % of the span). Checked in the DOM: a lane per CPU
+view (#view=FROM-TO, 1 % of the span, with lanes for the two busiest
+threads: &threads=). Checked in the DOM: a lane per CPU
 (#lanes .lane[data-cpu]), the statistics panel ready with the top threads'
 names and CPU times equal to /api/stats's, the legend naming threads of
-the trace, no error banner.
+the trace, the thread lanes asked for with their names, no error banner.
 Exit 0 when all hold, 1 with what did not.
 """
 import html.parser
@@ -93,9 +94,10 @@ try:
     stats = json.loads(urllib.request.urlopen(url + "api/stats").read())
     top = sorted((t for t in stats["threads"] if t["tid"]), key=lambda t: (-t["cpu_ns"], t["tid"]))[:15]
 
-    for name, frag in (("whole", ""), ("zoom", "#view=%d-%d" % ((info["last_rt"] - info["first_rt"]) // 2,
-                                                               (info["last_rt"] - info["first_rt"]) // 2 +
-                                                               (info["last_rt"] - info["first_rt"]) // 100))):
+    span = info["last_rt"] - info["first_rt"]
+    lanes_for = [t["tid"] for t in top[:2]]
+    for name, frag in (("whole", ""), ("zoom", "#view=%d-%d&threads=%s" % (span // 2, span // 2 + span // 100,
+                                                                           ",".join(map(str, lanes_for))))):
         shot = os.path.join(outdir, "evview-%s.png" % name)
         d = browse(url + frag, shot)
         check(os.path.getsize(shot) > 10000, "%s: no screenshot" % shot)
@@ -113,6 +115,13 @@ try:
         comms = {t["comm"] for t in stats["threads"]}
         check(legend and all(x.rsplit(" (", 1)[0] in comms for x in legend),
               "%s: legend %s names no thread of the trace" % (name, legend[:5]))
+        if name == "zoom":
+            tl = [e for e in d.find("thread-lane")]
+            check(sorted(int(e["attrs"]["data-tid"]) for e in tl) == sorted(lanes_for),
+                  "zoom: thread lanes %s, asked %s" % ([e["attrs"].get("data-tid") for e in tl], lanes_for))
+            names = [e["text"] for e in d.find("lane-label")][len(info["cpus"]):]
+            want_names = ["%s (%d)" % (t["comm"], t["tid"]) for t in top[:2]]
+            check(names == want_names, "zoom: thread lane labels %s, want %s" % (names, want_names))
         err = d.find(id="error")
         check(err and "hidden" in err[0]["class"], "%s: error banner: %s" % (name, err[0]["text"] if err else "?"))
         rng = d.find(id="view-range")

@@ -216,6 +216,7 @@ function toggleThread(tid) {
 		view.threads.push(tid);
 	buildThreadLanes();
 	renderLegend();
+	saveAddress();
 	loadThreads();
 }
 
@@ -322,16 +323,24 @@ function setView(from, to) {
 	}
 	view.from = Math.max(0, from);
 	view.to = to;
-	// The view in the address (#view=FROM-TO, ns from the trace's start): a link shows it again.
-	history.replaceState(null, "", "#view=" + Math.round(view.from) + "-" + Math.round(view.to));
+	saveAddress();
 	draw();
 	loadWindow();
 	loadThreads();
 }
 
-// #view=FROM-TO from the address, else the whole trace.
+// The view in the address (#view=FROM-TO[&threads=TID,...], ns from the
+// trace's start): a link shows it again.
+function saveAddress() {
+	history.replaceState(null, "", "#view=" + Math.round(view.from) + "-" + Math.round(view.to) +
+		(view.threads.length ? "&threads=" + view.threads.join(",") : ""));
+}
+
+// The address's view (else the whole trace) and thread lanes.
 function initialView() {
-	const m = /^#view=(\d+)-(\d+)$/.exec(location.hash);
+	const m = /^#view=(\d+)-(\d+)(?:&threads=([\d,]+))?$/.exec(location.hash);
+	if (m && m[3])
+		view.threads = m[3].split(",").filter((x) => x).map(Number);
 	if (m && Number(m[1]) < Number(m[2]))
 		return [Number(m[1]), Number(m[2])];
 	return [0, view.span];
@@ -594,7 +603,9 @@ async function start() {
 	document.title = "evview: " + t.path;
 	buildLanes();
 	setupInput();
-	setView(...initialView());
+	const [from, to] = initialView();
+	buildThreadLanes();
+	setView(from, to);
 	if (!(await loadStats()))
 		followProgress();
 }
