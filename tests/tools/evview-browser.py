@@ -125,6 +125,8 @@ try:
         err = d.find(id="error")
         check(err and "hidden" in err[0]["class"], "%s: error banner: %s" % (name, err[0]["text"] if err else "?"))
         rng = d.find(id="view-range")
+        check(rng and "showing" in rng[0]["text"] and "incomplete" not in rng[0]["text"],
+              "%s: the view's line after the pass: %s" % (name, rng[0]["text"] if rng else "?"))
         print("%s: %d lanes, %d threads in the legend (%s), statistics ready, %s; %s" %
               (name, len(lanes), len(legend), ", ".join(legend[:3]), rng[0]["text"] if rng else "", shot), flush=True)
 finally:

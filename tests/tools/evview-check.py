@@ -245,6 +245,7 @@ zooms = [(F, L, 200), (E0 + (E1 - E0) * 45 // 100, E0 + (E1 - E0) * 55 // 100, 1
          (E0 + (E1 - E0) * 500 // 1000, E0 + (E1 - E0) * 501 // 1000, 50)]
 for lo, hi, cols in zooms:
     w = s.get("/api/window?from=%d&to=%d&cols=%d" % (lo, hi, cols))
+    check(w.get("incomplete") is False, "window %d..%d flagged incomplete once the state is ready" % (lo, hi))
     ref = ref_window(lo, hi, cols)
     got = {c["cpu"]: c for c in w.get("cpus", [])}
     bad = 0
@@ -457,6 +458,8 @@ def big_trace(tmp):
         w = s.get("/api/window?from=%d&to=%d&cols=800" % (a, a + 10**7))
         st = s.get("/api/stats")
         results[name + "-during"] = st.get("computing", False) and w.get("cpus") is not None
+        if results[name + "-during"]:
+            check(w.get("incomplete") is True, "a window answered during the pass is not flagged incomplete")
         while st.get("computing"):
             seen.append(st["percent"])
             time.sleep(0.02)

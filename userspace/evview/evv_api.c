@@ -138,10 +138,12 @@ unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
  * [from + floor(k * n / cols), from + floor((k + 1) * n / cols)) with
  * n = to - from + 1. A CPU runs a thread from one sched_switch's
  * next_tid to the next switch (to + 1 at the end). At from the thread is
- * the ready state result's; without one it is unknown until the CPU's
- * first switch, whose prev_tid then runs from the CPU's first event of
- * the window (the state computation's rule) and the CPU is flagged
- * incomplete. A column's tid is the thread other than idle (tid 0) that
+ * the ready state result's; without one (or where it does not know: before
+ * the CPU's first event) it is unknown until the CPU's first switch, whose
+ * prev_tid then runs from the CPU's first event of the window (the state
+ * computation's rule). A CPU is flagged incomplete when the state result
+ * is not ready and some of its time is unknown: the same window asked
+ * again once it is ready may say more. A column's tid is the thread other than idle (tid 0) that
  * ran longest in it (ties: the smaller tid), busy the time a thread
  * other than idle ran over the column's length; irq and softirq count
  * irq_handler_entry and softirq_entry events; lost counts the packets
@@ -188,6 +190,7 @@ struct window {
 	unsigned int nr_kinds;
 	struct comm *comms;		/* tid -> the last next_comm seen (open addressing) */
 	uint32_t comm_cap, nr_comms;
+	int state_ready;		/* CPUs seeded from the state result */
 	int oom;
 };
 
@@ -256,7 +259,7 @@ static void col_add(struct window *w, struct wcpu *c, uint32_t k, int32_t tid, u
 /* @tid ran on @c over [a, z). */
 static void charge(struct window *w, struct wcpu *c, int32_t tid, uint64_t a, uint64_t z)
 {
-	if (tid < 0 && z > a)
+	if (tid < 0 && z > a && !w->state_ready)
 		c->incomplete = 1;
 	while (a < z) {
 		uint32_t k = col_of(w, a);
@@ -420,6 +423,7 @@ static int window_init(struct window *w, const struct evv *s, uint64_t from, uin
 	w->n = to - from + 1;
 	w->cols = cols;
 	w->nr_cpus = s->nr_cpus;
+	w->state_ready = ready != NULL;
 	w->cpu = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpu));
 	if (!w->cpu)
 		return -1;
@@ -454,7 +458,7 @@ static void window_end(struct window *w)
 	for (unsigned int i = 0; i < w->nr_cpus; i++) {
 		struct wcpu *c = &w->cpu[i];
 
-		if (c->cur < 0 && !c->switched)
+		if (c->cur < 0 && !c->switched && !w->state_ready)
 			c->incomplete = 1;
 		charge(w, c, c->cur, c->since, w->to + 1);
 		col_close(c);

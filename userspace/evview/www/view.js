@@ -131,7 +131,7 @@ function draw() {
 	drawAxis();
 	drawSelection();
 	$("#view-range").textContent = "showing " + fmtDur(view.to - view.from) + " from +" + fmtDur(view.from) +
-		(w && w.incomplete ? " (incomplete: the background pass is still running)" : "");
+		(w && w.incomplete ? " (incomplete: some CPUs' threads unknown until the background pass is done)" : "");
 }
 
 function drawAxis() {
