@@ -7,6 +7,7 @@
 #include "unit.h"
 #include <stdio.h>
 #include <string.h>
+#include "evt_comp_marks.h"
 #include "evt_comps.h"
 #include "evt_trace.h"
 
@@ -15,6 +16,7 @@ static struct evt_trace fake_tr;
 /* Where events go: the state and stats results of a test (either may be NULL). */
 static struct evt_state *g_st;
 static struct evt_stats *g_ss;
+static struct evt_marks *g_mk;
 
 static void targets(struct evt_state *st, struct evt_stats *ss)
 {
@@ -22,6 +24,7 @@ static void targets(struct evt_state *st, struct evt_stats *ss)
 	fake_tr.md.cat = evt_builtin;
 	g_st = st;
 	g_ss = ss;
+	g_mk = NULL;
 }
 
 struct tev {
@@ -82,6 +85,8 @@ static void tev_send(const struct tev *e, unsigned int cpu, uint64_t ts)
 		ck_assert_int_eq(evt_state_event_hook(g_st, &ev), 0);
 	if (g_ss)
 		ck_assert_int_eq(evt_stats_event_hook(g_ss, &ev), 0);
+	if (g_mk)
+		ck_assert_int_eq(evt_marks_event_hook(g_mk, &ev), 0);
 }
 
 /* ---- The events ---- */
@@ -756,6 +761,56 @@ START_TEST(saved_forms)
 }
 END_TEST
 
+/* marks: per CPU the first event, the first switch's prev_tid, IRQ and softirq entry times. */
+START_TEST(marks)
+{
+	struct evt_marks *mk = evt_comp_marks.create(NULL);
+	const struct evt_marks_cpu *c0, *c1;
+
+	ck_assert_ptr_nonnull(mk);
+	targets(NULL, NULL);
+	g_mk = mk;
+	ev_dump(10, 500, 500, 1, "sshd", 5);
+	ev_plain("timer_tick", 0, 50);
+	ev_switch(0, 100, 7, 0, 1);
+	ev_switch(1, 100, 0, 0, 500);
+	ev_irq(0, 160, 19, "eth0");
+	ev_irq(0, 170, 19, NULL);
+	ev_softirq("softirq_raise", 1, 210, 3);
+	ev_softirq("softirq_entry", 1, 220, 3);
+	ev_softirq("softirq_exit", 1, 260, 3);
+	ev_switch(0, 300, 1, 0, 2);
+	ev_irq(0, 305, 19, "eth0");
+	g_mk = NULL;
+	ck_assert(evt_marks_complete(mk));
+	ck_assert_uint_eq(evt_marks_nr_cpus(mk), 2);
+	c0 = evt_marks_cpu(mk, 0);
+	c1 = evt_marks_cpu(mk, 1);
+	ck_assert_ptr_nonnull(c0);
+	ck_assert_ptr_nonnull(c1);
+	ck_assert_ptr_null(evt_marks_cpu(mk, 2));
+	/* The state dump's CPU is 0 here: its first event. */
+	ck_assert_uint_eq(c0->first, 10);
+	ck_assert_uint_eq(c1->first, 100);
+	ck_assert(c0->switched && c1->switched);
+	ck_assert_uint_eq(c0->first_switch, 100);
+	ck_assert_int_eq(c0->first_prev, 7);
+	ck_assert_int_eq(c1->first_prev, 0);
+	/* Entries in [a, b): raises and exits (ev_irq without a name) are not entries. */
+	ck_assert_uint_eq(evt_marks_count(mk, 0, EVT_MARK_IRQ, 0, 1000), 2);
+	ck_assert_uint_eq(evt_marks_count(mk, 0, EVT_MARK_IRQ, 160, 170), 1);
+	ck_assert_uint_eq(evt_marks_count(mk, 0, EVT_MARK_IRQ, 161, 305), 0);
+	ck_assert_uint_eq(evt_marks_count(mk, 0, EVT_MARK_IRQ, 161, 306), 1);
+	ck_assert_uint_eq(evt_marks_count(mk, 0, EVT_MARK_IRQ, 160, 160), 0);
+	ck_assert_uint_eq(evt_marks_count(mk, 1, EVT_MARK_IRQ, 0, 1000), 0);
+	ck_assert_uint_eq(evt_marks_count(mk, 1, EVT_MARK_SOFTIRQ, 0, 1000), 1);
+	ck_assert_uint_eq(evt_marks_count(mk, 1, EVT_MARK_SOFTIRQ, 221, 1000), 0);
+	ck_assert_uint_eq(evt_marks_count(mk, 9, EVT_MARK_SOFTIRQ, 0, 1000), 0);
+	check_reload(&evt_comp_marks, mk);
+	evt_comp_marks.destroy(mk);
+}
+END_TEST
+
 START_TEST(hooks_in_ctx)
 {
 	struct evt_state *st = evt_comp_state.create(NULL);
@@ -792,6 +847,7 @@ Suite *comps_suite(void)
 	tcase_add_test(tc, window_seeded);
 	tcase_add_test(tc, losses);
 	tcase_add_test(tc, saved_forms);
+	tcase_add_test(tc, marks);
 	tcase_add_test(tc, hooks_in_ctx);
 	suite_add_tcase(s, tc);
 	return s;

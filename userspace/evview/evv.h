@@ -39,7 +39,11 @@ struct evv {
 	char error[EVT_ENGINE_ERRLEN];	/* a corrupt stream: where (the rest is served) */
 
 	/* The background pass (state, stats, index). */
-	int ready_state, ready_stats, ready_index;
+	int ready_state, ready_stats, ready_index, ready_marks;
+	/* Wide windows (evv_api.c): running totals of the state, a reader for samples. */
+	struct evv_summary *summary;
+	struct evt_trace sample_tr;
+	int sample_open;
 	int progress_armed;
 	uint64_t pass_rt;		/* the latest notification's time */
 	unsigned int percent;
@@ -56,7 +60,9 @@ void evv_leave(struct evv *s);
  * memory), or the server is stopping.
  */
 int evv_run_request(struct evv *s, struct evt_traceset *ts, struct evt_request *r);
-/* Whether state, stats and index are all ready. */
+/* Free the wide windows' running totals (evv_api.c). */
+void evv_summary_free(struct evv *s);
+/* Whether state, stats, index and marks are all ready. */
 int evv_all_ready(const struct evv *s);
 
 /* ---- The API (evv_api.c): each returns the HTTP status and sets *body (malloc'd JSON). ---- */

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <microhttpd.h>
 #include "evt_comp_index.h"
+#include "evt_comp_marks.h"
 #include "evt_cpulist.h"
 #include "evt_format.h"
 #include "evt_report.h"
@@ -20,6 +21,9 @@
 #define MAX_COLS 4096
 #define MAX_LIMIT 1000
 #define MAX_EVENT_NAMES 64
+
+enum { WD_EVENTS, WD_SUMMARY, WD_SAMPLE };
+static const char *const detail_name[] = { "events", "summary", "sample" };
 
 static const char *arg(struct MHD_Connection *c, const char *name)
 {
@@ -121,8 +125,9 @@ unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
 	ix = s->ready_index ? evt_comp_result(s->t, "index") : NULL;
 	json_object_set_new(o, "events", ix ? json_integer((json_int_t)ix->total) : json_null());
 	json_object_set_new(o, "passes", json_integer((json_int_t)bi.passes));
-	json_object_set_new(o, "ready", json_pack("{s:b,s:b,s:b}", "state", s->ready_state,
-						  "stats", s->ready_stats, "index", s->ready_index));
+	json_object_set_new(o, "ready", json_pack("{s:b,s:b,s:b,s:b}", "state", s->ready_state,
+						  "stats", s->ready_stats, "index", s->ready_index, "marks",
+						  s->ready_marks));
 	json_object_set_new(o, "percent", json_integer(evv_percent(s)));
 	err = s->error[0] ? s->error : evt_comp_error(s->t);
 	json_object_set_new(o, "error", err ? json_string(err) : json_null());
@@ -465,14 +470,15 @@ static void window_end(struct window *w)
 	}
 }
 
-static json_t *window_json(const struct window *w, const struct evv *s, const struct evt_request *r)
+static json_t *window_json(const struct window *w, const struct evv *s, const char *error, int detail,
+			   json_t *estimated)
 {
 	const struct evt_state *ready = s->ready_state ? evt_comp_result(s->t, "state") : NULL;
-	json_t *o = json_object(), *cpus = json_array(), *threads = json_object();
+	json_t *o = json_object(), *cpus = json_array(), *threads = json_object(), *empty = json_array(), *est;
 	int incomplete = 0;
 	char key[16];
 
-	if (!o || !cpus || !threads)
+	if (!o || !cpus || !threads || !empty)
 		goto oom;
 	for (unsigned int i = 0; i < w->nr_cpus; i++) {
 		const struct wcpu *c = &w->cpu[i];
@@ -505,50 +511,634 @@ static json_t *window_json(const struct window *w, const struct evv *s, const st
 			}
 		}
 		incomplete |= c->incomplete;
-		json_array_append_new(cpus, json_pack("{s:I,s:b,s:o,s:o,s:o,s:o,s:o}", "cpu", (json_int_t)i,
+		est = estimated ? json_array_get(estimated, i) : NULL;
+		json_array_append_new(cpus, json_pack("{s:I,s:b,s:o,s:o,s:o,s:o,s:o,s:O}", "cpu", (json_int_t)i,
 						      "incomplete", c->incomplete, "tid", tid, "busy", busy,
-						      "irq", irq, "softirq", soft, "lost", lost));
+						      "irq", irq, "softirq", soft, "lost", lost, "estimated",
+						      est ? est : empty));
 	}
 	json_object_set_new(o, "from", json_integer((json_int_t)(w->from + s->offset_ns)));
 	json_object_set_new(o, "to", json_integer((json_int_t)(w->to + s->offset_ns)));
 	json_object_set_new(o, "cols", json_integer(w->cols));
-	json_object_set_new(o, "incomplete", json_boolean(incomplete || r->error));
-	json_object_set_new(o, "error", r->error ? json_string(r->errmsg) : json_null());
+	json_object_set_new(o, "detail", json_string(detail_name[detail]));
+	json_object_set_new(o, "incomplete", json_boolean(incomplete || error));
+	json_object_set_new(o, "error", error ? json_string(error) : json_null());
 	json_object_set_new(o, "cpus", cpus);
 	json_object_set_new(o, "threads", threads);
+	json_decref(empty);
 	return o;
 oom:
+	json_decref(empty);
 	json_decref(o);
 	json_decref(cpus);
 	json_decref(threads);
 	return NULL;
 }
 
+/* ---- Wide windows: from the background results, or a sample ---- */
+
+/*
+ * A window whose range holds more than WINDOW_READ_BYTES of packets is not
+ * read event by event (that is seconds on a multi-GB trace). Once the
+ * state and marks results are ready it is summed from them ("summary"):
+ * the same rule as reading the events, column for column, with the
+ * busy time from running totals kept every SUM_BLOCK intervals and the
+ * interrupt counts by binary search in the marks; only a column that
+ * holds more than SUM_EXACT intervals has its thread estimated, as the
+ * one running at most of SUM_POINTS evenly spaced times (such columns
+ * are listed in "estimated"). Before
+ * they are ready it is sampled ("sample", flagged incomplete): per
+ * stream and column, SAMPLE_EVENTS events from the first packet that
+ * starts in the column (or from where the column starts in the packet
+ * that holds it), scaled to the column.
+ */
+#define WINDOW_READ_BYTES (16ULL << 20)
+#define SUM_BLOCK 64
+#define SUM_EXACT 512
+#define SUM_POINTS 128
+#define SAMPLE_EVENTS 256
+
+/* A column's threads (a summary's or a sample's): a few, searched linearly. */
+struct colacc {
+	struct wtid v[SUM_EXACT + 2];
+	unsigned int n;
+};
+
+static void acc_add(struct colacc *a, int32_t tid, uint64_t ns)
+{
+	unsigned int i;
+
+	if (tid <= 0 || !ns)
+		return;
+	for (i = 0; i < a->n && a->v[i].tid != tid; i++)
+		;
+	if (i == a->n) {
+		if (a->n == sizeof(a->v) / sizeof(a->v[0]))
+			return;	/* cannot happen: a column adds at most SUM_EXACT + 1 threads */
+		a->v[a->n++] = (struct wtid){ tid, 0 };
+	}
+	a->v[i].ns += ns;
+}
+
+static int32_t acc_best(const struct colacc *a)
+{
+	int32_t best = -1;
+	uint64_t best_ns = 0;
+
+	for (unsigned int i = 0; i < a->n; i++)
+		if (a->v[i].ns > best_ns || (a->v[i].ns == best_ns && best >= 0 && a->v[i].tid < best)) {
+			best = a->v[i].tid;
+			best_ns = a->v[i].ns;
+		}
+	return best;
+}
+
+static uint64_t col_end(const struct window *w, uint32_t k)
+{
+	return k + 1 < w->cols ? col_start(w, k + 1) : w->to + 1;
+}
+
+/* Packet bytes of [from, to] (clock), over every stream: what reading its events costs. */
+static uint64_t range_bytes(const struct evt_trace *tr, uint64_t from, uint64_t to)
+{
+	uint64_t bytes = 0;
+
+	for (unsigned int i = 0; i < tr->nr_streams; i++) {
+		const struct evt_stream *s = &tr->streams[i];
+		uint32_t lo = 0, hi = s->npk;
+
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (s->pk[mid].end < from)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < s->npk && s->pk[lo].begin <= to; lo++)
+			bytes += s->pk[lo].content;
+	}
+	return bytes;
+}
+
+/* ---- summary ---- */
+
+struct sum_cpu {
+	int built, usable;
+	size_t n;			/* the state's intervals on this CPU */
+	size_t j0;			/* the first one a sched_switch started */
+	uint64_t *cum;			/* busy ns over [begin[j0], begin[j0 + SUM_BLOCK * q]) */
+};
+
+struct evv_summary {
+	unsigned int nr;
+	struct sum_cpu *cpu;
+};
+
+void evv_summary_free(struct evv *s)
+{
+	struct evv_summary *sm = s->summary;
+
+	if (!sm)
+		return;
+	for (unsigned int i = 0; i < sm->nr; i++)
+		free(sm->cpu[i].cum);
+	free(sm->cpu);
+	free(sm);
+	s->summary = NULL;
+}
+
+static uint64_t iv_busy(const struct evt_state_interval *iv)
+{
+	return iv->tid > 0 ? iv->end - iv->begin : 0;
+}
+
+/* The last interval of @cpu that begins at or before @ts, or -1. */
+static long iv_find(const struct evt_state *st, unsigned int cpu, size_t n, uint64_t ts)
+{
+	size_t lo = 0, hi = n;
+	struct evt_state_interval iv;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		evt_state_cpu_interval(st, cpu, mid, &iv);
+		if (iv.begin <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+/* As iv_find(), for @ts at or after interval @j's start: galloping forward from it. */
+static long iv_find_from(const struct evt_state *st, unsigned int cpu, size_t n, long j, uint64_t ts)
+{
+	struct evt_state_interval iv;
+	size_t lo = (size_t)j + 1, hi, step = 1;
+
+	/* Find hi with begin[hi] > ts (or n), doubling the step. */
+	for (;;) {
+		hi = lo + step - 1;
+		if (hi >= n) {
+			hi = n;
+			break;
+		}
+		evt_state_cpu_interval(st, cpu, hi, &iv);
+		if (iv.begin > ts)
+			break;
+		lo = hi + 1;
+		step *= 2;
+	}
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		evt_state_cpu_interval(st, cpu, mid, &iv);
+		if (iv.begin <= ts)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return (long)lo - 1;
+}
+
+/*
+ * The running totals of @cpu, once. Unusable (the window is then read
+ * event by event) when the state's first real switch is not the marks'.
+ */
+static struct sum_cpu *sum_cpu_get(struct evv *s, const struct evt_state *st, const struct evt_marks *m,
+				   unsigned int cpu)
+{
+	struct evv_summary *sm = s->summary;
+	const struct evt_marks_cpu *mc = evt_marks_cpu(m, cpu);
+	struct evt_state_interval iv;
+	struct sum_cpu *sc;
+	uint64_t run = 0;
+
+	if (!sm) {
+		sm = s->summary = calloc(1, sizeof(*sm));
+		if (!sm)
+			return NULL;
+		sm->nr = s->nr_cpus;
+		sm->cpu = calloc(sm->nr ? sm->nr : 1, sizeof(*sm->cpu));
+		if (!sm->cpu) {
+			free(sm);
+			s->summary = NULL;
+			return NULL;
+		}
+	}
+	if (cpu >= sm->nr)
+		return NULL;
+	sc = &sm->cpu[cpu];
+	if (sc->built)
+		return sc;
+	sc->n = cpu < evt_state_nr_cpus(st) ? evt_state_cpu_nr_intervals(st, cpu) : 0;
+	sc->usable = 1;
+	if (mc && mc->switched) {
+		/* The state's first interval is prev_tid's when it ran (prev_tid > 0). */
+		sc->j0 = mc->first_prev > 0 ? 1 : 0;
+		if (sc->j0 >= sc->n || evt_state_cpu_interval(st, cpu, sc->j0, &iv) || iv.begin != mc->first_switch)
+			sc->usable = 0;
+	} else if (sc->n) {
+		sc->usable = 0;
+	}
+	if (sc->usable && sc->n) {
+		sc->cum = malloc(((sc->n - sc->j0) / SUM_BLOCK + 1) * sizeof(*sc->cum));
+		if (!sc->cum)
+			return NULL;
+		for (size_t j = sc->j0; j < sc->n; j++) {
+			if ((j - sc->j0) % SUM_BLOCK == 0)
+				sc->cum[(j - sc->j0) / SUM_BLOCK] = run;
+			evt_state_cpu_interval(st, cpu, j, &iv);
+			run += iv_busy(&iv);
+		}
+	}
+	sc->built = 1;
+	return sc;
+}
+
+/* Busy ns on @cpu over [begin[j0], ts) (ts at or after begin[j0]; the last interval runs on). */
+static uint64_t sum_busy_to(const struct sum_cpu *sc, const struct evt_state *st, unsigned int cpu, uint64_t ts)
+{
+	long j = iv_find(st, cpu, sc->n, ts);
+	struct evt_state_interval iv;
+	size_t q, jj;
+	uint64_t b;
+
+	if (j < (long)sc->j0)
+		return 0;
+	q = ((size_t)j - sc->j0) / SUM_BLOCK;
+	b = sc->cum[q];
+	for (jj = sc->j0 + q * SUM_BLOCK; jj < (size_t)j; jj++) {
+		evt_state_cpu_interval(st, cpu, jj, &iv);
+		b += iv_busy(&iv);
+	}
+	evt_state_cpu_interval(st, cpu, (size_t)j, &iv);
+	return b + (iv.tid > 0 ? ts - iv.begin : 0);
+}
+
+/*
+ * The window from the ready state and marks: 0, or -1 when a CPU's
+ * intervals cannot be matched to the reading rule (read the events).
+ */
+static int window_summary(struct window *w, struct evv *s, json_t *estimated)
+{
+	const struct evt_state *st = evt_comp_result(s->t, "state");
+	const struct evt_marks *m = evt_comp_result(s->t, "marks");
+	struct colacc *acc = malloc(sizeof(*acc));
+	int ret = -1;
+
+	if (!acc || !st || !m || !evt_marks_complete(m))
+		goto out;
+	for (unsigned int i = 0; i < w->nr_cpus; i++) {
+		struct wcpu *c = &w->cpu[i];
+		const struct evt_marks_cpu *mc = evt_marks_cpu(m, i);
+		struct sum_cpu *sc = sum_cpu_get(s, st, m, i);
+		json_t *est = json_array();
+		uint64_t s1 = w->to + 1, since0 = w->from, prev_busy;
+		struct evt_state_interval iv;
+		int32_t cur0;
+		long j1;
+
+		if (!sc || !sc->usable || !est) {
+			json_decref(est);
+			goto out;
+		}
+		json_array_append_new(estimated, est);
+		for (uint32_t k = 0; k < w->cols; k++) {
+			c->irq[k] = (uint32_t)evt_marks_count(m, i, EVT_MARK_IRQ, col_start(w, k), col_end(w, k));
+			c->soft[k] = (uint32_t)evt_marks_count(m, i, EVT_MARK_SOFTIRQ, col_start(w, k), col_end(w, k));
+		}
+		if (!mc || !mc->switched)
+			continue;	/* no switch: nobody known to run (as reading finds) */
+		/* The first switch at or after from, if it is in the window. */
+		j1 = iv_find(st, i, sc->n, w->from);
+		if (j1 < 0 || (evt_state_cpu_interval(st, i, (size_t)j1, &iv), iv.begin < w->from))
+			j1++;
+		if (j1 < (long)sc->j0)
+			j1 = (long)sc->j0;
+		if ((size_t)j1 < sc->n && !evt_state_cpu_interval(st, i, (size_t)j1, &iv) && iv.begin <= w->to)
+			s1 = iv.begin;
+		/* Before it: the state's thread at from, or the first switch's prev_tid from the CPU's first event. */
+		cur0 = evt_state_cpu_tid_at(st, i, w->from);
+		if (cur0 < 0 && s1 <= w->to) {
+			cur0 = mc->first_prev;
+			since0 = mc->first > w->from ? mc->first : w->from;
+		}
+		prev_busy = s1 <= w->to ? sum_busy_to(sc, st, i, s1) : 0;
+		for (uint32_t k = 0; k < w->cols; k++) {
+			uint64_t a = col_start(w, k), z = col_end(w, k), lo, busy;
+			long ja, jb;
+
+			acc->n = 0;
+			lo = a > since0 ? a : since0;
+			if (cur0 > 0 && lo < (z < s1 ? z : s1)) {
+				acc_add(acc, cur0, (z < s1 ? z : s1) - lo);
+				c->busy[k] += (z < s1 ? z : s1) - lo;
+			}
+			if (z > s1) {
+				lo = a > s1 ? a : s1;
+				busy = sum_busy_to(sc, st, i, z);
+				c->busy[k] += busy - prev_busy;
+				prev_busy = busy;
+				ja = iv_find(st, i, sc->n, lo);
+				jb = iv_find(st, i, sc->n, z - 1);
+				if (jb - ja + 1 <= SUM_EXACT) {
+					for (long j = ja; j <= jb; j++) {
+						evt_state_cpu_interval(st, i, (size_t)j, &iv);
+						if (j + 1 == (long)sc->n || iv.end > z)
+							iv.end = z;
+						acc_add(acc, iv.tid, iv.end - (iv.begin > lo ? iv.begin : lo));
+					}
+				} else {
+					/*
+					 * Too many to read for one pixel: who runs at SUM_POINTS
+					 * evenly spaced times, each standing for its share.
+					 */
+					long j = ja;
+
+					for (uint64_t q = 0; q < SUM_POINTS; q++) {
+						uint64_t t = lo + (uint64_t)((unsigned __int128)(z - lo) * (2 * q + 1) /
+									       (2 * SUM_POINTS));
+
+						j = iv_find_from(st, i, sc->n, j, t);
+						evt_state_cpu_interval(st, i, (size_t)j, &iv);
+						acc_add(acc, iv.tid, (z - lo) / SUM_POINTS + 1);
+					}
+					json_array_append_new(est, json_integer(k));
+				}
+			}
+			c->tid[k] = acc_best(acc);
+		}
+	}
+	ret = 0;
+out:
+	free(acc);
+	return ret;
+}
+
+/* ---- sample ---- */
+
+/* A stream read from where a sample needs it: one event of look-ahead. */
+struct sdec {
+	struct evt_trace *tr;
+	struct evt_stream *st;
+	uint32_t pk;			/* the packet in hand; st->npk: none */
+	size_t pos, end;
+	uint64_t prev, tend;
+	const uint8_t *pkt;
+	int have, eof, err;
+	struct evt_engine_event ev;	/* the look-ahead */
+	int32_t cur;			/* who runs at the look-ahead, -1: unknown */
+};
+
+static void sdec_start(struct sdec *d, uint32_t k)
+{
+	const struct evt_pkt *p = &d->st->pk[k];
+
+	d->pk = k;
+	d->pkt = d->st->map + p->off;
+	d->st->pkt_off = (size_t)p->off;
+	d->pos = EVT_PACKET_HEADER_SIZE;
+	d->end = (size_t)p->content;
+	d->prev = p->begin;
+	d->tend = p->end;
+	d->have = d->eof = 0;
+}
+
+/* The next event in d->ev: 1, 0 at the stream's end, -1 on a decoding error. */
+static int sdec_peek(struct sdec *d)
+{
+	struct evt_decoded e;
+	size_t next;
+
+	if (d->have)
+		return 1;
+	if (d->err)
+		return -1;
+	while (!d->eof && d->pos >= d->end) {
+		if (d->pk + 1 >= d->st->npk) {
+			d->eof = 1;
+			break;
+		}
+		sdec_start(d, d->pk + 1);
+	}
+	if (d->eof)
+		return 0;
+	if (evt_stream_decode_one(d->tr, d->st, d->pkt, d->pos, d->end, d->tend, d->prev, &e, &next)) {
+		d->err = 1;
+		return -1;
+	}
+	d->pos = next;
+	d->prev = e.ts;
+	d->ev.ts = e.ts;
+	d->ev.idx = EVT_DMETA_DESC(e.meta);
+	d->ev.desc = &d->tr->md.cat->events[d->ev.idx];
+	d->ev.payload = d->pkt + EVT_DMETA_OFF(e.meta);
+	d->ev.len = EVT_DMETA_LEN(e.meta);
+	d->have = 1;
+	return 1;
+}
+
+/* Take the look-ahead: follow the running thread through its switches. */
+static const struct wkind *sdec_take(struct window *w, struct sdec *d)
+{
+	const struct wkind *k = kind_of(w, &d->ev);
+
+	d->have = 0;
+	if (k && k->kind == WK_SWITCH)
+		d->cur = (int32_t)evt_event_int(&d->ev, k->next_off, k->next_type);
+	return k;
+}
+
+static uint64_t scale(uint64_t v, uint64_t num, uint64_t den)
+{
+	return den ? (uint64_t)((unsigned __int128)v * num / den) : v;
+}
+
+/* One stream's sample, column by column. 0, or -1 with @err set (a decoding error: what came before stays). */
+static int sample_stream(struct window *w, struct evt_trace *tr, unsigned int si, char *err, size_t errlen)
+{
+	struct evt_stream *st = &tr->streams[si];
+	struct sdec d = { .tr = tr, .st = st, .pk = st->npk, .cur = -1 };
+	struct wcpu *c;
+	struct colacc acc;
+	uint32_t p = 0;
+
+	if (st->cpu >= w->nr_cpus || !st->npk)
+		return 0;
+	c = &w->cpu[st->cpu];
+	d.ev.tr = tr;
+	d.ev.cpu = st->cpu;
+	d.ev.stream = si;
+	d.ev.channel = st->channel;
+	for (uint32_t k = 0; k < w->cols; k++) {
+		uint64_t a = col_start(w, k), b = col_end(w, k), t0, since, t_end, busy = 0;
+		uint32_t irq = 0, soft = 0, n = 0;
+		int32_t cur;
+		int known, r = 1, switches = 0;
+
+		while (p < st->npk && st->pk[p].end < a)
+			p++;
+		if (p == st->npk)
+			break;
+		if (st->pk[p].begin >= b)
+			continue;
+		/* Jump ahead when the stream in hand is packets behind (who runs is then unknown). */
+		if (d.pk == st->npk || d.pk < p) {
+			sdec_start(&d, p);
+			d.cur = -1;
+		}
+		/* Up to the column: only who runs. */
+		while ((r = sdec_peek(&d)) > 0 && d.ev.ts < a)
+			sdec_take(w, &d);
+		if (r < 0)
+			break;
+		known = d.cur >= 0;
+		cur = d.cur;
+		t0 = since = a;
+		memset(&acc, 0, sizeof(acc));
+		while (n < SAMPLE_EVENTS && (r = sdec_peek(&d)) > 0 && d.ev.ts < b) {
+			uint64_t ts = d.ev.ts;
+			int32_t prev_tid = -1;
+			const struct wkind *kd = kind_of(w, &d.ev);
+
+			if (!n && !known)
+				t0 = since = ts;
+			if (kd && kd->kind == WK_SWITCH)
+				prev_tid = (int32_t)evt_event_int(&d.ev, kd->prev_off, kd->prev_type);
+			kd = sdec_take(w, &d);
+			n++;
+			if (!kd)
+				continue;
+			if (kd->kind == WK_SWITCH) {
+				if (cur < 0)
+					cur = prev_tid;	/* the reading rule: prev_tid ran from the first event */
+				acc_add(&acc, cur, ts - since);
+				if (cur > 0)
+					busy += ts - since;
+				cur = d.cur;
+				since = ts;
+				switches = 1;
+			} else if (kd->kind == WK_IRQ) {
+				irq++;
+			} else if (kd->kind == WK_SOFTIRQ) {
+				soft++;
+			}
+		}
+		if (r < 0)
+			break;
+		/* Whether the sample reached the column's end: then it knows the column's every event here. */
+		t_end = r == 0 || (r > 0 && d.ev.ts >= b) ? b : d.prev;
+		if (t_end < since)
+			t_end = since;
+		if (cur >= 0) {
+			acc_add(&acc, cur, t_end - since);
+			if (cur > 0)
+				busy += t_end - since;
+		}
+		if (!n && !known)
+			continue;
+		if (t_end > t0) {
+			irq = irq ? (uint32_t)(scale(irq, b - a, t_end - t0) ? scale(irq, b - a, t_end - t0) : 1) : 0;
+			soft = soft ? (uint32_t)(scale(soft, b - a, t_end - t0) ? scale(soft, b - a, t_end - t0) : 1) : 0;
+		}
+		c->irq[k] += irq;
+		c->soft[k] += soft;
+		if (switches || known) {
+			c->tid[k] = acc_best(&acc);
+			c->busy[k] = t_end > t0 ? scale(busy, b - a, t_end - t0) : 0;
+		}
+	}
+	if (d.err) {
+		snprintf(err, errlen, "%s", st->errmsg);
+		return -1;
+	}
+	return 0;
+}
+
+static int window_sample(struct window *w, struct evv *s, char *err, size_t errlen)
+{
+	int ret = 0;
+
+	if (!s->sample_open) {
+		if (evt_trace_clone(&s->sample_tr, s->tr))
+			return -1;
+		s->sample_open = 1;
+	}
+	for (unsigned int i = 0; i < s->sample_tr.nr_streams; i++)
+		if (sample_stream(w, &s->sample_tr, i, err, errlen) && !ret)
+			ret = 1;
+	for (unsigned int i = 0; i < w->nr_cpus; i++)
+		w->cpu[i].incomplete = 1;
+	return ret;
+}
+
 unsigned int evv_api_window(struct evv *s, struct MHD_Connection *c, char **body)
 {
+	const char *read = arg(c, "read");
 	uint64_t from, to, cols = 0;
 	struct window w;
 	struct evt_request r;
+	char err[EVT_TRACE_ERRLEN] = "";
+	const char *error = NULL;
+	json_t *o = NULL, *estimated = NULL;
 	unsigned int st;
-	json_t *o = NULL;
-	int ok;
+	int ok, detail, ready;
 
 	if ((st = get_range(s, c, &from, &to, body)) || (st = get_u64(c, "cols", &cols, body)))
 		return st;
 	if (!arg(c, "cols") || cols < 1 || cols > MAX_COLS)
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "cols: a number of columns 1..%d is needed", MAX_COLS);
+	if (read && strcmp(read, "auto") && strcmp(read, "events") && strcmp(read, "summary") && strcmp(read, "sample"))
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "read: auto, events, summary or sample, not \"%s\"", read);
 	evt_request_init(&r, s);
-	evv_enter(s);
 	r.from_rt = from;
 	r.to_rt = to;
-	ok = !window_init(&w, s, from - s->offset_ns, to - s->offset_ns, (uint32_t)cols) &&
-	     !evt_hooks_add(&r.ctx.event, window_event, &w) && !evv_run_request(s, s->ts, &r);
-	if (ok) {
-		window_end(&w);
-		if (!w.oom)
-			o = window_json(&w, s, &r);
+	evv_enter(s);
+	ready = s->ready_state && s->ready_marks;
+	if (!read || !strcmp(read, "auto"))
+		detail = range_bytes(s->tr, from - s->offset_ns, to - s->offset_ns) <= WINDOW_READ_BYTES ? WD_EVENTS :
+			 ready ? WD_SUMMARY : WD_SAMPLE;
+	else
+		detail = !strcmp(read, "events") ? WD_EVENTS : !strcmp(read, "summary") ? WD_SUMMARY : WD_SAMPLE;
+	if (detail == WD_SUMMARY && !ready) {
+		evv_leave(s);
+		evt_request_release(&r);
+		return evv_error(MHD_HTTP_CONFLICT, body, "read=summary: the background pass is not done (%u %%)",
+				 evv_percent(s));
 	}
+	ok = !window_init(&w, s, from - s->offset_ns, to - s->offset_ns, (uint32_t)cols);
+	if (ok && detail == WD_SUMMARY) {
+		estimated = json_array();
+		if (!estimated || window_summary(&w, s, estimated)) {
+			/* Not to be summed here (or no memory): read the events. */
+			json_decref(estimated);
+			estimated = NULL;
+			window_free(&w);
+			detail = WD_EVENTS;
+			ok = !window_init(&w, s, from - s->offset_ns, to - s->offset_ns, (uint32_t)cols);
+		}
+	}
+	if (ok && detail == WD_SAMPLE) {
+		int e = window_sample(&w, s, err, sizeof(err));
+
+		ok = e >= 0;
+		if (e > 0)
+			error = err;
+	}
+	if (ok && detail == WD_EVENTS) {
+		ok = !evt_hooks_add(&r.ctx.event, window_event, &w) && !evv_run_request(s, s->ts, &r);
+		if (ok) {
+			window_end(&w);
+			if (r.error)
+				error = r.errmsg;
+		}
+	}
+	if (ok && !w.oom)
+		o = window_json(&w, s, error, detail, estimated);
 	evv_leave(s);
+	json_decref(estimated);
 	evt_request_release(&r);
 	window_free(&w);
 	if (!o)

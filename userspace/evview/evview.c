@@ -22,6 +22,7 @@
 #include <unistd.h>
 #include <microhttpd.h>
 #include "evt_comp_index.h"
+#include "evt_comp_marks.h"
 #include "evv.h"
 
 #define EXIT_TRACE 1
@@ -180,7 +181,7 @@ int evv_run_request(struct evv *s, struct evt_traceset *ts, struct evt_request *
 
 int evv_all_ready(const struct evv *s)
 {
-	return s->ready_state && s->ready_stats && s->ready_index;
+	return s->ready_state && s->ready_stats && s->ready_index && s->ready_marks;
 }
 
 unsigned int evv_percent(const struct evv *s)
@@ -504,7 +505,8 @@ static int open_trace(struct evv *s, const struct opts *o)
 	unsigned int i;
 
 	s->eng = evt_engine_new(&eo);
-	if (!s->eng || evt_engine_register_builtin(s->eng) || !(s->ts = evt_traceset_new(s->eng))) {
+	if (!s->eng || evt_engine_register_builtin(s->eng) || evt_engine_register(s->eng, &evt_comp_marks) ||
+	    !(s->ts = evt_traceset_new(s->eng))) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}
@@ -535,10 +537,11 @@ static int open_trace(struct evv *s, const struct opts *o)
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}
-	/* One background pass for the three, shared by every tab. */
+	/* One background pass for the four, shared by every tab. */
 	if ((s->ready_state = evt_want(s->t, "state", s, comp_ready, &s->ready_state)) < 0 ||
 	    (s->ready_stats = evt_want(s->t, "stats", s, comp_ready, &s->ready_stats)) < 0 ||
-	    (s->ready_index = evt_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0) {
+	    (s->ready_index = evt_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0 ||
+	    (s->ready_marks = evt_want(s->t, "marks", s, comp_ready, &s->ready_marks)) < 0) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}
@@ -547,6 +550,9 @@ static int open_trace(struct evv *s, const struct opts *o)
 
 static void close_trace(struct evv *s)
 {
+	evv_summary_free(s);
+	if (s->sample_open)
+		evt_trace_close(&s->sample_tr);
 	if (s->losses)
 		evt_stats_free(s->losses);
 	if (s->ts)

@@ -131,7 +131,8 @@ function draw() {
 	drawAxis();
 	drawSelection();
 	$("#view-range").textContent = "showing " + fmtDur(view.to - view.from) + " from +" + fmtDur(view.from) +
-		(w && w.incomplete ? " (incomplete: some CPUs' threads unknown until the background pass is done)" : "");
+		(w && w.detail === "sample" ? " (sampled: exact once the background pass is done)" :
+			w && w.incomplete ? " (incomplete: some CPUs' threads unknown until the background pass is done)" : "");
 }
 
 function drawAxis() {
