@@ -6,7 +6,11 @@
 # babeltrace2 and babeltrace 1 read it; the metadata has Trace Compass's
 # kernel layout; the state dump lists every thread alive at START; evstat's
 # numbers (issue 20) equal the analyses' and our own, and its second run
-# reads no stream file.
+# reads no stream file. At 4 vCPUs (every lane that runs this test at its
+# largest count, the debug lanes too: 5-10 s of the host's time), evview's
+# page on this trace in Debian's Chromium, headless (issue 21): a lane per CPU
+# of evcat's output, the thread names of the trace, the statistics panel's
+# numbers; screenshots in build/evview/.
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 vm "$here/guest-analyses.sh"
@@ -15,3 +19,7 @@ vm "$here/guest-analyses.sh"
 [ -z "${EVTRACE_KEEP_TRACE:-}" ] || cp -a "$out/trace" "$EVTRACE_KEEP_TRACE"
 python3 "$here/analyses-check.py" "$top/build/bin/evcat" "$out/trace" "$out"
 python3 "$top/tests/tools/evstat-check.py" "$top/build/bin/evcat" "$top/build/bin/evstat" "$out/trace" --lttng
+if [ "${SMP:-2}" = 4 ]; then
+	command -v chromium > /dev/null || die "chromium not installed (make deps installs it)"
+	python3 "$top/tests/tools/evview-browser.py" "$top/build/bin/evview" "$out/trace" "$top/build/evview"
+fi
