@@ -44,7 +44,12 @@ const view = {
 	win: null,		// the last /api/window answer
 	seq: 0, inflight: false, again: false,
 	sel: null,		// {from, to} ns from base
+	// The events pager: the first page by offset 0, the next ones by the cursor
+	// the previous page named ("next"); back through a stack of the cursors of
+	// the pages before (null: the first page). evOffset: the shown page's first
+	// event's number, for the label only.
 	evOffset: 0, evLimit: 100,
+	evAfter: null, evStack: [], evNext: null, evSeq: 0,
 	names: new Map(),	// tid -> comm, from every window seen
 	threads: [],		// tids with a lane of their own (/api/thread)
 	statsReady: false,
@@ -421,10 +426,17 @@ function setupInput() {
 		loadThreads();
 	});
 	$("#ev-prev").addEventListener("click", () => {
+		if (!view.evStack.length)
+			return;
+		view.evAfter = view.evStack.pop();
 		view.evOffset = Math.max(0, view.evOffset - view.evLimit);
 		loadEvents();
 	});
 	$("#ev-next").addEventListener("click", () => {
+		if (!view.evNext)
+			return;
+		view.evStack.push(view.evAfter);
+		view.evAfter = view.evNext;
 		view.evOffset += view.evLimit;
 		loadEvents();
 	});
@@ -465,6 +477,8 @@ function selectionChanged() {
 	$("#sel-range").textContent = "+" + fmtDur(view.sel.from) + " .. +" + fmtDur(view.sel.to) +
 		" (" + fmtDur(view.sel.to - view.sel.from) + ")";
 	view.evOffset = 0;
+	view.evAfter = null;
+	view.evStack = [];
 	loadEvents();
 	loadSelStats();
 }
@@ -475,9 +489,18 @@ function fieldsText(f) {
 
 async function loadEvents() {
 	const s = view.sel;
+	const seq = ++view.evSeq;
+	// No paging until this page is in (a click would push a stale cursor).
+	view.evNext = null;
+	$("#ev-prev").disabled = true;
+	$("#ev-next").disabled = true;
 	try {
-		const p = await getJSON("/api/events?from=" + rt(s.from) + "&to=" + rt(s.to) + "&offset=" + view.evOffset +
+		const p = await getJSON("/api/events?from=" + rt(s.from) + "&to=" + rt(s.to) +
+			(view.evAfter === null ? "&offset=0" : "&after=" + encodeURIComponent(view.evAfter)) +
 			"&limit=" + view.evLimit);
+		if (seq !== view.evSeq)
+			return;		// a later selection or page asked since
+		view.evNext = p.next;
 		const body = $("#events tbody");
 		body.textContent = "";
 		for (const e of p.events)
@@ -487,9 +510,13 @@ async function loadEvents() {
 				el("td", { class: "fields" }, fieldsText(e.fields))));
 		$("#ev-page").textContent = p.events.length ? "events " + (view.evOffset + 1) + "–" +
 			(view.evOffset + p.events.length) + (p.more ? " (more follow)" : "") : "no events";
-		$("#ev-prev").disabled = view.evOffset === 0;
-		$("#ev-next").disabled = !p.more;
+		$("#ev-prev").disabled = !view.evStack.length;
+		$("#ev-next").disabled = !p.next;
 	} catch (e) {
+		if (seq !== view.evSeq)
+			return;
+		// This page is not shown: back is still to the one before.
+		$("#ev-prev").disabled = !view.evStack.length;
 		showError("events: " + e.message);
 	}
 }
