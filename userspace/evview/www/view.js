@@ -428,17 +428,12 @@ function setupInput() {
 	$("#ev-prev").addEventListener("click", () => {
 		if (!view.evStack.length)
 			return;
-		view.evAfter = view.evStack.pop();
-		view.evOffset = Math.max(0, view.evOffset - view.evLimit);
-		loadEvents();
+		loadEvents(view.evStack.at(-1), view.evStack.slice(0, -1), Math.max(0, view.evOffset - view.evLimit));
 	});
 	$("#ev-next").addEventListener("click", () => {
 		if (!view.evNext)
 			return;
-		view.evStack.push(view.evAfter);
-		view.evAfter = view.evNext;
-		view.evOffset += view.evLimit;
-		loadEvents();
+		loadEvents(view.evNext, view.evStack.concat([view.evAfter]), view.evOffset + view.evLimit);
 	});
 }
 
@@ -476,10 +471,14 @@ function selectionChanged() {
 	$("#selection").classList.remove("hidden");
 	$("#sel-range").textContent = "+" + fmtDur(view.sel.from) + " .. +" + fmtDur(view.sel.to) +
 		" (" + fmtDur(view.sel.to - view.sel.from) + ")";
-	view.evOffset = 0;
+	// Nothing of the last selection's pages stays: its rows, its cursors.
 	view.evAfter = null;
 	view.evStack = [];
-	loadEvents();
+	view.evNext = null;
+	view.evOffset = 0;
+	$("#events tbody").textContent = "";
+	$("#ev-page").textContent = "";
+	loadEvents(null, [], 0);
 	loadSelStats();
 }
 
@@ -487,19 +486,26 @@ function fieldsText(f) {
 	return Object.entries(f).map(([k, v]) => k + " = " + (typeof v === "string" ? JSON.stringify(v) : v)).join(", ");
 }
 
-async function loadEvents() {
+// The page after the cursor @after (null: the first page), @stack the cursors of
+// the pages before it, @offset its first event's number: the pager's state
+// changes only once the page is in (a failed one leaves the shown page's).
+async function loadEvents(after, stack, offset) {
 	const s = view.sel;
 	const seq = ++view.evSeq;
+	const next = view.evNext;
 	// No paging until this page is in (a click would push a stale cursor).
 	view.evNext = null;
 	$("#ev-prev").disabled = true;
 	$("#ev-next").disabled = true;
 	try {
 		const p = await getJSON("/api/events?from=" + rt(s.from) + "&to=" + rt(s.to) +
-			(view.evAfter === null ? "&offset=0" : "&after=" + encodeURIComponent(view.evAfter)) +
+			(after === null ? "&offset=0" : "&after=" + encodeURIComponent(after)) +
 			"&limit=" + view.evLimit);
 		if (seq !== view.evSeq)
 			return;		// a later selection or page asked since
+		view.evAfter = after;
+		view.evStack = stack;
+		view.evOffset = offset;
 		view.evNext = p.next;
 		const body = $("#events tbody");
 		body.textContent = "";
@@ -515,8 +521,10 @@ async function loadEvents() {
 	} catch (e) {
 		if (seq !== view.evSeq)
 			return;
-		// This page is not shown: back is still to the one before.
+		// The shown page stays, and so does its pager.
+		view.evNext = next;
 		$("#ev-prev").disabled = !view.evStack.length;
+		$("#ev-next").disabled = !next;
 		showError("events: " + e.message);
 	}
 }
