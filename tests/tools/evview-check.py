@@ -13,6 +13,14 @@ and stopped at the end. Checked:
   the lost marks against the losses evstat reports.
 - /api/events pages (offset, limit, more; cpu and event filters) equal
   evcat's JSON lines of the range, with "realtime" = ts + offset.
+- Paging by cursor (after=next): walking a range page by page equals
+  evcat's events of it (page sizes 1000, 333, 7, and pages sized so that each
+  ends inside a run of equal times, after its first and its last but one; with cpu and event filters); each page's "next" equals the one of the page reached by offset;
+  "next" is null exactly when "more" is false. Bad cursors (not TIME:COUNT,
+  outside [from, to], more events at TIME than the selection has, with
+  offset) get 400 naming "after". Then on a trace of evsynth's with many
+  equal times across CPUs (runs of 2 to 4): page sizes from 1 (a page inside
+  a run) up, and the filters.
 - /api/thread (a thread's lane): the running share per column of the three
   busiest threads equals the one computed from every CPU's switches.
 - /api/stats equals `evstat --json` once ready, and with from/to equals
@@ -385,6 +393,117 @@ pages("", ref, 1000)
 pages("&cpu=1", [e for e in ref if e["cpu"] == 1], 333)
 pages("&event=sched_switch,irq_handler_entry",
       [e for e in ref if e["event"] in ("sched_switch", "irq_handler_entry")], 1000)
+
+
+def tie_runs(want):
+    """(first index, length) of each run of equal realtimes (length >= 2) in @want."""
+    runs, i = [], 0
+    while i < len(want):
+        j = i
+        while j + 1 < len(want) and want[j + 1]["rt"] == want[i]["rt"]:
+            j += 1
+        if j > i:
+            runs.append((i, j - i + 1))
+        i = j + 1
+    return runs
+
+
+def walk(srv, lo, hi, query, want, limit):
+    """Page through [lo, hi] with after=next; compare with @want (evcat's) and, page by page,
+    with the page offset paging gives. @limit "runs": each page's size chosen so that its end
+    falls inside the next run of equal times (after its first event, and after its last but
+    one). Returns how many page boundaries fell inside a run."""
+    got, pos, cur, inside, n = [], 0, None, 0, 0
+    cuts = sorted(set(c for i, k in tie_runs(want) for c in (i + 1, i + k - 1))) if limit == "runs" else []
+    while True:
+        lim = limit
+        if limit == "runs":
+            while cuts and cuts[0] <= pos:
+                cuts.pop(0)
+            lim = min(1000, cuts[0] - pos) if cuts else 1000
+        q = "/api/events?from=%d&to=%d&limit=%d%s" % (lo, hi, lim, query)
+        p = srv.get(q + ("&after=" + cur if cur is not None else "&offset=0"))
+        evs = p.get("events", [])
+        n += 1
+        if not check(p.get("more") == (p.get("next") is not None),
+                     "events%s after %s: more %s but next %s" % (query, cur, p.get("more"), p.get("next"))):
+            return 0
+        if n <= 40 or n % 10 == 0:
+            po = srv.get(q + "&offset=%d" % pos)
+            if not check(po.get("events") == evs and po.get("next") == p.get("next"),
+                         "events%s limit %d: the page after %s differs from offset %d's (next %s vs %s)" %
+                         (query, lim, cur, pos, p.get("next"), po.get("next"))):
+                return 0
+        for e in evs:
+            e.pop("realtime", None)
+        got += evs
+        pos += len(evs)
+        if p.get("next") is None or not evs or len(got) > len(want):
+            break
+        t, k = p["next"].split(":")
+        if not check(pos <= len(want) and int(t) == want[pos - 1]["rt"],
+                     "events%s: next %s after %d events" % (query, p["next"], pos)):
+            return 0
+        if pos < len(want) and want[pos]["rt"] == want[pos - 1]["rt"]:
+            inside += 1
+        cur = p["next"]
+    wl = [strip(e) for e in want]
+    if got != wl:
+        i = next((i for i, (a, b) in enumerate(zip(got, wl)) if a != b), min(len(got), len(wl)))
+        fail("events%s by cursor, pages of %s: %d events vs evcat's %d, first difference at %d: %s vs %s" %
+             (query, limit, len(got), len(wl), i, got[i] if i < len(got) else None, wl[i] if i < len(wl) else None))
+    else:
+        print("events%s: %d by cursor in %d pages of %s agree with evcat, %d page boundaries inside runs of "
+              "equal times" % (query or " (all)", len(got), n, limit, inside), flush=True)
+    return inside
+
+
+def bad_cursors(srv, lo, hi, want):
+    """Cursors that are no place in the selection: 400 naming after."""
+    q = "/api/events?from=%d&to=%d&limit=5" % (lo, hi)
+    cases = ["x", "", "1", "1:0", ":5", "5:", "-1:1", "1:-1", "1.5:1", "0x10:1", "%d:1x" % lo, "%d:%d:1" % (lo, lo),
+             "99999999999999999999:1", "%d:99999999999999999999" % lo, "%d:1" % (lo - 1), "%d:1" % (hi + 1)]
+    runs = tie_runs(want)
+    if runs:
+        i, n = runs[0]
+        cases.append("%d:%d" % (want[i]["rt"], n + 1))	# more events at that time than there are
+    hole = next((a["rt"] + 1 for a, b in zip(want, want[1:]) if b["rt"] > a["rt"] + 1), None)
+    if hole is not None:
+        cases.append("%d:1" % hole)			# no event at that time
+    cases.append("%d:2" % want[-1]["rt"] if len(want) < 2 or want[-2]["rt"] != want[-1]["rt"] else
+                 "%d:%d" % (want[-1]["rt"], len(want) + 1))	# beyond the last event
+    for c in cases:
+        status, body = srv.raw(q + "&after=" + c)
+        try:
+            msg = json.loads(body).get("error", "")
+        except ValueError:
+            msg = ""
+        check(status == 400 and "after" in msg, "after=%s: %d %s (want 400 naming after)" % (c, status, body[:200]))
+    p = srv.get(q + "&offset=0")
+    status, body = srv.raw(q + "&offset=0&after=" + (p.get("next") or "1:1"))
+    check(status == 400 and "offset" in body, "after and offset: %d %s" % (status, body[:200]))
+    print("events: %d bad cursors and after with offset: 400" % (len(cases) + 1), flush=True)
+
+
+def cursor_walks(srv, lo, hi, evs, filters, limits, filter_limits):
+    """Walk [lo, hi] at each page size of @limits, then with each filter at @filter_limits;
+    returns the page boundaries that fell inside runs of equal times."""
+    want = [e for e in evs if lo <= e["rt"] <= hi]
+    inside = sum(walk(srv, lo, hi, "", want, lim) for lim in limits)
+    for query, keep in filters:
+        fw = [e for e in want if keep(e)]
+        inside += sum(walk(srv, lo, hi, query, fw, lim) for lim in filter_limits)
+    return inside
+
+
+inside = cursor_walks(s, lo, hi, events, [
+    ("&cpu=1", lambda e: e["cpu"] == 1), ("&cpu=0,2", lambda e: e["cpu"] in (0, 2)),
+    ("&event=sched_switch,irq_handler_entry", lambda e: e["event"] in ("sched_switch", "irq_handler_entry"))],
+    [1000, 333, 7, "runs"], [333, "runs"])
+# The whole span too: its runs of equal times (the state dump's, across CPUs).
+inside += cursor_walks(s, F, L, events, [("&cpu=0,2", lambda e: e["cpu"] in (0, 2))], [1000, "runs"], ["runs"])
+check(inside > 0 or not tie_runs(events), "no page boundary fell inside a run of equal times")
+bad_cursors(s, lo, hi, ref)
 p = s.get("/api/events?from=%d&to=%d&limit=10" % (lo, hi))
 check(len(p["events"]) == 10 and p["more"], "a page of 10: %d events, more %s" % (len(p["events"]), p["more"]))
 
@@ -463,6 +582,34 @@ def corrupt_stream(tmp):
     s.stop()
 
 
+def tie_trace(tmp):
+    """Many equal times across CPUs (evsynth: 4 CPUs, a mean gap of 2 ns, bursts): cursors
+    at every kind of boundary, a page inside a run (sizes 1 and 2), the filters."""
+    d = os.path.join(tmp, "ties")
+    run([evsynth, d, "--cpus", "4", "--events", "12000", "--period", "2", "--normal-pct", "30",
+         "--burst-every", "50", "--burst-len", "20", "--burst-gap", "0", "--subbuf", "4096", "--quiet"])
+    evs = [json.loads(line) for line in run([evcat, d, "--format", "json"]).splitlines()]
+    off = iso_ns(evs[0]["time"]) - evs[0]["ts"]
+    for e in evs:
+        e["rt"] = e["ts"] + off
+    runs = tie_runs(evs)
+    check(len(runs) > 1000 and max(n for _, n in runs) >= 3, "the tie trace has %d runs of equal times" % len(runs))
+    srv = Server(d, "--no-saved")
+    a, b = evs[0]["rt"], evs[-1]["rt"]
+    # A narrow range for the small pages (each page a request).
+    m0, m1 = evs[len(evs) // 3]["rt"], evs[len(evs) // 3 + 600]["rt"]
+    inside = cursor_walks(srv, m0, m1, evs, [("&cpu=0,2", lambda e: e["cpu"] in (0, 2))],
+                          [1, 2, 3, 4, "runs"], [1, 3, "runs"])
+    inside += cursor_walks(srv, a, b, evs, [
+        ("&cpu=1-3", lambda e: e["cpu"] in (1, 2, 3)),
+        ("&event=gen_normal", lambda e: e["event"] == "gen_normal"),
+        ("&cpu=0,3&event=gen_compact", lambda e: e["cpu"] in (0, 3) and e["event"] == "gen_compact")],
+        [1000, 97], [1000, 97])
+    check(inside > 100, "tie trace: only %d page boundaries inside runs of equal times" % inside)
+    bad_cursors(srv, m0, m1, [e for e in evs if m0 <= e["rt"] <= m1])
+    srv.stop()
+
+
 def big_trace(tmp):
     """The window while the pass runs, two clients, one pass."""
     big = os.path.join(tmp, "big")
@@ -534,6 +681,7 @@ try:
         print("corrupt stream: not tried on a run of chunks (see the whole trace's check)", flush=True)
     else:
         corrupt_stream(tmp)
+    tie_trace(tmp)
     big_trace(tmp)
 finally:
     shutil.rmtree(tmp)

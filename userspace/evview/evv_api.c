@@ -1259,14 +1259,60 @@ unsigned int evv_api_thread(struct evv *s, struct MHD_Connection *c, char **body
 
 /* ---- /api/events: a page ---- */
 
+/*
+ * Paging by cursor. The events of a selection come in one order: by
+ * realtime, and at equal times by the merged reader's tie order (within a
+ * trace the stream with the lower index, streams sorted by CPU then channel,
+ * and in a stream its file order; across the traces of a traceset the lower
+ * trace). Per-event filters (cpu, event) keep that order. So the events at
+ * or after a time T are a suffix of the sequence, and a request from T reads
+ * that suffix only (every stream seeks through the packet index to T).
+ *
+ * A cursor "T:K" names the place after the K-th event at realtime T: the
+ * next page is the request from T skipping K events, all of which must be at
+ * T (else the cursor is not of this selection: 400). A page's cursor is its
+ * last event's time and how many events at that time the request delivered
+ * up to it, counted from the request's start, which is at or before T.
+ */
+#define CURSOR_LEN 48
+
 struct page {
-	uint64_t offset, limit, n;
+	uint64_t skip, limit, n;
+	int after;			/* skipping a cursor's events: each must be at after_rt */
+	uint64_t after_rt;
+	uint64_t last_rt, run;		/* the last event in the page, events at its time so far */
+	int bad_cursor;			/* an event other than at after_rt among the skipped */
+	uint64_t bad_rt;
+	struct evt_request *req;
 	struct evt_fmt fmt;
 	int fmt_ok;
 	struct evt_out out;
 	json_t *events;
 	int oom;
 };
+
+/* "T:K" (decimal realtime ns, decimal count >= 1): 0, or -1. */
+static int cursor_parse(const char *s, uint64_t *rt, uint64_t *k)
+{
+	const char *c = strchr(s, ':');
+	char *end;
+
+	if (!c || c == s || s[0] < '0' || s[0] > '9' || c[1] < '0' || c[1] > '9')
+		return -1;
+	errno = 0;
+	*rt = strtoull(s, &end, 10);
+	if (errno || end != c)
+		return -1;
+	*k = strtoull(c + 1, &end, 10);
+	if (errno || *end || !*k)
+		return -1;
+	return 0;
+}
+
+static void cursor_text(char *buf, size_t len, uint64_t rt, uint64_t k)
+{
+	snprintf(buf, len, "%llu:%llu", (unsigned long long)rt, (unsigned long long)k);
+}
 
 static int page_event(void *data, void *call)
 {
@@ -1276,8 +1322,22 @@ static int page_event(void *data, void *call)
 	json_t *e;
 	uint64_t i = p->n++;
 
-	if (i < p->offset || i >= p->offset + p->limit)
+	/* The one past the page (max_events): only says that more follow. */
+	if (i >= p->skip + p->limit)
 		return 0;
+	if (!i || ev->rt != p->last_rt) {
+		p->last_rt = ev->rt;
+		p->run = 0;
+	}
+	p->run++;
+	if (i < p->skip) {
+		if (p->after && ev->rt != p->after_rt) {
+			p->bad_cursor = 1;
+			p->bad_rt = ev->rt;
+			p->req->stop = 1;
+		}
+		return 0;
+	}
 	if (!p->fmt_ok) {
 		if (evt_fmt_init(&p->fmt, EVT_FMT_JSON, evt_etrace_offset_ns(ev->trace), ev->tr->md.cat->events,
 				 ev->tr->md.cat->nr_events)) {
@@ -1302,20 +1362,42 @@ static int page_event(void *data, void *call)
 	return 0;
 }
 
+/* after=T:K: the request's start and the events to skip; 0 or the error's status. */
+static unsigned int get_cursor(struct MHD_Connection *c, uint64_t from, uint64_t to, struct page *p, char **body)
+{
+	const char *s = arg(c, "after");
+
+	if (!s)
+		return 0;
+	if (arg(c, "offset"))
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "after and offset: one or the other, not both");
+	if (cursor_parse(s, &p->after_rt, &p->skip))
+		return evv_error(MHD_HTTP_BAD_REQUEST, body,
+				 "after: \"%s\" is not a cursor (TIME:COUNT, as a page's \"next\")", s);
+	if (p->after_rt < from || p->after_rt > to)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "after: %llu is outside [from, to] = [%llu, %llu]",
+				 (unsigned long long)p->after_rt, (unsigned long long)from,
+				 (unsigned long long)to);
+	if (p->skip > UINT64_MAX - MAX_LIMIT - 1)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "after: the count is too large");
+	p->after = 1;
+	return 0;
+}
+
 unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body)
 {
 	uint64_t from, to, offset = 0, limit = 100;
 	const char *cpus = arg(c, "cpu"), *names = arg(c, "event");
 	const char *list[MAX_EVENT_NAMES + 1];
 	uint8_t set[EVT_CPUSET_BYTES];
-	char err[256], *copy = NULL;
+	char err[256], cur[CURSOR_LEN], after[CURSOR_LEN], *copy = NULL;
 	struct page p = { 0 };
 	struct evt_request r;
 	unsigned int st, n = 0;
 	json_t *o = NULL;
 
 	if ((st = get_range(s, c, &from, &to, body)) || (st = get_u64(c, "offset", &offset, body)) ||
-	    (st = get_u64(c, "limit", &limit, body)))
+	    (st = get_u64(c, "limit", &limit, body)) || (st = get_cursor(c, from, to, &p, body)))
 		return st;
 	if (limit < 1 || limit > MAX_LIMIT)
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "limit: 1..%d events a page", MAX_LIMIT);
@@ -1350,27 +1432,51 @@ unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body
 		}
 		list[n] = NULL;
 	}
-	p.offset = offset;
+	if (!p.after)
+		p.skip = offset;
 	p.limit = limit;
 	p.events = json_array();
+	p.req = &r;
 	evt_request_init(&r, s);
-	r.from_rt = from;
+	/* From the cursor's time: the streams seek there through the packet index. */
+	r.from_rt = p.after ? p.after_rt : from;
 	r.to_rt = to;
 	/* One more than the page: whether more follow. */
-	r.max_events = offset + limit + 1;
+	r.max_events = p.skip + limit + 1;
 	if (cpus) {
 		r.cpu_set = set;
 		r.cpu_set_bits = EVT_MAX_CPUS;
 	}
 	if (names)
 		r.events = list;
+	st = 0;
 	if (p.events && !evt_out_init(&p.out, -1, 4096) && !evt_hooks_add(&r.ctx.event, page_event, &p)) {
 		evv_enter(s);
 		if (!evv_run_request(s, s->ts, &r) && !p.oom) {
-			o = json_pack("{s:I,s:I,s:I,s:I,s:O,s:b,s:o}", "from", (json_int_t)from, "to", (json_int_t)to,
-				      "offset", (json_int_t)offset, "limit", (json_int_t)limit, "events", p.events,
-				      "more", p.n > offset + limit, "error",
-				      r.error ? json_string(r.errmsg) : json_null());
+			int more = p.n > p.skip + limit;
+
+			/* The cursor's events not all at its time, or fewer there than it counts. */
+			if (p.after && !r.error && (p.bad_cursor || p.n < p.skip)) {
+				st = p.bad_cursor ?
+				     evv_error(MHD_HTTP_BAD_REQUEST, body,
+					       "after: the selection has fewer than %llu events at %llu (the next is at %llu): "
+					       "not a cursor of this selection", (unsigned long long)p.skip,
+					       (unsigned long long)p.after_rt, (unsigned long long)p.bad_rt) :
+				     evv_error(MHD_HTTP_BAD_REQUEST, body,
+					       "after: the selection has %llu events from %llu, the cursor skips %llu: "
+					       "not a cursor of this selection", (unsigned long long)p.n,
+					       (unsigned long long)p.after_rt, (unsigned long long)p.skip);
+			} else {
+				cursor_text(cur, sizeof(cur), p.last_rt, p.run);
+				cursor_text(after, sizeof(after), p.after_rt, p.skip);
+				o = json_pack("{s:I,s:I,s:o,s:o,s:I,s:O,s:b,s:o,s:o}", "from", (json_int_t)from,
+					      "to", (json_int_t)to,
+					      "offset", p.after ? json_null() : json_integer((json_int_t)offset),
+					      "after", p.after ? json_string(after) : json_null(),
+					      "limit", (json_int_t)limit, "events", p.events, "more", more,
+					      "next", more ? json_string(cur) : json_null(),
+					      "error", r.error ? json_string(r.errmsg) : json_null());
+			}
 		}
 		evv_leave(s);
 	}
@@ -1380,6 +1486,8 @@ unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body
 	if (p.fmt_ok)
 		evt_fmt_free(&p.fmt);
 	free(copy);
+	if (st)
+		return st;
 	if (!o)
 		return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "%s", r.errmsg[0] ? r.errmsg : "out of memory");
 	return reply(o, body);

@@ -44,7 +44,12 @@ const view = {
 	win: null,		// the last /api/window answer
 	seq: 0, inflight: false, again: false,
 	sel: null,		// {from, to} ns from base
+	// The events pager: the first page by offset 0, the next ones by the cursor
+	// the previous page named ("next"); back through a stack of the cursors of
+	// the pages before (null: the first page). evOffset: the shown page's first
+	// event's number, for the label only.
 	evOffset: 0, evLimit: 100,
+	evAfter: null, evStack: [], evNext: null, evSeq: 0,
 	names: new Map(),	// tid -> comm, from every window seen
 	threads: [],		// tids with a lane of their own (/api/thread)
 	statsReady: false,
@@ -422,12 +427,14 @@ function setupInput() {
 		loadThreads();
 	});
 	$("#ev-prev").addEventListener("click", () => {
-		view.evOffset = Math.max(0, view.evOffset - view.evLimit);
-		loadEvents();
+		if (!view.evStack.length)
+			return;
+		loadEvents(view.evStack.at(-1), view.evStack.slice(0, -1), Math.max(0, view.evOffset - view.evLimit));
 	});
 	$("#ev-next").addEventListener("click", () => {
-		view.evOffset += view.evLimit;
-		loadEvents();
+		if (!view.evNext)
+			return;
+		loadEvents(view.evNext, view.evStack.concat([view.evAfter]), view.evOffset + view.evLimit);
 	});
 }
 
@@ -465,8 +472,14 @@ function selectionChanged() {
 	$("#selection").classList.remove("hidden");
 	$("#sel-range").textContent = "+" + fmtDur(view.sel.from) + " .. +" + fmtDur(view.sel.to) +
 		" (" + fmtDur(view.sel.to - view.sel.from) + ")";
+	// Nothing of the last selection's pages stays: its rows, its cursors.
+	view.evAfter = null;
+	view.evStack = [];
+	view.evNext = null;
 	view.evOffset = 0;
-	loadEvents();
+	$("#events tbody").textContent = "";
+	$("#ev-page").textContent = "";
+	loadEvents(null, [], 0);
 	loadSelStats();
 }
 
@@ -474,11 +487,27 @@ function fieldsText(f) {
 	return Object.entries(f).map(([k, v]) => k + " = " + (typeof v === "string" ? JSON.stringify(v) : v)).join(", ");
 }
 
-async function loadEvents() {
+// The page after the cursor @after (null: the first page), @stack the cursors of
+// the pages before it, @offset its first event's number: the pager's state
+// changes only once the page is in (a failed one leaves the shown page's).
+async function loadEvents(after, stack, offset) {
 	const s = view.sel;
+	const seq = ++view.evSeq;
+	const next = view.evNext;
+	// No paging until this page is in (a click would push a stale cursor).
+	view.evNext = null;
+	$("#ev-prev").disabled = true;
+	$("#ev-next").disabled = true;
 	try {
-		const p = await getJSON("/api/events?from=" + rt(s.from) + "&to=" + rt(s.to) + "&offset=" + view.evOffset +
+		const p = await getJSON("/api/events?from=" + rt(s.from) + "&to=" + rt(s.to) +
+			(after === null ? "&offset=0" : "&after=" + encodeURIComponent(after)) +
 			"&limit=" + view.evLimit);
+		if (seq !== view.evSeq)
+			return;		// a later selection or page asked since
+		view.evAfter = after;
+		view.evStack = stack;
+		view.evOffset = offset;
+		view.evNext = p.next;
 		const body = $("#events tbody");
 		body.textContent = "";
 		for (const e of p.events)
@@ -488,9 +517,15 @@ async function loadEvents() {
 				el("td", { class: "fields" }, fieldsText(e.fields))));
 		$("#ev-page").textContent = p.events.length ? "events " + (view.evOffset + 1) + "–" +
 			(view.evOffset + p.events.length) + (p.more ? " (more follow)" : "") : "no events";
-		$("#ev-prev").disabled = view.evOffset === 0;
-		$("#ev-next").disabled = !p.more;
+		$("#ev-prev").disabled = !view.evStack.length;
+		$("#ev-next").disabled = !p.next;
 	} catch (e) {
+		if (seq !== view.evSeq)
+			return;
+		// The shown page stays, and so does its pager.
+		view.evNext = next;
+		$("#ev-prev").disabled = !view.evStack.length;
+		$("#ev-next").disabled = !next;
 		showError("events: " + e.message);
 	}
 }
