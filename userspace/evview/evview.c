@@ -510,7 +510,13 @@ static int open_trace(struct evv *s, const struct opts *o)
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}
-	s->t = evt_trace_get(s->eng, o->dir, err, sizeof(err));
+	/*
+	 * The packet index reads every packet's header: on a cold page cache
+	 * that is one disk read per packet, so the streams are indexed in
+	 * parallel (the reads queue together).
+	 */
+	s->t = evt_trace_get_opts(s->eng, o->dir, &(struct evt_trace_opts){ .threads = EVT_TRACE_OPEN_THREADS },
+				  err, sizeof(err));
 	if (!s->t) {
 		fprintf(stderr, "evview: %s\n", err);
 		return -1;
