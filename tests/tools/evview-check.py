@@ -27,7 +27,8 @@ and stopped at the end. Checked:
   `evstat --json --from @A --to @B`.
 - Usage errors exit 2. Bad parameters: 400 naming the parameter; unknown paths 404; path
   traversal (.., %2e%2e, absolute, encoded slashes) 404 and never a byte of
-  /etc/passwd; a second evview on the same port exits 1 saying it is in use;
+  /etc/passwd; a Host header naming anything but an address or localhost
+  403 (DNS rebinding); a second evview on the same port exits 1 saying it is in use;
   a directory that is no trace exits 1; a corrupt stream still serves and
   /api/trace names the file (not on a run of chunks).
 - With --chunks N: TRACE_DIR is a run of N chunks, /api/trace lists them.
@@ -553,6 +554,27 @@ for path in ["/../../../../etc/passwd", "/%2e%2e/%2e%2e/%2e%2e/etc/passwd", "/..
 for path in ["/", "/index.html", "/view.js", "/view.css"]:
     check(s.raw(path)[0] == 200, "%s not served" % path)
 print("bad parameters and path traversal: refused", flush=True)
+
+
+def host_get(port, host):
+    c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    c.putrequest("GET", "/api/trace", skip_host=True, skip_accept_encoding=True)
+    c.putheader("Host", host)
+    c.endheaders()
+    r = c.getresponse()
+    body = r.read().decode("utf-8", "replace")
+    c.close()
+    return r.status, body
+
+
+# DNS rebinding: a request naming another host is refused; addresses and localhost are served.
+for host, want in [("evil.example:%d" % s.port, 403), ("evil.example", 403), ("127.0.0.1.nip.io:%d" % s.port, 403),
+                   ("", 403), ("[::1", 403), ("[::1]x", 403), ("localhost:%d" % s.port, 200), ("LOCALHOST", 200),
+                   ("127.0.0.1:%d" % s.port, 200), ("[::1]:%d" % s.port, 200), ("10.1.2.3", 200)]:
+    status, body = host_get(s.port, host)
+    check(status == want and (want == 200 or "Host" in body), "Host: %r: status %d, not %d: %s" %
+          (host, status, want, body[:200]))
+print("Host: other names refused (DNS rebinding), addresses and localhost served", flush=True)
 
 # The port in use.
 p = subprocess.run([evview, trace, "--listen", "127.0.0.1:%d" % s.port], stdout=subprocess.PIPE,

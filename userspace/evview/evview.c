@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -30,6 +31,9 @@
 /* Without --listen: the first free port from here. */
 #define DEFAULT_PORT 8080
 #define DEFAULT_PORT_TRIES 100
+/* Connections at once (a thread each), and how long an idle one stays open. */
+#define MAX_CONNECTIONS 64
+#define IDLE_TIMEOUT_S 300
 
 #ifndef EVT_VIEWDIR
 #define EVT_VIEWDIR "/usr/local/share/evtrace/view"
@@ -397,6 +401,41 @@ unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
 	return status;
 }
 
+/*
+ * DNS rebinding: a page of another site whose name was made to resolve to
+ * this machine would reach the server from the browser, with its own name
+ * in Host. Only requests for an address (or localhost) are answered, as a
+ * user typing the printed URL or going through ssh -L sends.
+ */
+static int host_allowed(struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_HOST);
+	char name[INET6_ADDRSTRLEN + 8];
+	unsigned char addr[sizeof(struct in6_addr)];
+	const char *end;
+	size_t n;
+
+	if (!h)
+		return 1;	/* HTTP/1.0 without Host: no name to rebind */
+	if (h[0] == '[') {
+		end = strchr(h, ']');
+		if (!end || (end[1] && end[1] != ':'))
+			return 0;
+		h++;
+	} else {
+		end = strchr(h, ':');
+		if (!end)
+			end = h + strlen(h);
+	}
+	n = (size_t)(end - h);
+	if (!n || n >= sizeof(name))
+		return 0;
+	memcpy(name, h, n);
+	name[n] = 0;
+	return !strcasecmp(name, "localhost") || inet_pton(AF_INET, name, addr) == 1 ||
+	       inet_pton(AF_INET6, name, addr) == 1;
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -421,7 +460,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 	(void)upload;
 	(void)upload_size;
 	(void)con_cls;
-	if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
+	if (!host_allowed(c)) {
+		status = evv_error(MHD_HTTP_FORBIDDEN, &body,
+				   "Host: evview answers requests for an address or localhost only, as its URL says");
+	} else if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		status = evv_error(MHD_HTTP_METHOD_NOT_ALLOWED, &body, "%s: only GET", method);
 	} else if (!strcmp(url, "/api/progress")) {
 		resp = progress_stream(s);
@@ -629,7 +671,10 @@ int main(int argc, char **argv)
 	/* A thread per connection: a handler may wait for the engine, and /api/progress streams. */
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
 			     0, NULL, NULL, answer, &s, MHD_OPTION_LISTEN_SOCKET, fd,
-			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL, MHD_OPTION_END);
+			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
+			     /* A thread each: bounded, and an idle one closed. */
+			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
+			     MHD_OPTION_CONNECTION_TIMEOUT, (unsigned int)IDLE_TIMEOUT_S, MHD_OPTION_END);
 	if (!d) {
 		fprintf(stderr, "evview: cannot start the HTTP server\n");
 		goto out;
