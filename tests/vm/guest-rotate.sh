@@ -47,11 +47,15 @@ echo "$1 $EVT_CHUNK_SEQ $EVT_CHUNK_EVENTS $EVT_CHUNK_BEGIN $EVT_CHUNK_END $EVT_C
 PATH=/usr/local/bin:$PATH EVTRACE_SHIP_DEST=/tmp/shipped exec /usr/local/bin/evtrace-ship-rsync "$1"
 EOF
 chmod +x /tmp/hook
-evdrain -o /tmp/rot --rotate-size 128K --keep 4 --on-chunk /tmp/hook --stats-json "$OUT/rot.json" \
+# Every chunk must be shipped before retention takes it: the rsync hook in a
+# guest on a loaded host took longer than four chunks of 6000 events/s
+# (CI: "4 chunks removed before their hook ran"), so the rate leaves it
+# 4 s (8 chunks of half a second) behind at most.
+evdrain -o /tmp/rot --rotate-size 128K --keep 8 --on-chunk /tmp/hook --stats-json "$OUT/rot.json" \
 	> "$OUT/rot.out" 2> "$OUT/rot.err" &
 pid=$!
 wait_tracing
-evctl generate --events 60000 --rate 6000 --channel both
+evctl generate --events 60000 --rate 3000 --channel both
 sleep 3
 evctl rotate || fail "evctl rotate with a drainer listening: exit $?"
 wait_gen_done 200

@@ -73,7 +73,7 @@ kept=$(chunks "$out/kept" | wc -l)
 shipped=$(chunks "$out/shipped" | wc -l)
 echo "size: $shipped chunks shipped, $kept kept"
 [ "$shipped" -ge 30 ] || die "only $shipped chunks were shipped (want 30 or more)"
-[ "$kept" -le 4 ] && [ "$kept" -ge 1 ] || die "--keep 4 kept $kept chunks"
+[ "$kept" -le 8 ] && [ "$kept" -ge 1 ] || die "--keep 8 kept $kept chunks"
 ls -A "$out/kept" | grep -vE "$name_re" | grep -v '^\.hooked$' && die "something else than complete chunks is left in the directory"
 for c in $(chunks "$out/kept"); do
 	check_chunk "$out/kept/$c"
