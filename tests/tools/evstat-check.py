@@ -150,6 +150,22 @@ if err:
     fail("evstat's first run said: %s" % err.strip())
 threads, syscalls = compare(st, T0, T1, "whole trace", {})
 
+# The text's system calls: the JSON's latencies in microseconds, and "-" where
+# no call returned (exit_group has no exit; it printed 0.000 before).
+text = run([evstat, trace, "--top", "1000"]).stdout
+rows = {}
+for line in text.split("System calls\n", 1)[1].split("\n\n", 1)[0].splitlines()[1:]:
+    f = line.split()
+    rows[f[0]] = f[3:6]
+for y in st["syscalls"]:
+    lat = y["latency"]
+    want = ["-"] * 3 if not lat["count"] else \
+        ["%.3f" % (lat["min_ns"] / 1e3), "%.3f" % (lat["total_ns"] / lat["count"] / 1e3), "%.3f" % (lat["max_ns"] / 1e3)]
+    if rows.get(y["name"]) != want:
+        fail("evstat's text for %s: %s, its JSON says %s" % (y["name"], rows.get(y["name"]), want))
+print("text: %d syscalls' latencies as the JSON's (%d with none)" %
+      (len(st["syscalls"]), sum(1 for y in st["syscalls"] if not y["latency"]["count"])), flush=True)
+
 if lttng:
     def analysis(name):
         p = run([name + "-mi", "--no-intersection", "--skip-validation"] +

@@ -219,9 +219,12 @@ static int print_text(const struct report *r)
 	for (i = 0, n = rows(r, s->nr_sys); i < n; i++) {
 		const struct evt_stats_syscall *y = &s->sys[ix[i]];
 
-		printf("  %-28s %10llu %8llu %12.3f %12.3f %12.3f\n", y->name, (unsigned long long)y->count,
-		       (unsigned long long)y->errors, y->lat.count ? us(y->lat.min_ns) : 0.0, avg_us(&y->lat),
-		       us(y->lat.max_ns));
+		printf("  %-28s %10llu %8llu ", y->name, (unsigned long long)y->count, (unsigned long long)y->errors);
+		/* No latency where no call returned (exit_group): none rather than 0. */
+		if (y->lat.count)
+			printf("%12.3f %12.3f %12.3f\n", us(y->lat.min_ns), avg_us(&y->lat), us(y->lat.max_ns));
+		else
+			printf("%12s %12s %12s\n", "-", "-", "-");
 	}
 	free(ix);
 

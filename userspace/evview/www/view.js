@@ -567,17 +567,18 @@ function renderStats(box, st) {
 	box.append(table("System calls", "syscalls",
 		[["syscall"], ["count", 1], ["errors", 1], ["min µs", 1], ["avg µs", 1], ["max µs", 1]],
 		sys.map((y) => [td("syscall-name", y.name), td("num count", y.count), td("num", y.errors),
-			td("num", us(y.latency.min_ns)),
-			td("num", y.latency.count ? us(y.latency.total_ns / y.latency.count) : "0.000"),
-			td("num", us(y.latency.max_ns))])));
+			// No latency where no call returned (exit_group): none rather than 0.
+			td("num", y.latency.count ? us(y.latency.min_ns) : "–"),
+			td("num", y.latency.count ? us(y.latency.total_ns / y.latency.count) : "–"),
+			td("num", y.latency.count ? us(y.latency.max_ns) : "–")])));
 	const irqs = st.irqs.slice().sort((a, b) => b.count - a.count);
 	box.append(table("Interrupts", "irqs", [["irq", 1], ["name"], ["count", 1], ["avg µs", 1], ["max µs", 1]],
 		irqs.map((q) => [td("num", q.irq), td("irq-name", q.name), td("num count", q.count),
-			td("num", q.duration.count ? us(q.duration.total_ns / q.duration.count) : "0.000"),
-			td("num", us(q.duration.max_ns))]).concat(st.softirqs.map((q) => [td("num", "soft"),
+			td("num", q.duration.count ? us(q.duration.total_ns / q.duration.count) : "–"),
+			td("num", q.duration.count ? us(q.duration.max_ns) : "–")]).concat(st.softirqs.map((q) => [td("num", "soft"),
 			td("irq-name", q.name), td("num count", q.count),
-			td("num", q.duration.count ? us(q.duration.total_ns / q.duration.count) : "0.000"),
-			td("num", us(q.duration.max_ns))]))));
+			td("num", q.duration.count ? us(q.duration.total_ns / q.duration.count) : "–"),
+			td("num", q.duration.count ? us(q.duration.max_ns) : "–")]))));
 	const lossy = st.streams.filter((q) => q.discarded || q.lost_packets);
 	box.append(table("Losses", "losses", [["stream", 1], ["cpu", 1], ["channel"], ["discarded", 1], ["lost packets", 1]],
 		lossy.length ? lossy.map((q) => [td("num", q.id), td("num", q.cpu), td("", q.channel),
