@@ -75,8 +75,11 @@ function fmtDur(ns) {
 	return Math.round(ns) + " ns";
 }
 
+// Hue by the golden angle, and lightness and saturation by the tid too: two
+// threads whose hues meet (tids 8 apart are 20° apart) still differ.
 function threadColor(tid) {
-	return "hsl(" + ((tid * 137.508) % 360).toFixed(1) + ",58%,52%)";
+	const light = [46, 60, 38][tid % 3], sat = [62, 45][Math.floor(tid / 3) % 2];
+	return "hsl(" + ((tid * 137.508) % 360).toFixed(1) + "," + sat + "%," + light + "%)";
 }
 
 // ---- Lanes ----
