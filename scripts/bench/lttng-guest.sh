@@ -39,7 +39,7 @@ lttng_down() {
 lttng_consumerd_cpu() {
 	t=0
 	for p in $(pidof lttng-consumerd); do
-		t=$(awk -v t="$t" '{ print t + ($14 + $15) / 100 }' "/proc/$p/stat")
+		t=$(awk -v t="$t" '{ print t + ($14 + $15) / 100 }' "/proc/$p/stat" 2>/dev/null || echo "$t")
 	done
 	echo "$t"
 }
