@@ -9,7 +9,7 @@
 # CPU for both (evtrace's default), discard mode. Writes one line per run to
 # $OUT/load.txt: TRACER ROUND SECONDS BYTES DRAINER_CPU_S RECORDED DISCARDED
 # (LTTng's recorded count is left to the host, 0 here: its trace is copied to
-# $OUT/lttng-ROUND, babeltrace2 counts it there).
+# $OUT/lttng-ROUND, babeltrace2 counts it there; evtrace's to $OUT/evtrace-ROUND).
 set -e
 groups=${1:-4}
 msgs=${2:-20000}
@@ -33,7 +33,10 @@ run_evtrace() { # round
 	rec=$(sed -n 's/.*"recorded": \([0-9]*\), "discarded": [0-9]*, "overwritten": [0-9]*}$/\1/p' /tmp/evt.json)
 	disc=$(sed -n 's/.*"discarded": \([0-9]*\), "overwritten": [0-9]*}$/\1/p' /tmp/evt.json)
 	cpu=$(awk '{ print $1 + $2 }' /tmp/time)
-	[ "$1" = 0 ] || echo "evtrace $1 $secs $(stream_bytes /tmp/trace-evt) $cpu $rec $disc" >> "$OUT/load.txt"
+	if [ "$1" != 0 ]; then
+		echo "evtrace $1 $secs $(stream_bytes /tmp/trace-evt) $cpu $rec $disc" >> "$OUT/load.txt"
+		cp -r /tmp/trace-evt "$OUT/evtrace-$1"
+	fi
 	rm -rf /tmp/trace-evt
 	rmmod evtrace
 }
