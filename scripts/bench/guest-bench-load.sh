@@ -65,9 +65,10 @@ run_lttng() { # round
 	rm -rf /tmp/trace-lt
 }
 . /evtrace/lttng-guest.sh
+sessiond_cpu() { for p in $(pidof lttng-sessiond); do cat "/proc/$p/stat"; done | awk '{ s += ($14 + $15) / 100 } END { print s + 0 }'; }
 lttng_have || { echo "guest-bench-load: no LTTng in the guest"; exit 1; }
 lttng_up sched
-echo "sessiond_cpu_start $(awk '{ print ($14 + $15) / 100 }' /proc/"$(pidof -s lttng-sessiond)"/stat)" >> "$OUT/load.txt"
+echo "sessiond_cpu_start $(sessiond_cpu)" >> "$OUT/load.txt"
 # Fresh guest memory is slow the first time it is touched: fault in a trace's worth.
 dd if=/dev/zero of=/tmp/warm bs=1M count=200 2>/dev/null || true
 rm -f /tmp/warm
@@ -79,5 +80,5 @@ while [ "$r" -le "$rounds" ]; do
 	run_lttng "$r"
 	r=$((r + 1))
 done
-echo "sessiond_cpu_end $(awk '{ print ($14 + $15) / 100 }' /proc/"$(pidof -s lttng-sessiond)"/stat)" >> "$OUT/load.txt"
+echo "sessiond_cpu_end $(sessiond_cpu)" >> "$OUT/load.txt"
 lttng_down
