@@ -27,7 +27,7 @@ cat "$OUT/bench-this-1.txt"
 lttng_have || exit 0
 lttng_up sched
 modprobe lttng-test
-lttng_loop() { # events: ns taken by the write on CPU 1 (where the bench ran, or not: one CPU)
+lttng_loop() { # events: ns the write takes, pinned to CPU 1 (the same CPU every round)
 	taskset -c 1 sh -c '. /evtrace/lttng-guest.sh; a=$(now_ns); echo "$1" > /proc/lttng-test-filter-event; b=$(now_ns); echo $((b - a))' sh "$1"
 }
 lttng_loop 10000 > /dev/null
