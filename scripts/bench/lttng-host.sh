@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: GPL-2.0
-# Sourced by the bench scripts on the host: LTTng 2.13 in the same boot when it
+# Sourced by the bench scripts (bash) on the host: LTTng 2.13 in the same boot when it
 # can be had. scripts/lttng-vm builds lttng-modules (once, cached) and stages
 # lttng-tools; the guest gets it with vm-run --overlay. EVTRACE_BENCH_LTTNG=0
 # leaves LTTng out (the benchmarks then run as they did without it); when
