@@ -5,7 +5,11 @@
 # syscalls) with tracing off, with evtrace recording the syscall entry events
 # (sys_*) and exit_syscall, with ftrace's raw_syscalls events; with a
 # baseline module (second argument) its evtrace figure too, the two modules
-# in turn. Writes "LABEL SHAPE NS" lines (best of 3) to $OUT/syscall.txt.
+# in turn; with LTTng in the guest (scripts/lttng-vm), LTTng 2.13 recording
+# every syscall's entry and exit (lttng enable-event -k --syscall -a, label
+# lttng) and getppid's alone (--syscall getppid, label lttng1, getppid shapes
+# only), in an overwrite channel of evtrace's default ring size (32 x 16 KiB
+# per CPU). Writes "LABEL SHAPE NS" lines (best of 3) to $OUT/syscall.txt.
 set -e
 n=${1:-1000000}
 base=${2:-}
@@ -16,8 +20,8 @@ run_shape() { # shape
 	*) sysloop "$n" "$1" ;;
 	esac
 }
-best() { # label: best of 3 for every shape
-	for s in $shapes; do
+best() { # label [SHAPES]: best of 3 for every shape
+	for s in ${2:-$shapes}; do
 		b=""
 		for i in 1 2 3; do
 			t=$(run_shape "$s")
@@ -51,4 +55,29 @@ echo 1 > /sys/kernel/tracing/events/raw_syscalls/enable
 best ftrace
 echo 0 > /sys/kernel/tracing/events/raw_syscalls/enable
 [ -z "$base" ] || { traced "$EVTRACE_KO" evtrace2; traced "$base" baseline2; }
+# LTTng: one session per set of events, the same loop.
+lttng_traced() { # label syscall-list [SHAPES]
+	lttng create bench --output=/tmp/lttng-syscall > /dev/null
+	lttng enable-channel -k --subbuf-size 16384 --num-subbuf 32 --overwrite c > /dev/null
+	if [ "$2" = all ]; then
+		lttng enable-event -k -c c --syscall -a > /dev/null
+	else
+		lttng enable-event -k -c c --syscall "$2" > /dev/null
+	fi
+	lttng start > /dev/null
+	best "$1" "${3:-}"
+	lttng stop > /dev/null
+	# Proof that the events were written: packets overwritten in the channel.
+	echo "lost_packets $1 $(lttng list bench | awk '/Lost packets:/ { print $3 }')" >> "$OUT/syscall.txt"
+	lttng destroy bench > /dev/null
+	rm -rf /tmp/lttng-syscall
+}
+if [ -f /evtrace/lttng-guest.sh ]; then
+	. /evtrace/lttng-guest.sh
+	if lttng_have && lttng_up sched; then
+		lttng_traced lttng all
+		lttng_traced lttng1 getppid "getppid getppid32"
+		lttng_down
+	fi
+fi
 exit 0
