@@ -653,29 +653,15 @@ static uint64_t iv_busy(const struct evt_state_interval *iv)
 	return iv->tid > 0 ? iv->end - iv->begin : 0;
 }
 
-/* The last interval of @cpu that begins at or before @ts, or -1. */
-static long iv_find(const struct evt_state *st, unsigned int cpu, size_t n, uint64_t ts)
-{
-	size_t lo = 0, hi = n;
-	struct evt_state_interval iv;
-
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-
-		evt_state_cpu_interval(st, cpu, mid, &iv);
-		if (iv.begin <= ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return (long)lo - 1;
-}
-
-/* As iv_find(), for @ts at or after interval @j's start: galloping forward from it. */
+/*
+ * The last interval of @cpu that begins at or before @ts (or -1), known to
+ * be at or after interval @j (-1: anywhere): galloping forward from @j, so
+ * that a column's evenly spaced times cost a few lookups each.
+ */
 static long iv_find_from(const struct evt_state *st, unsigned int cpu, size_t n, long j, uint64_t ts)
 {
 	struct evt_state_interval iv;
-	size_t lo = (size_t)j + 1, hi, step = 1;
+	size_t lo = (size_t)(j + 1), hi, step = 1;
 
 	/* Find hi with begin[hi] > ts (or n), doubling the step. */
 	for (;;) {
@@ -700,6 +686,11 @@ static long iv_find_from(const struct evt_state *st, unsigned int cpu, size_t n,
 			hi = mid;
 	}
 	return (long)lo - 1;
+}
+
+static long iv_find(const struct evt_state *st, unsigned int cpu, size_t n, uint64_t ts)
+{
+	return iv_find_from(st, cpu, n, -1, ts);
 }
 
 /*
