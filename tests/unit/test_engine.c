@@ -915,22 +915,30 @@ static void make_kernel_trace(uint64_t events, unsigned int stall, unsigned int 
 }
 
 /*
+ * tests/tools/@script_args (a check of the built programs) on the trace:
+ * its output shown and the test failed when it fails.
+ */
+static void run_check(const char *script_args)
+{
+	char cmd[768];
+
+	snprintf(cmd, sizeof(cmd), "python3 tests/tools/%s '%s' > '%s/check.log' 2>&1", script_args, trace, tdir);
+	if (system(cmd)) {
+		snprintf(cmd, sizeof(cmd), "cat '%s/check.log'", tdir);
+		ck_assert_int_eq(system(cmd), 0);
+		ck_abort_msg("tests/tools/%s failed on %s", script_args, trace);
+	}
+}
+
+/*
  * evstat (the programs, built) against tests/tools/evstat-check.py's own
  * computation from evcat's JSON; threads fork often, so some exit
  * (exit_group: a syscall that never returns).
  */
 START_TEST(evstat_matches_independent)
 {
-	char cmd[512];
-
 	make_kernel_trace(60000, 0, 300);
-	snprintf(cmd, sizeof(cmd), "python3 tests/tools/evstat-check.py build/bin/evcat build/bin/evstat '%s' "
-		 "> '%s/check.log' 2>&1", trace, tdir);
-	if (system(cmd)) {
-		snprintf(cmd, sizeof(cmd), "cat '%s/check.log'", tdir);
-		ck_assert_int_eq(system(cmd), 0);
-		ck_abort_msg("evstat-check.py failed on %s", trace);
-	}
+	run_check("evstat-check.py build/bin/evcat build/bin/evstat");
 	rm_trace();
 }
 END_TEST
@@ -938,16 +946,8 @@ END_TEST
 /* evview's API (tests/tools/evview-check.py): a trace with losses, so lost marks show. */
 START_TEST(evview_api_matches_independent)
 {
-	char cmd[512];
-
 	make_kernel_trace(60000, 7000, 0);
-	snprintf(cmd, sizeof(cmd), "python3 tests/tools/evview-check.py build/bin/evview build/bin/evcat '%s' "
-		 "> '%s/check.log' 2>&1", trace, tdir);
-	if (system(cmd)) {
-		snprintf(cmd, sizeof(cmd), "cat '%s/check.log'", tdir);
-		ck_assert_int_eq(system(cmd), 0);
-		ck_abort_msg("evview-check.py failed on %s", trace);
-	}
+	run_check("evview-check.py build/bin/evview build/bin/evcat");
 	rm_trace();
 }
 END_TEST
