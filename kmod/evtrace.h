@@ -14,6 +14,7 @@
 #include <linux/mutex.h>
 #include <linux/cdev.h>
 #include <linux/kref.h>
+#include <linux/jump_label.h>
 #include "core/evt_ring.h"
 #include <evtrace/events.h>
 #include <evtrace/netlink.h>
@@ -134,6 +135,28 @@ static __always_inline int evt_record_copy_windowed(struct evt_ring *r, unsigned
 #endif
 }
 
+/*
+ * The task filter (evtrace_filter.c): one static branch while none is set.
+ * The state dump is never filtered: it describes every task, whoever
+ * records it. @id is a constant at every call site, so that test folds.
+ */
+DECLARE_STATIC_KEY_FALSE(evt_filter_key);
+bool evt_filter_pass(void);
+
+static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int channel,
+					     unsigned int id)
+{
+	if (!static_branch_unlikely(&evt_filter_key))
+		return false;
+	if (channel == EVT_CHAN_NORMAL && id >= EVT_ID_STATEDUMP_START &&
+	    id <= EVT_ID_STATEDUMP_INTERRUPT)
+		return false;
+	if (evt_filter_pass())
+		return false;
+	evt_local_inc(&r->filtered);
+	return true;
+}
+
 static __always_inline int evt_no_ring(unsigned int channel)
 {
 	this_cpu_inc(evt_noring_refused[channel]);
@@ -147,7 +170,8 @@ static __always_inline int evt_no_ring(unsigned int channel)
  * @payload: bytes to copy
  * @len: their number
  *
- * Return: 0, -ENODATA when not tracing, or a counted loss (-ENOBUFS,
+ * Return: 0, -ENODATA when not tracing, -ESRCH when the task filter left
+ * the event out (counted as filtered), or a counted loss (-ENOBUFS,
  * -E2BIG, -EBUSY for nesting too deep or an NMI where cmpxchg is not
  * NMI-safe, -ENOMEM when this CPU has no ring).
  */
@@ -171,6 +195,8 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 	cr = this_cpu_read(evt_cpu_rings[channel]);
 	if (unlikely(!cr)) {
 		ret = evt_no_ring(channel);
+	} else if (evt_filtered_out(&cr->ring, channel, id)) {
+		ret = -ESRCH;
 	} else if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING ||
 			    evt_nmi_refused())) {
 		evt_local_inc(&cr->ring.refused);
@@ -197,8 +223,8 @@ out:
  * On success preemption stays disabled and the nesting level raised until
  * evtrace_end_inline(), which the caller must reach without sleeping.
  *
- * Return: where the @len payload bytes go, or NULL (not tracing, or a
- * counted loss); after NULL there is nothing to end.
+ * Return: where the @len payload bytes go, or NULL (not tracing, filtered
+ * out, or a counted loss); after NULL there is nothing to end.
  */
 static __always_inline char *evtrace_begin_inline(unsigned int channel, unsigned int id,
 						  unsigned int len, struct evt_cpu_ring **crp,
@@ -215,6 +241,8 @@ static __always_inline char *evtrace_begin_inline(unsigned int channel, unsigned
 		evt_no_ring(channel);
 		goto out;
 	}
+	if (evt_filtered_out(&cr->ring, channel, id))
+		goto out;
 	if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING ||
 		     evt_nmi_refused())) {
 		evt_local_inc(&cr->ring.refused);
@@ -324,6 +352,17 @@ void evt_nl_exit(void);
 void evt_nl_exit_notify(void);
 void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason);
 void evt_nl_notify_no_ring(unsigned int channel, unsigned int cpu);
+
+/* evtrace_filter.c */
+struct nlattr;
+struct netlink_ext_ack;
+struct sk_buff;
+void evt_filter_init(struct dentry *dir);
+void evt_filter_exit(void);
+int evt_filter_track(struct nlattr **a, struct netlink_ext_ack *extack);
+int evt_filter_untrack(struct nlattr **a, struct netlink_ext_ack *extack);
+int evt_filter_put_status(struct sk_buff *skb);
+bool evt_filter_active(void);
 
 /* evtrace_bench.c */
 int evt_bench_init(struct dentry *dir);

@@ -75,6 +75,10 @@ static __always_inline int bench_record(struct evt_ring *r, unsigned int id,
 	int ret;
 
 	preempt_disable_notrace();
+	if (evt_filtered_out(r, r->channel, id)) {
+		preempt_enable_notrace();
+		return -ESRCH;
+	}
 	if (unlikely(this_cpu_inc_return(evt_nesting) > EVT_MAX_NESTING))
 		ret = -EBUSY;
 	else

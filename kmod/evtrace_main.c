@@ -154,6 +154,7 @@ static int __init evtrace_init(void)
 	if (ret)
 		goto err_gen;
 	debugfs_create_file("stats", 0444, evt_debugfs, NULL, &evt_stats_open_fops);
+	evt_filter_init(evt_debugfs);
 
 	evt_rings_loaded();
 	if (autostart)
@@ -169,6 +170,7 @@ err_started:
 	debugfs_remove_recursive(evt_debugfs);
 	evt_debugfs = NULL;
 	evt_stop_tracing();
+	evt_filter_exit();
 	evt_bench_exit();
 err_gen:
 	evt_gen_exit();
@@ -195,6 +197,7 @@ static void __exit evtrace_exit(void)
 	evt_gen_exit();
 	evt_bench_exit();
 	evt_probes_exit();
+	evt_filter_exit();
 	evt_rings_hotplug_exit();
 	evt_nl_exit_notify();
 	evt_rings_exit();

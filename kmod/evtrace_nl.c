@@ -76,6 +76,21 @@ static const struct nla_policy evt_timer_policy[EVT_A_MAX + 1] = {
 	[EVT_A_TIMER_PERIOD_US] = NLA_POLICY_FULL_RANGE(NLA_U32, &evt_timer_period_range),
 };
 
+/* The lists' entries are checked one by one, with a message naming the bad one. */
+static const struct nla_policy evt_track_policy[EVT_A_MAX + 1] = {
+	[EVT_A_FILTER_PIDS] = { .type = NLA_NESTED },
+	[EVT_A_FILTER_COMMS] = { .type = NLA_NESTED },
+	[EVT_A_FILTER_CGROUPS] = { .type = NLA_NESTED },
+	[EVT_A_FILTER_FOLLOW_FORK] = NLA_POLICY_MAX(NLA_U8, 1),
+};
+
+static const struct nla_policy evt_untrack_policy[EVT_A_MAX + 1] = {
+	[EVT_A_FILTER_PIDS] = { .type = NLA_NESTED },
+	[EVT_A_FILTER_COMMS] = { .type = NLA_NESTED },
+	[EVT_A_FILTER_CGROUPS] = { .type = NLA_NESTED },
+	[EVT_A_FILTER_ALL] = { .type = NLA_FLAG },
+};
+
 static const struct nla_policy evt_no_attrs_policy[EVT_A_MAX + 1] = {
 	[1 ... EVT_A_MAX] = { .type = NLA_REJECT,
 			      .reject_message = "this command takes no attributes" },
@@ -248,6 +263,16 @@ static int evt_nl_statedump(struct sk_buff *skb, struct genl_info *info)
 	return 0;
 }
 
+static int evt_nl_track(struct sk_buff *skb, struct genl_info *info)
+{
+	return evt_filter_track(info->attrs, info->extack);
+}
+
+static int evt_nl_untrack(struct sk_buff *skb, struct genl_info *info)
+{
+	return evt_filter_untrack(info->attrs, info->extack);
+}
+
 /* Parse EVT_A_EVENTS into (index, enabled) pairs; apply only if all are good. */
 static int evt_nl_events(struct nlattr *list, struct netlink_ext_ack *extack, bool apply)
 {
@@ -404,8 +429,8 @@ DEFINE_DEBUGFS_ATTRIBUTE(evt_fake_cpus_fops, evt_fake_cpus_get, evt_fake_cpus_se
 /* A fake ring's figures: made up, but each one distinct and checkable. */
 static void evt_fake_ring_stats(unsigned int ch, unsigned int cpu, struct evt_ring_stats *st)
 {
-	/* Above 2^32, 8 per ring: counter k of a ring is its first + k. */
-	u64 next = (1ULL << 32) + (u64)cpu * 16 + ch * 8;
+	/* Above 2^32, 16 per ring: counter k of a ring is its first + k. */
+	u64 next = (1ULL << 32) + (u64)cpu * 32 + ch * 16;
 
 #define EVT_FAKE_COUNTER(field, attr, width) st->field = next++;
 	EVT_RING_COUNTERS(EVT_FAKE_COUNTER)
@@ -501,7 +526,9 @@ static int evt_put_gen(struct sk_buff *skb, int cpu)
  * the kernel is the dump's buffer, whoever asks. The cursor lives in cb->ctx
  * between the rounds of a dump.
  */
-enum evt_status_part { EVT_ST_CONFIG, EVT_ST_RINGS, EVT_ST_GENS, EVT_ST_FAKE, EVT_ST_END };
+enum evt_status_part {
+	EVT_ST_CONFIG, EVT_ST_FILTER, EVT_ST_RINGS, EVT_ST_GENS, EVT_ST_FAKE, EVT_ST_END
+};
 
 struct evt_status_cursor {
 	unsigned int part;		/* enum evt_status_part */
@@ -518,6 +545,10 @@ static bool evt_status_seek(struct evt_status_cursor *c)
 		switch (c->part) {
 		case EVT_ST_CONFIG:
 			if (!c->pos)
+				return true;
+			break;
+		case EVT_ST_FILTER:
+			if (!c->pos && evt_filter_active())
 				return true;
 			break;
 		case EVT_ST_RINGS:
@@ -554,6 +585,8 @@ static int evt_status_fill(struct sk_buff *skb, struct evt_status_cursor *c)
 	case EVT_ST_CONFIG:
 		c->nfake = READ_ONCE(evt_status_fake_cpus);
 		return evt_put_config(skb);
+	case EVT_ST_FILTER:
+		return evt_filter_put_status(skb);
 	case EVT_ST_RINGS:
 		list = nla_nest_start(skb, EVT_A_RINGS);
 		if (!list)
@@ -643,6 +676,8 @@ static const struct genl_ops evt_genl_ops[] = {
 	EVT_OP(EVT_CMD_TIMER_STOP, evt_nl_timer_stop, evt_no_attrs_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_ROTATE, evt_nl_rotate, evt_no_attrs_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_STATEDUMP, evt_nl_statedump, evt_no_attrs_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_TRACK, evt_nl_track, evt_track_policy, GENL_ADMIN_PERM),
+	EVT_OP(EVT_CMD_UNTRACK, evt_nl_untrack, evt_untrack_policy, GENL_ADMIN_PERM),
 };
 
 static const struct genl_multicast_group evt_genl_mcgrps[] = {

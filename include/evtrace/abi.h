@@ -102,10 +102,12 @@ struct evt_quiescent {
 /*
  * The per-ring counters, defined once. Each X(field, ATTR, width) is a __u64
  * field of struct evt_ring_stats, the netlink attribute EVT_R_<ATTR> of a ring
- * in STATUS (in this order: the numbers are ABI, so append only), a column of
- * the module's debugfs stats and of evctl status (text of that width, JSON).
+ * in STATUS, a column of the module's debugfs stats and of evctl status (text
+ * of that width, JSON). The numbers and the layout are ABI: a counter added
+ * later goes into a list of its own, after what came before it (version 3's
+ * after EVT_R_FAKE and after the struct's fill_pct and online).
  */
-#define EVT_RING_COUNTERS(X)						\
+#define EVT_RING_COUNTERS_V2(X)						\
 	X(recorded, RECORDED, 12)	/* events reserved and committed */	\
 	X(discarded, DISCARDED, 12)	/* events dropped: no free sub-buffer */ \
 	X(overwritten, OVERWRITTEN, 12)	/* recorded, overwritten before read */ \
@@ -114,13 +116,17 @@ struct evt_quiescent {
 	X(produced, PRODUCED, 10)	/* sub-buffers completed */		\
 	X(consumed, CONSUMED, 10)	/* sub-buffers released by the reader */ \
 	X(skipped, SKIPPED, 10)		/* sub-buffers skipped: the reader held them */
+#define EVT_RING_COUNTERS_V3(X)						\
+	X(filtered, FILTERED, 10)	/* not recorded: the task is not tracked */
+#define EVT_RING_COUNTERS(X) EVT_RING_COUNTERS_V2(X) EVT_RING_COUNTERS_V3(X)
 
 struct evt_ring_stats {
 #define EVT_RING_STATS_FIELD(field, attr, width) __u64 field;
-	EVT_RING_COUNTERS(EVT_RING_STATS_FIELD)
-#undef EVT_RING_STATS_FIELD
+	EVT_RING_COUNTERS_V2(EVT_RING_STATS_FIELD)
 	__u32 fill_pct;		/* unconsumed part of the ring, percent */
 	__u32 online;
+	EVT_RING_COUNTERS_V3(EVT_RING_STATS_FIELD)
+#undef EVT_RING_STATS_FIELD
 };
 
 #endif /* EVTRACE_ABI_H */

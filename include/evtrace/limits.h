@@ -60,4 +60,15 @@
 /* An event name, bytes, NUL included. */
 #define EVT_EVENT_NAME_MAX	64
 
+/*
+ * In-kernel filters (evctl track): a process name is compared as the kernel
+ * keeps it, at most 15 bytes (TASK_COMM_LEN - 1); so many names and cgroups
+ * may be tracked at once; a cgroup's path, bytes, NUL included. Process IDs
+ * have no limit of their own (a bitmap of the kernel's PID_MAX_LIMIT).
+ */
+#define EVT_FILTER_COMM_MAX		15
+#define EVT_FILTER_COMMS_MAX		16
+#define EVT_FILTER_CGROUPS_MAX		4
+#define EVT_FILTER_CGROUP_PATH_MAX	512
+
 #endif /* EVTRACE_LIMITS_H */

@@ -1,7 +1,11 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * evtrace generic netlink ABI: family "evtrace", version 2, multicast group
+ * evtrace generic netlink ABI: family "evtrace", version 3, multicast group
  * "notify". Shared by the module and userspace (libevtrace, evctl, evdrain).
+ *
+ * Version 3 adds the in-kernel filters (TRACK, UNTRACK, STATUS's FILTER) and
+ * the ring counter FILTERED (after FAKE: no number changes), which grows
+ * struct evt_ring_stats and so changes the EVT_IOC_GET_STATS number.
  *
  * Version 2 changes one thing incompatibly: STATUS is a dump. A request without
  * NLM_F_DUMP gets EOPNOTSUPP. The dump's first message holds TRACING, MODE,
@@ -41,7 +45,7 @@
 #include <evtrace/abi.h>
 
 #define EVT_GENL_NAME		"evtrace"
-#define EVT_GENL_VERSION	2
+#define EVT_GENL_VERSION	3
 #define EVT_GENL_MCGRP_NOTIFY	"notify"
 
 enum evt_genl_cmd {
@@ -58,10 +62,23 @@ enum evt_genl_cmd {
 	EVT_CMD_TIMER_STOP,	/* stop it */
 	EVT_CMD_ROTATE,		/* ask the drainers to cut a chunk now: multicasts NOTIFY_ROTATE */
 	EVT_CMD_STATEDUMP,	/* record the state dump again (a chunk's start), while tracing */
+	EVT_CMD_TRACK,		/* add to the filter: FILTER_PIDS, _COMMS, _CGROUPS, _FOLLOW_FORK */
+	EVT_CMD_UNTRACK,	/* remove from it: FILTER_PIDS, _COMMS, _CGROUPS, or FILTER_ALL */
 	__EVT_CMD_MAX,
 };
 #define EVT_CMD_MAX (__EVT_CMD_MAX - 1)
 
+/*
+ * Filters (TRACK): while any is set, an event is recorded only when the task
+ * running on the CPU (current, also in interrupt context) is tracked: its
+ * process ID was tracked, or its name is one of the names, or it lives in
+ * one of the cgroups or below (one match is enough). Other events are
+ * counted per ring as FILTERED, not as losses. The state dump is never
+ * filtered (it describes every task, whoever records it). A process leaves
+ * the set when it ends (its ID may be reused). With FOLLOW_FORK, a process
+ * forked by a tracked task is tracked by its ID. UNTRACK that leaves
+ * nothing tracked, or FILTER_ALL, removes the filter.
+ */
 enum evt_genl_attr {
 	EVT_A_UNSPEC,
 	EVT_A_TRACING,		/* u8: 1 when tracing (STATUS) */
@@ -88,6 +105,16 @@ enum evt_genl_attr {
 	EVT_A_PAD,
 	EVT_A_FAKE_RINGS,	/* nested: EVT_A_RING with EVT_R_FAKE (STATUS, test hook) */
 	EVT_A_TIMER_PERIOD_US,	/* u32: EVT_TIMER_PERIOD_US_MIN..MAX (TIMER, required) */
+	EVT_A_FILTER_PIDS,	/* nested: EVT_A_FILTER_PID... (TRACK, UNTRACK) */
+	EVT_A_FILTER_PID,	/* u32: a process ID in the caller's PID namespace */
+	EVT_A_FILTER_COMMS,	/* nested: EVT_A_FILTER_COMM... (TRACK, UNTRACK, STATUS) */
+	EVT_A_FILTER_COMM,	/* string: a process name, <= EVT_FILTER_COMM_MAX bytes */
+	EVT_A_FILTER_CGROUPS,	/* nested: EVT_A_FILTER_CGROUP... (TRACK, UNTRACK, STATUS) */
+	EVT_A_FILTER_CGROUP,	/* string: a cgroup v2 path, as /proc/PID/cgroup shows it */
+	EVT_A_FILTER_FOLLOW_FORK, /* u8: children of tracked tasks are tracked (TRACK, STATUS) */
+	EVT_A_FILTER_ALL,	/* flag: UNTRACK everything, recording every task again */
+	EVT_A_FILTER,		/* nested, STATUS: FILTER_NR_PIDS, _FOLLOW_FORK, _COMMS, _CGROUPS */
+	EVT_A_FILTER_NR_PIDS,	/* u32: process IDs tracked now (STATUS) */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)
@@ -110,11 +137,13 @@ enum evt_ring_attr {
 	EVT_R_ONLINE,		/* u8 */
 	/* u64 each: EVT_R_RECORDED ... EVT_R_SKIPPED (<evtrace/abi.h>) */
 #define EVT_R_COUNTER(field, attr, width) EVT_R_##attr,
-	EVT_RING_COUNTERS(EVT_R_COUNTER)
-#undef EVT_R_COUNTER
+	EVT_RING_COUNTERS_V2(EVT_R_COUNTER)
 	EVT_R_FILL,		/* u32: percent */
 	EVT_R_PAD,
 	EVT_R_FAKE,		/* u8: 1 in a synthetic ring of the test hook */
+	/* u64 each, version 3: EVT_R_FILTERED */
+	EVT_RING_COUNTERS_V3(EVT_R_COUNTER)
+#undef EVT_R_COUNTER
 	__EVT_R_MAX,
 };
 #define EVT_R_MAX (__EVT_R_MAX - 1)

@@ -625,6 +625,7 @@ void evt_ring_stats(struct evt_ring *r, struct evt_ring_stats *st)
 	st->refused = (u64)evt_local_read(&r->refused);
 	st->produced = (u64)evt_local_read(&r->produced);
 	st->skipped = (u64)evt_local_read(&r->skipped);
+	st->filtered = (u64)evt_local_read(&r->filtered);
 	st->consumed = EVT_READ_ONCE(r->consumed_count);
 	st->fill_pct = evt_ring_fill_pct(r);
 }

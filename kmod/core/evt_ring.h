@@ -172,6 +172,7 @@ struct evt_ring {
 	evt_local_t overwritten;
 	evt_local_t produced;
 	evt_local_t skipped;
+	evt_local_t filtered;		/* counted by the module: its task filter */
 	u64 lost_reported;		/* events_discarded of the last closed packet */
 	evt_notify_fn notify;
 	void *priv;

@@ -473,7 +473,7 @@ static struct evt_status_event t_events[] = {
 static struct evt_status_ring t_rings[] = {
 	{ .channel = EVT_CHAN_COMPACT, .cpu = 0, .online = 1, .recorded = 123456789012ULL,
 	  .discarded = 5, .overwritten = 0, .too_big = 1, .refused = 2, .produced = 40,
-	  .consumed = 38, .skipped = 0, .fill = 6 },
+	  .consumed = 38, .skipped = 0, .filtered = 9, .fill = 6 },
 	{ .channel = EVT_CHAN_NORMAL, .cpu = 1, .online = 0, .recorded = UINT64_MAX,
 	  .produced = 1, .fill = 100 },
 };
@@ -521,13 +521,14 @@ static const char expected_json[] =
 	"    {\"name\": \"gen_normal\", \"channel\": \"normal\", \"enabled\": false},\n"
 	"    {\"name\": \"odd\\\"name\\\\\\n\", \"channel\": null, \"enabled\": true}\n"
 	"  ],\n"
+	"  \"filter\": null,\n"
 	"  \"rings\": [\n"
 	"    {\"channel\": \"compact\", \"cpu\": 0, \"online\": true, \"recorded\": 123456789012, "
 	"\"discarded\": 5, \"overwritten\": 0, \"too_big\": 1, \"refused\": 2, \"produced\": 40, "
-	"\"consumed\": 38, \"skipped\": 0, \"fill\": 6},\n"
+	"\"consumed\": 38, \"skipped\": 0, \"filtered\": 9, \"fill\": 6},\n"
 	"    {\"channel\": \"normal\", \"cpu\": 1, \"online\": false, \"recorded\": 18446744073709551615, "
 	"\"discarded\": 0, \"overwritten\": 0, \"too_big\": 0, \"refused\": 0, \"produced\": 1, "
-	"\"consumed\": 0, \"skipped\": 0, \"fill\": 100}\n"
+	"\"consumed\": 0, \"skipped\": 0, \"filtered\": 0, \"fill\": 100}\n"
 	"  ],\n"
 	"  \"generator\": [\n"
 	"    {\"cpu\": 0, \"running\": true, \"done\": false, \"compact\": 123456789020, "
@@ -562,7 +563,7 @@ START_TEST(status_json_empty)
 	ck_assert_str_eq(out, "{\n  \"state\": \"stopped\",\n"
 			 "  \"config\": {\"mode\": null, \"high_water\": null, \"flush_ms\": null, "
 			 "\"subbuf_size\": 0, \"num_subbuf\": 0},\n"
-			 "  \"events\": [],\n  \"rings\": [],\n  \"generator\": []\n}\n");
+			 "  \"events\": [],\n  \"filter\": null,\n  \"rings\": [],\n  \"generator\": []\n}\n");
 	free(out);
 }
 END_TEST
@@ -633,7 +634,8 @@ START_TEST(status_text)
 	ck_assert_uint_eq(dis, 5);
 	ck_assert_uint_eq(tb, 1);
 	ck_assert_uint_eq(ref, 2);
-	ck_assert_ptr_nonnull(strstr(line, "38          0   6%\n"));
+	ck_assert_ptr_nonnull(strstr(line, "38          0          9   6%\n"));
+	ck_assert_ptr_nonnull(strstr(out, "filter       none (every task is recorded)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "\nnormal     1 no     18446744073709551615"));
 	/* Generator rows: "gen cpu running done compact normal timer". */
 	ck_assert_ptr_nonnull(strstr(out, "\ngen        0 yes     no   123456789020            7            0\n"));
@@ -890,8 +892,9 @@ END_TEST
  * marked fake stays out of rings[] wherever it comes.
  */
 /*
- * The ring counters are one X-macro list: its order makes the attribute
- * numbers and the struct layout, which family version 2 fixed.
+ * The ring counters are X-macro lists: their order makes the attribute
+ * numbers and the struct layout, which family version 2 fixed; version 3's
+ * counter comes after them all.
  */
 START_TEST(ring_counters_keep_their_abi)
 {
@@ -909,7 +912,9 @@ START_TEST(ring_counters_keep_their_abi)
 	ck_assert_uint_eq(offsetof(struct evt_ring_stats, recorded), 0);
 	ck_assert_uint_eq(offsetof(struct evt_ring_stats, skipped), 56);
 	ck_assert_uint_eq(offsetof(struct evt_ring_stats, fill_pct), 64);
-	ck_assert_uint_eq(sizeof(struct evt_ring_stats), 72);
+	ck_assert_int_eq(EVT_R_FILTERED, 15);
+	ck_assert_uint_eq(offsetof(struct evt_ring_stats, filtered), 72);
+	ck_assert_uint_eq(sizeof(struct evt_ring_stats), 80);
 }
 END_TEST
 

@@ -15,7 +15,8 @@ wait_gen_done() {
 	done
 }
 
-# Per CPU and channel: generated == recorded + discarded + too_big + refused.
+# Per CPU and channel: generated == recorded + discarded + too_big + refused
+# + filtered (the task filter's, evctl track).
 # Only valid when the generator is the only source and did not migrate.
 check_exact() {
 	exact_report || fail "accounting is not exact"
@@ -37,16 +38,16 @@ exact_report() {
 	}
 	file == 2 && ($1 == "compact" || $1 == "normal") {
 		k = total ? "all" : $2
-		sum[$1, k] += $4 + $5 + $7 + $8
+		sum[$1, k] += $4 + $5 + $7 + $8 + $12
 		if (!total)
-			printf "%s cpu %s generated %d recorded %d discarded %d too_big %d refused %d\n", $1, $2, gen[$1, $2] + 0, $4, $5, $7, $8
+			printf "%s cpu %s generated %d recorded %d discarded %d too_big %d refused %d filtered %d\n", $1, $2, gen[$1, $2] + 0, $4, $5, $7, $8, $12
 	}
 	END {
 		for (key in sum) {
 			split(key, a, SUBSEP)
 			if (sum[key] != gen[key] + 0) {
 				bad = 1
-				printf "MISMATCH %s cpu %s: recorded + discarded + too_big + refused %d != generated %d\n", a[1], a[2], sum[key], gen[key] + 0
+				printf "MISMATCH %s cpu %s: recorded + discarded + too_big + refused + filtered %d != generated %d\n", a[1], a[2], sum[key], gen[key] + 0
 			}
 		}
 		exit bad
@@ -54,7 +55,7 @@ exact_report() {
 }
 
 # Sum of one stats column (4 recorded, 5 discarded, 6 overwritten, 7 too_big,
-# 8 refused, 11 skipped) over a channel.
+# 8 refused, 11 skipped, 12 filtered) over a channel.
 stat_sum() {
 	awk -v ch="$1" -v col="$2" '$1 == ch { s += $col } END { print s + 0 }' "$D/stats"
 }

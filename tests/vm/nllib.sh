@@ -47,14 +47,15 @@ nl_check_exact() {
 	{ sign = (file == 1 && base) ? -1 : 1 }
 	$1 == "gen" && $2 ~ /^[0-9]+$/ { gen["compact", $2] += sign * $5; gen["normal", $2] += sign * $6 }
 	($1 == "compact" || $1 == "normal") && $2 ~ /^[0-9]+$/ {
-		sum[$1, $2] += sign * ($4 + $5 + $7 + $8); rows++
+		sum[$1, $2] += sign * ($4 + $5 + $7 + $8 + $12); rows++
 		rec[$1, $2] += sign * $4; dis[$1, $2] += sign * $5; tb[$1, $2] += sign * $7; ref[$1, $2] += sign * $8
+		fil[$1, $2] += sign * $12
 	}
 	END {
 		for (k in sum) {
 			split(k, p, SUBSEP)
 			g = gen[p[1], p[2]] + 0
-			printf "%s cpu %s generated %d recorded %d discarded %d too_big %d refused %d\n", p[1], p[2], g, rec[k], dis[k], tb[k], ref[k]
+			printf "%s cpu %s generated %d recorded %d discarded %d too_big %d refused %d filtered %d\n", p[1], p[2], g, rec[k], dis[k], tb[k], ref[k], fil[k]
 			if (sum[k] != g) { bad = 1; printf "MISMATCH %s cpu %s: %d != %d\n", p[1], p[2], sum[k], g }
 		}
 		if (!rows) { print "no ring rows in evctl status"; bad = 1 }
@@ -78,7 +79,7 @@ nl_ring_sum() {
 nl_same_as_debugfs() {
 	evctl status > /tmp/nlst || fail "evctl status failed"
 	awk '($1 == "compact" || $1 == "normal") && $2 ~ /^[0-9]+$/ {
-		$3 = ($3 == "yes") ? 1 : 0; sub(/%$/, "", $12); print }' /tmp/nlst | sort > /tmp/nl.rings
+		$3 = ($3 == "yes") ? 1 : 0; sub(/%$/, "", $13); print }' /tmp/nlst | sort > /tmp/nl.rings
 	awk '($1 == "compact" || $1 == "normal") { $1 = $1; print }' "$D/stats" | sort > /tmp/dbg.rings
 	cmp -s /tmp/nl.rings /tmp/dbg.rings || {
 		echo "evctl:"; cat /tmp/nl.rings; echo "debugfs:"; cat /tmp/dbg.rings

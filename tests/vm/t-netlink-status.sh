@@ -34,14 +34,15 @@ fake = big["fake_rings"]
 assert len(fake) == 1200, len(fake)
 first = min(r["cpu"] for r in fake)
 assert first > max(r["cpu"] for r in big["rings"]), "a fake CPU number among the real ones"
-names = ["recorded", "discarded", "overwritten", "too_big", "refused", "produced", "consumed", "skipped"]
+names = ["recorded", "discarded", "overwritten", "too_big", "refused", "produced", "consumed", "skipped",
+         "filtered"]
 seen = set()
 for r in fake:
     ch = 0 if r["channel"] == "compact" else 1
     assert r["channel"] in ("compact", "normal") and first <= r["cpu"] < first + 600, r
     assert (ch, r["cpu"]) not in seen, r
     seen.add((ch, r["cpu"]))
-    base = (1 << 32) + r["cpu"] * 16 + ch * 8
+    base = (1 << 32) + r["cpu"] * 32 + ch * 16
     for i, n in enumerate(names):
         assert r[n] == base + i, (r, n)
     assert r["fill"] == (r["cpu"] + ch) % 101 and r["online"] is False, r

@@ -180,6 +180,12 @@ int main(int argc, char **argv)
 	case EVCTL_STATEDUMP:
 		ret = evt_ctl_statedump(ctl);
 		break;
+	case EVCTL_TRACK:
+		ret = evt_ctl_track(ctl, &cmd.filter);
+		break;
+	case EVCTL_UNTRACK:
+		ret = evt_ctl_untrack(ctl, &cmd.filter);
+		break;
 	case EVCTL_STATUS:
 		ret = status(ctl, &cmd);
 		evt_ctl_close(ctl);

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 /* evctl's command line, usage texts and output formats. See evctl_cli.h. */
 #include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <sys/vfs.h>
+#include <unistd.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -26,6 +31,8 @@ static const char *const op_names[EVCTL_NR_OPS] = {
 	[EVCTL_WATCH] = "watch",
 	[EVCTL_ROTATE] = "rotate",
 	[EVCTL_STATEDUMP] = "statedump",
+	[EVCTL_TRACK] = "track",
+	[EVCTL_UNTRACK] = "untrack",
 };
 
 static const char *const usages[EVCTL_NR_OPS] = {
@@ -53,6 +60,8 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"  watch [OPTIONS]            print notifications as they arrive\n"
 	"  rotate                     ask a rotating evdrain to cut its chunk now\n"
 	"  statedump                  record the state dump (threads, IRQs) again\n"
+	"  track [OPTIONS]            record only these processes' events\n"
+	"  untrack [OPTIONS]|--all    stop tracking them (--all: record every task)\n"
 	"\n"
 	"exit status: 0 done; 1 refused by the kernel (its message is printed) or the\n"
 	"kernel could not be reached (module not loaded, permission denied); 2 usage\n"
@@ -69,8 +78,9 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"Show the state, the configuration, the events and whether each is\n"
 	"enabled, per channel and CPU the ring counters (recorded, discarded,\n"
 	"overwritten, too_big, refused events; sub-buffers produced, consumed,\n"
-	"skipped; fill %), and per CPU the generator's counts.\n"
-	"  --json   one JSON document: state, config, events, rings[], generator[]\n",
+	"skipped; events filtered out by evctl track; fill %), the filter, and per\n"
+	"CPU the generator's counts.\n"
+	"  --json   one JSON document: state, config, filter, events, rings[], generator[]\n",
 	[EVCTL_CONFIG] =
 	"usage: evctl config KEY=VALUE...\n"
 	"  mode=discard|overwrite   what a full ring does with new events\n"
@@ -129,6 +139,30 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"usage: evctl statedump\n"
 	"Record the state dump again while tracing: every thread (pid, tid, name,\n"
 	"state) and every IRQ handler, as at START.\n",
+	[EVCTL_TRACK] =
+	"usage: evctl track [--pid LIST]... [--comm NAME]... [--cgroup PATH]...\n"
+	"                   [--follow-fork | --no-follow-fork]\n"
+	"From now on record only the events of tracked tasks: a process whose ID\n"
+	"was tracked (all its threads), or whose name is one of the names, or that\n"
+	"lives in one of the cgroups or below (one match is enough). Other tasks'\n"
+	"events are counted per ring as \"filtered\" (not lost). The filter looks at\n"
+	"the task running on the CPU, in interrupts too; the state dump is never\n"
+	"filtered. Repeated track commands add to what is tracked.\n"
+	"  --pid LIST       process IDs, comma-separated (of this PID namespace)\n"
+	"  --comm NAME      a process name as the kernel keeps it (at most "
+	EVT_STR(EVT_FILTER_COMM_MAX) " bytes,\n"
+	"                   ps -o comm); up to " EVT_STR(EVT_FILTER_COMMS_MAX) " names\n"
+	"  --cgroup PATH    a cgroup v2 directory (/sys/fs/cgroup/a/b) or its path in\n"
+	"                   the hierarchy (/a/b, as /proc/PID/cgroup shows it); up to "
+	EVT_STR(EVT_FILTER_CGROUPS_MAX) "\n"
+	"  --follow-fork    processes forked by tracked tasks are tracked too\n"
+	"  --no-follow-fork not any more (the default)\n"
+	"A tracked process ID leaves the set when its process ends.\n",
+	[EVCTL_UNTRACK] =
+	"usage: evctl untrack [--pid LIST]... [--comm NAME]... [--cgroup PATH]...\n"
+	"       evctl untrack --all\n"
+	"Stop tracking these items (each must be tracked). When nothing is left\n"
+	"tracked, or with --all, the filter goes: every task is recorded again.\n",
 };
 
 const char *evctl_op_name(enum evctl_op op)
@@ -453,6 +487,138 @@ static int is_help(const char *a)
 	return !strcmp(a, "--help") || !strcmp(a, "-h");
 }
 
+int evt_cgroup_hier_path(const char *arg, const char *mountinfo, char *out, size_t len,
+			 char *err, size_t errlen)
+{
+	char real[PATH_MAX], line[4096], root[PATH_MAX], mnt[PATH_MAX], best_root[PATH_MAX];
+	size_t best = 0;
+	struct statfs sf;
+	FILE *f;
+
+	if (arg[0] != '/' && access(arg, F_OK))
+		return usage_err(err, errlen, "--cgroup '%s': neither a directory nor a path "
+				 "starting with / in the cgroup v2 hierarchy", arg), -1;
+	/* 0x63677270: CGROUP2_SUPER_MAGIC */
+	if (!realpath(arg, real) || statfs(real, &sf) || sf.f_type != 0x63677270) {
+		if (arg[0] != '/')
+			return usage_err(err, errlen, "--cgroup '%s' is not on a cgroup v2 file system",
+					 arg), -1;
+		if (strlen(arg) >= len)
+			return usage_err(err, errlen, "--cgroup: path longer than %zu bytes", len - 1), -1;
+		strcpy(out, arg);
+		return 0;
+	}
+	/* The longest cgroup2 mount point holding it; its root within the hierarchy. */
+	f = fopen(mountinfo, "r");
+	if (!f)
+		return usage_err(err, errlen, "--cgroup: cannot read %s: %s", mountinfo,
+				 strerror(errno)), -1;
+	while (fgets(line, sizeof(line), f)) {
+		const char *sep = strstr(line, " - ");
+		size_t n;
+
+		if (!sep || strncmp(sep, " - cgroup2 ", 11) ||
+		    sscanf(line, "%*s %*s %*s %4095s %4095s", root, mnt) != 2)
+			continue;
+		n = strlen(mnt);
+		if (n >= best && !strncmp(real, mnt, n) && (real[n] == '/' || real[n] == '\0' ||
+							      (n == 1 && mnt[0] == '/'))) {
+			best = n;
+			strcpy(best_root, root);
+		}
+	}
+	fclose(f);
+	if (!best)
+		return usage_err(err, errlen, "--cgroup '%s': no cgroup2 mount holds it", arg), -1;
+	if (snprintf(out, len, "%s%s", strcmp(best_root, "/") ? best_root : "",
+		     best == 1 ? real : real + best) >= (int)len)
+		return usage_err(err, errlen, "--cgroup: path longer than %zu bytes", len - 1), -1;
+	if (!out[0])
+		strcpy(out, "/");
+	return 0;
+}
+
+static int add_pids(struct evctl_cmd *cmd, const char *list, char *err, size_t errlen)
+{
+	const char *p = list;
+
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		char num[16];
+		uint64_t v;
+
+		if (!n || n >= sizeof(num))
+			return usage_err(err, errlen, "%s: --pid wants process IDs like 12,345, not '%s'",
+					 op_names[cmd->op], list);
+		memcpy(num, p, n);
+		num[n] = '\0';
+		if (evt_parse_u64(num, 1, INT32_MAX, &v))
+			return usage_err(err, errlen, "%s: '%s' is not a process ID (1..%d)",
+					 op_names[cmd->op], num, INT32_MAX);
+		if (cmd->filter.nr_pids == EVCTL_MAX_PIDS)
+			return usage_err(err, errlen, "%s: more than %d process IDs in one command",
+					 op_names[cmd->op], EVCTL_MAX_PIDS);
+		cmd->pids[cmd->filter.nr_pids++] = (uint32_t)v;
+		if (!comma)
+			return 0;
+		p = comma + 1;
+	}
+}
+
+static int parse_filter(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
+			char *err, size_t errlen)
+{
+	struct evt_filter_spec *f = &cmd->filter;
+	const char *op = op_names[cmd->op];
+	const char *v;
+
+	f->pids = cmd->pids;
+	f->comms = cmd->comms;
+	f->cgroups = cmd->cgroups;
+	f->follow_fork = -1;
+	for (; i < argc; i++) {
+		int missing = 0;
+
+		if ((v = opt_value(argc, argv, &i, "--pid", &missing))) {
+			if (add_pids(cmd, v, err, errlen))
+				return EVCTL_EXIT_USAGE;
+		} else if ((v = opt_value(argc, argv, &i, "--comm", &missing))) {
+			/* Its length is the kernel's to judge: one rule, one message. */
+			if (f->nr_comms == EVT_FILTER_COMMS_MAX)
+				return usage_err(err, errlen, "%s: more than " EVT_STR(EVT_FILTER_COMMS_MAX)
+						 " --comm", op);
+			cmd->comms[f->nr_comms++] = v;
+		} else if ((v = opt_value(argc, argv, &i, "--cgroup", &missing))) {
+			if (f->nr_cgroups == EVT_FILTER_CGROUPS_MAX)
+				return usage_err(err, errlen, "%s: more than " EVT_STR(EVT_FILTER_CGROUPS_MAX)
+						 " --cgroup", op);
+			if (evt_cgroup_hier_path(v, "/proc/self/mountinfo", cmd->cgroup_paths[f->nr_cgroups],
+						 sizeof(cmd->cgroup_paths[0]), err, errlen))
+				return EVCTL_EXIT_USAGE;
+			cmd->cgroups[f->nr_cgroups] = cmd->cgroup_paths[f->nr_cgroups];
+			f->nr_cgroups++;
+		} else if (cmd->op == EVCTL_TRACK && !strcmp(argv[i], "--follow-fork")) {
+			f->follow_fork = 1;
+		} else if (cmd->op == EVCTL_TRACK && !strcmp(argv[i], "--no-follow-fork")) {
+			f->follow_fork = 0;
+		} else if (cmd->op == EVCTL_UNTRACK && !strcmp(argv[i], "--all")) {
+			f->all = 1;
+		} else if (missing) {
+			return usage_err(err, errlen, "%s: %s needs a value", op, argv[i]);
+		} else {
+			return usage_err(err, errlen, "%s: unknown argument '%s'", op, argv[i]);
+		}
+	}
+	if (f->all && (f->nr_pids || f->nr_comms || f->nr_cgroups))
+		return usage_err(err, errlen, "untrack: --all goes alone");
+	if (!f->all && !f->nr_pids && !f->nr_comms && !f->nr_cgroups && f->follow_fork < 0)
+		return usage_err(err, errlen, cmd->op == EVCTL_TRACK ?
+				 "track: give --pid, --comm, --cgroup or --follow-fork" :
+				 "untrack: give --pid, --comm, --cgroup or --all");
+	return 0;
+}
+
 int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
 {
 	int i, op;
@@ -522,6 +688,9 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 		return parse_timer(argc, argv, 2, cmd, err, errlen);
 	case EVCTL_WATCH:
 		return parse_watch(argc, argv, 2, cmd, err, errlen);
+	case EVCTL_TRACK:
+	case EVCTL_UNTRACK:
+		return parse_filter(argc, argv, 2, cmd, err, errlen);
 	default:
 		return usage_err(err, errlen, "unknown command");
 	}
@@ -556,6 +725,18 @@ void evt_status_print_text(FILE *f, const struct evt_status *st)
 	if (st->nr_fake_rings)
 		fprintf(f, "fake rings   %zu synthetic entries from the test hook (debugfs "
 			"status_fake_cpus): not real, not in the table below\n", st->nr_fake_rings);
+
+	if (st->filter.set) {
+		fprintf(f, "filter       %" PRIu32 " process ID%s%s", st->filter.nr_pids,
+			st->filter.nr_pids == 1 ? "" : "s", st->filter.follow_fork ? " (follow fork)" : "");
+		for (i = 0; i < st->filter.nr_comms; i++)
+			fprintf(f, ", comm %s", st->filter.comms[i]);
+		for (i = 0; i < st->filter.nr_cgroups; i++)
+			fprintf(f, ", cgroup %s", st->filter.cgroups[i]);
+		fputc('\n', f);
+	} else {
+		fputs("filter       none (every task is recorded)\n", f);
+	}
 
 	fprintf(f, "\nevents\n  %-24s %-8s %s\n", "name", "channel", "enabled");
 	for (i = 0; i < st->nr_events; i++) {
@@ -677,6 +858,24 @@ void evt_status_print_json(FILE *f, const struct evt_status *st)
 		fprintf(f, ", \"enabled\": %s}", jbool(e->enabled));
 	}
 	fputs(st->nr_events ? "\n  ],\n" : "],\n", f);
+
+	fputs("  \"filter\": ", f);
+	if (st->filter.set) {
+		fprintf(f, "{\"pids\": %" PRIu32 ", \"follow_fork\": %s, \"comms\": [", st->filter.nr_pids,
+			jbool(st->filter.follow_fork));
+		for (i = 0; i < st->filter.nr_comms; i++) {
+			fputs(i ? ", " : "", f);
+			json_string(f, st->filter.comms[i]);
+		}
+		fputs("], \"cgroups\": [", f);
+		for (i = 0; i < st->filter.nr_cgroups; i++) {
+			fputs(i ? ", " : "", f);
+			json_string(f, st->filter.cgroups[i]);
+		}
+		fputs("]},\n", f);
+	} else {
+		fputs("null,\n", f);
+	}
 
 	json_rings(f, "rings", st->rings, st->nr_rings);
 	/* Only while a test has the module's hook on: a member of its own. */

@@ -28,6 +28,8 @@ enum evctl_op {
 	EVCTL_WATCH,
 	EVCTL_ROTATE,
 	EVCTL_STATEDUMP,
+	EVCTL_TRACK,
+	EVCTL_UNTRACK,
 	EVCTL_NR_OPS
 };
 
@@ -38,6 +40,7 @@ enum evctl_op {
 #define EVCTL_EXIT_TIMEOUT	3	/* watch: --timeout before --count */
 
 #define EVCTL_MAX_EVENTS	64
+#define EVCTL_MAX_PIDS		1024	/* per track/untrack command */
 
 struct evctl_cmd {
 	enum evctl_op op;
@@ -50,7 +53,21 @@ struct evctl_cmd {
 	uint64_t count;			/* watch: stop after this many, 0 = never */
 	int64_t timeout_s;		/* watch: stop after this long, -1 = never */
 	unsigned int reasons;		/* watch: bit per enum evt_notify, 0 = all */
+	struct evt_filter_spec filter;	/* track, untrack: points into the arrays below */
+	uint32_t pids[EVCTL_MAX_PIDS];
+	const char *comms[EVT_FILTER_COMMS_MAX];
+	const char *cgroups[EVT_FILTER_CGROUPS_MAX];
+	char cgroup_paths[EVT_FILTER_CGROUPS_MAX][EVT_FILTER_CGROUP_PATH_MAX];
 };
+
+/*
+ * --cgroup's argument as a path in the cgroup v2 hierarchy: a directory of
+ * a mounted cgroup2 file system (/sys/fs/cgroup/a/b) becomes "/a/b"; any
+ * other argument starting with / is taken as such a path already. 0, or -1
+ * with a message in @err.
+ */
+int evt_cgroup_hier_path(const char *arg, const char *mountinfo, char *out, size_t len,
+			 char *err, size_t errlen);
 
 /*
  * Parse argv (argv[0] is the program). Returns 0, or EVCTL_EXIT_USAGE with

@@ -464,6 +464,63 @@ nomem:
 	return set_error(c, -EMSGSIZE);
 }
 
+static int put_filter_list(struct nl_msg *msg, int list, int elem, const char *const *v, size_t n)
+{
+	struct nlattr *nest;
+	size_t i;
+
+	if (!n)
+		return 0;
+	nest = nla_nest_start(msg, list | NLA_F_NESTED);
+	if (!nest)
+		return -1;
+	for (i = 0; i < n; i++)
+		if (nla_put_string(msg, elem, v[i]) < 0)
+			return -1;
+	nla_nest_end(msg, nest);
+	return 0;
+}
+
+static int filter_request(struct evt_ctl *c, uint8_t cmd, const struct evt_filter_spec *f)
+{
+	struct nl_msg *msg = new_msg(c, cmd, 0);
+	struct nlattr *nest;
+	size_t i;
+
+	if (!msg)
+		return set_error(c, -ENOMEM);
+	if (f->nr_pids) {
+		nest = nla_nest_start(msg, EVT_A_FILTER_PIDS | NLA_F_NESTED);
+		if (!nest)
+			goto nomem;
+		for (i = 0; i < f->nr_pids; i++)
+			if (nla_put_u32(msg, EVT_A_FILTER_PID, f->pids[i]) < 0)
+				goto nomem;
+		nla_nest_end(msg, nest);
+	}
+	if (put_filter_list(msg, EVT_A_FILTER_COMMS, EVT_A_FILTER_COMM, f->comms, f->nr_comms) ||
+	    put_filter_list(msg, EVT_A_FILTER_CGROUPS, EVT_A_FILTER_CGROUP, f->cgroups, f->nr_cgroups))
+		goto nomem;
+	if (f->follow_fork >= 0 && nla_put_u8(msg, EVT_A_FILTER_FOLLOW_FORK, f->follow_fork ? 1 : 0) < 0)
+		goto nomem;
+	if (f->all && nla_put_flag(msg, EVT_A_FILTER_ALL) < 0)
+		goto nomem;
+	return request(c, msg, NULL, NULL);
+nomem:
+	nlmsg_free(msg);
+	return set_error(c, -EMSGSIZE);
+}
+
+int evt_ctl_track(struct evt_ctl *c, const struct evt_filter_spec *f)
+{
+	return filter_request(c, EVT_CMD_TRACK, f);
+}
+
+int evt_ctl_untrack(struct evt_ctl *c, const struct evt_filter_spec *f)
+{
+	return filter_request(c, EVT_CMD_UNTRACK, f);
+}
+
 int evt_ctl_generate(struct evt_ctl *c, const struct evt_gen_request *g)
 {
 	struct nl_msg *msg = new_msg(c, EVT_CMD_GENERATE, 0);
@@ -561,6 +618,14 @@ static struct nla_policy top_policy[EVT_A_MAX + 1] = {
 	[EVT_A_CPU] = { .type = NLA_U32 },
 	[EVT_A_FILL] = { .type = NLA_U32 },
 	[EVT_A_FAKE_RINGS] = { .type = NLA_NESTED },
+	[EVT_A_FILTER] = { .type = NLA_NESTED },
+};
+
+static struct nla_policy filter_policy[EVT_A_MAX + 1] = {
+	[EVT_A_FILTER_NR_PIDS] = { .type = NLA_U32 },
+	[EVT_A_FILTER_FOLLOW_FORK] = { .type = NLA_U8 },
+	[EVT_A_FILTER_COMMS] = { .type = NLA_NESTED },
+	[EVT_A_FILTER_CGROUPS] = { .type = NLA_NESTED },
 };
 
 static struct nla_policy event_policy[EVT_EV_MAX + 1] = {
@@ -699,6 +764,49 @@ static int attrs_tile(struct nlmsghdr *nlh)
 	return rem == 0;
 }
 
+/* A list of strings into @out (@max of @len bytes each); -EPROTO when malformed. */
+static int parse_strings(struct nlattr *list, int elem, char *out, size_t len, size_t max, size_t *n)
+{
+	struct nlattr *a;
+	int rem;
+
+	nla_for_each_nested(a, list, rem) {
+		const char *s = nla_data(a);
+		size_t l = (size_t)nla_len(a);
+
+		if (nla_type(a) != elem)
+			continue;
+		if (*n == max || !l || s[l - 1] != '\0' || l > len)
+			return -EPROTO;
+		memcpy(out + *n * len, s, l);
+		(*n)++;
+	}
+	return rem ? -EPROTO : 0;
+}
+
+static int parse_filter(struct nlattr *nest, struct evt_status_filter *f)
+{
+	struct nlattr *tb[EVT_A_MAX + 1];
+
+	if (nla_parse_nested(tb, EVT_A_MAX, nest, filter_policy) < 0)
+		return -EPROTO;
+	memset(f, 0, sizeof(*f));
+	f->set = 1;
+	if (tb[EVT_A_FILTER_NR_PIDS])
+		f->nr_pids = nla_get_u32(tb[EVT_A_FILTER_NR_PIDS]);
+	if (tb[EVT_A_FILTER_FOLLOW_FORK])
+		f->follow_fork = nla_get_u8(tb[EVT_A_FILTER_FOLLOW_FORK]) != 0;
+	if (tb[EVT_A_FILTER_COMMS] &&
+	    parse_strings(tb[EVT_A_FILTER_COMMS], EVT_A_FILTER_COMM, &f->comms[0][0],
+			  sizeof(f->comms[0]), EVT_FILTER_COMMS_MAX, &f->nr_comms))
+		return -EPROTO;
+	if (tb[EVT_A_FILTER_CGROUPS] &&
+	    parse_strings(tb[EVT_A_FILTER_CGROUPS], EVT_A_FILTER_CGROUP, &f->cgroups[0][0],
+			  sizeof(f->cgroups[0]), EVT_FILTER_CGROUPS_MAX, &f->nr_cgroups))
+		return -EPROTO;
+	return 0;
+}
+
 /* One STATUS message of the dump, adding to @st. */
 static int parse_status_nlh(struct nlmsghdr *nlh, struct evt_status *st)
 {
@@ -733,6 +841,8 @@ static int parse_status_nlh(struct nlmsghdr *nlh, struct evt_status *st)
 		return ret;
 	if (tb[EVT_A_FAKE_RINGS] &&
 	    (ret = parse_list(tb[EVT_A_FAKE_RINGS], EVT_A_RING, st, parse_fake_ring)) < 0)
+		return ret;
+	if (tb[EVT_A_FILTER] && (ret = parse_filter(tb[EVT_A_FILTER], &st->filter)) < 0)
 		return ret;
 	return 0;
 }

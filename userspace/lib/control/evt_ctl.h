@@ -48,6 +48,16 @@ struct evt_status_gen {
 	uint64_t compact, normal, timer;	/* events offered */
 };
 
+/* STATUS's FILTER: what is tracked (<evtrace/netlink.h>, "Filters"). */
+struct evt_status_filter {
+	int set;			/* 0: no filter, every task is recorded */
+	uint32_t nr_pids;		/* process IDs tracked */
+	int follow_fork;
+	size_t nr_comms, nr_cgroups;
+	char comms[EVT_FILTER_COMMS_MAX][EVT_FILTER_COMM_MAX + 1];
+	char cgroups[EVT_FILTER_CGROUPS_MAX][EVT_FILTER_CGROUP_PATH_MAX];
+};
+
 struct evt_status {
 	int tracing;
 	int mode;			/* 0 discard, 1 overwrite; -1 not reported */
@@ -65,6 +75,7 @@ struct evt_status {
 	 */
 	size_t nr_fake_rings;
 	struct evt_status_ring *fake_rings;
+	struct evt_status_filter filter;
 };
 
 /* CONFIG request: only the fields named in @set are sent. */
@@ -101,6 +112,20 @@ struct evt_gen_request {
 	char cpus[EVT_CPULIST_MAX];	/* "0-3,6" or "all" */
 };
 
+/*
+ * TRACK and UNTRACK: the items to add or remove. Process IDs are of the
+ * caller's PID namespace; cgroups are paths in the cgroup v2 hierarchy
+ * ("/a/b", as /proc/PID/cgroup shows them).
+ */
+struct evt_filter_spec {
+	size_t nr_pids, nr_comms, nr_cgroups;
+	const uint32_t *pids;
+	const char *const *comms;
+	const char *const *cgroups;
+	int follow_fork;		/* TRACK: 0 or 1; -1 leaves it as it is */
+	int all;			/* UNTRACK: everything (nothing else given) */
+};
+
 /* One NOTIFY message. Fields the kernel left out are -1. */
 struct evt_notification {
 	int reason;			/* enum evt_notify */
@@ -131,6 +156,9 @@ int evt_ctl_generate_stop(struct evt_ctl *ctl);
 /* The hrtimer source: an event per CPU every @period_us (EVT_TIMER_PERIOD_US_*). */
 int evt_ctl_timer(struct evt_ctl *ctl, uint32_t period_us);
 int evt_ctl_timer_stop(struct evt_ctl *ctl);
+/* Record only tracked tasks' events from now on (see struct evt_filter_spec). */
+int evt_ctl_track(struct evt_ctl *ctl, const struct evt_filter_spec *f);
+int evt_ctl_untrack(struct evt_ctl *ctl, const struct evt_filter_spec *f);
 
 /* Fills @st (which the caller frees with evt_status_free, also on error). */
 int evt_ctl_status(struct evt_ctl *ctl, struct evt_status *st);

@@ -1,0 +1,119 @@
+#!/bin/sh
+# SPDX-License-Identifier: GPL-2.0
+# The task filter (evctl track), case by case, each on a fresh module with
+# only the marker event on: three processes write 1000 markers each, two of
+# them with a child writing 1000 more (markers, tests/tools/markers.c), the
+# third one's pair in a cgroup. The host reads each case's trace with evcat
+# and checks that only the tracked tasks' markers are in it, every one of
+# them, and that the rings' filtered count is what the others wrote. Then
+# the generator (kernel threads, never tracked) is filtered out whole,
+# exactly; bad input is refused with the kernel's message, changing nothing.
+. "$EVTRACE_TESTS/vm/lib.sh"
+set -e
+N=1000
+mkdir -p /sys/fs/cgroup
+mount -t cgroup2 none /sys/fs/cgroup || fail "cannot mount cgroup2"
+mkdir /sys/fs/cgroup/evtf
+
+load() {
+	insmod "$EVTRACE_KO" flush_ms=200 "$@"
+	evctl disable all
+	evctl enable marker
+}
+
+# case NAME TRACK-ARGS: $A, $B, $C in TRACK-ARGS are the three processes' IDs.
+run_case() {
+	name=$1 args=$2
+	load
+	rm -f /tmp/go /tmp/pids
+	markers --name evtf-a --count $N --kids 1 --go /tmp/go --pids /tmp/pids &
+	pa=$!
+	markers --name evtf-b --count $N --go /tmp/go --pids /tmp/pids &
+	pb=$!
+	markers --name evtf-c --count $N --kids 1 --go /tmp/go --pids /tmp/pids &
+	pc=$!
+	three_named() { [ -f /tmp/pids ] && [ "$(wc -l < /tmp/pids)" -ge 3 ]; }
+	wait_until 30 "the marker writers did not start" three_named
+	A=$pa B=$pb C=$pc
+	echo "$C" > /sys/fs/cgroup/evtf/cgroup.procs
+	eval "evctl track $args" || fail "$name: evctl track $args"
+	evctl status > "$OUT/$name.status"
+	evctl status --json > "$OUT/$name.status.json"
+	evdrain -q -o "$OUT/$name" > "$OUT/$name.evdrain" 2>&1 &
+	drain=$!
+	wait_until 30 "$name: evdrain did not start tracing" sh -c 'evctl status > /tmp/st; grep -q "^state  *tracing" /tmp/st'
+	touch /tmp/go
+	wait $pa && wait $pb && wait $pc || fail "$name: a marker writer failed"
+	kill -TERM $drain
+	wait $drain || fail "$name: evdrain exit $?"
+	cp /tmp/pids "$OUT/$name.pids"
+	cp "$D/stats" "$OUT/$name.stats"
+	# A tracked process leaves the set when it ends: none is left.
+	left_empty() { [ ! -s "$D/filter" ]; }
+	wait_until 30 "$name: ended processes still in the filter: $(cat "$D/filter" | tr '\n' ' ')" left_empty
+	rmmod evtrace
+	echo "case $name done"
+}
+
+run_case pid '--pid $A'
+run_case pid-follow '--pid $A --follow-fork'
+run_case comm '--comm evtf-b'
+run_case cgroup '--cgroup /sys/fs/cgroup/evtf'
+run_case two '--pid $B --comm evtf-c-1'
+
+# The generator's kernel threads are never tracked: every event it offers is
+# counted filtered, per CPU and channel, none recorded.
+load probes=0
+sleep 1000 &
+keep=$!
+evctl track --pid $keep
+evctl enable gen_compact gen_compact_wide gen_normal
+evctl start
+evctl generate --events 3000 --rate 0 --channel both --sizes mix
+wait_gen_done 120
+evctl stop
+check_exact
+[ "$(stat_sum compact 4)" -eq 0 ] || fail "the generator's compact events were recorded"
+[ "$(stat_sum normal 12)" -gt 0 ] || fail "nothing filtered on the normal channel"
+cp "$D/stats" "$OUT/gen.stats"
+cp "$D/generate" "$OUT/gen.generate"
+
+# Bad input: the kernel's message, exit 1, nothing changed.
+evctl status > /tmp/before
+refused() { # what, expected message, evctl args...
+	what=$1 msg=$2
+	shift 2
+	if evctl "$@" > /tmp/err 2>&1; then fail "$what: accepted"; fi
+	grep -q "$msg" /tmp/err || { cat /tmp/err; fail "$what: not the expected message ($msg)"; }
+	echo "$what: $(cat /tmp/err)"
+}
+refused "a pid that does not exist" "no process has the ID 999999" track --pid 999999
+refused "a name too long" "process name of 20 bytes" track --comm abcdefghijklmnopqrst
+refused "a cgroup that does not exist" "no cgroup /evtf-none in the cgroup v2" track --cgroup /evtf-none
+refused "a cgroup that is a file" "/evtf/cgroup.procs is not a cgroup" track --cgroup /evtf/cgroup.procs
+workload --hold 60 --threads 2 &
+threads=$!
+two_threads() { [ "$(ls /proc/$threads/task | wc -l)" -eq 3 ]; }
+wait_until 30 "workload's threads did not start" two_threads
+tid=$(ls /proc/$threads/task | grep -v "^$threads\$" | head -1)
+refused "a thread's ID" "$tid is a thread, not a process" track --pid "$tid"
+kill $threads
+refused "untracking what is not tracked" "process 1 is not tracked" untrack --pid 1
+refused "untracking a name not tracked" "process name evtf-x is not tracked" untrack --comm evtf-x
+refused "a pid and a bad name together" "process name of 20 bytes" track --pid 1 --comm abcdefghijklmnopqrst
+if nopriv evctl track --pid 1 > /tmp/err 2>&1; then fail "nobody could track"; fi
+grep -q "ermission" /tmp/err || { cat /tmp/err; fail "nobody: not a permission error"; }
+echo "nobody: $(cat /tmp/err)"
+evctl status > /tmp/after
+cmp -s /tmp/before /tmp/after || { diff /tmp/before /tmp/after; fail "a refused request changed something"; }
+grep -q "^filter  *1 process ID" /tmp/after || fail "the filter line: $(grep ^filter /tmp/after)"
+evctl untrack --all
+evctl status | grep -q '^filter  *none' || fail "untrack --all left a filter"
+evctl track --pid $keep --comm evtf-z
+evctl untrack --pid $keep
+evctl status | grep -q '^filter  *0 process IDs, comm evtf-z$' || fail "untrack --pid: $(evctl status | grep ^filter)"
+evctl untrack --comm evtf-z
+evctl status | grep -q '^filter  *none' || fail "untracking the last item left a filter"
+kill $keep
+rmmod evtrace
+echo "filter cases ok"

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-smp: 2
+# The task filter (evctl track): the guest runs each case on a fresh module
+# (guest-filter.sh); here evcat reads every case's trace and the rings'
+# figures are checked against who wrote what.
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+vm --timeout 600 "$here/guest-filter.sh"
+python3 - "$out" "$top/build/bin/evcat" <<'PY'
+import json, subprocess, sys
+out, evcat = sys.argv[1:3]
+N = 1000
+# Which writers each case tracks, by their names (markers' pid files name them).
+cases = {
+    "pid": {"evtf-a"},
+    "pid-follow": {"evtf-a", "evtf-a-1"},
+    "comm": {"evtf-b"},
+    "cgroup": {"evtf-c", "evtf-c-1"},
+    "two": {"evtf-b", "evtf-c-1"},
+}
+def col(stats, ch, k):
+    return sum(int(l.split()[k - 1]) for l in open(stats) if l.split()[:1] == [ch])
+for name, tracked in cases.items():
+    pids = dict(l.split() for l in open("%s/%s.pids" % (out, name)))
+    assert len(pids) == 5, (name, pids)
+    by_tid = {int(p): n for n, p in pids.items()}
+    ev = subprocess.run([evcat, "--format", "json", "%s/%s" % (out, name)], check=True,
+                        capture_output=True, text=True).stdout
+    seen = {}
+    for line in ev.splitlines():
+        e = json.loads(line)
+        if e["event"] != "marker":
+            continue
+        f = e["fields"]
+        who = by_tid.get(f["tid"])
+        assert who is not None, (name, "a marker of a task that is no writer", e)
+        assert f["text"].startswith(who + " "), (name, e)
+        seen.setdefault(who, set()).add(int(f["text"].split()[1]))
+    assert set(seen) == tracked, (name, "writers in the trace", sorted(seen), "tracked", sorted(tracked))
+    for who, idx in seen.items():
+        assert idx == set(range(N)), (name, who, "markers", len(idx))
+    filtered = col("%s/%s.stats" % (out, name), "normal", 12)
+    want = N * (len(pids) - len(tracked))
+    assert filtered == want, (name, "filtered", filtered, "the others wrote", want)
+    assert col("%s/%s.stats" % (out, name), "normal", 5) == 0, (name, "discarded")
+    st = json.load(open("%s/%s.status.json" % (out, name)))
+    assert st["filter"] is not None, (name, st["filter"])
+    print("%-10s tracked %-20s: %d markers each in the trace, %d filtered = what the others wrote"
+          % (name, ",".join(sorted(tracked)), N, filtered))
+gen = {}
+for l in open("%s/gen.generate" % out):
+    f = l.split()
+    if f and f[0].isdigit():
+        gen["compact"] = gen.get("compact", 0) + int(f[3])
+        gen["normal"] = gen.get("normal", 0) + int(f[4])
+for ch in ("compact", "normal"):
+    fil = col("%s/gen.stats" % out, ch, 12)
+    assert fil == gen[ch] > 0, (ch, "filtered", fil, "offered", gen[ch])
+    # The normal channel may hold the state dump (never filtered), the compact one nothing.
+    assert ch == "normal" or col("%s/gen.stats" % out, ch, 4) == 0, (ch, "recorded")
+    print("generator %s: %d offered, %d filtered" % (ch, gen[ch], fil))
+PY
+echo "filters: only the tracked tasks' events recorded, the others' counted filtered"
