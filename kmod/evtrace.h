@@ -137,21 +137,30 @@ static __always_inline int evt_record_copy_windowed(struct evt_ring *r, unsigned
 
 /*
  * The task filter (evtrace_filter.c): one static branch while none is set.
- * The state dump is never filtered: it describes every task, whoever
- * records it. @id is a constant at every call site, so that test folds.
+ * An event is filtered by the task running, except the state dump (never
+ * filtered: it describes every task, whoever records it) and events about
+ * other tasks, which their probes filter by those tasks (evt_probes.c).
+ * @id is a constant at most call sites, so that test folds.
  */
 DECLARE_STATIC_KEY_FALSE(evt_filter_key);
-bool evt_filter_pass(void);
+bool evt_filter_pass(struct task_struct *t);
+
+static __always_inline bool evt_filter_not_by_current(unsigned int channel, unsigned int id)
+{
+	if (channel == EVT_CHAN_COMPACT)
+		return id == EVT_ID_SCHED_SWITCH;
+	return (id >= EVT_ID_STATEDUMP_START && id <= EVT_ID_STATEDUMP_INTERRUPT) ||
+	       id == EVT_ID_SCHED_WAKEUP || id == EVT_ID_SCHED_WAKEUP_NEW ||
+	       id == EVT_ID_SCHED_WAKING || id == EVT_ID_SCHED_MIGRATE ||
+	       id == EVT_ID_SCHED_EXIT || id == EVT_ID_SCHED_FREE;
+}
 
 static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int channel,
 					     unsigned int id)
 {
 	if (!static_branch_unlikely(&evt_filter_key))
 		return false;
-	if (channel == EVT_CHAN_NORMAL && id >= EVT_ID_STATEDUMP_START &&
-	    id <= EVT_ID_STATEDUMP_INTERRUPT)
-		return false;
-	if (evt_filter_pass())
+	if (evt_filter_not_by_current(channel, id) || evt_filter_pass(current))
 		return false;
 	evt_local_inc(&r->filtered);
 	return true;

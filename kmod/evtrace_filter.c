@@ -7,8 +7,13 @@
  * evt_filter_pass() reads the filter under the writers' disabled preemption
  * (RCU-sched): a bit of the process ID bitmap, the names, the cgroups.
  * Updates copy the filter and publish the copy; the bitmap is shared and
- * changed in place with atomic bit operations (the fork and free probes do
- * too), so following a fork never allocates in the probe.
+ * changed in place with atomic bit operations (the fork probe does too), so
+ * following a fork never allocates in the probe.
+ *
+ * A process's bit outlives it (its exit and free events are still its own)
+ * until its ID is given to a new process: the fork probe sees every new
+ * process before it runs and clears the stale bit (or sets it, following a
+ * tracked parent). Counts and lists show only the IDs of live processes.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -46,7 +51,7 @@ static struct evt_filter __rcu *evt_filter_cur;
 static unsigned long *evt_filter_pids;
 static DEFINE_MUTEX(evt_filter_lock);	/* updates, the probes' registration */
 
-static struct tracepoint *evt_tp_fork, *evt_tp_free;
+static struct tracepoint *evt_tp_fork;
 
 /*
  * An extack message with a number or a name in it. 6.1 has no
@@ -77,17 +82,17 @@ static __printf(3, 4) void evt_extack_fmt(struct netlink_ext_ack *extack,
 static bool evt_filter_probes_on;
 
 /**
- * evt_filter_pass() - whether the current task's events are recorded
+ * evt_filter_pass() - whether a task's events are recorded
+ * @t: the task (current, or the task an event is about)
  *
  * Called by the fast path with preemption disabled, only while a filter may
  * be set (evt_filter_key); from any context, NMI included.
  *
- * Return: true when no filter is set or the current task is tracked.
+ * Return: true when no filter is set or @t is tracked.
  */
-bool evt_filter_pass(void)
+bool evt_filter_pass(struct task_struct *t)
 {
 	const struct evt_filter *f = rcu_dereference_sched(evt_filter_cur);
-	struct task_struct *t = current;
 	unsigned int i;
 	bool in = false;
 
@@ -108,32 +113,28 @@ bool evt_filter_pass(void)
 	return in;
 }
 
-/* Tracepoint sched_process_fork: a tracked task's new process follows. */
+/*
+ * Tracepoint sched_process_fork, before the child first runs: a new process
+ * of a tracked task is tracked with --follow-fork; any other new process
+ * clears what a dead process of the same ID left.
+ */
 static void evt_filter_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
 	const struct evt_filter *f = rcu_dereference_sched(evt_filter_cur);
 
 	/* A new thread shares its process ID: already tracked or not. */
-	if (!f || !f->follow_fork || child->pid != child->tgid)
+	if (!f || child->pid != child->tgid)
 		return;
-	/* The child has not run yet: none of its events is missed. */
-	if (evt_filter_pass())
+	if (f->follow_fork && evt_filter_pass(parent))
 		set_bit(child->tgid, evt_filter_pids);
-}
-
-/* Tracepoint sched_process_free: the process ID may be reused by another. */
-static void evt_filter_free(void *data, struct task_struct *p)
-{
-	if (p->pid == p->tgid)
-		clear_bit(p->tgid, evt_filter_pids);
+	else if (test_bit(child->tgid, evt_filter_pids))
+		clear_bit(child->tgid, evt_filter_pids);
 }
 
 static void evt_filter_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
 		evt_tp_fork = tp;
-	else if (!strcmp(tp->name, "sched_process_free"))
-		evt_tp_free = tp;
 }
 
 static int evt_filter_probes_attach(struct netlink_ext_ack *extack)
@@ -142,24 +143,17 @@ static int evt_filter_probes_attach(struct netlink_ext_ack *extack)
 
 	if (evt_filter_probes_on)
 		return 0;
-	if (!evt_tp_fork || !evt_tp_free) {
-		NL_SET_ERR_MSG(extack, "this kernel has no sched_process_fork or sched_process_free tracepoint: filters need both");
+	if (!evt_tp_fork) {
+		NL_SET_ERR_MSG(extack, "this kernel has no sched_process_fork tracepoint: filters need it");
 		return -EOPNOTSUPP;
 	}
 	ret = tracepoint_probe_register(evt_tp_fork, evt_filter_fork, NULL);
-	if (ret)
-		goto err;
-	ret = tracepoint_probe_register(evt_tp_free, evt_filter_free, NULL);
 	if (ret) {
-		tracepoint_probe_unregister(evt_tp_fork, evt_filter_fork, NULL);
-		tracepoint_synchronize_unregister();
-		goto err;
+		NL_SET_ERR_MSG(extack, "cannot attach the filter's probe to sched_process_fork");
+		return ret;
 	}
 	evt_filter_probes_on = true;
 	return 0;
-err:
-	NL_SET_ERR_MSG(extack, "cannot attach the filter's probes to sched_process_fork and sched_process_free");
-	return ret;
 }
 
 /* Then wait for tracepoint_synchronize_unregister() before freeing. */
@@ -168,8 +162,13 @@ static void evt_filter_probes_detach(void)
 	if (!evt_filter_probes_on)
 		return;
 	tracepoint_probe_unregister(evt_tp_fork, evt_filter_fork, NULL);
-	tracepoint_probe_unregister(evt_tp_free, evt_filter_free, NULL);
 	evt_filter_probes_on = false;
+}
+
+/* A live process has this global ID (under rcu_read_lock()). */
+static bool evt_filter_live(unsigned long nr)
+{
+	return pid_task(find_pid_ns(nr, &init_pid_ns), PIDTYPE_TGID);
 }
 
 static struct evt_filter *evt_filter_locked(void)
@@ -177,9 +176,19 @@ static struct evt_filter *evt_filter_locked(void)
 	return rcu_dereference_protected(evt_filter_cur, lockdep_is_held(&evt_filter_lock));
 }
 
+/* Tracked IDs of live processes (a dead one's bit waits for its ID's reuse). */
 static unsigned int evt_filter_nr_pids(void)
 {
-	return evt_filter_pids ? bitmap_weight(evt_filter_pids, PID_MAX_LIMIT) : 0;
+	unsigned long pid;
+	unsigned int n = 0;
+
+	if (!evt_filter_pids)
+		return 0;
+	rcu_read_lock();
+	for_each_set_bit(pid, evt_filter_pids, PID_MAX_LIMIT)
+		n += evt_filter_live(pid);
+	rcu_read_unlock();
+	return n;
 }
 
 /* What a request names, parsed and checked before anything changes. */
@@ -664,9 +673,13 @@ static int evt_filter_show(struct seq_file *m, void *v)
 	unsigned long pid;
 
 	mutex_lock(&evt_filter_lock);
-	if (evt_filter_locked())
+	if (evt_filter_locked()) {
+		rcu_read_lock();
 		for_each_set_bit(pid, evt_filter_pids, PID_MAX_LIMIT)
-			seq_printf(m, "%lu\n", pid);
+			if (evt_filter_live(pid))
+				seq_printf(m, "%lu\n", pid);
+		rcu_read_unlock();
+	}
 	mutex_unlock(&evt_filter_lock);
 	return 0;
 }

@@ -54,6 +54,26 @@ static __always_inline bool evt_probe_live(void *data)
 	return READ_ONCE(((struct evt_probe *)data)->live);
 }
 
+/*
+ * Events about other tasks than the one running (a switch's two tasks, the
+ * task woken, migrated, ended) are filtered by those tasks: the record path
+ * leaves them to their probes (evt_filter_not_by_current()). The probes run
+ * with preemption disabled.
+ */
+static __always_inline bool evt_filtered_subject(unsigned int channel, struct task_struct *a,
+						 struct task_struct *b)
+{
+	struct evt_cpu_ring *cr;
+
+	if (!static_branch_unlikely(&evt_filter_key) || evt_filter_pass(a) ||
+	    (b && evt_filter_pass(b)))
+		return false;
+	cr = this_cpu_read(evt_cpu_rings[channel]);
+	if (cr && READ_ONCE(evt_tracing))
+		evt_local_inc(&cr->ring.filtered);
+	return true;
+}
+
 static void copy_comm(char dst[16], const struct task_struct *t)
 {
 	memcpy(dst, t->comm, 16);
@@ -272,7 +292,7 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 		s32 next_tid, next_prio;
 	} pl;
 
-	if (!evt_probe_live(data))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_COMPACT, prev, next))
 		return;
 	copy_comm(pl.prev_comm, prev);
 	pl.prev_tid = prev->pid;
@@ -289,7 +309,7 @@ static void probe_sched_wakeup(void *data, struct task_struct *p)
 {
 	struct { char comm[16]; s32 tid, prio, target_cpu; } pl;
 
-	if (!evt_probe_live(data))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
@@ -302,7 +322,7 @@ static void probe_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 {
 	struct { char comm[16]; s32 tid, prio, orig_cpu, dest_cpu; } pl;
 
-	if (!evt_probe_live(data))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
@@ -351,7 +371,7 @@ static void probe_sched_task(void *data, struct task_struct *p)
 {
 	struct { char comm[16]; s32 tid, prio; } pl;
 
-	if (!evt_probe_live(data))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;

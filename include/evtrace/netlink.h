@@ -72,9 +72,12 @@ enum evt_genl_cmd {
  * Filters (TRACK): while any is set, an event is recorded only when the task
  * running on the CPU (current, also in interrupt context) is tracked: its
  * process ID was tracked, or its name is one of the names, or it lives in
- * one of the cgroups or below (one match is enough). Other events are
- * counted per ring as FILTERED, not as losses. The state dump is never
- * filtered (it describes every task, whoever records it). A process leaves
+ * one of the cgroups or below (one match is enough). An event about other
+ * tasks goes by them instead: sched_switch is recorded when either of its
+ * two tasks is tracked; a wakeup, a migration, an exit or a free when the
+ * task it names is. Other events are counted per ring as FILTERED, not as
+ * losses. The state dump is never filtered (it describes every task,
+ * whoever records it). A process leaves
  * the set when it ends (its ID may be reused). With FOLLOW_FORK, a process
  * forked by a tracked task is tracked by its ID. UNTRACK that leaves
  * nothing tracked, or FILTER_ALL, removes the filter.

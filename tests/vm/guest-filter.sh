@@ -21,10 +21,13 @@ load() {
 	evctl enable marker
 }
 
-# case NAME TRACK-ARGS: $A, $B, $C in TRACK-ARGS are the three processes' IDs.
+# case NAME TRACK-ARGS [EVENT...]: $A, $B, $C in TRACK-ARGS are the three
+# processes' IDs; the events are enabled besides the marker.
 run_case() {
 	name=$1 args=$2
+	shift 2
 	load
+	[ $# -eq 0 ] || evctl enable "$@"
 	rm -f /tmp/go /tmp/pids
 	markers --name evtf-a --count $N --kids 1 --go /tmp/go --pids /tmp/pids &
 	pa=$!
@@ -60,6 +63,9 @@ run_case pid-follow '--pid $A --follow-fork'
 run_case comm '--comm evtf-b'
 run_case cgroup '--cgroup /sys/fs/cgroup/evtf'
 run_case two '--pid $B --comm evtf-c-1'
+# Events about other tasks go by those tasks: a switch by either of its two.
+run_case sched '--pid $A --follow-fork' sched_switch sched_wakeup sched_waking \
+	sched_migrate_task sched_process_fork sched_process_exit sched_process_free
 
 # The generator's kernel threads are never tracked: every event it offers is
 # counted filtered, per CPU and channel, none recorded.

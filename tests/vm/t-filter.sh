@@ -18,6 +18,7 @@ cases = {
     "comm": {"evtf-b"},
     "cgroup": {"evtf-c", "evtf-c-1"},
     "two": {"evtf-b", "evtf-c-1"},
+    "sched": {"evtf-a", "evtf-a-1"},
 }
 def col(stats, ch, k):
     return sum(int(l.split()[k - 1]) for l in open(stats) if l.split()[:1] == [ch])
@@ -28,8 +29,23 @@ for name, tracked in cases.items():
     ev = subprocess.run([evcat, "--format", "json", "%s/%s" % (out, name)], check=True,
                         capture_output=True, text=True).stdout
     seen = {}
+    tracked_tids = {int(pids[w]) for w in tracked}
+    about = {}
     for line in ev.splitlines():
         e = json.loads(line)
+        f = e["fields"]
+        if e["event"] == "sched_switch":
+            assert f["prev_tid"] in tracked_tids or f["next_tid"] in tracked_tids, (name, e)
+            # Switched in from an untracked task: kept by the task it is about.
+            about.setdefault("sched_switch from an untracked task", set()).add(
+                f["next_tid"] in tracked_tids and f["prev_tid"] not in tracked_tids)
+        elif e["event"] in ("sched_wakeup", "sched_waking", "sched_migrate_task",
+                            "sched_process_exit", "sched_process_free"):
+            assert f["tid"] in tracked_tids, (name, e)
+            about.setdefault(e["event"], set()).add(True)
+        elif e["event"] == "sched_process_fork":
+            assert f["parent_tid"] in tracked_tids, (name, e)
+            about.setdefault(e["event"], set()).add(True)
         if e["event"] != "marker":
             continue
         f = e["fields"]
@@ -42,12 +58,21 @@ for name, tracked in cases.items():
         assert idx == set(range(N)), (name, who, "markers", len(idx))
     filtered = col("%s/%s.stats" % (out, name), "normal", 12)
     want = N * (len(pids) - len(tracked))
-    assert filtered == want, (name, "filtered", filtered, "the others wrote", want)
+    if name == "sched":
+        # The others' scheduler events are filtered too.
+        assert filtered > want, (name, "filtered", filtered, "the others' markers", want)
+        for ev_name in ("sched_switch from an untracked task", "sched_waking", "sched_process_fork",
+                        "sched_process_exit"):
+            assert True in about.get(ev_name, ()), (name, "no", ev_name, sorted(about))
+        print("sched      every switch has a tracked task, every wakeup/migration/exit/free names "
+              "one, every fork's parent is one: %s" % ", ".join(sorted(about)))
+    else:
+        assert filtered == want, (name, "filtered", filtered, "the others wrote", want)
+        print("%-10s tracked %-20s: %d markers each in the trace, %d filtered = what the others wrote"
+              % (name, ",".join(sorted(tracked)), N, filtered))
     assert col("%s/%s.stats" % (out, name), "normal", 5) == 0, (name, "discarded")
     st = json.load(open("%s/%s.status.json" % (out, name)))
     assert st["filter"] is not None, (name, st["filter"])
-    print("%-10s tracked %-20s: %d markers each in the trace, %d filtered = what the others wrote"
-          % (name, ",".join(sorted(tracked)), N, filtered))
 gen = {}
 for l in open("%s/gen.generate" % out):
     f = l.split()
