@@ -11,6 +11,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
+#include <unistd.h>
+#include <sys/vfs.h>
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
@@ -172,7 +175,7 @@ END_TEST
 
 static int parse(struct evctl_cmd *cmd, char *err, const char *a0, ...)
 {
-	char *argv[32];
+	char *argv[48];
 	int argc = 0;
 	const char *a;
 	va_list ap;
@@ -414,6 +417,101 @@ START_TEST(parse_timer)
 }
 END_TEST
 
+START_TEST(parse_track)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+
+	OK("track", "--pid", "12,345", "--pid=7", "--comm", "bash", "--cgroup", "/a/b", "--follow-fork");
+	ck_assert_int_eq(cmd.op, EVCTL_TRACK);
+	ck_assert_uint_eq(cmd.filter.nr_pids, 3);
+	ck_assert_uint_eq(cmd.filter.pids[0], 12);
+	ck_assert_uint_eq(cmd.filter.pids[1], 345);
+	ck_assert_uint_eq(cmd.filter.pids[2], 7);
+	ck_assert_uint_eq(cmd.filter.nr_comms, 1);
+	ck_assert_str_eq(cmd.filter.comms[0], "bash");
+	ck_assert_uint_eq(cmd.filter.nr_cgroups, 1);
+	ck_assert_str_eq(cmd.filter.cgroups[0], "/a/b");
+	ck_assert_int_eq(cmd.filter.follow_fork, 1);
+	ck_assert_int_eq(cmd.filter.all, 0);
+	OK("track", "--no-follow-fork");
+	ck_assert_int_eq(cmd.filter.follow_fork, 0);
+	OK("track", "--comm", "x");
+	ck_assert_int_eq(cmd.filter.follow_fork, -1);	/* left as it is */
+	/* A name's length is the kernel's to judge (one rule, one message). */
+	OK("track", "--comm", "abcdefghijklmnopqrst");
+	OK("untrack", "--all");
+	ck_assert_int_eq(cmd.op, EVCTL_UNTRACK);
+	ck_assert_int_eq(cmd.filter.all, 1);
+	OK("untrack", "--pid", "1");
+	ck_assert_int_eq(cmd.filter.all, 0);
+	BAD("track: give --pid, --comm, --cgroup or --follow-fork", "track");
+	BAD("untrack: give --pid, --comm, --cgroup or --all", "untrack");
+	BAD("untrack: --all goes alone", "untrack", "--all", "--pid", "1");
+	BAD("'0' is not a process ID", "track", "--pid", "0");
+	BAD("'2147483648' is not a process ID", "track", "--pid", "2147483648");
+	BAD("--pid wants process IDs like 12,345, not '1,,2'", "track", "--pid", "1,,2");
+	BAD("--pid wants process IDs like 12,345, not '1,'", "track", "--pid", "1,");
+	BAD("'x1' is not a process ID", "track", "--pid", "x1");
+	BAD("--pid needs a value", "track", "--pid");
+	BAD("unknown argument '--follow-fork'", "untrack", "--follow-fork");
+	BAD("unknown argument '--all'", "track", "--all");
+	BAD("more than 16 --comm", "track", "--comm", "a", "--comm", "a", "--comm", "a", "--comm", "a",
+	    "--comm", "a", "--comm", "a", "--comm", "a", "--comm", "a", "--comm", "a", "--comm", "a",
+	    "--comm", "a", "--comm", "a", "--comm", "a", "--comm", "a", "--comm", "a", "--comm", "a",
+	    "--comm", "a");
+	BAD("more than 4 --cgroup", "track", "--cgroup", "/a", "--cgroup", "/a", "--cgroup", "/a",
+	    "--cgroup", "/a", "--cgroup", "/a");
+	BAD("--cgroup 'rel/x': neither a directory nor a path starting with /", "track", "--cgroup",
+	    "rel/x");
+}
+END_TEST
+
+/*
+ * --cgroup DIR of a mounted cgroup2 file system is its path in the hierarchy:
+ * found through mountinfo (a fake one here naming a real directory as a
+ * cgroup2 mount is not enough: the directory must be on cgroup2, which only
+ * the VM test has for sure), so a path that is not on cgroup2 stays as given
+ * when it starts with /, and is refused when it does not.
+ */
+START_TEST(cgroup_paths)
+{
+	char out[EVT_FILTER_CGROUP_PATH_MAX], err[256], mi[] = "/tmp/evt-mountinfo-XXXXXX";
+	char longpath[600];
+	struct statfs sf;
+	int fd = mkstemp(mi);
+	FILE *f;
+
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("22 1 0:20 / /proc rw - proc proc rw\n", f);
+	fclose(f);
+	ck_assert_int_eq(evt_cgroup_hier_path("/evt-no-such/x", mi, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_str_eq(out, "/evt-no-such/x");
+	/* /tmp exists and is not cgroup2: a path of the hierarchy as given. */
+	ck_assert_int_eq(evt_cgroup_hier_path("/tmp", mi, out, sizeof(out), err, sizeof(err)), 0);
+	ck_assert_str_eq(out, "/tmp");
+	ck_assert_int_eq(evt_cgroup_hier_path("tmp-no-such", mi, out, sizeof(out), err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "neither a directory nor a path starting with /"));
+	memset(longpath, 'a', sizeof(longpath) - 1);
+	longpath[0] = '/';
+	longpath[sizeof(longpath) - 1] = '\0';
+	ck_assert_int_eq(evt_cgroup_hier_path(longpath, mi, out, sizeof(out), err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "path longer than 511 bytes"));
+	/* Where this machine has cgroup2 at /sys/fs/cgroup: its root is "/". */
+	if (!statfs("/sys/fs/cgroup", &sf) && sf.f_type == 0x63677270) {
+		ck_assert_int_eq(evt_cgroup_hier_path("/sys/fs/cgroup", "/proc/self/mountinfo", out,
+						      sizeof(out), err, sizeof(err)), 0);
+		ck_assert_msg(out[0] == '/', "%s", out);
+		ck_assert_int_eq(evt_cgroup_hier_path("/sys/fs/cgroup", mi, out, sizeof(out), err,
+						      sizeof(err)), -1);
+		ck_assert_ptr_nonnull(strstr(err, "no cgroup2 mount holds it"));
+	}
+	unlink(mi);
+}
+END_TEST
+
 START_TEST(parse_watch)
 {
 	struct evctl_cmd cmd;
@@ -644,6 +742,32 @@ START_TEST(status_text)
 }
 END_TEST
 
+START_TEST(status_filter_output)
+{
+	struct evt_status st;
+	char *out;
+
+	fill_status(&st);
+	st.filter.set = 1;
+	st.filter.nr_pids = 1;
+	st.filter.follow_fork = 1;
+	st.filter.nr_comms = 2;
+	strcpy(st.filter.comms[0], "bash");
+	strcpy(st.filter.comms[1], "a\"b");
+	st.filter.nr_cgroups = 1;
+	strcpy(st.filter.cgroups[0], "/ci/job");
+	out = render(evt_status_print_text, &st);
+	ck_assert_ptr_nonnull(strstr(out, "filter       1 process ID (follow fork), comm bash, comm a\"b, "
+				     "cgroup /ci/job\n"));
+	free(out);
+	out = render(evt_status_print_json, &st);
+	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
+	ck_assert_ptr_nonnull(strstr(out, "  \"filter\": {\"pids\": 1, \"follow_fork\": true, "
+				     "\"comms\": [\"bash\", \"a\\\"b\"], \"cgroups\": [\"/ci/job\"]},\n"));
+	free(out);
+}
+END_TEST
+
 /* The test hook's synthetic rings: counted, in a JSON member of their own,
  * never a row of the table; without them the output is as it always was. */
 START_TEST(status_fake_rings_apart)
@@ -781,6 +905,57 @@ static void config_msg(struct nlbuf *b)
 	nla_nest_end(m, l);
 	take(b, m);
 }
+
+/* The filter's message, as the module sends it while a filter is set. */
+static void filter_msg(struct nlbuf *b, const char *comm, const char *cgroup)
+{
+	struct nl_msg *m = status_msg();
+	struct nlattr *n = nla_nest_start(m, EVT_A_FILTER | NLA_F_NESTED), *l;
+
+	ck_assert_int_eq(nla_put_u32(m, EVT_A_FILTER_NR_PIDS, 3), 0);
+	ck_assert_int_eq(nla_put_u8(m, EVT_A_FILTER_FOLLOW_FORK, 1), 0);
+	l = nla_nest_start(m, EVT_A_FILTER_COMMS | NLA_F_NESTED);
+	ck_assert_int_eq(nla_put_string(m, EVT_A_FILTER_COMM, comm), 0);
+	nla_nest_end(m, l);
+	l = nla_nest_start(m, EVT_A_FILTER_CGROUPS | NLA_F_NESTED);
+	ck_assert_int_eq(nla_put_string(m, EVT_A_FILTER_CGROUP, cgroup), 0);
+	nla_nest_end(m, l);
+	nla_nest_end(m, n);
+	take(b, m);
+}
+
+START_TEST(status_parse_filter)
+{
+	struct nlbuf b = { 0 };
+	struct evt_status st;
+	char toolong[32];
+
+	evt_status_init(&st);
+	config_msg(&b);
+	ck_assert_int_eq(evt_status_parse(&st, b.p, b.len), 0);
+	ck_assert_int_eq(st.filter.set, 0);
+	evt_status_free(&st);
+	filter_msg(&b, "bash", "/ci/job");
+	ck_assert_int_eq(evt_status_parse(&st, b.p, b.len), 0);
+	ck_assert_int_eq(st.filter.set, 1);
+	ck_assert_uint_eq(st.filter.nr_pids, 3);
+	ck_assert_int_eq(st.filter.follow_fork, 1);
+	ck_assert_uint_eq(st.filter.nr_comms, 1);
+	ck_assert_str_eq(st.filter.comms[0], "bash");
+	ck_assert_uint_eq(st.filter.nr_cgroups, 1);
+	ck_assert_str_eq(st.filter.cgroups[0], "/ci/job");
+	evt_status_free(&st);
+	free(b.p);
+	/* A name longer than the kernel keeps does not overrun the table: refused. */
+	memset(&b, 0, sizeof(b));
+	memset(toolong, 'x', sizeof(toolong) - 1);
+	toolong[sizeof(toolong) - 1] = '\0';
+	filter_msg(&b, toolong, "/");
+	ck_assert_int_eq(evt_status_parse(&st, b.p, b.len), -EPROTO);
+	evt_status_free(&st);
+	free(b.p);
+}
+END_TEST
 
 static void gen_msg(struct nlbuf *b, unsigned int cpu)
 {
@@ -1037,11 +1212,15 @@ Suite *ctl_suite(void)
 	tcase_add_test(tc, parse_generate);
 	tcase_add_test(tc, parse_timer);
 	tcase_add_test(tc, parse_watch);
+	tcase_add_test(tc, parse_track);
+	tcase_add_test(tc, cgroup_paths);
+	tcase_add_test(tc, status_parse_filter);
 	tcase_add_test(tc, parse_numbers);
 	tcase_add_test(tc, status_json);
 	tcase_add_test(tc, status_json_empty);
 	tcase_add_test(tc, status_json_many);
 	tcase_add_test(tc, status_text);
+	tcase_add_test(tc, status_filter_output);
 	tcase_add_test(tc, status_fake_rings_apart);
 	tcase_add_test(tc, status_dump_assembly);
 	tcase_add_test(tc, status_parse_refuses_malformed);
