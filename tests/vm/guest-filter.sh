@@ -121,5 +121,16 @@ evctl status | grep -q '^filter  *0 process IDs, comm evtf-z$' || fail "untrack 
 evctl untrack --comm evtf-z
 evctl status | grep -q '^filter  *none' || fail "untracking the last item left a filter"
 kill $keep
+# Unload with a filter set, its fork probe busy: forks on every CPU, tracing.
+evctl track --comm sh --follow-fork
+evctl enable all
+evctl start
+loops=""
+for cpu in $(seq 0 $(($(nproc) - 1))); do
+	taskset -c "$cpu" sh -c 'while :; do /bin/true; done' &
+	loops="$loops $!"
+done
+sleep 2
 rmmod evtrace
+kill $loops
 echo "filter cases ok"
