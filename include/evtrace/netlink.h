@@ -22,6 +22,14 @@
  * made-up figures, each marked EVT_R_FAKE and only ever in FAKE_RINGS:
  * clients count them apart and never add them to real figures.
  *
+ * SNAPSHOT (evctl snapshot) is a dump too, and needs CAP_NET_ADMIN: for each
+ * ring it closes the partial sub-buffer (as FLUSH) and sends one message with
+ * CHANNEL, CPU and SNAPSHOT_SEQ, the packet_seq_num of the sub-buffer open
+ * after that flush: every packet below it is closed. A reader then takes the
+ * ring's packets with EVT_IOC_PUT_GET_SUBBUF_BELOW up to that bound and stops
+ * there, however fast the writer goes on (<evtrace/abi.h>). It takes no
+ * attribute; a request without NLM_F_DUMP gets EOPNOTSUPP.
+ *
  * Mutating commands need CAP_NET_ADMIN. STATUS is open to everyone: it
  * reports counters and configuration of the tracer, no event contents, no
  * addresses, nothing about other users' processes.
@@ -58,6 +66,7 @@ enum evt_genl_cmd {
 	EVT_CMD_TIMER_STOP,	/* stop it */
 	EVT_CMD_ROTATE,		/* ask the drainers to cut a chunk now: multicasts NOTIFY_ROTATE */
 	EVT_CMD_STATEDUMP,	/* record the state dump again (a chunk's start), while tracing */
+	EVT_CMD_SNAPSHOT,	/* a dump: flush every ring, one message per ring with its bound */
 	__EVT_CMD_MAX,
 };
 #define EVT_CMD_MAX (__EVT_CMD_MAX - 1)
@@ -88,6 +97,7 @@ enum evt_genl_attr {
 	EVT_A_PAD,
 	EVT_A_FAKE_RINGS,	/* nested: EVT_A_RING with EVT_R_FAKE (STATUS, test hook) */
 	EVT_A_TIMER_PERIOD_US,	/* u32: EVT_TIMER_PERIOD_US_MIN..MAX (TIMER, required) */
+	EVT_A_SNAPSHOT_SEQ,	/* u64: SNAPSHOT's bound, a packet_seq_num (see below) */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)

@@ -26,6 +26,7 @@ static const char *const op_names[EVCTL_NR_OPS] = {
 	[EVCTL_WATCH] = "watch",
 	[EVCTL_ROTATE] = "rotate",
 	[EVCTL_STATEDUMP] = "statedump",
+	[EVCTL_SNAPSHOT] = "snapshot",
 };
 
 static const char *const usages[EVCTL_NR_OPS] = {
@@ -53,6 +54,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"  watch [OPTIONS]            print notifications as they arrive\n"
 	"  rotate                     ask a rotating evdrain to cut its chunk now\n"
 	"  statedump                  record the state dump (threads, IRQs) again\n"
+	"  snapshot -o DIR            save what the rings hold as a trace, tracing goes on\n"
 	"\n"
 	"exit status: 0 done; 1 refused by the kernel (its message is printed) or the\n"
 	"kernel could not be reached (module not loaded, permission denied); 2 usage\n"
@@ -129,6 +131,20 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"usage: evctl statedump\n"
 	"Record the state dump again while tracing: every thread (pid, tid, name,\n"
 	"state) and every IRQ handler, as at START.\n",
+	[EVCTL_SNAPSHOT] =
+	"usage: evctl snapshot -o DIR\n"
+	"Save what every ring holds now (its complete sub-buffers and the partial one,\n"
+	"closed first) as a trace in DIR: the metadata and a stream file per channel\n"
+	"and CPU, as evdrain writes them. Tracing goes on. A snapshot takes what it\n"
+	"saves out of the rings, so the next one begins where it ended: no event is\n"
+	"in two snapshots. It reads each ring only up to where the module closed it\n"
+	"at the request, so it ends however fast events arrive. For a flight recorder:\n"
+	"config mode=overwrite, with no evdrain running (a snapshot needs the ring\n"
+	"devices; refused, exit 1, while another reader has one). In discard mode it\n"
+	"works too and frees the rings as a drain would.\n"
+	"  -o, --output DIR   a new directory or an empty one (created if missing;\n"
+	"                     its parent must exist)\n"
+	"Needs root: CAP_NET_ADMIN and the ring devices.\n",
 };
 
 const char *evctl_op_name(enum evctl_op op)
@@ -448,6 +464,32 @@ static int parse_watch(int argc, char *const argv[], int i, struct evctl_cmd *cm
 	return 0;
 }
 
+static int parse_snapshot(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
+			  char *err, size_t errlen)
+{
+	const char *v;
+
+	for (; i < argc; i++) {
+		int missing = 0;
+
+		if ((v = opt_value(argc, argv, &i, "-o", &missing)) ||
+		    (!missing && (v = opt_value(argc, argv, &i, "--output", &missing)))) {
+			if (!v[0])
+				return usage_err(err, errlen, "snapshot: -o wants a directory, not ''");
+			if (cmd->out_dir)
+				return usage_err(err, errlen, "snapshot: -o given twice");
+			cmd->out_dir = v;
+		} else if (missing) {
+			return usage_err(err, errlen, "snapshot: %s needs a value", argv[i]);
+		} else {
+			return usage_err(err, errlen, "snapshot: unknown argument '%s'", argv[i]);
+		}
+	}
+	if (!cmd->out_dir)
+		return usage_err(err, errlen, "snapshot: give -o DIR");
+	return 0;
+}
+
 static int is_help(const char *a)
 {
 	return !strcmp(a, "--help") || !strcmp(a, "-h");
@@ -522,6 +564,8 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 		return parse_timer(argc, argv, 2, cmd, err, errlen);
 	case EVCTL_WATCH:
 		return parse_watch(argc, argv, 2, cmd, err, errlen);
+	case EVCTL_SNAPSHOT:
+		return parse_snapshot(argc, argv, 2, cmd, err, errlen);
 	default:
 		return usage_err(err, errlen, "unknown command");
 	}

@@ -28,6 +28,7 @@ enum evctl_op {
 	EVCTL_WATCH,
 	EVCTL_ROTATE,
 	EVCTL_STATEDUMP,
+	EVCTL_SNAPSHOT,
 	EVCTL_NR_OPS
 };
 
@@ -50,6 +51,7 @@ struct evctl_cmd {
 	uint64_t count;			/* watch: stop after this many, 0 = never */
 	int64_t timeout_s;		/* watch: stop after this long, -1 = never */
 	unsigned int reasons;		/* watch: bit per enum evt_notify, 0 = all */
+	const char *out_dir;		/* snapshot -o DIR */
 };
 
 /*

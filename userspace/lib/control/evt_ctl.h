@@ -132,6 +132,20 @@ int evt_ctl_generate_stop(struct evt_ctl *ctl);
 int evt_ctl_timer(struct evt_ctl *ctl, uint32_t period_us);
 int evt_ctl_timer_stop(struct evt_ctl *ctl);
 
+/* One ring's bound in a snapshot: its packets below packet_seq_num @seq. */
+struct evt_snapshot_bound {
+	unsigned int channel;		/* enum evt_channel */
+	unsigned int cpu;
+	uint64_t seq;
+};
+
+/*
+ * SNAPSHOT: the module flushes every ring and tells, per ring, the
+ * packet_seq_num up to which a snapshot reads (EVT_IOC_PUT_GET_SUBBUF_BELOW).
+ * *bounds (free() it) holds *nr entries on success.
+ */
+int evt_ctl_snapshot(struct evt_ctl *ctl, struct evt_snapshot_bound **bounds, size_t *nr);
+
 /* Fills @st (which the caller frees with evt_status_free, also on error). */
 int evt_ctl_status(struct evt_ctl *ctl, struct evt_status *st);
 /*
