@@ -40,7 +40,29 @@ check_exact
 cp $D/stats $OUT/discard.stats
 rmmod evtrace
 
-# -- overwrite mode
+# -- overwrite mode, a steady generator the reader keeps up with: a snapshot
+# holds the whole ring (8 sub-buffers: at least 6 packets per stream).
+insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0
+evctl start
+evctl generate --events 100000000 --rate 2000 --channel both --sizes mix --cpus all
+sleep 5
+timeout 60 evctl snapshot -o $S/steady1 || fail "steady snapshot 1 failed"
+sleep 1
+timeout 60 evctl snapshot -o $S/steady2 || fail "steady snapshot 2 failed"
+for f in $S/steady1/compact_* $S/steady1/normal_*; do
+	[ "$(wc -c < $f)" -ge $((6 * 4096)) ] ||
+		fail "$f: $(wc -c < $f) bytes, not the ring's content (6 packets or more)"
+done
+evctl generate-stop
+wait_gen_done 60
+evctl stop
+timeout 60 evctl snapshot -o $S/steady3 || fail "steady snapshot 3 failed"
+check_exact
+[ "$(stat_sum compact 6)" -gt 0 ] || fail "steady: nothing was overwritten: the rings are too big"
+evctl status --json > $OUT/steady.json
+rmmod evtrace
+
+# -- overwrite mode, the generator flat out
 insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0
 evctl start
 

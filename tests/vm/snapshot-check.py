@@ -1,6 +1,8 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
-"""t-snapshot's host check: OUT SNAP... (evcat --format json of each in OUT).
+"""t-snapshot's host check: OUT STATUS.json SNAP... [--discard SNAP]
+(OUT holds evcat --format json of each SNAP as SNAP.json, and the
+module's evctl status --json after the last SNAP).
 
 - No generator event (channel, cpu, seq) is in two snapshots, or twice in one.
 - Overwrite run: per ring, the events of all snapshots + overwritten ==
@@ -12,7 +14,13 @@ import sys
 from collections import Counter
 
 out = sys.argv[1]
-snaps = sys.argv[2:]
+status = sys.argv[2]
+snaps = sys.argv[3:]
+discard = None
+if "--discard" in snaps:
+    i = snaps.index("--discard")
+    discard = snaps[i + 1]
+    snaps = snaps[:i]
 errors = []
 
 
@@ -37,7 +45,7 @@ for s in snaps:
         if gcpu != cpu:
             errors.append(f"{s}: generator event of cpu {gcpu} in ring {ch} {cpu}")
 
-with open(f"{out}/status.json") as f:
+with open(f"{out}/{status}") as f:
     st = json.load(f)
 total_read = total_over = total_rec = 0
 for r in st["rings"]:
@@ -54,20 +62,23 @@ for r in st["rings"]:
 
 # The discard run: its stats copy (debugfs columns: channel cpu ... recorded $4).
 disc = Counter()
-for ch, cpu, _, _ in events("discard"):
+for ch, cpu, _, _ in events(discard) if discard else ():
     disc[ch, cpu] += 1
-with open(f"{out}/discard.stats") as f:
-    for line in f:
-        a = line.split()
-        if a and a[0] in ("compact", "normal"):
-            k = (a[0], int(a[1]))
-            if disc.get(k, 0) != int(a[3]):
-                errors.append(f"discard run, ring {k}: snapshot holds {disc.get(k, 0)}, recorded {a[3]}")
+if discard:
+    with open(f"{out}/discard.stats") as f:
+        for line in f:
+            a = line.split()
+            if a and a[0] in ("compact", "normal"):
+                k = (a[0], int(a[1]))
+                if disc.get(k, 0) != int(a[3]):
+                    errors.append(f"discard run, ring {k}: snapshot holds {disc.get(k, 0)}, recorded {a[3]}")
 
 for e in errors[:20]:
     print("FAIL:", e)
 if errors:
     print(f"FAIL: {len(errors)} errors")
     sys.exit(1)
+if discard:
+    print(f"discard mode: the snapshot holds the {sum(disc.values())} events recorded")
 print(f"snapshots {' '.join(snaps)}: {total_read} events read + {total_over} overwritten "
       f"= {total_rec} recorded, no event twice ({len(seen)} distinct)")

@@ -20,4 +20,5 @@ for d in "$S"/*; do
 	echo "snapshot $n: $ev events"
 done
 [ "$("$top/build/bin/evcat" "$S/empty" --count)" = 0 ] || die "the empty snapshot holds events"
-python3 "$here/snapshot-check.py" "$out" s1 s2 s3 s4 s5 s6
+python3 "$here/snapshot-check.py" "$out" steady.json steady1 steady2 steady3
+python3 "$here/snapshot-check.py" "$out" status.json s1 s2 s3 s4 s5 s6 --discard discard
