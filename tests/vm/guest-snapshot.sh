@@ -82,7 +82,7 @@ expect 2 "unknown argument" evctl snapshot -o /tmp/a extra
 
 # Unprivileged: refused, nothing left.
 mkdir -p /tmp/np && chmod 777 /tmp/np
-expect 1 "needs root" nopriv evctl snapshot -o /tmp/np/s
+expect 1 "permission denied: evtrace control needs CAP_NET_ADMIN" nopriv evctl snapshot -o /tmp/np/s
 [ ! -e /tmp/np/s ] || fail "the refused snapshot left /tmp/np/s"
 
 # Another reader holds a ring device (as evdrain would): a clear refusal, no hang.
