@@ -93,6 +93,21 @@ expect 1 "stop the drainer" evctl snapshot -o /tmp/busy
 [ ! -e /tmp/busy ] || fail "the refused snapshot left /tmp/busy"
 kill $holder
 wait $holder || true
+# And a real evdrain attached to the session.
+evdrain --attach -o /tmp/drain > /tmp/drain.log 2>&1 &
+drainer=$!
+t=0
+until ls -l /proc/$drainer/fd 2>/dev/null | grep -q 'evtrace/normal'; do
+	sleep 1
+	t=$((t + 1))
+	[ "$t" -lt 30 ] || { cat /tmp/drain.log; ls -l /tmp/drain /proc/$drainer/fd; fail "evdrain did not open the rings"; }
+done
+expect 1 "stop the drainer" evctl snapshot -o /tmp/busy
+[ ! -e /tmp/busy ] || fail "the refused snapshot left /tmp/busy"
+kill -TERM $drainer
+wait $drainer || { cat /tmp/drain.log; fail "evdrain did not end cleanly"; }
+# evdrain stops tracing when it ends, even attached: start again.
+evctl status | grep -q '^state  *tracing$' || evctl start
 
 # Snapshots while the generator runs flat out.
 evctl generate --events 100000000 --channel both --sizes mix --cpus all
