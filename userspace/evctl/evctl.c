@@ -181,10 +181,11 @@ static void snapshot_undo(const char *dir, int created)
 }
 
 /*
- * snapshot -o DIR: ask the module to flush each ring and tell its bound
- * (SNAPSHOT), open every ring device (refused while a drainer has one), copy
- * the metadata, then take each ring's packets up to its bound through the
- * consumer library, as evdrain writes them. What is taken leaves the ring.
+ * snapshot -o DIR: open every ring device (refused while a drainer has one,
+ * or without access to them), copy the metadata, ask the module to flush
+ * each ring and tell its bound (SNAPSHOT: CAP_NET_ADMIN), then take each
+ * ring's packets up to its bound through the consumer library, as evdrain
+ * writes them. What is taken leaves the ring.
  */
 static int snapshot(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
 {
@@ -204,14 +205,9 @@ static int snapshot(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
 		return EVCTL_EXIT_REFUSED;
 	}
 	/*
-	 * First the bounds: a user without CAP_NET_ADMIN is told so by the
-	 * kernel, as for every other command; a flush is harmless if the
-	 * rings turn out to be busy.
+	 * Everything that takes time before SNAPSHOT: the less between the
+	 * flush and the read, the less an overwriting writer takes away.
 	 */
-	if (evt_ctl_snapshot(ctl, &b, &nb) < 0) {
-		ret = refused(ctl, "snapshot");
-		goto out;
-	}
 	n = evt_consumer_open_rings(&c);
 	if (n < 0) {
 		if (strstr(c.err, "another reader"))
@@ -230,6 +226,10 @@ static int snapshot(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
 	}
 	if (evt_consumer_metadata(&c, NULL)) {
 		fprintf(stderr, "evctl: snapshot: %s\n", c.err);
+		goto out;
+	}
+	if (evt_ctl_snapshot(ctl, &b, &nb) < 0) {
+		ret = refused(ctl, "snapshot");
 		goto out;
 	}
 	for (i = 0; i < nb; i++) {
