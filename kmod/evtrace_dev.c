@@ -257,6 +257,21 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 			file->f_pos = 0;
 		}
 		break;
+	case EVT_IOC_PUT_GET_SUBBUF_BELOW:
+		if (copy_from_user(&v, uarg, sizeof(v))) {
+			ret = -EFAULT;
+			break;
+		}
+		evt_put_held(cr);
+		/* A bound past any position the ring can reach: no bound. */
+		ret = evt_ring_get_below(&cr->ring, &cr->held_pos,
+					 v > (ULONG_MAX >> cr->ring.sb_shift) ? ULONG_MAX :
+					 (unsigned long)v << cr->ring.sb_shift);
+		if (!ret) {
+			cr->holding = true;
+			file->f_pos = 0;
+		}
+		break;
 	case EVT_IOC_PUT_NEXT_SUBBUF:
 		if (!cr->holding) {
 			ret = -EINVAL;

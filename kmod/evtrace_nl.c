@@ -651,6 +651,52 @@ static int evt_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
 	return -EOPNOTSUPP;
 }
 
+/*
+ * SNAPSHOT (see <evtrace/netlink.h>): per ring, flush, then report the
+ * packet_seq_num of the sub-buffer open now. Every sub-buffer before it was
+ * switched out, so a reader that stops there reads only closed packets and
+ * terminates whatever the writer does meanwhile. A round that runs out of
+ * room flushes its last ring again at the next round: a later bound, as
+ * good. The cursor (cb->ctx) is the index of the next ring.
+ */
+static int evt_nl_snapshot_dump(struct sk_buff *skb, struct netlink_callback *cb)
+{
+	unsigned long *pos = (unsigned long *)cb->ctx;
+	struct evt_cpu_ring *cr;
+	void *hdr;
+	u64 bound;
+
+	for (; *pos < EVT_NR_CHANNELS * nr_cpu_ids; (*pos)++) {
+		cr = evt_get_ring(*pos / nr_cpu_ids, *pos % nr_cpu_ids);
+		if (!cr)
+			continue;
+		evt_flush_ring(cr);
+		bound = (u64)((unsigned long)evt_local_read(&cr->ring.offset) >> cr->ring.sb_shift);
+		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
+				  &evt_genl_family, NLM_F_MULTI, EVT_CMD_SNAPSHOT);
+		if (!hdr)
+			break;
+		if (nla_put_u8(skb, EVT_A_CHANNEL, cr->channel) ||
+		    nla_put_u32(skb, EVT_A_CPU, cr->cpu) ||
+		    nla_put_u64_64bit(skb, EVT_A_SNAPSHOT_SEQ, bound, EVT_A_PAD)) {
+			genlmsg_cancel(skb, hdr);
+			break;
+		}
+		genlmsg_end(skb, hdr);
+	}
+	if (!skb->len && *pos < EVT_NR_CHANNELS * nr_cpu_ids) {
+		NL_SET_ERR_MSG(cb->extack, "a SNAPSHOT entry does not fit in a message");
+		return -EMSGSIZE;
+	}
+	return skb->len;
+}
+
+static int evt_nl_snapshot_doit(struct sk_buff *skb, struct genl_info *info)
+{
+	GENL_SET_ERR_MSG(info, "SNAPSHOT is a dump (one message per ring): set NLM_F_DUMP");
+	return -EOPNOTSUPP;
+}
+
 #define EVT_OP(c, fn, pol, fl) {						\
 	.cmd = (c), .doit = (fn), .policy = (pol),				\
 	.maxattr = ARRAY_SIZE(pol) - 1, .flags = (fl),				\
@@ -678,6 +724,15 @@ static const struct genl_ops evt_genl_ops[] = {
 	EVT_OP(EVT_CMD_STATEDUMP, evt_nl_statedump, evt_no_attrs_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_TRACK, evt_nl_track, evt_track_policy, GENL_ADMIN_PERM),
 	EVT_OP(EVT_CMD_UNTRACK, evt_nl_untrack, evt_untrack_policy, GENL_ADMIN_PERM),
+	/* Flushes every ring: as FLUSH, for CAP_NET_ADMIN only, dump or not. */
+	{
+		.cmd = EVT_CMD_SNAPSHOT,
+		.doit = evt_nl_snapshot_doit,
+		.dumpit = evt_nl_snapshot_dump,
+		.policy = evt_no_attrs_policy,
+		.maxattr = ARRAY_SIZE(evt_no_attrs_policy) - 1,
+		.flags = GENL_ADMIN_PERM,
+	},
 };
 
 static const struct genl_multicast_group evt_genl_mcgrps[] = {

@@ -98,6 +98,16 @@ struct evt_quiescent {
  * packet for a drainer. -EAGAIN (nothing held any more) when none is complete.
  */
 #define EVT_IOC_PUT_GET_NEXT_SUBBUF	_IO(EVT_IOC_MAGIC, 8)
+/*
+ * A snapshot's read (evctl snapshot): release the held sub-buffer, if any,
+ * and take the next one if its packet_seq_num is below *arg, the bound
+ * EVT_CMD_SNAPSHOT returned for the ring. -ENODATA (nothing held) once the
+ * reader reached the bound: the snapshot of this ring is complete, however
+ * fast the writer goes on; -EAGAIN (nothing held) when the sub-buffer at
+ * the reader's position is below the bound but not complete yet (a writer
+ * is committing into it: ask again).
+ */
+#define EVT_IOC_PUT_GET_SUBBUF_BELOW	_IOW(EVT_IOC_MAGIC, 9, __u64)
 
 /*
  * The per-ring counters, defined once. Each X(field, ATTR, width) is a __u64

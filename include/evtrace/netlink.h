@@ -3,9 +3,10 @@
  * evtrace generic netlink ABI: family "evtrace", version 3, multicast group
  * "notify". Shared by the module and userspace (libevtrace, evctl, evdrain).
  *
- * Version 3 adds the in-kernel filters (TRACK, UNTRACK, STATUS's FILTER) and
- * the ring counter FILTERED (after FAKE: no number changes), which grows
- * struct evt_ring_stats and so changes the EVT_IOC_GET_STATS number.
+ * Version 3 adds the in-kernel filters (TRACK, UNTRACK, STATUS's FILTER),
+ * SNAPSHOT and the ring counter FILTERED (after FAKE: no number changes),
+ * which grows struct evt_ring_stats and so changes the EVT_IOC_GET_STATS
+ * number.
  *
  * Version 2 changes one thing incompatibly: STATUS is a dump. A request without
  * NLM_F_DUMP gets EOPNOTSUPP. The dump's first message holds TRACING, MODE,
@@ -25,6 +26,14 @@
  * CPUs that do not exist (numbered from the kernel's nr_cpu_ids up), with
  * made-up figures, each marked EVT_R_FAKE and only ever in FAKE_RINGS:
  * clients count them apart and never add them to real figures.
+ *
+ * SNAPSHOT (evctl snapshot) is a dump too, and needs CAP_NET_ADMIN: for each
+ * ring it closes the partial sub-buffer (as FLUSH) and sends one message with
+ * CHANNEL, CPU and SNAPSHOT_SEQ, the packet_seq_num of the sub-buffer open
+ * after that flush: every packet below it is closed. A reader then takes the
+ * ring's packets with EVT_IOC_PUT_GET_SUBBUF_BELOW up to that bound and stops
+ * there, however fast the writer goes on (<evtrace/abi.h>). It takes no
+ * attribute; a request without NLM_F_DUMP gets EOPNOTSUPP.
  *
  * Mutating commands need CAP_NET_ADMIN. STATUS is open to everyone: it
  * reports counters and configuration of the tracer, no event contents, no
@@ -64,6 +73,7 @@ enum evt_genl_cmd {
 	EVT_CMD_STATEDUMP,	/* record the state dump again (a chunk's start), while tracing */
 	EVT_CMD_TRACK,		/* add to the filter: FILTER_PIDS, _COMMS, _CGROUPS, _FOLLOW_FORK */
 	EVT_CMD_UNTRACK,	/* remove from it: FILTER_PIDS, _COMMS, _CGROUPS, or FILTER_ALL */
+	EVT_CMD_SNAPSHOT,	/* a dump: flush every ring, one message per ring with its bound */
 	__EVT_CMD_MAX,
 };
 #define EVT_CMD_MAX (__EVT_CMD_MAX - 1)
@@ -118,6 +128,7 @@ enum evt_genl_attr {
 	EVT_A_FILTER_ALL,	/* flag: UNTRACK everything, recording every task again */
 	EVT_A_FILTER,		/* nested, STATUS: FILTER_NR_PIDS, _FOLLOW_FORK, _COMMS, _CGROUPS */
 	EVT_A_FILTER_NR_PIDS,	/* u32: process IDs tracked now (STATUS) */
+	EVT_A_SNAPSHOT_SEQ,	/* u64: SNAPSHOT's bound, a packet_seq_num (see below) */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)

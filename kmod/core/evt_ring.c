@@ -509,13 +509,22 @@ int evt_ring_flush_remote(struct evt_ring *r)
 }
 
 /**
- * evt_ring_get() - take the oldest delivered sub-buffer for reading
+ * evt_ring_get_below() - take the oldest delivered sub-buffer that begins
+ * before a bound
  * @r: the ring
  * @pos: its position, for evt_ring_packet() and evt_ring_put()
+ * @limit: a position; a sub-buffer at or past it is not taken
  *
- * Return: 0, -EAGAIN when none is complete, -EBUSY when one is held already.
+ * A snapshot reads up to the write position a flush left (its bound), so
+ * that a reader never chases a writer that keeps producing: the reader's
+ * next position only grows (it reads, or an overwriting writer moves it),
+ * and stops at @limit.
+ *
+ * Return: 0, -ENODATA when the reader's next position reached @limit,
+ * -EAGAIN when the sub-buffer there is not complete, -EBUSY when one is
+ * held already.
  */
-int evt_ring_get(struct evt_ring *r, unsigned long *pos)
+int evt_ring_get_below(struct evt_ring *r, unsigned long *pos, unsigned long limit)
 {
 	unsigned long v, c, d, idx;
 
@@ -524,6 +533,8 @@ int evt_ring_get(struct evt_ring *r, unsigned long *pos)
 		if (v & EVT_CONSUMED_HELD)
 			return -EBUSY;
 		c = evt_cons_pos(r, v);
+		if (c >= limit)
+			return -ENODATA;
 		idx = (c >> r->sb_shift) & (r->num_subbuf - 1);
 		d = EVT_READ_ONCE(r->sb[idx].delivered);
 		evt_smp_rmb();
@@ -554,6 +565,18 @@ int evt_ring_get(struct evt_ring *r, unsigned long *pos)
 		*pos = c;
 		return 0;
 	}
+}
+
+/**
+ * evt_ring_get() - take the oldest delivered sub-buffer for reading
+ * @r: the ring
+ * @pos: its position, for evt_ring_packet() and evt_ring_put()
+ *
+ * Return: 0, -EAGAIN when none is complete, -EBUSY when one is held already.
+ */
+int evt_ring_get(struct evt_ring *r, unsigned long *pos)
+{
+	return evt_ring_get_below(r, pos, ~0UL);
 }
 
 /**

@@ -226,6 +226,7 @@ int evt_ring_flush(struct evt_ring *r);
 int evt_ring_flush_remote(struct evt_ring *r);
 
 int evt_ring_get(struct evt_ring *r, unsigned long *pos);
+int evt_ring_get_below(struct evt_ring *r, unsigned long *pos, unsigned long limit);
 void evt_ring_put(struct evt_ring *r, unsigned long pos);
 void evt_ring_stats(struct evt_ring *r, struct evt_ring_stats *st);
 unsigned int evt_ring_fill_pct(struct evt_ring *r);

@@ -512,6 +512,30 @@ START_TEST(cgroup_paths)
 }
 END_TEST
 
+START_TEST(parse_snapshot)
+{
+	struct evctl_cmd cmd;
+	char err[256];
+
+	OK("snapshot", "-o", "/tmp/s");
+	ck_assert_int_eq(cmd.op, EVCTL_SNAPSHOT);
+	ck_assert_str_eq(cmd.out_dir, "/tmp/s");
+	OK("snapshot", "--output", "d");
+	ck_assert_str_eq(cmd.out_dir, "d");
+	OK("snapshot", "--output=e");
+	ck_assert_str_eq(cmd.out_dir, "e");
+	OK("snapshot", "-o=f");
+	ck_assert_str_eq(cmd.out_dir, "f");
+	BAD("snapshot: give -o DIR", "snapshot");
+	BAD("snapshot: -o needs a value", "snapshot", "-o");
+	BAD("snapshot: --output needs a value", "snapshot", "--output");
+	BAD("snapshot: -o wants a directory, not ''", "snapshot", "-o", "");
+	BAD("snapshot: -o given twice", "snapshot", "-o", "a", "--output", "b");
+	BAD("snapshot: unknown argument 'x'", "snapshot", "-o", "a", "x");
+	BAD("snapshot: unknown argument '-oa'", "snapshot", "-oa");
+}
+END_TEST
+
 START_TEST(parse_watch)
 {
 	struct evctl_cmd cmd;
@@ -1211,6 +1235,7 @@ Suite *ctl_suite(void)
 	tcase_add_test(tc, parse_enable_disable);
 	tcase_add_test(tc, parse_generate);
 	tcase_add_test(tc, parse_timer);
+	tcase_add_test(tc, parse_snapshot);
 	tcase_add_test(tc, parse_watch);
 	tcase_add_test(tc, parse_track);
 	tcase_add_test(tc, cgroup_paths);

@@ -391,6 +391,63 @@ START_TEST(overwrite_skips_held_subbuf)
 }
 END_TEST
 
+/*
+ * A snapshot's read (evt_ring_get_below()): the bound is the write offset a
+ * flush left; a reader stops there (-ENODATA) while the writer goes on
+ * lapping the ring between its reads, takes only packets below it, and the
+ * next snapshot starts where it ended: no event twice, and read +
+ * overwritten = recorded.
+ */
+START_TEST(snapshot_reads_below_bound)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	struct evt_ring_stats st;
+	unsigned long pos, bound, limit;
+	uint64_t i = 0, taken, snap;
+	const struct evt_packet_header *h;
+	int rc;
+
+	use_fake_clock(1, 3);
+	tring_init(&t, SB, 4, EVT_CHAN_COMPACT, EVT_MODE_OVERWRITE);
+	for (snap = 0; snap < 5; snap++) {
+		for (; i < (snap + 1) * 3000; i++)
+			ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+		evt_ring_flush(&t.r);
+		bound = (unsigned long)evt_local_read(&t.r.offset) >> t.r.sb_shift;
+		limit = bound << t.r.sb_shift;
+		taken = 0;
+		for (;;) {
+			rc = evt_ring_get_below(&t.r, &pos, limit);
+			if (rc == -ENODATA)
+				break;
+			ck_assert_int_eq(rc, 0);
+			h = evt_ring_packet(&t.r, pos);
+			ck_assert_uint_lt(h->packet_seq_num, bound);
+			decode_packet(h, SB, &s);
+			evt_ring_put(&t.r, pos);
+			ck_assert_uint_le(++taken, 4);
+			/* The writer goes on: a sub-buffer and a half per packet read. */
+			for (uint64_t k = 0; k < 380; k++, i++)
+				ck_assert_int_eq(rec_compact(&t.r, 0, i), 0);
+		}
+		/* At the bound however much was written since. */
+		ck_assert_int_eq(evt_ring_get_below(&t.r, &pos, limit), -ENODATA);
+		ck_assert_int_eq(evt_ring_get_below(&t.r, &pos, 0), -ENODATA);
+	}
+	evt_ring_flush(&t.r);
+	drain_all(&t.r, &s);
+	/* No event twice: read in increasing order across every snapshot. */
+	for (i = 1; i < s.n; i++)
+		ck_assert_uint_gt(s.seq[i], s.seq[i - 1]);
+	evt_ring_stats(&t.r, &st);
+	ck_assert_uint_gt(st.overwritten, 0);
+	ck_assert_uint_eq(s.n + st.overwritten, st.recorded);
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
 START_TEST(too_big_refused_and_counted)
 {
 	struct tring t;
@@ -979,6 +1036,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, header_first_event_relative_to_packet_begin);
 	tcase_add_test(tc, discard_accounting);
 	tcase_add_test(tc, overwrite_accounting);
+	tcase_add_test(tc, snapshot_reads_below_bound);
 	tcase_add_test(tc, overwrite_skips_held_subbuf);
 	tcase_add_test(tc, too_big_refused_and_counted);
 	tcase_add_test(tc, delivered_packets_hold_no_stale_bytes);

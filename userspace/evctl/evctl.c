@@ -4,12 +4,16 @@
  * The command line and the output formats are in evctl_cli.c, the netlink
  * client in the library (lib/control/evt_ctl.c); see `evctl --help`.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include <sys/stat.h>
+#include "evt_consumer.h"
 #include "evt_ctl.h"
 #include "evctl_cli.h"
 
@@ -117,6 +121,152 @@ static int status(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
 	return EVCTL_EXIT_OK;
 }
 
+/*
+ * The snapshot's directory: created, or an existing empty one. 1 when this
+ * call created it, 0 when it was there, -1 after a message.
+ */
+static int snapshot_dir(const char *dir)
+{
+	struct dirent *de;
+	struct stat st;
+	DIR *d;
+
+	if (mkdir(dir, 0750) == 0)
+		return 1;
+	if (errno != EEXIST) {
+		fprintf(stderr, "evctl: snapshot: cannot create %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	if (stat(dir, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "evctl: snapshot: %s exists and is not a directory\n", dir);
+		return -1;
+	}
+	d = opendir(dir);
+	if (!d) {
+		fprintf(stderr, "evctl: snapshot: cannot read %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			closedir(d);
+			fprintf(stderr, "evctl: snapshot: %s is not empty (it holds %s): a snapshot "
+				"goes to a new or empty directory\n", dir, de->d_name);
+			return -1;
+		}
+	closedir(d);
+	if (access(dir, W_OK | X_OK)) {
+		fprintf(stderr, "evctl: snapshot: cannot write into %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* A failed snapshot leaves the directory as it found it: empty, or gone. */
+static void snapshot_undo(const char *dir, int created)
+{
+	struct dirent *de;
+	char path[4096 + 256 + 2];
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	if (created)
+		rmdir(dir);
+}
+
+/*
+ * snapshot -o DIR: open every ring device (refused while a drainer has one,
+ * or without access to them), copy the metadata, ask the module to flush
+ * each ring and tell its bound (SNAPSHOT: CAP_NET_ADMIN), then take each
+ * ring's packets up to its bound through the consumer library, as evdrain
+ * writes them. What is taken leaves the ring.
+ */
+static int snapshot(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
+{
+	struct evt_consumer_opts o = { .out_dir = cmd->out_dir, .xfer = EVT_XFER_SENDFILE };
+	struct evt_snapshot_bound *b = NULL;
+	struct evt_consumer c;
+	uint64_t packets = 0;
+	size_t nb = 0, i;
+	int created, n, ret = EVCTL_EXIT_REFUSED;
+
+	created = snapshot_dir(cmd->out_dir);
+	if (created < 0)
+		return EVCTL_EXIT_REFUSED;
+	if (evt_consumer_init(&c, &o)) {
+		fprintf(stderr, "evctl: snapshot: %s\n", strerror(errno));
+		snapshot_undo(cmd->out_dir, created);
+		return EVCTL_EXIT_REFUSED;
+	}
+	/*
+	 * Everything that takes time before SNAPSHOT: the less between the
+	 * flush and the read, the less an overwriting writer takes away.
+	 */
+	n = evt_consumer_open_rings(&c);
+	if (n < 0) {
+		if (strstr(c.err, "another reader"))
+			fprintf(stderr, "evctl: snapshot: %s: a snapshot reads the rings itself; stop "
+				"the drainer (evdrain) first\n", c.err);
+		else if (strstr(c.err, "ermission denied") || strstr(c.err, "not permitted"))
+			fprintf(stderr, "evctl: snapshot: %s: a snapshot needs root (CAP_NET_ADMIN "
+				"and the ring devices)\n", c.err);
+		else
+			fprintf(stderr, "evctl: snapshot: %s\n", c.err);
+		goto out;
+	}
+	if (n == 0) {
+		fprintf(stderr, "evctl: snapshot: no ring device under /dev/evtrace\n");
+		goto out;
+	}
+	if (evt_consumer_metadata(&c, NULL)) {
+		fprintf(stderr, "evctl: snapshot: %s\n", c.err);
+		goto out;
+	}
+	if (evt_ctl_snapshot(ctl, &b, &nb) < 0) {
+		ret = refused(ctl, "snapshot");
+		goto out;
+	}
+	for (i = 0; i < nb; i++) {
+		struct evt_consumer_ring *r = evt_consumer_find(&c, b[i].channel, (int)b[i].cpu);
+
+		if (!r) {
+			/* A CPU that came online since the devices were opened. */
+			if (evt_consumer_open_rings(&c) < 0) {
+				fprintf(stderr, "evctl: snapshot: %s\n", c.err);
+				goto out;
+			}
+			r = evt_consumer_find(&c, b[i].channel, (int)b[i].cpu);
+			if (!r)
+				continue;
+		}
+		n = evt_consumer_drain_below(&c, r, b[i].seq);
+		if (n < 0) {
+			fprintf(stderr, "evctl: snapshot: %s\n", c.err);
+			goto out;
+		}
+		packets += (uint64_t)n;
+	}
+	if (evt_consumer_sync(&c)) {
+		fprintf(stderr, "evctl: snapshot: %s\n", c.err);
+		goto out;
+	}
+	printf("snapshot %s: %llu packets, %llu bytes, %d streams\n", cmd->out_dir,
+	       (unsigned long long)packets, (unsigned long long)c.bytes_written, c.nr_rings);
+	ret = EVCTL_EXIT_OK;
+out:
+	evt_consumer_close(&c);
+	free(b);
+	if (ret != EVCTL_EXIT_OK)
+		snapshot_undo(cmd->out_dir, created);
+	return ret;
+}
+
 /* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */
 #ifndef EVT_VERSION
 #define EVT_VERSION "unknown"
@@ -192,6 +342,10 @@ int main(int argc, char **argv)
 		return ret;
 	case EVCTL_WATCH:
 		ret = watch(ctl, &cmd);
+		evt_ctl_close(ctl);
+		return ret;
+	case EVCTL_SNAPSHOT:
+		ret = snapshot(ctl, &cmd);
 		evt_ctl_close(ctl);
 		return ret;
 	default:

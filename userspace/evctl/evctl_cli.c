@@ -33,6 +33,7 @@ static const char *const op_names[EVCTL_NR_OPS] = {
 	[EVCTL_STATEDUMP] = "statedump",
 	[EVCTL_TRACK] = "track",
 	[EVCTL_UNTRACK] = "untrack",
+	[EVCTL_SNAPSHOT] = "snapshot",
 };
 
 static const char *const usages[EVCTL_NR_OPS] = {
@@ -62,6 +63,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"  statedump                  record the state dump (threads, IRQs) again\n"
 	"  track [OPTIONS]            record only these processes' events\n"
 	"  untrack [OPTIONS]|--all    stop tracking them (--all: record every task)\n"
+	"  snapshot -o DIR            save what the rings hold as a trace, tracing goes on\n"
 	"\n"
 	"exit status: 0 done; 1 refused by the kernel (its message is printed) or the\n"
 	"kernel could not be reached (module not loaded, permission denied); 2 usage\n"
@@ -163,6 +165,20 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"       evctl untrack --all\n"
 	"Stop tracking these items (each must be tracked). When nothing is left\n"
 	"tracked, or with --all, the filter goes: every task is recorded again.\n",
+	[EVCTL_SNAPSHOT] =
+	"usage: evctl snapshot -o DIR\n"
+	"Save what every ring holds now (its complete sub-buffers and the partial one,\n"
+	"closed first) as a trace in DIR: the metadata and a stream file per channel\n"
+	"and CPU, as evdrain writes them. Tracing goes on. A snapshot takes what it\n"
+	"saves out of the rings, so the next one begins where it ended: no event is\n"
+	"in two snapshots. It reads each ring only up to where the module closed it\n"
+	"at the request, so it ends however fast events arrive. For a flight recorder:\n"
+	"config mode=overwrite, with no evdrain running (a snapshot needs the ring\n"
+	"devices; refused, exit 1, while another reader has one). In discard mode it\n"
+	"works too and frees the rings as a drain would.\n"
+	"  -o, --output DIR   a new directory or an empty one (created if missing;\n"
+	"                     its parent must exist)\n"
+	"Needs root: CAP_NET_ADMIN and the ring devices.\n",
 };
 
 const char *evctl_op_name(enum evctl_op op)
@@ -482,6 +498,32 @@ static int parse_watch(int argc, char *const argv[], int i, struct evctl_cmd *cm
 	return 0;
 }
 
+static int parse_snapshot(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
+			  char *err, size_t errlen)
+{
+	const char *v;
+
+	for (; i < argc; i++) {
+		int missing = 0;
+
+		if ((v = opt_value(argc, argv, &i, "-o", &missing)) ||
+		    (!missing && (v = opt_value(argc, argv, &i, "--output", &missing)))) {
+			if (!v[0])
+				return usage_err(err, errlen, "snapshot: -o wants a directory, not ''");
+			if (cmd->out_dir)
+				return usage_err(err, errlen, "snapshot: -o given twice");
+			cmd->out_dir = v;
+		} else if (missing) {
+			return usage_err(err, errlen, "snapshot: %s needs a value", argv[i]);
+		} else {
+			return usage_err(err, errlen, "snapshot: unknown argument '%s'", argv[i]);
+		}
+	}
+	if (!cmd->out_dir)
+		return usage_err(err, errlen, "snapshot: give -o DIR");
+	return 0;
+}
+
 static int is_help(const char *a)
 {
 	return !strcmp(a, "--help") || !strcmp(a, "-h");
@@ -691,6 +733,8 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 	case EVCTL_TRACK:
 	case EVCTL_UNTRACK:
 		return parse_filter(argc, argv, 2, cmd, err, errlen);
+	case EVCTL_SNAPSHOT:
+		return parse_snapshot(argc, argv, 2, cmd, err, errlen);
 	default:
 		return usage_err(err, errlen, "unknown command");
 	}

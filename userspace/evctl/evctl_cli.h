@@ -30,6 +30,7 @@ enum evctl_op {
 	EVCTL_STATEDUMP,
 	EVCTL_TRACK,
 	EVCTL_UNTRACK,
+	EVCTL_SNAPSHOT,
 	EVCTL_NR_OPS
 };
 
@@ -58,6 +59,7 @@ struct evctl_cmd {
 	const char *comms[EVT_FILTER_COMMS_MAX];
 	const char *cgroups[EVT_FILTER_CGROUPS_MAX];
 	char cgroup_paths[EVT_FILTER_CGROUPS_MAX][EVT_FILTER_CGROUP_PATH_MAX];
+	const char *out_dir;		/* snapshot -o DIR */
 };
 
 /*

@@ -289,6 +289,52 @@ int evt_consumer_take(struct evt_consumer *c, struct evt_consumer_ring *r)
 	return 1;
 }
 
+int evt_consumer_take_below(struct evt_consumer *c, struct evt_consumer_ring *r, uint64_t bound)
+{
+	/* A writer finishes its commit in microseconds: 1 s means a wedged ring. */
+	int tries = 1000;
+
+	for (;;) {
+		if (ioctl(r->fd, EVT_IOC_PUT_GET_SUBBUF_BELOW, &bound) == 0)
+			break;
+		r->holding = 0;
+		if (errno == ENODATA)
+			return 0;
+		if (errno != EAGAIN || --tries == 0) {
+			evt_errf(c->err, sizeof(c->err), "taking a sub-buffer of %s below packet %llu: %s",
+				 r->name, (unsigned long long)bound,
+				 errno == EAGAIN ? "it stayed incomplete for 1 s" : strerror(errno));
+			return -1;
+		}
+		usleep(1000);
+	}
+	r->holding = 1;
+	if (!r->packet && ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &r->packet) < 0) {
+		evt_errf(c->err, sizeof(c->err), "sub-buffer size of %s: %s", r->name, strerror(errno));
+		r->packet = 0;
+		r->holding = 0;
+		ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
+		return -1;
+	}
+	return 1;
+}
+
+int evt_consumer_drain_below(struct evt_consumer *c, struct evt_consumer_ring *r, uint64_t bound)
+{
+	int got = 0, rc;
+
+	while (!c->write_failed) {
+		rc = evt_consumer_take_below(c, r, bound);
+		if (rc <= 0)
+			return rc < 0 ? -1 : got;
+		if (evt_consumer_write(c, r))
+			return -1;
+		got++;
+	}
+	evt_consumer_release(c, r);
+	return -1;
+}
+
 int evt_consumer_release(struct evt_consumer *c, struct evt_consumer_ring *r)
 {
 	if (!r->holding)

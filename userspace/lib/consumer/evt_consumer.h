@@ -109,6 +109,23 @@ int evt_consumer_metadata(struct evt_consumer *c, struct evt_metadata *md);
  */
 int evt_consumer_take(struct evt_consumer *c, struct evt_consumer_ring *r);
 
+/*
+ * A snapshot's take: release the held sub-buffer and take the next one if
+ * its packet_seq_num is below @bound (EVT_CMD_SNAPSHOT's, see
+ * evt_ctl_snapshot()); a sub-buffer below it still being committed is
+ * waited for (1 s at most). 1 taken, 0 the bound is reached (nothing held),
+ * -1 with c->err.
+ */
+int evt_consumer_take_below(struct evt_consumer *c, struct evt_consumer_ring *r, uint64_t bound);
+
+/*
+ * evt_consumer_drain() up to @bound: take, write and release every
+ * sub-buffer below it. It ends whatever the writer does meanwhile: the
+ * reader's position only grows, and the bound is fixed. Returns the packets
+ * written, or -1 with c->err.
+ */
+int evt_consumer_drain_below(struct evt_consumer *c, struct evt_consumer_ring *r, uint64_t bound);
+
 /* Release the held sub-buffer. 0, or -1 with c->err. */
 int evt_consumer_release(struct evt_consumer *c, struct evt_consumer_ring *r);
 

@@ -618,6 +618,7 @@ static struct nla_policy top_policy[EVT_A_MAX + 1] = {
 	[EVT_A_CPU] = { .type = NLA_U32 },
 	[EVT_A_FILL] = { .type = NLA_U32 },
 	[EVT_A_FAKE_RINGS] = { .type = NLA_NESTED },
+	[EVT_A_SNAPSHOT_SEQ] = { .type = NLA_U64 },
 	[EVT_A_FILTER] = { .type = NLA_NESTED },
 };
 
@@ -877,6 +878,64 @@ int evt_status_parse(struct evt_status *st, const void *buf, size_t len)
 			return ret;
 	}
 	return rem ? -EPROTO : 0;
+}
+
+/* ---- SNAPSHOT ---- */
+
+struct snapshot_state {
+	struct evt_snapshot_bound *b;
+	size_t nr, cap;
+};
+
+/* One SNAPSHOT message: a ring and its bound. */
+static int parse_snapshot(struct nl_msg *msg, void *arg)
+{
+	struct snapshot_state *ss = arg;
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct nlattr *tb[EVT_A_MAX + 1];
+
+	if (!genlmsg_valid_hdr(nlh, 0))
+		return -EPROTO;
+	if (genlmsg_hdr(nlh)->cmd != EVT_CMD_SNAPSHOT)
+		return 0;
+	if (!attrs_tile(nlh) || genlmsg_parse(nlh, 0, tb, EVT_A_MAX, top_policy) < 0 ||
+	    !tb[EVT_A_CHANNEL] || !tb[EVT_A_CPU] || !tb[EVT_A_SNAPSHOT_SEQ])
+		return -EPROTO;
+	if (ss->nr == ss->cap) {
+		size_t cap = ss->cap ? 2 * ss->cap : 16;
+		struct evt_snapshot_bound *more = realloc(ss->b, cap * sizeof(*more));
+
+		if (!more)
+			return -ENOMEM;
+		ss->b = more;
+		ss->cap = cap;
+	}
+	ss->b[ss->nr].channel = nla_get_u8(tb[EVT_A_CHANNEL]);
+	ss->b[ss->nr].cpu = nla_get_u32(tb[EVT_A_CPU]);
+	ss->b[ss->nr].seq = nla_get_u64(tb[EVT_A_SNAPSHOT_SEQ]);
+	ss->nr++;
+	return 0;
+}
+
+int evt_ctl_snapshot(struct evt_ctl *c, struct evt_snapshot_bound **bounds, size_t *nr)
+{
+	struct snapshot_state ss = { 0 };
+	struct nl_msg *msg;
+	int ret;
+
+	*bounds = NULL;
+	*nr = 0;
+	msg = new_msg(c, EVT_CMD_SNAPSHOT, NLM_F_DUMP);
+	if (!msg)
+		return set_error(c, -ENOMEM);
+	ret = request(c, msg, parse_snapshot, &ss);
+	if (ret < 0) {
+		free(ss.b);
+		return ret;
+	}
+	*bounds = ss.b;
+	*nr = ss.nr;
+	return 0;
 }
 
 /* ---- notifications ---- */

@@ -160,6 +160,20 @@ int evt_ctl_timer_stop(struct evt_ctl *ctl);
 int evt_ctl_track(struct evt_ctl *ctl, const struct evt_filter_spec *f);
 int evt_ctl_untrack(struct evt_ctl *ctl, const struct evt_filter_spec *f);
 
+/* One ring's bound in a snapshot: its packets below packet_seq_num @seq. */
+struct evt_snapshot_bound {
+	unsigned int channel;		/* enum evt_channel */
+	unsigned int cpu;
+	uint64_t seq;
+};
+
+/*
+ * SNAPSHOT: the module flushes every ring and tells, per ring, the
+ * packet_seq_num up to which a snapshot reads (EVT_IOC_PUT_GET_SUBBUF_BELOW).
+ * *bounds (free() it) holds *nr entries on success.
+ */
+int evt_ctl_snapshot(struct evt_ctl *ctl, struct evt_snapshot_bound **bounds, size_t *nr);
+
 /* Fills @st (which the caller frees with evt_status_free, also on error). */
 int evt_ctl_status(struct evt_ctl *ctl, struct evt_status *st);
 /*

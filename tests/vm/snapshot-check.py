@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""t-snapshot's host check: OUT STATUS.json SNAP... [--discard SNAP]
+(OUT holds evcat --format json of each SNAP as SNAP.json, and the
+module's evctl status --json after the last SNAP).
+
+- No generator event (channel, cpu, seq) is in two snapshots, or twice in one.
+- Overwrite run: per ring, the events of all snapshots + overwritten ==
+  recorded (evctl status --json), and discarded, too_big, refused are 0.
+- Discard run: the snapshot holds exactly what was recorded, per ring.
+"""
+import json
+import sys
+from collections import Counter
+
+out = sys.argv[1]
+status = sys.argv[2]
+snaps = sys.argv[3:]
+discard = None
+if "--discard" in snaps:
+    i = snaps.index("--discard")
+    discard = snaps[i + 1]
+    snaps = snaps[:i]
+errors = []
+
+
+def events(name):
+    """(channel, cpu of the ring, generator cpu, seq) of each event."""
+    with open(f"{out}/{name}.json") as f:
+        for line in f:
+            e = json.loads(line)
+            ch = "normal" if e["event"] == "gen_normal" else "compact"
+            yield ch, e["cpu"], e["fields"]["cpu"], e["fields"]["seq"]
+
+
+seen = {}
+per_ring = Counter()
+for s in snaps:
+    for ch, cpu, gcpu, seq in events(s):
+        key = (ch, gcpu, seq)
+        if key in seen:
+            errors.append(f"{ch} cpu {gcpu} seq {seq} in {seen[key]} and {s}")
+        seen[key] = s
+        per_ring[ch, cpu] += 1
+        if gcpu != cpu:
+            errors.append(f"{s}: generator event of cpu {gcpu} in ring {ch} {cpu}")
+
+with open(f"{out}/{status}") as f:
+    st = json.load(f)
+total_read = total_over = total_rec = 0
+for r in st["rings"]:
+    k = (r["channel"], r["cpu"])
+    read = per_ring.get(k, 0)
+    total_read += read
+    total_over += r["overwritten"]
+    total_rec += r["recorded"]
+    if read + r["overwritten"] != r["recorded"]:
+        errors.append(f"ring {k}: read {read} + overwritten {r['overwritten']} != recorded {r['recorded']}")
+    for c in ("discarded", "too_big", "refused"):
+        if r[c]:
+            errors.append(f"ring {k}: {c} {r[c]} in overwrite mode")
+
+# The discard run: its stats copy (debugfs columns: channel cpu ... recorded $4).
+disc = Counter()
+for ch, cpu, _, _ in events(discard) if discard else ():
+    disc[ch, cpu] += 1
+if discard:
+    with open(f"{out}/discard.stats") as f:
+        for line in f:
+            a = line.split()
+            if a and a[0] in ("compact", "normal"):
+                k = (a[0], int(a[1]))
+                if disc.get(k, 0) != int(a[3]):
+                    errors.append(f"discard run, ring {k}: snapshot holds {disc.get(k, 0)}, recorded {a[3]}")
+
+for e in errors[:20]:
+    print("FAIL:", e)
+if errors:
+    print(f"FAIL: {len(errors)} errors")
+    sys.exit(1)
+if discard:
+    print(f"discard mode: the snapshot holds the {sum(disc.values())} events recorded")
+print(f"snapshots {' '.join(snaps)}: {total_read} events read + {total_over} overwritten "
+      f"= {total_rec} recorded, no event twice ({len(seen)} distinct)")
