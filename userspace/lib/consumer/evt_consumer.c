@@ -266,6 +266,24 @@ out:
 	return ret;
 }
 
+/*
+ * A sub-buffer was just taken: note it held, and learn the packet size once
+ * (every packet is a whole sub-buffer, padding included). 1, or -1 with the
+ * sub-buffer released.
+ */
+static int took_subbuf(struct evt_consumer *c, struct evt_consumer_ring *r)
+{
+	r->holding = 1;
+	if (!r->packet && ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &r->packet) < 0) {
+		evt_errf(c->err, sizeof(c->err), "sub-buffer size of %s: %s", r->name, strerror(errno));
+		r->packet = 0;
+		r->holding = 0;
+		ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
+		return -1;
+	}
+	return 1;
+}
+
 int evt_consumer_take(struct evt_consumer *c, struct evt_consumer_ring *r)
 {
 	if (ioctl(r->fd, r->holding ? EVT_IOC_PUT_GET_NEXT_SUBBUF : EVT_IOC_GET_NEXT_SUBBUF) < 0) {
@@ -277,16 +295,7 @@ int evt_consumer_take(struct evt_consumer *c, struct evt_consumer_ring *r)
 			 strerror(errno));
 		return -1;
 	}
-	r->holding = 1;
-	/* Every packet is a whole sub-buffer, padding included: ask once. */
-	if (!r->packet && ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &r->packet) < 0) {
-		evt_errf(c->err, sizeof(c->err), "sub-buffer size of %s: %s", r->name, strerror(errno));
-		r->packet = 0;
-		r->holding = 0;
-		ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
-		return -1;
-	}
-	return 1;
+	return took_subbuf(c, r);
 }
 
 int evt_consumer_take_below(struct evt_consumer *c, struct evt_consumer_ring *r, uint64_t bound)
@@ -308,15 +317,7 @@ int evt_consumer_take_below(struct evt_consumer *c, struct evt_consumer_ring *r,
 		}
 		usleep(1000);
 	}
-	r->holding = 1;
-	if (!r->packet && ioctl(r->fd, EVT_IOC_GET_PADDED_SUBBUF_SIZE, &r->packet) < 0) {
-		evt_errf(c->err, sizeof(c->err), "sub-buffer size of %s: %s", r->name, strerror(errno));
-		r->packet = 0;
-		r->holding = 0;
-		ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
-		return -1;
-	}
-	return 1;
+	return took_subbuf(c, r);
 }
 
 int evt_consumer_drain_below(struct evt_consumer *c, struct evt_consumer_ring *r, uint64_t bound)
