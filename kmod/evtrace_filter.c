@@ -277,6 +277,15 @@ static int evt_filter_parse_pids(struct nlattr *list, struct evt_filter_req *q, 
 	return 0;
 }
 
+/* A list entry of type @type holding a NUL-terminated string, else NULL. */
+static const char *evt_filter_string(const struct nlattr *a, int type)
+{
+	const char *s = nla_data(a);
+	int len = nla_len(a);
+
+	return nla_type(a) == type && len >= 1 && s[len - 1] == '\0' ? s : NULL;
+}
+
 static int evt_filter_parse_comms(struct nlattr *list, struct evt_filter_req *q,
 				  struct netlink_ext_ack *extack)
 {
@@ -284,10 +293,10 @@ static int evt_filter_parse_comms(struct nlattr *list, struct evt_filter_req *q,
 	int rem;
 
 	nla_for_each_nested(a, list, rem) {
-		const char *s = nla_data(a);
+		const char *s = evt_filter_string(a, EVT_A_FILTER_COMM);
 		int len = nla_len(a);
 
-		if (nla_type(a) != EVT_A_FILTER_COMM || len < 1 || s[len - 1] != '\0') {
+		if (!s) {
 			NL_SET_ERR_MSG_ATTR(extack, a, "FILTER_COMMS holds only NUL-terminated FILTER_COMM strings");
 			return -EINVAL;
 		}
@@ -316,11 +325,11 @@ static int evt_filter_parse_cgroups(struct nlattr *list, struct evt_filter_req *
 	int rem;
 
 	nla_for_each_nested(a, list, rem) {
-		const char *s = nla_data(a);
+		const char *s = evt_filter_string(a, EVT_A_FILTER_CGROUP);
 		int len = nla_len(a);
 		struct cgroup *cg;
 
-		if (nla_type(a) != EVT_A_FILTER_CGROUP || len < 1 || s[len - 1] != '\0') {
+		if (!s) {
 			NL_SET_ERR_MSG_ATTR(extack, a, "FILTER_CGROUPS holds only NUL-terminated FILTER_CGROUP strings");
 			return -EINVAL;
 		}
