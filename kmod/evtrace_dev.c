@@ -109,9 +109,10 @@ static int evt_release(struct inode *inode, struct file *file)
 		evt_meta_put(file->private_data);
 		return 0;
 	}
-	/* A killed drainer must not pin a sub-buffer. */
+	/* A killed drainer must not pin a sub-buffer, nor a snapshot's hold. */
 	mutex_lock(&cr->reader_lock);
 	evt_put_held(cr);
+	evt_ring_hold_below(&cr->ring, 0);
 	mutex_unlock(&cr->reader_lock);
 	atomic_set(&cr->reader_open, 0);
 	return 0;
@@ -270,6 +271,9 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (!ret) {
 			cr->holding = true;
 			file->f_pos = 0;
+		} else if (ret == -ENODATA) {
+			/* At the bound: the writer may take every lap again. */
+			evt_ring_hold_below(&cr->ring, 0);
 		}
 		break;
 	case EVT_IOC_PUT_NEXT_SUBBUF:

@@ -659,6 +659,24 @@ static int evt_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
  * room flushes its last ring again at the next round: a later bound, as
  * good. The cursor (cb->ctx) is the index of the next ring.
  */
+/* A snapshot's holds go after this long, read or not. */
+#define EVT_SNAPSHOT_HOLD_MS 10000
+
+static void evt_snapshot_expiry_fn(struct work_struct *w)
+{
+	unsigned int ch;
+	int cpu;
+
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+		for_each_possible_cpu(cpu) {
+			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
+
+			if (cr)
+				evt_ring_hold_below(&cr->ring, 0);
+		}
+}
+static DECLARE_DELAYED_WORK(evt_snapshot_expiry, evt_snapshot_expiry_fn);
+
 static int evt_nl_snapshot_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	unsigned long *pos = (unsigned long *)cb->ctx;
@@ -672,6 +690,13 @@ static int evt_nl_snapshot_dump(struct sk_buff *skb, struct netlink_callback *cb
 			continue;
 		evt_flush_ring(cr);
 		bound = (u64)((unsigned long)evt_local_read(&cr->ring.offset) >> cr->ring.sb_shift);
+		/*
+		 * Held until the reader reaches the bound or closes the ring, or
+		 * the hold expires (a requester that never reads).
+		 */
+		evt_ring_hold_below(&cr->ring, (unsigned long)bound << cr->ring.sb_shift);
+		mod_delayed_work(system_wq, &evt_snapshot_expiry,
+				 msecs_to_jiffies(EVT_SNAPSHOT_HOLD_MS));
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &evt_genl_family, NLM_F_MULTI, EVT_CMD_SNAPSHOT);
 		if (!hdr)
@@ -798,6 +823,7 @@ void evt_nl_exit(void)
 	/* A notification being sent finishes while the family exists. */
 	cancel_work_sync(&evt_notify_work);
 	genl_unregister_family(&evt_genl_family);
+	cancel_delayed_work_sync(&evt_snapshot_expiry);
 }
 
 /**
