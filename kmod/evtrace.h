@@ -361,6 +361,11 @@ void evt_nl_exit(void);
 void evt_nl_exit_notify(void);
 void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason);
 void evt_nl_notify_no_ring(unsigned int channel, unsigned int cpu);
+int evt_nl_notify_trigger(unsigned int reason, u64 seq, u64 ts);
+
+/* evtrace_trigger.c */
+int evt_trigger_init(void);
+void evt_trigger_exit(void);
 
 /* evtrace_filter.c */
 struct nlattr;

@@ -253,6 +253,38 @@ static int evt_nl_rotate(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/**
+ * evt_nl_notify_trigger() - announce a trigger to the drainers, now
+ * @reason: enum evt_trigger_reason
+ * @seq: the trigger's number
+ * @ts: its time on the trace's clock
+ *
+ * Process context. Not rate-limited: the triggers have their own limit.
+ *
+ * Return: 0, -ESRCH when nobody listens, or another negative errno.
+ */
+int evt_nl_notify_trigger(unsigned int reason, u64 seq, u64 ts)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!READ_ONCE(evt_nl_ready))
+		return -ENODEV;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &evt_genl_family, 0, EVT_CMD_NOTIFY);
+	if (!hdr || nla_put_u8(msg, EVT_A_NOTIFY_REASON, EVT_NOTIFY_TRIGGER) ||
+	    nla_put_u8(msg, EVT_A_TRIGGER_REASON, reason) ||
+	    nla_put_u64_64bit(msg, EVT_A_TRIGGER_SEQ, seq, EVT_A_PAD) ||
+	    nla_put_u64_64bit(msg, EVT_A_TRIGGER_TS, ts, EVT_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_multicast(&evt_genl_family, msg, 0, 0, GFP_KERNEL);
+}
+
 static int evt_nl_statedump(struct sk_buff *skb, struct genl_info *info)
 {
 	if (!READ_ONCE(evt_tracing)) {

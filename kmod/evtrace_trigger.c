@@ -26,15 +26,8 @@
 #include <trace/events/error_report.h>
 #include "evtrace.h"
 
-enum evt_trigger_reason {
-	EVT_TRIGGER_KFENCE,
-	EVT_TRIGGER_KASAN,
-	EVT_TRIGGER_WARN,
-	EVT_TRIGGER_OOPS,
-	EVT_NR_TRIGGERS,
-};
-
-static unsigned int evt_trigger_mask;
+/* WIP: a module parameter and a netlink command will set these. */
+static unsigned int evt_trigger_mask = BIT(EVT_NR_TRIGGERS) - 1;
 static unsigned int evt_trigger_interval_ms = 10000;
 static atomic64_t evt_trigger_last = ATOMIC64_INIT(0);
 static atomic64_t evt_trigger_seq = ATOMIC64_INIT(0);
@@ -69,7 +62,7 @@ static void evt_trigger_fire(u32 reason, unsigned long id)
 	pl.pad = 0;
 	pl.id = id;
 	pl.seq = atomic64_inc_return(&evt_trigger_seq);
-	/* TODO: EVT_ID_TRIGGER in the catalogue (normal channel, id 15). */
+	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_TRIGGER, &pl, sizeof(pl));
 	evt_trigger_now = (struct evt_trigger_pending){ pl.seq, now, id, reason };
 	irq_work_queue(&evt_trigger_iw);
 }
@@ -106,8 +99,12 @@ static void evt_trigger_iw_fn(struct irq_work *w)
 
 static void evt_trigger_work_fn(struct work_struct *w)
 {
-	/* TODO: flush every ring, keep the bounds, NOTIFY_SNAPSHOT; nobody listening: stop. */
+	/* TODO: a second trigger may rewrite it meanwhile (the rate limit makes it rare): a seqcount. */
+	struct evt_trigger_pending p = evt_trigger_now;
+
+	/* TODO: hold every ring at its bound for evdrain --snapshots; nobody listening: stop. */
 	evt_flush_all();
+	evt_nl_notify_trigger(p.reason, p.seq, p.ts);
 }
 
 static void evt_trigger_find_tp(struct tracepoint *tp, void *priv)

@@ -129,6 +129,9 @@ enum evt_genl_attr {
 	EVT_A_FILTER,		/* nested, STATUS: FILTER_NR_PIDS, _FOLLOW_FORK, _COMMS, _CGROUPS */
 	EVT_A_FILTER_NR_PIDS,	/* u32: process IDs tracked now (STATUS) */
 	EVT_A_SNAPSHOT_SEQ,	/* u64: SNAPSHOT's bound, a packet_seq_num (see below) */
+	EVT_A_TRIGGER_REASON,	/* u8: enum evt_trigger_reason (NOTIFY_TRIGGER) */
+	EVT_A_TRIGGER_SEQ,	/* u64: the trigger's number since load */
+	EVT_A_TRIGGER_TS,	/* u64: when, on the trace's clock */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)
@@ -186,7 +189,17 @@ enum evt_notify {
 	EVT_NOTIFY_STOPPED,	/* tracing stopped, everything flushed */
 	EVT_NOTIFY_NO_RING,	/* a CPU came online without its ring: events refused */
 	EVT_NOTIFY_ROTATE,	/* ROTATE: a drainer that rotates cuts its chunk now */
+	EVT_NOTIFY_TRIGGER,	/* a kernel report fired a trigger: TRIGGER_* attributes */
 	__EVT_NOTIFY_MAX,
+};
+
+/* What fired a trigger (EVT_A_TRIGGER_REASON). */
+enum evt_trigger_reason {
+	EVT_TRIGGER_KFENCE,
+	EVT_TRIGGER_KASAN,
+	EVT_TRIGGER_WARN,
+	EVT_TRIGGER_OOPS,
+	EVT_NR_TRIGGERS,
 };
 
 #define EVT_GEN_CHANNEL_COMPACT	1
