@@ -55,6 +55,9 @@ struct evt_cpu_ring {
 	unsigned long held_pos;
 	wait_queue_head_t wq;
 	u64 quiescent_ts;		/* last bound GET_QUIESCENT gave (reader_lock) */
+	/* The last kept trigger's bound (packet_seq_num) and hold position: evtrace_trigger.c. */
+	u64 trigger_bound;
+	unsigned long trigger_hold;
 	struct irq_work hw_work;	/* ring events from the probe path, NMI-safe */
 	unsigned long notify_pending;	/* BIT(enum evt_notify) to send */
 	struct device *dev;
@@ -311,6 +314,7 @@ void evt_rings_exit(void);
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
 int evt_flush_ring(struct evt_cpu_ring *cr);
 void evt_flush_all(void);
+u64 evt_ring_snapshot_bound(struct evt_cpu_ring *cr);
 void evt_start_tracing(void);
 void evt_stop_tracing(void);
 void evt_set_mode(unsigned int mode);
@@ -364,7 +368,9 @@ void evt_nl_notify_no_ring(unsigned int channel, unsigned int cpu);
 int evt_nl_notify_trigger(unsigned int reason, u64 seq, u64 ts);
 
 /* evtrace_trigger.c */
-int evt_trigger_init(void);
+int evt_trigger_init(struct dentry *dir);
+struct netlink_ext_ack;
+bool evt_trigger_kept(u64 seq, struct netlink_ext_ack *extack);
 void evt_trigger_exit(void);
 
 /* evtrace_filter.c */

@@ -113,6 +113,7 @@ static int evt_release(struct inode *inode, struct file *file)
 	mutex_lock(&cr->reader_lock);
 	evt_put_held(cr);
 	evt_ring_hold_below(&cr->ring, 0);
+	WRITE_ONCE(cr->trigger_hold, 0);
 	mutex_unlock(&cr->reader_lock);
 	atomic_set(&cr->reader_open, 0);
 	return 0;
@@ -238,6 +239,7 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct evt_cpu_ring *cr = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	long ret = 0;
+	unsigned long bound;
 	u64 v;
 
 	if (evt_is_meta(file))
@@ -265,15 +267,16 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		}
 		evt_put_held(cr);
 		/* A bound past any position the ring can reach: no bound. */
-		ret = evt_ring_get_below(&cr->ring, &cr->held_pos,
-					 v > (ULONG_MAX >> cr->ring.sb_shift) ? ULONG_MAX :
-					 (unsigned long)v << cr->ring.sb_shift);
+		bound = v > (ULONG_MAX >> cr->ring.sb_shift) ? ULONG_MAX :
+			(unsigned long)v << cr->ring.sb_shift;
+		ret = evt_ring_get_below(&cr->ring, &cr->held_pos, bound);
 		if (!ret) {
 			cr->holding = true;
 			file->f_pos = 0;
-		} else if (ret == -ENODATA) {
-			/* At the bound: the writer may take every lap again. */
+		} else if (ret == -ENODATA && READ_ONCE(cr->ring.hold_limit) <= bound) {
+			/* At the bound, and no later hold (a trigger since): every lap may go again. */
 			evt_ring_hold_below(&cr->ring, 0);
+			WRITE_ONCE(cr->trigger_hold, 0);
 		}
 		break;
 	case EVT_IOC_PUT_NEXT_SUBBUF:

@@ -155,7 +155,7 @@ static int __init evtrace_init(void)
 		goto err_gen;
 	debugfs_create_file("stats", 0444, evt_debugfs, NULL, &evt_stats_open_fops);
 	evt_filter_init(evt_debugfs);
-	ret = evt_trigger_init();
+	ret = evt_trigger_init(evt_debugfs);
 	if (ret)
 		goto err_trigger;
 

@@ -166,7 +166,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"Stop tracking these items (each must be tracked). When nothing is left\n"
 	"tracked, or with --all, the filter goes: every task is recorded again.\n",
 	[EVCTL_SNAPSHOT] =
-	"usage: evctl snapshot -o DIR\n"
+	"usage: evctl snapshot -o DIR [--trigger SEQ]\n"
 	"Save what every ring holds now (its complete sub-buffers and the partial one,\n"
 	"closed first) as a trace in DIR: the metadata and a stream file per channel\n"
 	"and CPU, as evdrain writes them. Tracing goes on. A snapshot takes what it\n"
@@ -178,6 +178,11 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"works too and frees the rings as a drain would.\n"
 	"  -o, --output DIR   a new directory or an empty one (created if missing;\n"
 	"                     its parent must exist)\n"
+	"  --trigger SEQ      what preceded trigger SEQ (a kernel report, see the\n"
+	"                     module parameter triggers): each ring up to where the\n"
+	"                     trigger closed it, kept since; only the last trigger's\n"
+	"                     is kept (its number is in the kernel log, the debugfs\n"
+	"                     file triggers and NOTIFY_TRIGGER)\n"
 	"Needs root: CAP_NET_ADMIN and the ring devices.\n",
 };
 
@@ -513,6 +518,10 @@ static int parse_snapshot(int argc, char *const argv[], int i, struct evctl_cmd 
 			if (cmd->out_dir)
 				return usage_err(err, errlen, "snapshot: -o given twice");
 			cmd->out_dir = v;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--trigger", &missing))) {
+			if (evt_parse_u64(v, 1, UINT64_MAX, &cmd->trigger_seq))
+				return usage_err(err, errlen,
+						 "snapshot: --trigger wants a trigger's number >= 1, not '%s'", v);
 		} else if (missing) {
 			return usage_err(err, errlen, "snapshot: %s needs a value", argv[i]);
 		} else {
@@ -956,7 +965,11 @@ void evt_notification_print(FILE *f, const struct evt_notification *n)
 	else
 		fprintf(f, " cpu=%d", n->cpu);
 	if (n->fill < 0)
-		fputs(" fill=-\n", f);
+		fputs(" fill=-", f);
 	else
-		fprintf(f, " fill=%d\n", n->fill);
+		fprintf(f, " fill=%d", n->fill);
+	if (n->reason == EVT_NOTIFY_TRIGGER)
+		fprintf(f, " trigger=%s seq=%" PRIu64 " ts=%" PRIu64, evt_trigger_name(n->trigger_reason),
+			n->trigger_seq, n->trigger_ts);
+	fputc('\n', f);
 }
