@@ -155,7 +155,8 @@ static __always_inline bool evt_filter_not_by_current(unsigned int channel, unsi
 	return (id >= EVT_ID_STATEDUMP_START && id <= EVT_ID_STATEDUMP_INTERRUPT) ||
 	       id == EVT_ID_SCHED_WAKEUP || id == EVT_ID_SCHED_WAKEUP_NEW ||
 	       id == EVT_ID_SCHED_WAKING || id == EVT_ID_SCHED_MIGRATE ||
-	       id == EVT_ID_SCHED_EXIT || id == EVT_ID_SCHED_FREE;
+	       id == EVT_ID_SCHED_EXIT || id == EVT_ID_SCHED_FREE ||
+	       id == EVT_ID_TRIGGER;	/* a kernel report, whoever hit it */
 }
 
 static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int channel,

@@ -109,11 +109,15 @@ static int evt_release(struct inode *inode, struct file *file)
 		evt_meta_put(file->private_data);
 		return 0;
 	}
-	/* A killed drainer must not pin a sub-buffer, nor a snapshot's hold. */
+	/*
+	 * A killed drainer must not pin a sub-buffer, nor a snapshot's hold.
+	 * A trigger's hold stays until a reader reaches its bound: what
+	 * preceded a kernel report is kept for the next one.
+	 */
 	mutex_lock(&cr->reader_lock);
 	evt_put_held(cr);
-	evt_ring_hold_below(&cr->ring, 0);
-	WRITE_ONCE(cr->trigger_hold, 0);
+	if (READ_ONCE(cr->ring.hold_limit) != READ_ONCE(cr->trigger_hold))
+		evt_ring_hold_below(&cr->ring, 0);
 	mutex_unlock(&cr->reader_lock);
 	atomic_set(&cr->reader_open, 0);
 	return 0;

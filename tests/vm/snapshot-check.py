@@ -24,11 +24,17 @@ if "--discard" in snaps:
 errors = []
 
 
+triggers = Counter()  # evtrace_trigger events per ring: recorded, not generated
+
+
 def events(name):
-    """(channel, cpu of the ring, generator cpu, seq) of each event."""
+    """(channel, cpu of the ring, generator cpu, seq) of each generator event."""
     with open(f"{out}/{name}.json") as f:
         for line in f:
             e = json.loads(line)
+            if e["event"] == "evtrace_trigger":
+                triggers["normal", e["cpu"]] += 1
+                continue
             ch = "normal" if e["event"] == "gen_normal" else "compact"
             yield ch, e["cpu"], e["fields"]["cpu"], e["fields"]["seq"]
 
@@ -55,7 +61,7 @@ for g in st.get("generator", []):
 total_read = total_over = total_rec = 0
 for r in st["rings"]:
     k = (r["channel"], r["cpu"])
-    read = per_ring.get(k, 0)
+    read = per_ring.get(k, 0) + triggers.get(k, 0)
     total_read += read
     total_over += r["overwritten"]
     total_rec += r["recorded"]
@@ -67,7 +73,7 @@ for r in st["rings"]:
         if r[c]:
             errors.append(f"ring {k}: {c} {r[c]} in overwrite mode")
     g = gen.get(k)
-    if g is not None and r["recorded"] + r["discarded"] != g:
+    if g is not None and r["recorded"] + r["discarded"] != g + triggers.get(k, 0):
         errors.append(f"ring {k}: recorded {r['recorded']} + discarded {r['discarded']} != generated {g}")
 
 # The discard run: its stats copy (debugfs columns: channel cpu ... recorded $4).
