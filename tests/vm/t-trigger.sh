@@ -33,12 +33,15 @@ trap 'rm -rf "$out" "$out.log"' EXIT
 # Every kernel line vm-run reported is the fault module's.
 reported=$(sed -n '/^vm-run: FAIL: dmesg has kernel warnings:/,/^vm-run: dmesg from the first report on:/p' "$out.log" |
 	sed '1d;$d')
-others=$(grep -vE 'WARNING: .*evt_fault|BUG: KASAN: slab-out-of-bounds in evt_fault|\] Call Trace:$' <<<"$reported" || true)
+# A report's call trace is its own (its frames are indented: "]  ? lockdep_...").
+others=$(grep -vE 'WARNING: .*evt_fault|BUG: KASAN: slab-out-of-bounds in evt_fault|\] Call Trace:$|^\[ *[0-9.]+\]  ' <<<"$reported" || true)
 [ -z "$others" ] || { echo "$reported"; die "vm-run reported other kernel lines: $others"; }
 grep -q 'WARNING: .*evt_fault' <<<"$reported" || die "no WARN among: $reported"
 [ "$fault" = warn ] || grep -q 'BUG: KASAN: slab-out-of-bounds in evt_fault' <<<"$reported" ||
 	die "no KASAN report among: $reported"
 awk '!seen[$0]++' <<<"$reported" | sed 's/^/kernel reported (expected): /'
+# The checkers' boot banners (debug kernel), as proof for the lane's summary.
+grep "^vm-run: kernel checkers:" "$out.log" || true
 
 for d in "$out"/snap/* "$out/keep1"; do
 	n=$(basename "$d")

@@ -126,8 +126,9 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"Print a line per notification of the kernel as it arrives:\n"
 	"  REASON channel=CHANNEL cpu=CPU fill=PERCENT   (\"-\" when not sent)\n"
 	"REASON is HIGH_WATER, FLUSHED, DISCARDING, CPU_ONLINE, CPU_OFFLINE, STOPPED,\n"
-	"NO_RING (a CPU came online without its ring: its events are refused) or\n"
-	"ROTATE (evctl rotate).\n"
+	"NO_RING (a CPU came online without its ring: its events are refused),\n"
+	"ROTATE (evctl rotate) or TRIGGER (a kernel report fired a trigger; its line\n"
+	"ends with trigger=KIND seq=N ts=TIME).\n"
 	"  --count N      exit after N notifications (those --reason selects)\n"
 	"  --timeout S    exit after S seconds (status 3 if --count was not reached)\n"
 	"  --reason LIST  only these reasons, comma-separated (case does not matter)\n"
@@ -466,7 +467,7 @@ static int parse_reasons(const char *list, unsigned int *mask, char *err, size_t
 		if (r < 0)
 			return usage_err(err, errlen,
 					 "watch: unknown reason '%s' (HIGH_WATER, FLUSHED, DISCARDING, "
-					 "CPU_ONLINE, CPU_OFFLINE, STOPPED, NO_RING, ROTATE)", tok);
+					 "CPU_ONLINE, CPU_OFFLINE, STOPPED, NO_RING, ROTATE, TRIGGER)", tok);
 		*mask |= 1u << r;
 	}
 	return 0;
