@@ -146,7 +146,8 @@ static struct tracepoint *evt_tp_error_report;
 
 static void evt_trigger_fire(u32 reason, unsigned long id)
 {
-	struct { u32 reason; u32 pad; u64 id; u64 seq; } pl;
+	/* The catalogue's fields are packed: no padding in a trace. */
+	struct { u32 reason; u64 id; u64 seq; } __packed pl;
 	u64 now;
 
 	if (!(READ_ONCE(evt_trigger_mask) & BIT(reason)) || !READ_ONCE(evt_tracing))
@@ -165,7 +166,6 @@ static void evt_trigger_fire(u32 reason, unsigned long id)
 	evt_trigger_last_ts = now;
 	atomic64_inc(&evt_trigger_fired[reason]);
 	pl.reason = reason;
-	pl.pad = 0;
 	pl.id = id;
 	pl.seq = atomic64_inc_return(&evt_trigger_seq);
 	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_TRIGGER, &pl, sizeof(pl));

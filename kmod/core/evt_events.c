@@ -85,7 +85,7 @@ static const struct evt_field_desc f_page_fault[] = {
 	F("address", EVT_F_X64), F("ip", EVT_F_X64), F("error_code", EVT_F_X64),
 };
 static const struct evt_field_desc f_trigger[] = {
-	F("reason", EVT_F_U32), F("pad", EVT_F_U32), F("id", EVT_F_X64), F("seq", EVT_F_U64),
+	F("reason", EVT_F_U32), F("id", EVT_F_X64), F("seq", EVT_F_U64),
 };
 static const struct evt_field_desc f_marker[] = {
 	F("tid", EVT_F_S32), F("text", EVT_F_STRING),
