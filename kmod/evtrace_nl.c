@@ -742,7 +742,7 @@ static int evt_nl_snapshot_dump(struct sk_buff *skb, struct netlink_callback *cb
 			/* Flushed and held when the trigger fired; rings newer than it have none. */
 			if (!READ_ONCE(cr->trigger_hold))
 				continue;
-			bound = cr->trigger_bound;
+			bound = READ_ONCE(cr->trigger_bound);
 		} else {
 			/* Held until read, closed, or expired (a requester that never reads). */
 			bound = evt_ring_snapshot_bound(cr);

@@ -216,7 +216,7 @@ static void evt_trigger_work_fn(struct work_struct *w)
 
 			if (!cr)
 				continue;
-			cr->trigger_bound = evt_ring_snapshot_bound(cr);
+			WRITE_ONCE(cr->trigger_bound, evt_ring_snapshot_bound(cr));
 			WRITE_ONCE(cr->trigger_hold, READ_ONCE(cr->ring.hold_limit));
 		}
 	evt_trigger_kept_one = t;
