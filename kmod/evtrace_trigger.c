@@ -49,10 +49,22 @@ static const char *const evt_trigger_names[EVT_NR_TRIGGERS] = {
 static unsigned int evt_trigger_mask;
 static unsigned int evt_trigger_interval_ms = EVT_TRIGGER_INTERVAL_DEFAULT;
 
+/*
+ * The hooks are attached only while a trigger is on: attaching patches
+ * kernel text on every CPU, which a module loaded on every machine with
+ * triggers off should not do. The parameter may be written (sysfs) before
+ * init has run and while exit runs: evt_trigger_hooks_lock orders both.
+ */
+static DEFINE_MUTEX(evt_trigger_hooks_lock);
+static bool evt_trigger_live;		/* between init and exit */
+static bool evt_trigger_hooked;
+static int evt_trigger_hooks_sync(void);
+
 static int evt_trigger_mask_set(const char *val, const struct kernel_param *kp)
 {
 	char buf[64], *list = buf, *name;
-	unsigned int mask = 0, i;
+	unsigned int mask = 0, old, i;
+	int ret;
 
 	if (strscpy(buf, val, sizeof(buf)) < 0)
 		goto bad;
@@ -72,8 +84,14 @@ static int evt_trigger_mask_set(const char *val, const struct kernel_param *kp)
 		mask |= BIT(i);
 	}
 set:
+	mutex_lock(&evt_trigger_hooks_lock);
+	old = evt_trigger_mask;
 	WRITE_ONCE(evt_trigger_mask, mask);
-	return 0;
+	ret = evt_trigger_live ? evt_trigger_hooks_sync() : 0;
+	if (ret)
+		WRITE_ONCE(evt_trigger_mask, old);
+	mutex_unlock(&evt_trigger_hooks_lock);
+	return ret;
 bad:
 	pr_err("triggers=%s is invalid: it must be none, all, or a comma-separated list of kasan, kfence, warn and oops\n",
 	       val);
@@ -281,8 +299,40 @@ static void evt_trigger_find_tp(struct tracepoint *tp, void *priv)
 		evt_tp_error_report = tp;
 }
 
+/* Attach or detach the hooks as the mask says; evt_trigger_hooks_lock held. */
+static int evt_trigger_hooks_sync(void)
+{
+	bool want = READ_ONCE(evt_trigger_mask);
+	int ret;
+
+	if (want == evt_trigger_hooked)
+		return 0;
+	if (want) {
+		if (evt_tp_error_report) {
+			ret = tracepoint_probe_register(evt_tp_error_report, evt_trigger_error_report, NULL);
+			if (ret)
+				return ret;
+		}
+		ret = register_die_notifier(&evt_trigger_die_nb);
+		if (ret) {
+			if (evt_tp_error_report)
+				tracepoint_probe_unregister(evt_tp_error_report, evt_trigger_error_report, NULL);
+			tracepoint_synchronize_unregister();
+			return ret;
+		}
+	} else {
+		unregister_die_notifier(&evt_trigger_die_nb);
+		if (evt_tp_error_report)
+			tracepoint_probe_unregister(evt_tp_error_report, evt_trigger_error_report, NULL);
+		/* Also a grace period for the die notifier's RCU-protected chain walk. */
+		tracepoint_synchronize_unregister();
+	}
+	evt_trigger_hooked = want;
+	return 0;
+}
+
 /**
- * evt_trigger_init() - attach the report hooks
+ * evt_trigger_init() - find the report hooks, attach them if a trigger is on
  * @dir: the module's debugfs directory, for the file triggers
  *
  * Return: 0 or a negative errno.
@@ -294,19 +344,12 @@ int evt_trigger_init(struct dentry *dir)
 	init_irq_work(&evt_trigger_iw, evt_trigger_iw_fn);
 	INIT_WORK(&evt_trigger_work, evt_trigger_work_fn);
 	for_each_kernel_tracepoint(evt_trigger_find_tp, NULL);
-	if (evt_tp_error_report) {
-		ret = tracepoint_probe_register(evt_tp_error_report, evt_trigger_error_report, NULL);
-		if (ret)
-			return ret;
-	}
-	ret = register_die_notifier(&evt_trigger_die_nb);
-	if (ret) {
-		if (evt_tp_error_report) {
-			tracepoint_probe_unregister(evt_tp_error_report, evt_trigger_error_report, NULL);
-			tracepoint_synchronize_unregister();
-		}
+	mutex_lock(&evt_trigger_hooks_lock);
+	ret = evt_trigger_hooks_sync();
+	evt_trigger_live = !ret;
+	mutex_unlock(&evt_trigger_hooks_lock);
+	if (ret)
 		return ret;
-	}
 	debugfs_create_file("triggers", 0444, dir, NULL, &evt_trigger_fops);
 	return 0;
 }
@@ -316,11 +359,11 @@ int evt_trigger_init(struct dentry *dir)
  */
 void evt_trigger_exit(void)
 {
-	unregister_die_notifier(&evt_trigger_die_nb);
-	if (evt_tp_error_report)
-		tracepoint_probe_unregister(evt_tp_error_report, evt_trigger_error_report, NULL);
-	/* Also a grace period for the die notifier's RCU-protected chain walk. */
-	tracepoint_synchronize_unregister();
+	mutex_lock(&evt_trigger_hooks_lock);
+	evt_trigger_live = false;
+	WRITE_ONCE(evt_trigger_mask, 0);
+	evt_trigger_hooks_sync();
+	mutex_unlock(&evt_trigger_hooks_lock);
 	irq_work_sync(&evt_trigger_iw);
 	cancel_work_sync(&evt_trigger_work);
 }

@@ -44,6 +44,22 @@ expect 1 "no trigger has fired" evctl snapshot -o /tmp/none --trigger 1
 [ ! -e /tmp/none ] || fail "the refused snapshot left /tmp/none"
 grep -q '^kept none$' $D/triggers || fail "a trigger is kept before any fired: $(cat $D/triggers)"
 
+# evdrain --snapshots: usage errors (2) and a DIR it cannot use (1).
+expect 2 "leaves the session as it is: no -o" evdrain --snapshots /tmp/s -o /tmp/o
+expect 2 "go with --snapshots" evdrain -o /tmp/o --keep-ms 5
+expect 2 "keep-ms wants a whole number from 1 to 86400000" evdrain --snapshots /tmp/s --keep-ms 0
+expect 2 "keep-mb wants a whole number from 1 to 1048576" evdrain --snapshots /tmp/s --keep-mb 2M
+expect 1 "is not a directory evdrain can write into" evdrain --snapshots /proc/version
+# No trigger on: it says so, and waits all the same.
+echo none > /sys/module/evtrace/parameters/triggers
+timeout 60 evdrain --snapshots /tmp/s --duration 1 > /dev/null 2> /tmp/x.err || fail "evdrain --snapshots --duration 1 failed"
+grep -q "no trigger is on" /tmp/x.err || fail "evdrain did not warn that no trigger is on: $(cat /tmp/x.err)"
+# Off means detached: a WARN fires nothing.
+insmod "$OUT/evt_fault.ko" fault=warn
+rmmod evt_fault
+grep -q "^fired warn 0$" $D/triggers || fail "a WARN fired with triggers=none: $(cat $D/triggers)"
+echo $TRIGGERS > /sys/module/evtrace/parameters/triggers
+
 evdrain --snapshots $OUT/trig > /tmp/evd.out 2> /tmp/evd.err &
 drainer=$!
 wait_until 60 "evdrain --snapshots did not start waiting" grep -q "waiting for triggers" /tmp/evd.err
