@@ -55,6 +55,9 @@ struct evt_cpu_ring {
 	unsigned long held_pos;
 	wait_queue_head_t wq;
 	u64 quiescent_ts;		/* last bound GET_QUIESCENT gave (reader_lock) */
+	/* The last kept trigger's bound (packet_seq_num) and hold position: evtrace_trigger.c. */
+	u64 trigger_bound;
+	unsigned long trigger_hold;
 	struct irq_work hw_work;	/* ring events from the probe path, NMI-safe */
 	unsigned long notify_pending;	/* BIT(enum evt_notify) to send */
 	struct device *dev;
@@ -152,7 +155,8 @@ static __always_inline bool evt_filter_not_by_current(unsigned int channel, unsi
 	return (id >= EVT_ID_STATEDUMP_START && id <= EVT_ID_STATEDUMP_INTERRUPT) ||
 	       id == EVT_ID_SCHED_WAKEUP || id == EVT_ID_SCHED_WAKEUP_NEW ||
 	       id == EVT_ID_SCHED_WAKING || id == EVT_ID_SCHED_MIGRATE ||
-	       id == EVT_ID_SCHED_EXIT || id == EVT_ID_SCHED_FREE;
+	       id == EVT_ID_SCHED_EXIT || id == EVT_ID_SCHED_FREE ||
+	       id == EVT_ID_TRIGGER;	/* a kernel report, whoever hit it */
 }
 
 static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int channel,
@@ -311,6 +315,7 @@ void evt_rings_exit(void);
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
 int evt_flush_ring(struct evt_cpu_ring *cr);
 void evt_flush_all(void);
+u64 evt_ring_snapshot_bound(struct evt_cpu_ring *cr);
 void evt_start_tracing(void);
 void evt_stop_tracing(void);
 void evt_set_mode(unsigned int mode);
@@ -361,6 +366,13 @@ void evt_nl_exit(void);
 void evt_nl_exit_notify(void);
 void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason);
 void evt_nl_notify_no_ring(unsigned int channel, unsigned int cpu);
+int evt_nl_notify_trigger(unsigned int reason, u64 seq, u64 ts);
+
+/* evtrace_trigger.c */
+int evt_trigger_init(struct dentry *dir);
+struct netlink_ext_ack;
+bool evt_trigger_kept(u64 seq, struct netlink_ext_ack *extack);
+void evt_trigger_exit(void);
 
 /* evtrace_filter.c */
 struct nlattr;

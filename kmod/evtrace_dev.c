@@ -109,9 +109,15 @@ static int evt_release(struct inode *inode, struct file *file)
 		evt_meta_put(file->private_data);
 		return 0;
 	}
-	/* A killed drainer must not pin a sub-buffer. */
+	/*
+	 * A killed drainer must not pin a sub-buffer, nor a snapshot's hold.
+	 * A trigger's hold stays until a reader reaches its bound: what
+	 * preceded a kernel report is kept for the next one.
+	 */
 	mutex_lock(&cr->reader_lock);
 	evt_put_held(cr);
+	if (READ_ONCE(cr->ring.hold_limit) != READ_ONCE(cr->trigger_hold))
+		evt_ring_hold_below(&cr->ring, 0);
 	mutex_unlock(&cr->reader_lock);
 	atomic_set(&cr->reader_open, 0);
 	return 0;
@@ -237,6 +243,7 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 	struct evt_cpu_ring *cr = file->private_data;
 	void __user *uarg = (void __user *)arg;
 	long ret = 0;
+	unsigned long bound;
 	u64 v;
 
 	if (evt_is_meta(file))
@@ -264,12 +271,16 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		}
 		evt_put_held(cr);
 		/* A bound past any position the ring can reach: no bound. */
-		ret = evt_ring_get_below(&cr->ring, &cr->held_pos,
-					 v > (ULONG_MAX >> cr->ring.sb_shift) ? ULONG_MAX :
-					 (unsigned long)v << cr->ring.sb_shift);
+		bound = v > (ULONG_MAX >> cr->ring.sb_shift) ? ULONG_MAX :
+			(unsigned long)v << cr->ring.sb_shift;
+		ret = evt_ring_get_below(&cr->ring, &cr->held_pos, bound);
 		if (!ret) {
 			cr->holding = true;
 			file->f_pos = 0;
+		} else if (ret == -ENODATA && READ_ONCE(cr->ring.hold_limit) <= bound) {
+			/* At the bound, and no later hold (a trigger since): every lap may go again. */
+			evt_ring_hold_below(&cr->ring, 0);
+			WRITE_ONCE(cr->trigger_hold, 0);
 		}
 		break;
 	case EVT_IOC_PUT_NEXT_SUBBUF:

@@ -155,6 +155,9 @@ static int __init evtrace_init(void)
 		goto err_gen;
 	debugfs_create_file("stats", 0444, evt_debugfs, NULL, &evt_stats_open_fops);
 	evt_filter_init(evt_debugfs);
+	ret = evt_trigger_init(evt_debugfs);
+	if (ret)
+		goto err_trigger;
 
 	evt_rings_loaded();
 	if (autostart)
@@ -170,6 +173,8 @@ err_started:
 	debugfs_remove_recursive(evt_debugfs);
 	evt_debugfs = NULL;
 	evt_stop_tracing();
+	evt_trigger_exit();
+err_trigger:
 	evt_filter_exit();
 	evt_bench_exit();
 err_gen:
@@ -196,6 +201,7 @@ static void __exit evtrace_exit(void)
 	evt_stop_tracing();
 	evt_gen_exit();
 	evt_bench_exit();
+	evt_trigger_exit();
 	evt_probes_exit();
 	evt_filter_exit();
 	evt_rings_hotplug_exit();

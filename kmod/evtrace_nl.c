@@ -91,6 +91,10 @@ static const struct nla_policy evt_untrack_policy[EVT_A_MAX + 1] = {
 	[EVT_A_FILTER_ALL] = { .type = NLA_FLAG },
 };
 
+static const struct nla_policy evt_snapshot_policy[EVT_A_MAX + 1] = {
+	[EVT_A_TRIGGER_SEQ] = { .type = NLA_U64 },
+};
+
 static const struct nla_policy evt_no_attrs_policy[EVT_A_MAX + 1] = {
 	[1 ... EVT_A_MAX] = { .type = NLA_REJECT,
 			      .reject_message = "this command takes no attributes" },
@@ -251,6 +255,38 @@ static int evt_nl_rotate(struct sk_buff *skb, struct genl_info *info)
 	else if (ret)
 		GENL_SET_ERR_MSG(info, "a listener's socket was full: it did not get the request");
 	return ret;
+}
+
+/**
+ * evt_nl_notify_trigger() - announce a trigger to the drainers, now
+ * @reason: enum evt_trigger_reason
+ * @seq: the trigger's number
+ * @ts: its time on the trace's clock
+ *
+ * Process context. Not rate-limited: the triggers have their own limit.
+ *
+ * Return: 0, -ESRCH when nobody listens, or another negative errno.
+ */
+int evt_nl_notify_trigger(unsigned int reason, u64 seq, u64 ts)
+{
+	struct sk_buff *msg;
+	void *hdr;
+
+	if (!READ_ONCE(evt_nl_ready))
+		return -ENODEV;
+	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	if (!msg)
+		return -ENOMEM;
+	hdr = genlmsg_put(msg, 0, 0, &evt_genl_family, 0, EVT_CMD_NOTIFY);
+	if (!hdr || nla_put_u8(msg, EVT_A_NOTIFY_REASON, EVT_NOTIFY_TRIGGER) ||
+	    nla_put_u8(msg, EVT_A_TRIGGER_REASON, reason) ||
+	    nla_put_u64_64bit(msg, EVT_A_TRIGGER_SEQ, seq, EVT_A_PAD) ||
+	    nla_put_u64_64bit(msg, EVT_A_TRIGGER_TS, ts, EVT_A_PAD)) {
+		nlmsg_free(msg);
+		return -EMSGSIZE;
+	}
+	genlmsg_end(msg, hdr);
+	return genlmsg_multicast(&evt_genl_family, msg, 0, 0, GFP_KERNEL);
 }
 
 static int evt_nl_statedump(struct sk_buff *skb, struct genl_info *info)
@@ -659,19 +695,60 @@ static int evt_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
  * room flushes its last ring again at the next round: a later bound, as
  * good. The cursor (cb->ctx) is the index of the next ring.
  */
+/* A snapshot's holds go after this long, read or not. */
+#define EVT_SNAPSHOT_HOLD_MS 10000
+enum { EVT_SNAPSHOT_NOW = 1, EVT_SNAPSHOT_TRIGGER };
+
+static void evt_snapshot_expiry_fn(struct work_struct *w)
+{
+	unsigned int ch;
+	int cpu;
+
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+		for_each_possible_cpu(cpu) {
+			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
+
+			/* A trigger's hold stays until it is read. */
+			if (cr && READ_ONCE(cr->ring.hold_limit) != READ_ONCE(cr->trigger_hold))
+				evt_ring_hold_below(&cr->ring, 0);
+		}
+}
+static DECLARE_DELAYED_WORK(evt_snapshot_expiry, evt_snapshot_expiry_fn);
+
 static int evt_nl_snapshot_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	unsigned long *pos = (unsigned long *)cb->ctx;
+	/* 0 before the first round, then EVT_SNAPSHOT_NOW or EVT_SNAPSHOT_TRIGGER */
+	unsigned long *kind = pos + 1;
 	struct evt_cpu_ring *cr;
+	bool trigger;
 	void *hdr;
 	u64 bound;
 
+	if (!*kind) {
+		/* The policy checked it: a u64, if there. */
+		const struct nlattr *seq = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, EVT_A_TRIGGER_SEQ);
+
+		if (seq && !evt_trigger_kept(nla_get_u64(seq), cb->extack))
+			return -ENOENT;
+		*kind = seq ? EVT_SNAPSHOT_TRIGGER : EVT_SNAPSHOT_NOW;
+	}
+	trigger = *kind == EVT_SNAPSHOT_TRIGGER;
 	for (; *pos < EVT_NR_CHANNELS * nr_cpu_ids; (*pos)++) {
 		cr = evt_get_ring(*pos / nr_cpu_ids, *pos % nr_cpu_ids);
 		if (!cr)
 			continue;
-		evt_flush_ring(cr);
-		bound = (u64)((unsigned long)evt_local_read(&cr->ring.offset) >> cr->ring.sb_shift);
+		if (trigger) {
+			/* Flushed and held when the trigger fired; rings newer than it have none. */
+			if (!READ_ONCE(cr->trigger_hold))
+				continue;
+			bound = READ_ONCE(cr->trigger_bound);
+		} else {
+			/* Held until read, closed, or expired (a requester that never reads). */
+			bound = evt_ring_snapshot_bound(cr);
+			mod_delayed_work(system_wq, &evt_snapshot_expiry,
+					 msecs_to_jiffies(EVT_SNAPSHOT_HOLD_MS));
+		}
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &evt_genl_family, NLM_F_MULTI, EVT_CMD_SNAPSHOT);
 		if (!hdr)
@@ -729,8 +806,8 @@ static const struct genl_ops evt_genl_ops[] = {
 		.cmd = EVT_CMD_SNAPSHOT,
 		.doit = evt_nl_snapshot_doit,
 		.dumpit = evt_nl_snapshot_dump,
-		.policy = evt_no_attrs_policy,
-		.maxattr = ARRAY_SIZE(evt_no_attrs_policy) - 1,
+		.policy = evt_snapshot_policy,
+		.maxattr = ARRAY_SIZE(evt_snapshot_policy) - 1,
 		.flags = GENL_ADMIN_PERM,
 	},
 };
@@ -798,6 +875,7 @@ void evt_nl_exit(void)
 	/* A notification being sent finishes while the family exists. */
 	cancel_work_sync(&evt_notify_work);
 	genl_unregister_family(&evt_genl_family);
+	cancel_delayed_work_sync(&evt_snapshot_expiry);
 }
 
 /**

@@ -380,6 +380,27 @@ int evt_flush_ring(struct evt_cpu_ring *cr)
 }
 
 /**
+ * evt_ring_snapshot_bound() - flush a ring and hold what the flush closed
+ * @cr: the ring
+ *
+ * The bound is the packet_seq_num of the sub-buffer open after the flush:
+ * every packet below it is closed, and held for the reader (an overwriting
+ * writer discards rather than take them) until the reader reaches the bound
+ * or closes the ring. Process context.
+ *
+ * Return: the bound.
+ */
+u64 evt_ring_snapshot_bound(struct evt_cpu_ring *cr)
+{
+	unsigned long bound;
+
+	evt_flush_ring(cr);
+	bound = (unsigned long)evt_local_read(&cr->ring.offset) >> cr->ring.sb_shift;
+	evt_ring_hold_below(&cr->ring, bound << cr->ring.sb_shift);
+	return bound;
+}
+
+/**
  * evt_ring_quiescent() - flush, and tell a time before which no new event comes
  * @cr: the ring
  * @q: filled in

@@ -116,6 +116,7 @@ enum {
 	EVT_ID_STATEDUMP_END = 12,
 	EVT_ID_STATEDUMP_PROCESS = 13,
 	EVT_ID_STATEDUMP_INTERRUPT = 14,
+	EVT_ID_TRIGGER = 15,		/* a kernel report fired a trigger: reason, id, seq */
 };
 
 extern const struct evt_event_desc evt_events[];

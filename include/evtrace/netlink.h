@@ -32,8 +32,21 @@
  * CHANNEL, CPU and SNAPSHOT_SEQ, the packet_seq_num of the sub-buffer open
  * after that flush: every packet below it is closed. A reader then takes the
  * ring's packets with EVT_IOC_PUT_GET_SUBBUF_BELOW up to that bound and stops
- * there, however fast the writer goes on (<evtrace/abi.h>). It takes no
- * attribute; a request without NLM_F_DUMP gets EOPNOTSUPP.
+ * there, however fast the writer goes on (<evtrace/abi.h>). Until the reader
+ * reaches the bound (or closes the ring, or 10 s pass) an overwriting writer
+ * discards rather than take a packet below it. With TRIGGER_SEQ, the bounds
+ * are those the trigger of that number took when it fired (NOTIFY_TRIGGER),
+ * nothing is flushed, and rings that had none are left out; only the last
+ * trigger's bounds are kept (ENOENT for another), held until read. A request
+ * without NLM_F_DUMP gets EOPNOTSUPP.
+ *
+ * Triggers: when the kernel reports a bug (error_report_end: KASAN, KFENCE,
+ * every WARN; the die notifier: an oops) and the module parameter triggers
+ * names that detector, the module records an evtrace_trigger event, flushes
+ * every ring, holds each at its bound as SNAPSHOT does (without expiry) and
+ * multicasts NOTIFY_TRIGGER with TRIGGER_REASON, TRIGGER_SEQ and TRIGGER_TS.
+ * A drainer (evdrain --snapshots) then asks SNAPSHOT with TRIGGER_SEQ. One
+ * trigger at a time, and none within trigger_interval_ms of the last.
  *
  * Mutating commands need CAP_NET_ADMIN. STATUS is open to everyone: it
  * reports counters and configuration of the tracer, no event contents, no
@@ -129,6 +142,9 @@ enum evt_genl_attr {
 	EVT_A_FILTER,		/* nested, STATUS: FILTER_NR_PIDS, _FOLLOW_FORK, _COMMS, _CGROUPS */
 	EVT_A_FILTER_NR_PIDS,	/* u32: process IDs tracked now (STATUS) */
 	EVT_A_SNAPSHOT_SEQ,	/* u64: SNAPSHOT's bound, a packet_seq_num (see below) */
+	EVT_A_TRIGGER_REASON,	/* u8: enum evt_trigger_reason (NOTIFY_TRIGGER) */
+	EVT_A_TRIGGER_SEQ,	/* u64: the trigger's number since load */
+	EVT_A_TRIGGER_TS,	/* u64: when, on the trace's clock */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)
@@ -186,7 +202,17 @@ enum evt_notify {
 	EVT_NOTIFY_STOPPED,	/* tracing stopped, everything flushed */
 	EVT_NOTIFY_NO_RING,	/* a CPU came online without its ring: events refused */
 	EVT_NOTIFY_ROTATE,	/* ROTATE: a drainer that rotates cuts its chunk now */
+	EVT_NOTIFY_TRIGGER,	/* a kernel report fired a trigger: TRIGGER_* attributes */
 	__EVT_NOTIFY_MAX,
+};
+
+/* What fired a trigger (EVT_A_TRIGGER_REASON). */
+enum evt_trigger_reason {
+	EVT_TRIGGER_KFENCE,
+	EVT_TRIGGER_KASAN,
+	EVT_TRIGGER_WARN,
+	EVT_TRIGGER_OOPS,
+	EVT_NR_TRIGGERS,
 };
 
 #define EVT_GEN_CHANNEL_COMPACT	1

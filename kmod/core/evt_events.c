@@ -84,6 +84,9 @@ static const struct evt_field_desc f_sched_exit[] = {
 static const struct evt_field_desc f_page_fault[] = {
 	F("address", EVT_F_X64), F("ip", EVT_F_X64), F("error_code", EVT_F_X64),
 };
+static const struct evt_field_desc f_trigger[] = {
+	F("reason", EVT_F_U32), F("id", EVT_F_X64), F("seq", EVT_F_U64),
+};
 static const struct evt_field_desc f_marker[] = {
 	F("tid", EVT_F_S32), F("text", EVT_F_STRING),
 };
@@ -122,6 +125,7 @@ static const struct evt_field_desc f_marker[] = {
 	EV("sched_process_free", EVT_CHAN_NORMAL, EVT_ID_SCHED_FREE, f_sched_exit), \
 	EV("page_fault_user", EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, f_page_fault), \
 	EV("marker", EVT_CHAN_NORMAL, EVT_ID_MARKER, f_marker), \
+	EV("evtrace_trigger", EVT_CHAN_NORMAL, EVT_ID_TRIGGER, f_trigger), \
 	EV0("lttng_statedump_start", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_START), \
 	EV("lttng_statedump_process_state", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_PROCESS, f_statedump_process), \
 	EV("lttng_statedump_interrupt", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_INTERRUPT, f_statedump_interrupt), \

@@ -298,9 +298,10 @@ static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 		}
 		if (pos < r->ring_size || evt_cons_pos(r, v) > pos - r->ring_size)
 			break;
-		if (r->mode != EVT_MODE_OVERWRITE)
-			return -ENOBUFS;
 		old = pos - r->ring_size;
+		/* A snapshot reads up to its hold: what it will read is not taken. */
+		if (r->mode != EVT_MODE_OVERWRITE || old < EVT_READ_ONCE(r->hold_limit))
+			return -ENOBUFS;
 		/*
 		 * The lap's count, read before the lap is taken: once it is,
 		 * an interrupt may open and deliver the next lap; before, doing
@@ -565,6 +566,21 @@ int evt_ring_get_below(struct evt_ring *r, unsigned long *pos, unsigned long lim
 		*pos = c;
 		return 0;
 	}
+}
+
+/**
+ * evt_ring_hold_below() - keep the packets below a position for a reader
+ * @r: the ring
+ * @limit: a position (a snapshot's bound); 0 releases the hold
+ *
+ * Until released, an overwriting writer that would take a lap below @limit
+ * from the reader discards its event instead (counted as discarded), so a
+ * snapshot reads every packet the flush before it closed, however fast the
+ * writer goes. The reader releases the hold when it reaches the bound.
+ */
+void evt_ring_hold_below(struct evt_ring *r, unsigned long limit)
+{
+	EVT_WRITE_ONCE(r->hold_limit, limit);
 }
 
 /**

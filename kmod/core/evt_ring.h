@@ -166,6 +166,12 @@ struct evt_ring {
 	unsigned long subbuf_size;
 	unsigned long ring_size;
 	unsigned long hw_bytes;		/* high-water mark in unconsumed bytes */
+	/*
+	 * A snapshot's hold (evt_ring_hold_below()): in overwrite mode a
+	 * writer does not take a lap below this position from the reader, it
+	 * discards instead. 0: no hold. Read at sub-buffer switches only.
+	 */
+	unsigned long hold_limit;
 	evt_local_t discarded;
 	evt_local_t too_big;
 	evt_local_t refused;
@@ -227,6 +233,7 @@ int evt_ring_flush_remote(struct evt_ring *r);
 
 int evt_ring_get(struct evt_ring *r, unsigned long *pos);
 int evt_ring_get_below(struct evt_ring *r, unsigned long *pos, unsigned long limit);
+void evt_ring_hold_below(struct evt_ring *r, unsigned long limit);
 void evt_ring_put(struct evt_ring *r, unsigned long pos);
 void evt_ring_stats(struct evt_ring *r, struct evt_ring_stats *st);
 unsigned int evt_ring_fill_pct(struct evt_ring *r);

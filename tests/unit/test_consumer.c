@@ -16,6 +16,7 @@
 #include "unit.h"
 #include "evt_consumer.h"
 #include "evt_metadata.h"
+#include "evt_trim.h"
 
 struct tmpdirs {
 	char dev[64], out[64];
@@ -391,6 +392,255 @@ START_TEST(consumer_failed_write_keeps_whole_packets)
 }
 END_TEST
 
+/*
+ * A saved stream file: one packet of @bytes per timestamp_end in @ts (each
+ * begins 5 earlier), its payload filled with the low byte of its ts_end.
+ */
+static void trim_stream(const char *dir, const char *name, const uint64_t *ts, unsigned int n,
+			size_t bytes)
+{
+	uint8_t *p = calloc(n ? n : 1, bytes);
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(p);
+	for (i = 0; i < n; i++) {
+		struct evt_packet_header h = { .magic = EVT_CTF_MAGIC, .packet_seq_num = i,
+					       .timestamp_begin = ts[i] - 5, .timestamp_end = ts[i],
+					       .packet_size = bytes * 8,
+					       .content_size = EVT_PACKET_HEADER_SIZE * 8 };
+
+		memcpy(p + i * bytes, &h, sizeof(h));
+		memset(p + i * bytes + sizeof(h), (int)(ts[i] & 0xff), bytes - sizeof(h));
+	}
+	put_file(dir, name, p, n * bytes);
+	free(p);
+}
+
+/* The file holds exactly the whole packets ending at @ts, in order, intact. */
+static void assert_stream(const char *dir, const char *name, const uint64_t *ts, unsigned int n,
+			  size_t bytes)
+{
+	uint8_t *p = malloc(n * bytes + 1);
+	char path[256];
+	unsigned int i;
+	size_t j;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(p);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	f = fopen(path, "rb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fread(p, 1, n * bytes + 1, f), n * bytes);
+	fclose(f);
+	for (i = 0; i < n; i++) {
+		struct evt_packet_header h;
+
+		memcpy(&h, p + i * bytes, sizeof(h));
+		ck_assert_uint_eq(h.magic, EVT_CTF_MAGIC);
+		ck_assert_uint_eq(h.packet_size, bytes * 8);
+		ck_assert_uint_eq(h.timestamp_end, ts[i]);
+		for (j = sizeof(h); j < bytes; j++)
+			ck_assert_uint_eq(p[i * bytes + j], ts[i] & 0xff);
+	}
+	free(p);
+}
+
+static void trim_metadata(const char *dir)
+{
+	put_file(dir, "metadata", "/* CTF 1.8 */\n", 14);
+}
+
+static void assert_trim(const struct evt_trim_result *r, uint64_t pk, uint64_t pd, uint64_t bk,
+			uint64_t bd)
+{
+	ck_assert_uint_eq(r->packets_kept, pk);
+	ck_assert_uint_eq(r->packets_dropped, pd);
+	ck_assert_uint_eq(r->bytes_kept, bk);
+	ck_assert_uint_eq(r->bytes_dropped, bd);
+}
+
+/*
+ * The time cut drops what ended before not_before, in every stream: a
+ * packet ending at it stays (it began before, so a cut by
+ * timestamp_begin, or with <=, drops it).
+ */
+START_TEST(trim_time_cut)
+{
+	static const uint64_t c0[] = { 10, 20, 30, 40, 50 }, n1[] = { 15, 25, 35, 45 };
+	struct evt_trim_result r;
+	struct tmpdirs d;
+	char err[256];
+
+	make_dirs(&d);
+	trim_metadata(d.out);
+	trim_stream(d.out, "compact_0", c0, 5, 256);
+	trim_stream(d.out, "normal_1", n1, 4, 512);
+	ck_assert_int_eq(evt_trim_trace(d.out, 30, 0, &r, err, sizeof(err)), 0);
+	assert_stream(d.out, "compact_0", c0 + 2, 3, 256);
+	assert_stream(d.out, "normal_1", n1 + 2, 2, 512);
+	assert_trim(&r, 5, 4, 3 * 256 + 2 * 512, 2 * 256 + 2 * 512);
+	ck_assert_int_eq(file_size(d.out, "metadata"), 14);
+
+	/* Again: nothing older is left. Past the newest: every packet goes. */
+	ck_assert_int_eq(evt_trim_trace(d.out, 30, 0, &r, err, sizeof(err)), 0);
+	assert_trim(&r, 5, 0, 3 * 256 + 2 * 512, 0);
+	ck_assert_int_eq(evt_trim_trace(d.out, 51, 0, &r, err, sizeof(err)), 0);
+	assert_trim(&r, 0, 5, 0, 3 * 256 + 2 * 512);
+	ck_assert_int_eq(file_size(d.out, "compact_0"), 0);
+	ck_assert_int_eq(file_size(d.out, "normal_1"), 0);
+	remove_dirs(&d);
+}
+END_TEST
+
+/*
+ * The size cut keeps the newest packets of the whole trace: three streams
+ * with interleaved timestamps, a budget of the 4 newest (two of them twice
+ * the size) keeps 9-12, two of them in one stream and none in compact_1's
+ * older ones. A cut per stream (a share of the budget each, or the budget
+ * each) keeps others.
+ */
+START_TEST(trim_size_cut)
+{
+	static const uint64_t c0[] = { 1, 4, 7, 10 }, c1[] = { 2, 5, 8, 11 }, n2[] = { 3, 6, 9, 12 };
+	const uint64_t all = 8 * 256 + 4 * 512, budget = 2 * 256 + 2 * 512;
+	struct evt_trim_result r;
+	struct tmpdirs d;
+	char err[256];
+
+	make_dirs(&d);
+	trim_metadata(d.out);
+	trim_stream(d.out, "compact_0", c0, 4, 256);
+	trim_stream(d.out, "compact_1", c1, 4, 256);
+	trim_stream(d.out, "normal_2", n2, 4, 512);
+	ck_assert_int_eq(evt_trim_trace(d.out, 0, budget + 255, &r, err, sizeof(err)), 0);
+	assert_trim(&r, 4, 8, budget, all - budget);
+	assert_stream(d.out, "compact_0", c0 + 3, 1, 256);
+	assert_stream(d.out, "compact_1", c1 + 3, 1, 256);
+	assert_stream(d.out, "normal_2", n2 + 2, 2, 512);
+
+	/* Both cuts: the time cut first, then the budget (one byte short of 11 and 12). */
+	ck_assert_int_eq(evt_trim_trace(d.out, 10, 256 + 512 - 1, &r, err, sizeof(err)), 0);
+	assert_trim(&r, 1, 3, 512, budget - 512);
+	ck_assert_int_eq(file_size(d.out, "compact_0"), 0);
+	ck_assert_int_eq(file_size(d.out, "compact_1"), 0);
+	assert_stream(d.out, "normal_2", n2 + 3, 1, 512);
+	remove_dirs(&d);
+}
+END_TEST
+
+/* Set a file's mtime far back: a rewrite would move it to now. */
+static void age_file(const char *dir, const char *name)
+{
+	struct timespec t[2] = { { 1000000000, 0 }, { 1000000000, 0 } };
+	char path[256];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(utimensat(AT_FDCWD, path, t, 0), 0);
+}
+
+static void assert_aged(const char *dir, const char *name)
+{
+	char path[256];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_mtim.tv_sec, 1000000000);
+}
+
+/*
+ * No cut (both 0, or a time before every packet and a budget above the
+ * trace) changes nothing: the files are not even rewritten.
+ */
+START_TEST(trim_no_cut)
+{
+	static const uint64_t c0[] = { 10, 20, 30 }, n1[] = { 15, 25 };
+	const uint64_t all = 3 * 256 + 2 * 512;
+	struct evt_trim_result r;
+	struct tmpdirs d;
+	char err[256];
+
+	make_dirs(&d);
+	trim_metadata(d.out);
+	trim_stream(d.out, "compact_0", c0, 3, 256);
+	trim_stream(d.out, "normal_1", n1, 2, 512);
+	age_file(d.out, "compact_0");
+	age_file(d.out, "normal_1");
+	ck_assert_int_eq(evt_trim_trace(d.out, 0, 0, &r, err, sizeof(err)), 0);
+	assert_trim(&r, 5, 0, all, 0);
+	ck_assert_int_eq(evt_trim_trace(d.out, 10, all, &r, err, sizeof(err)), 0);
+	assert_trim(&r, 5, 0, all, 0);
+	assert_stream(d.out, "compact_0", c0, 3, 256);
+	assert_stream(d.out, "normal_1", n1, 2, 512);
+	assert_aged(d.out, "compact_0");
+	assert_aged(d.out, "normal_1");
+	remove_dirs(&d);
+}
+END_TEST
+
+/*
+ * An empty stream stays empty; a partial last packet is dropped bytes (cut
+ * even without a cut asked for), the whole ones before it stay. Hidden
+ * files are not streams.
+ */
+START_TEST(trim_empty_and_partial)
+{
+	static const uint64_t c1[] = { 10, 20, 30, 40 };
+	struct evt_trim_result r;
+	struct tmpdirs d;
+	char err[256];
+
+	make_dirs(&d);
+	trim_metadata(d.out);
+	trim_stream(d.out, "compact_0", NULL, 0, 256);
+	trim_stream(d.out, "compact_1", c1, 4, 256);
+	ck_assert_int_eq(truncate(strcat(strcpy(err, d.out), "/compact_1"), 3 * 256 + 100), 0);
+	put_file(d.out, ".lock", "x", 1);
+	ck_assert_int_eq(evt_trim_trace(d.out, 0, 0, &r, err, sizeof(err)), 0);
+	assert_trim(&r, 3, 0, 3 * 256, 100);
+	ck_assert_int_eq(file_size(d.out, "compact_0"), 0);
+	assert_stream(d.out, "compact_1", c1, 3, 256);
+	ck_assert_int_eq(file_size(d.out, ".lock"), 1);
+
+	/* A header cut short (less than a packet header) is a partial packet too. */
+	trim_stream(d.out, "compact_1", c1, 4, 256);
+	ck_assert_int_eq(truncate(strcat(strcpy(err, d.out), "/compact_1"), 3 * 256 + 40), 0);
+	ck_assert_int_eq(evt_trim_trace(d.out, 0, 256, &r, err, sizeof(err)), 0);
+	assert_trim(&r, 1, 2, 256, 2 * 256 + 40);
+	assert_stream(d.out, "compact_1", c1 + 2, 1, 256);
+	ck_assert_int_eq(file_size(d.out, "compact_0"), 0);
+	remove_dirs(&d);
+}
+END_TEST
+
+/*
+ * Refused, nothing touched: a directory without metadata, and one with a
+ * file that is no stream (cutting it to its whole packets would erase it).
+ */
+START_TEST(trim_refuses)
+{
+	static const uint64_t c0[] = { 10, 20 };
+	struct evt_trim_result r;
+	struct tmpdirs d;
+	char err[256];
+
+	make_dirs(&d);
+	trim_stream(d.out, "compact_0", c0, 2, 256);
+	ck_assert_int_eq(evt_trim_trace(d.out, 15, 0, &r, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "no metadata"));
+	ck_assert_ptr_nonnull(strstr(err, d.out));
+	assert_stream(d.out, "compact_0", c0, 2, 256);
+
+	trim_metadata(d.out);
+	put_file(d.out, "notes.txt", "not a packet", 12);
+	ck_assert_int_eq(evt_trim_trace(d.out, 15, 0, &r, err, sizeof(err)), -1);
+	ck_assert_ptr_nonnull(strstr(err, "notes.txt: not a stream file"));
+	assert_stream(d.out, "compact_0", c0, 2, 256);
+	ck_assert_int_eq(file_size(d.out, "notes.txt"), 12);
+	remove_dirs(&d);
+}
+END_TEST
+
 Suite *consumer_suite(void)
 {
 	Suite *s = suite_create("consumer");
@@ -402,6 +652,11 @@ Suite *consumer_suite(void)
 	tcase_add_test(tc, consumer_append_keeps_whole_packets);
 	tcase_add_loop_test(tc, consumer_moves_packets, 0, 6);
 	tcase_add_loop_test(tc, consumer_failed_write_keeps_whole_packets, 0, 3);
+	tcase_add_test(tc, trim_time_cut);
+	tcase_add_test(tc, trim_size_cut);
+	tcase_add_test(tc, trim_no_cut);
+	tcase_add_test(tc, trim_empty_and_partial);
+	tcase_add_test(tc, trim_refuses);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1190,26 +1190,30 @@ END_TEST
 START_TEST(notification_lines)
 {
 	struct evt_notification n[] = {
-		{ EVT_NOTIFY_HIGH_WATER, EVT_CHAN_COMPACT, 0, 72 },
-		{ EVT_NOTIFY_CPU_OFFLINE, -1, 1, -1 },
-		{ EVT_NOTIFY_STOPPED, -1, -1, -1 },
-		{ 42, 9, 3, 0 },
+		{ EVT_NOTIFY_HIGH_WATER, EVT_CHAN_COMPACT, 0, 72, -1, 0, 0 },
+		{ EVT_NOTIFY_CPU_OFFLINE, -1, 1, -1, -1, 0, 0 },
+		{ EVT_NOTIFY_STOPPED, -1, -1, -1, -1, 0, 0 },
+		{ 42, 9, 3, 0, -1, 0, 0 },
+		{ EVT_NOTIFY_TRIGGER, -1, -1, -1, EVT_TRIGGER_KASAN, 3, 123456789 },
 	};
 	char *buf = NULL;
 	size_t len = 0, i;
 	FILE *f = open_memstream(&buf, &len);
 
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 5; i++)
 		evt_notification_print(f, &n[i]);
 	fclose(f);
 	ck_assert_str_eq(buf, "HIGH_WATER channel=compact cpu=0 fill=72\n"
 			 "CPU_OFFLINE channel=- cpu=1 fill=-\n"
 			 "STOPPED channel=- cpu=- fill=-\n"
-			 "REASON_42 channel=9 cpu=3 fill=0\n");
+			 "REASON_42 channel=9 cpu=3 fill=0\n"
+			 "TRIGGER channel=- cpu=- fill=- trigger=kasan seq=3 ts=123456789\n");
 	free(buf);
 	ck_assert_str_eq(evt_notify_name(EVT_NOTIFY_DISCARDING), "DISCARDING");
 	ck_assert_str_eq(evt_notify_name(-1), "?");
 	ck_assert_str_eq(evt_notify_name(__EVT_NOTIFY_MAX), "?");
+	ck_assert_str_eq(evt_trigger_name(EVT_TRIGGER_OOPS), "oops");
+	ck_assert_str_eq(evt_trigger_name(EVT_NR_TRIGGERS), "?");
 }
 END_TEST
 

@@ -448,6 +448,69 @@ START_TEST(snapshot_reads_below_bound)
 }
 END_TEST
 
+/*
+ * With a hold at the bound, the writer going on at the same pace discards
+ * instead of taking the laps the snapshot will read: the snapshot gets every
+ * packet below its bound (the whole ring), the rest is counted discarded,
+ * and generated = recorded + discarded, read + overwritten = recorded.
+ */
+START_TEST(snapshot_hold_keeps_the_ring)
+{
+	struct tring t;
+	struct seen s = { 0 };
+	struct evt_ring_stats st;
+	unsigned long pos, bound, limit, first;
+	uint64_t i = 0, taken, snap, refused = 0;
+	const struct evt_packet_header *h;
+	int rc;
+
+	use_fake_clock(1, 3);
+	tring_init(&t, SB, 4, EVT_CHAN_COMPACT, EVT_MODE_OVERWRITE);
+	for (snap = 0; snap < 5; snap++) {
+		for (; i < (snap + 1) * 3000; i++)
+			if (rec_compact(&t.r, 0, i))
+				refused++;
+		evt_ring_flush(&t.r);
+		bound = (unsigned long)evt_local_read(&t.r.offset) >> t.r.sb_shift;
+		limit = bound << t.r.sb_shift;
+		evt_ring_hold_below(&t.r, limit);
+		taken = 0;
+		first = ~0UL;
+		for (;;) {
+			rc = evt_ring_get_below(&t.r, &pos, limit);
+			if (rc == -ENODATA)
+				break;
+			ck_assert_int_eq(rc, 0);
+			h = evt_ring_packet(&t.r, pos);
+			ck_assert_uint_lt(h->packet_seq_num, bound);
+			if (first == ~0UL)
+				first = h->packet_seq_num;
+			decode_packet(h, SB, &s);
+			evt_ring_put(&t.r, pos);
+			taken++;
+			for (uint64_t k = 0; k < 380; k++, i++)
+				if (rec_compact(&t.r, 0, i))
+					refused++;
+		}
+		evt_ring_hold_below(&t.r, 0);
+		/* Every packet from the first one read to the bound: the whole ring. */
+		ck_assert_uint_eq(taken, bound - first);
+		ck_assert_uint_ge(taken, 3);
+	}
+	evt_ring_flush(&t.r);
+	drain_all(&t.r, &s);
+	evt_ring_stats(&t.r, &st);
+	ck_assert_uint_eq(st.recorded + st.discarded, i);
+	for (i = 1; i < s.n; i++)
+		ck_assert_uint_gt(s.seq[i], s.seq[i - 1]);
+	ck_assert_uint_gt(st.discarded, 0);
+	ck_assert_uint_eq(st.discarded, refused);
+	ck_assert_uint_eq(s.n + st.overwritten, st.recorded);
+	seen_free(&s);
+	tring_free(&t);
+}
+END_TEST
+
 START_TEST(too_big_refused_and_counted)
 {
 	struct tring t;
@@ -1037,6 +1100,7 @@ Suite *ring_suite(void)
 	tcase_add_test(tc, discard_accounting);
 	tcase_add_test(tc, overwrite_accounting);
 	tcase_add_test(tc, snapshot_reads_below_bound);
+	tcase_add_test(tc, snapshot_hold_keeps_the_ring);
 	tcase_add_test(tc, overwrite_skips_held_subbuf);
 	tcase_add_test(tc, too_big_refused_and_counted);
 	tcase_add_test(tc, delivered_packets_hold_no_stale_bytes);

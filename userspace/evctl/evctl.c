@@ -15,6 +15,7 @@
 #include <sys/stat.h>
 #include "evt_consumer.h"
 #include "evt_ctl.h"
+#include "evt_snapshot.h"
 #include "evctl_cli.h"
 
 static volatile sig_atomic_t interrupted;
@@ -181,7 +182,7 @@ static void snapshot_undo(const char *dir, int created)
 }
 
 /*
- * snapshot -o DIR: open every ring device (refused while a drainer has one,
+ * snapshot -o DIR [--trigger SEQ] (evt_snapshot_save()): open every ring device (refused while a drainer has one,
  * or without access to them), copy the metadata, ask the module to flush
  * each ring and tell its bound (SNAPSHOT: CAP_NET_ADMIN), then take each
  * ring's packets up to its bound through the consumer library, as evdrain
@@ -189,82 +190,36 @@ static void snapshot_undo(const char *dir, int created)
  */
 static int snapshot(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
 {
-	struct evt_consumer_opts o = { .out_dir = cmd->out_dir, .xfer = EVT_XFER_SENDFILE };
-	struct evt_snapshot_bound *b = NULL;
-	struct evt_consumer c;
-	uint64_t packets = 0;
-	size_t nb = 0, i;
-	int created, n, ret = EVCTL_EXIT_REFUSED;
+	struct evt_snapshot_result res;
+	char err[600];
+	int created, ret;
 
 	created = snapshot_dir(cmd->out_dir);
 	if (created < 0)
 		return EVCTL_EXIT_REFUSED;
-	if (evt_consumer_init(&c, &o)) {
-		fprintf(stderr, "evctl: snapshot: %s\n", strerror(errno));
-		snapshot_undo(cmd->out_dir, created);
-		return EVCTL_EXIT_REFUSED;
+	ret = evt_snapshot_save(ctl, cmd->out_dir, cmd->trigger_seq, EVT_XFER_SENDFILE, &res,
+				err, sizeof(err));
+	switch (ret) {
+	case 0:
+		printf("snapshot %s: %llu packets, %llu bytes, %d streams\n", cmd->out_dir,
+		       (unsigned long long)res.packets, (unsigned long long)res.bytes, res.streams);
+		return EVCTL_EXIT_OK;
+	case EVT_SNAPSHOT_ERR_BUSY:
+		fprintf(stderr, "evctl: snapshot: %s: a snapshot reads the rings itself; stop "
+			"the drainer (evdrain) first\n", err);
+		break;
+	case EVT_SNAPSHOT_ERR_ACCESS:
+		fprintf(stderr, "evctl: snapshot: %s: a snapshot needs root (CAP_NET_ADMIN "
+			"and the ring devices)\n", err);
+		break;
+	case EVT_SNAPSHOT_ERR_MODULE:
+		fprintf(stderr, "evctl: snapshot refused: %s\n", err);
+		break;
+	default:
+		fprintf(stderr, "evctl: snapshot: %s\n", err);
 	}
-	/*
-	 * Everything that takes time before SNAPSHOT: the less between the
-	 * flush and the read, the less an overwriting writer takes away.
-	 */
-	n = evt_consumer_open_rings(&c);
-	if (n < 0) {
-		if (strstr(c.err, "another reader"))
-			fprintf(stderr, "evctl: snapshot: %s: a snapshot reads the rings itself; stop "
-				"the drainer (evdrain) first\n", c.err);
-		else if (strstr(c.err, "ermission denied") || strstr(c.err, "not permitted"))
-			fprintf(stderr, "evctl: snapshot: %s: a snapshot needs root (CAP_NET_ADMIN "
-				"and the ring devices)\n", c.err);
-		else
-			fprintf(stderr, "evctl: snapshot: %s\n", c.err);
-		goto out;
-	}
-	if (n == 0) {
-		fprintf(stderr, "evctl: snapshot: no ring device under /dev/evtrace\n");
-		goto out;
-	}
-	if (evt_consumer_metadata(&c, NULL)) {
-		fprintf(stderr, "evctl: snapshot: %s\n", c.err);
-		goto out;
-	}
-	if (evt_ctl_snapshot(ctl, &b, &nb) < 0) {
-		ret = refused(ctl, "snapshot");
-		goto out;
-	}
-	for (i = 0; i < nb; i++) {
-		struct evt_consumer_ring *r = evt_consumer_find(&c, b[i].channel, (int)b[i].cpu);
-
-		if (!r) {
-			/* A CPU that came online since the devices were opened. */
-			if (evt_consumer_open_rings(&c) < 0) {
-				fprintf(stderr, "evctl: snapshot: %s\n", c.err);
-				goto out;
-			}
-			r = evt_consumer_find(&c, b[i].channel, (int)b[i].cpu);
-			if (!r)
-				continue;
-		}
-		n = evt_consumer_drain_below(&c, r, b[i].seq);
-		if (n < 0) {
-			fprintf(stderr, "evctl: snapshot: %s\n", c.err);
-			goto out;
-		}
-		packets += (uint64_t)n;
-	}
-	if (evt_consumer_sync(&c)) {
-		fprintf(stderr, "evctl: snapshot: %s\n", c.err);
-		goto out;
-	}
-	printf("snapshot %s: %llu packets, %llu bytes, %d streams\n", cmd->out_dir,
-	       (unsigned long long)packets, (unsigned long long)c.bytes_written, c.nr_rings);
-	ret = EVCTL_EXIT_OK;
-out:
-	evt_consumer_close(&c);
-	free(b);
-	if (ret != EVCTL_EXIT_OK)
-		snapshot_undo(cmd->out_dir, created);
-	return ret;
+	snapshot_undo(cmd->out_dir, created);
+	return EVCTL_EXIT_REFUSED;
 }
 
 /* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */

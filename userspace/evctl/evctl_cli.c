@@ -126,8 +126,9 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"Print a line per notification of the kernel as it arrives:\n"
 	"  REASON channel=CHANNEL cpu=CPU fill=PERCENT   (\"-\" when not sent)\n"
 	"REASON is HIGH_WATER, FLUSHED, DISCARDING, CPU_ONLINE, CPU_OFFLINE, STOPPED,\n"
-	"NO_RING (a CPU came online without its ring: its events are refused) or\n"
-	"ROTATE (evctl rotate).\n"
+	"NO_RING (a CPU came online without its ring: its events are refused),\n"
+	"ROTATE (evctl rotate) or TRIGGER (a kernel report fired a trigger; its line\n"
+	"ends with trigger=KIND seq=N ts=TIME).\n"
 	"  --count N      exit after N notifications (those --reason selects)\n"
 	"  --timeout S    exit after S seconds (status 3 if --count was not reached)\n"
 	"  --reason LIST  only these reasons, comma-separated (case does not matter)\n"
@@ -166,7 +167,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"Stop tracking these items (each must be tracked). When nothing is left\n"
 	"tracked, or with --all, the filter goes: every task is recorded again.\n",
 	[EVCTL_SNAPSHOT] =
-	"usage: evctl snapshot -o DIR\n"
+	"usage: evctl snapshot -o DIR [--trigger SEQ]\n"
 	"Save what every ring holds now (its complete sub-buffers and the partial one,\n"
 	"closed first) as a trace in DIR: the metadata and a stream file per channel\n"
 	"and CPU, as evdrain writes them. Tracing goes on. A snapshot takes what it\n"
@@ -178,6 +179,11 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"works too and frees the rings as a drain would.\n"
 	"  -o, --output DIR   a new directory or an empty one (created if missing;\n"
 	"                     its parent must exist)\n"
+	"  --trigger SEQ      what preceded trigger SEQ (a kernel report, see the\n"
+	"                     module parameter triggers): each ring up to where the\n"
+	"                     trigger closed it, kept since; only the last trigger's\n"
+	"                     is kept (its number is in the kernel log, the debugfs\n"
+	"                     file triggers and NOTIFY_TRIGGER)\n"
 	"Needs root: CAP_NET_ADMIN and the ring devices.\n",
 };
 
@@ -461,7 +467,7 @@ static int parse_reasons(const char *list, unsigned int *mask, char *err, size_t
 		if (r < 0)
 			return usage_err(err, errlen,
 					 "watch: unknown reason '%s' (HIGH_WATER, FLUSHED, DISCARDING, "
-					 "CPU_ONLINE, CPU_OFFLINE, STOPPED, NO_RING, ROTATE)", tok);
+					 "CPU_ONLINE, CPU_OFFLINE, STOPPED, NO_RING, ROTATE, TRIGGER)", tok);
 		*mask |= 1u << r;
 	}
 	return 0;
@@ -513,6 +519,10 @@ static int parse_snapshot(int argc, char *const argv[], int i, struct evctl_cmd 
 			if (cmd->out_dir)
 				return usage_err(err, errlen, "snapshot: -o given twice");
 			cmd->out_dir = v;
+		} else if (!missing && (v = opt_value(argc, argv, &i, "--trigger", &missing))) {
+			if (evt_parse_u64(v, 1, UINT64_MAX, &cmd->trigger_seq))
+				return usage_err(err, errlen,
+						 "snapshot: --trigger wants a trigger's number >= 1, not '%s'", v);
 		} else if (missing) {
 			return usage_err(err, errlen, "snapshot: %s needs a value", argv[i]);
 		} else {
@@ -956,7 +966,11 @@ void evt_notification_print(FILE *f, const struct evt_notification *n)
 	else
 		fprintf(f, " cpu=%d", n->cpu);
 	if (n->fill < 0)
-		fputs(" fill=-\n", f);
+		fputs(" fill=-", f);
 	else
-		fprintf(f, " fill=%d\n", n->fill);
+		fprintf(f, " fill=%d", n->fill);
+	if (n->reason == EVT_NOTIFY_TRIGGER)
+		fprintf(f, " trigger=%s seq=%" PRIu64 " ts=%" PRIu64, evt_trigger_name(n->trigger_reason),
+			n->trigger_seq, n->trigger_ts);
+	fputc('\n', f);
 }

@@ -60,6 +60,7 @@ struct evctl_cmd {
 	const char *cgroups[EVT_FILTER_CGROUPS_MAX];
 	char cgroup_paths[EVT_FILTER_CGROUPS_MAX][EVT_FILTER_CGROUP_PATH_MAX];
 	const char *out_dir;		/* snapshot -o DIR */
+	uint64_t trigger_seq;		/* snapshot --trigger SEQ, 0 = now */
 };
 
 /*

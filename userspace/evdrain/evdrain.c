@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <evtrace/abi.h>
 #include "evd_rotate.h"
+#include "evd_snapshots.h"
 #include "evt_chunk.h"
 #include "evt_consumer.h"
 #include "evt_ctl.h"
@@ -70,6 +71,7 @@
 static const char usage_text[] =
 "usage: evdrain -o DIR [options]\n"
 "       evdrain --live [-o DIR] [--format text|json] [--delay-ticks D] [--tick-ms MS] [options]\n"
+"       evdrain --snapshots DIR [--keep-ms MS] [--keep-mb MB] [-d S] [--copy] [-q]\n"
 "Drain evtrace's rings into DIR as a CTF 1.8 trace, laid out as LTTng's kernel\n"
 "traces are (DIR/kernel/metadata and one stream file per channel and CPU:\n"
 "DIR/kernel/compact_0, DIR/kernel/normal_3, ...).\n"
@@ -106,6 +108,14 @@ static const char usage_text[] =
 "      --delay-ticks D      with --live: emit up to the watermark of D ticks ago,\n"
 "                           0 to 100000 (default 2)\n"
 "      --tick-ms MS         with --live: tick period, 1 to 100000 (default 100)\n"
+"      --snapshots DIR      flight recorder: drain nothing, wait for the module's\n"
+"                           triggers (kernel reports, its parameter triggers) and\n"
+"                           save what the rings held before each into a new\n"
+"                           DIR/TIME-REASON-SEQ; tracing is left as it is\n"
+"      --keep-ms MS         with --snapshots: only the packets that end at most MS\n"
+"                           ms before the trigger, 1 to 86400000\n"
+"      --keep-mb MB         with --snapshots: only the newest MB MiB of packets,\n"
+"                           1 to 1048576\n"
 "  -V, --version            print the version and exit\n"
 "  -h, --help               this text\n"
 "\n"
@@ -134,6 +144,7 @@ struct options {
 	enum evt_fmt_kind live_kind;
 	long delay_ticks, tick_ms;
 	struct evd_rot_opts rot;	/* rot.size or rot.interval_ms: rotating */
+	struct evd_snap_opts snap;	/* snap.dir: --snapshots */
 };
 
 static int rotating(const struct options *o)
@@ -213,6 +224,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "keep", required_argument, NULL, 'K' },
 		{ "max-total", required_argument, NULL, 'M' },
 		{ "on-chunk", required_argument, NULL, 'H' },
+		{ "snapshots", required_argument, NULL, 'P' },
+		{ "keep-ms", required_argument, NULL, 'k' },
+		{ "keep-mb", required_argument, NULL, 'b' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -356,6 +370,30 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			o->rot.hook = optarg;
 			break;
+		case 'P':
+			if (!optarg[0]) {
+				fprintf(stderr, "evdrain: --snapshots wants a directory, not ''\n");
+				return -1;
+			}
+			o->snap.dir = optarg;
+			break;
+		case 'k':
+		case 'b': {
+			unsigned long long max = c == 'k' ? 86400000 : 1048576, n;
+
+			errno = 0;
+			n = strtoull(optarg, &end, 10);
+			if (!isdigit((unsigned char)optarg[0]) || *end || errno || n < 1 || n > max) {
+				fprintf(stderr, "evdrain: --%s wants a whole number from 1 to %llu"
+					", not \"%s\"\n", c == 'k' ? "keep-ms" : "keep-mb", max, optarg);
+				return -1;
+			}
+			if (c == 'k')
+				o->snap.keep_ms = n;
+			else
+				o->snap.keep_bytes = (uint64_t)n << 20;
+			break;
+		}
 		case 'h':
 			fputs(usage_text, stdout);
 			return 1;
@@ -367,8 +405,19 @@ static int parse_args(int argc, char **argv, struct options *o)
 			return -1;
 		}
 	}
-	if ((!o->outdir && !o->live) || optind != argc) {
+	if ((!o->outdir && !o->live && !o->snap.dir) || optind != argc) {
 		fputs(usage_text, stderr);
+		return -1;
+	}
+	if (o->snap.dir && (o->outdir || o->live || o->attach || o->mode >= 0 || rotating(o) ||
+			    o->fail_on_loss || o->json_path || o->channels != (1U << EVT_NR_CHANNELS) - 1)) {
+		fprintf(stderr, "evdrain: --snapshots saves every ring when a trigger fires and leaves "
+			"the session as it is: no -o, --live, --attach, --mode, --channels, rotation, "
+			"--fail-on-loss or --stats-json\n");
+		return -1;
+	}
+	if (!o->snap.dir && (o->snap.keep_ms || o->snap.keep_bytes)) {
+		fprintf(stderr, "evdrain: --keep-ms and --keep-mb go with --snapshots\n");
 		return -1;
 	}
 	if (o->attach && o->mode >= 0) {
@@ -410,6 +459,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->rot.has_group = o->has_group;
 	o->rot.group = o->group;
 	o->rot.quiet = o->quiet;
+	o->snap.quiet = o->quiet;
+	o->snap.xfer = o->copy ? EVT_XFER_COPY : EVT_XFER_SENDFILE;
+	o->snap.duration_ms = (uint64_t)(o->duration * 1000);
 	return 0;
 }
 
@@ -1135,6 +1187,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evdrain: cannot join the notify group: %s\n", evt_ctl_errmsg(ctl));
 		return EXIT_RUNTIME;
 	}
+	if (o.snap.dir)
+		return evd_snapshots_run(ctl, &o.snap, &stop_requested) ? EXIT_RUNTIME : EXIT_OK;
 	/* Chunks: what an earlier evdrain left is completed, then the first one opened. */
 	if (rotating(&o)) {
 		if (evd_rot_start(&rot, &o.rot))

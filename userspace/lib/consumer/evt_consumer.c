@@ -75,21 +75,27 @@ struct evt_consumer_ring *evt_consumer_find(struct evt_consumer *c, unsigned int
 	return NULL;
 }
 
+uint64_t evt_packet_at(int fd, off_t pos, off_t size, struct evt_packet_header *h)
+{
+	uint64_t bytes;
+
+	if (size - pos < EVT_PACKET_HEADER_SIZE ||
+	    pread(fd, h, sizeof(*h), pos) != (ssize_t)sizeof(*h) || h->magic != EVT_CTF_MAGIC)
+		return 0;
+	bytes = h->packet_size / 8;
+	if (bytes < EVT_PACKET_HEADER_SIZE || h->packet_size % 8 || bytes > (uint64_t)(size - pos))
+		return 0;
+	return bytes;
+}
+
 off_t evt_whole_packets(int fd, off_t size)
 {
+	struct evt_packet_header h;
 	off_t pos = 0;
+	uint64_t bytes;
 
-	while (size - pos >= EVT_PACKET_HEADER_SIZE) {
-		struct evt_packet_header h;
-		uint64_t bytes;
-
-		if (pread(fd, &h, sizeof(h), pos) != (ssize_t)sizeof(h) || h.magic != EVT_CTF_MAGIC)
-			break;
-		bytes = h.packet_size / 8;
-		if (bytes < EVT_PACKET_HEADER_SIZE || h.packet_size % 8 || bytes > (uint64_t)(size - pos))
-			break;
+	while ((bytes = evt_packet_at(fd, pos, size, &h)))
 		pos += (off_t)bytes;
-	}
 	return pos;
 }
 

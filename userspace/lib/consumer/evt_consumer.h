@@ -168,6 +168,13 @@ int evt_consumer_quiescent(struct evt_consumer *c, struct evt_consumer_ring *r,
  */
 off_t evt_whole_packets(int fd, off_t size);
 
+/*
+ * The packet at @pos of @fd (@size bytes long): its header in @h and its
+ * bytes when a whole packet starts there (magic, a packet_size in whole
+ * bytes of at least a header, within the file), else 0. The walk above.
+ */
+uint64_t evt_packet_at(int fd, off_t pos, off_t size, struct evt_packet_header *h);
+
 /* fsync every stream file and the directory. 0, or -1 with c->err. */
 int evt_consumer_sync(struct evt_consumer *c);
 

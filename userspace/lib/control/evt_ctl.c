@@ -127,9 +127,24 @@ const char *evt_notify_name(int reason)
 		[EVT_NOTIFY_STOPPED] = "STOPPED",
 		[EVT_NOTIFY_NO_RING] = "NO_RING",
 		[EVT_NOTIFY_ROTATE] = "ROTATE",
+		[EVT_NOTIFY_TRIGGER] = "TRIGGER",
 	};
 
 	if (reason < 0 || reason >= __EVT_NOTIFY_MAX)
+		return "?";
+	return names[reason];
+}
+
+const char *evt_trigger_name(int reason)
+{
+	static const char *const names[] = {
+		[EVT_TRIGGER_KFENCE] = "kfence",
+		[EVT_TRIGGER_KASAN] = "kasan",
+		[EVT_TRIGGER_WARN] = "warn",
+		[EVT_TRIGGER_OOPS] = "oops",
+	};
+
+	if (reason < 0 || reason >= EVT_NR_TRIGGERS)
 		return "?";
 	return names[reason];
 }
@@ -620,6 +635,9 @@ static struct nla_policy top_policy[EVT_A_MAX + 1] = {
 	[EVT_A_FAKE_RINGS] = { .type = NLA_NESTED },
 	[EVT_A_SNAPSHOT_SEQ] = { .type = NLA_U64 },
 	[EVT_A_FILTER] = { .type = NLA_NESTED },
+	[EVT_A_TRIGGER_REASON] = { .type = NLA_U8 },
+	[EVT_A_TRIGGER_SEQ] = { .type = NLA_U64 },
+	[EVT_A_TRIGGER_TS] = { .type = NLA_U64 },
 };
 
 static struct nla_policy filter_policy[EVT_A_MAX + 1] = {
@@ -917,7 +935,8 @@ static int parse_snapshot(struct nl_msg *msg, void *arg)
 	return 0;
 }
 
-int evt_ctl_snapshot(struct evt_ctl *c, struct evt_snapshot_bound **bounds, size_t *nr)
+int evt_ctl_snapshot(struct evt_ctl *c, uint64_t trigger_seq, struct evt_snapshot_bound **bounds,
+		     size_t *nr)
 {
 	struct snapshot_state ss = { 0 };
 	struct nl_msg *msg;
@@ -928,6 +947,10 @@ int evt_ctl_snapshot(struct evt_ctl *c, struct evt_snapshot_bound **bounds, size
 	msg = new_msg(c, EVT_CMD_SNAPSHOT, NLM_F_DUMP);
 	if (!msg)
 		return set_error(c, -ENOMEM);
+	if (trigger_seq && nla_put_u64(msg, EVT_A_TRIGGER_SEQ, trigger_seq) < 0) {
+		nlmsg_free(msg);
+		return set_error(c, -EMSGSIZE);
+	}
 	ret = request(c, msg, parse_snapshot, &ss);
 	if (ret < 0) {
 		free(ss.b);
@@ -985,7 +1008,9 @@ static int on_notify(struct nl_msg *msg, void *arg)
 	struct notify_state *ns = arg;
 	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct nlattr *tb[EVT_A_MAX + 1];
-	struct evt_notification n = { .reason = -1, .channel = -1, .cpu = -1, .fill = -1 };
+	struct evt_notification n = {
+		.reason = -1, .channel = -1, .cpu = -1, .fill = -1, .trigger_reason = -1,
+	};
 
 	if (!genlmsg_valid_hdr(nlh, 0) || genlmsg_hdr(nlh)->cmd != EVT_CMD_NOTIFY)
 		return NL_SKIP;
@@ -999,6 +1024,12 @@ static int on_notify(struct nl_msg *msg, void *arg)
 		n.cpu = (int)nla_get_u32(tb[EVT_A_CPU]);
 	if (tb[EVT_A_FILL])
 		n.fill = (int)nla_get_u32(tb[EVT_A_FILL]);
+	if (tb[EVT_A_TRIGGER_REASON])
+		n.trigger_reason = nla_get_u8(tb[EVT_A_TRIGGER_REASON]);
+	if (tb[EVT_A_TRIGGER_SEQ])
+		n.trigger_seq = nla_get_u64(tb[EVT_A_TRIGGER_SEQ]);
+	if (tb[EVT_A_TRIGGER_TS])
+		n.trigger_ts = nla_get_u64(tb[EVT_A_TRIGGER_TS]);
 	ns->count++;
 	if (ns->cb)
 		ns->cb(&n, ns->arg);

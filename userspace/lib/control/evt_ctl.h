@@ -132,6 +132,10 @@ struct evt_notification {
 	int channel;			/* enum evt_channel */
 	int cpu;
 	int fill;			/* percent */
+	/* NOTIFY_TRIGGER: what fired it (enum evt_trigger_reason, else -1), its number and time */
+	int trigger_reason;
+	uint64_t trigger_seq;
+	uint64_t trigger_ts;		/* on the trace's clock */
 };
 
 typedef void (*evt_notify_cb)(const struct evt_notification *n, void *arg);
@@ -170,9 +174,14 @@ struct evt_snapshot_bound {
 /*
  * SNAPSHOT: the module flushes every ring and tells, per ring, the
  * packet_seq_num up to which a snapshot reads (EVT_IOC_PUT_GET_SUBBUF_BELOW).
+ * With @trigger_seq (a NOTIFY_TRIGGER's number; 0: now), the bounds that
+ * trigger kept instead, nothing flushed (-ENOENT when they are not kept).
  * *bounds (free() it) holds *nr entries on success.
  */
-int evt_ctl_snapshot(struct evt_ctl *ctl, struct evt_snapshot_bound **bounds, size_t *nr);
+int evt_ctl_snapshot(struct evt_ctl *ctl, uint64_t trigger_seq, struct evt_snapshot_bound **bounds,
+		     size_t *nr);
+/* "kasan", "kfence", "warn", "oops" (enum evt_trigger_reason), else "?". */
+const char *evt_trigger_name(int reason);
 
 /* Fills @st (which the caller frees with evt_status_free, also on error). */
 int evt_ctl_status(struct evt_ctl *ctl, struct evt_status *st);

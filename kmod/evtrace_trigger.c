@@ -1,0 +1,369 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * Triggers: keep what the rings hold when the kernel reports a bug, for a
+ * drainer to save (evdrain --snapshots) or anyone later (evctl snapshot).
+ *
+ * Hooks: the error_report_end tracepoint covers KFENCE, KASAN and, since
+ * 5.17, every WARN (__warn() fires it with ERROR_DETECTOR_WARN once the
+ * report is printed); an oops goes through the die notifier chain
+ * (DIE_OOPS), which has no tracepoint. No kprobe is needed, and both hooks
+ * exist on every kernel this module builds for. They may run in any
+ * context, NMI included for die: the hook only claims the one trigger slot
+ * (a cmpxchg: a storm of reports fires one trigger per interval), records an
+ * evtrace_trigger event and queues an irq_work; a work item then flushes
+ * every ring, holds each at its bound (as SNAPSHOT does, but until read:
+ * an overwriting writer discards rather than take what preceded the
+ * report), keeps the bounds for SNAPSHOT with TRIGGER_SEQ and multicasts
+ * NOTIFY_TRIGGER. With nobody listening the hold keeps the rings' content
+ * in memory until a reader takes it.
+ */
+#define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
+
+#include <linux/module.h>
+#include <linux/moduleparam.h>
+#include <linux/kdebug.h>
+#include <linux/notifier.h>
+#include <linux/irq_work.h>
+#include <linux/workqueue.h>
+#include <linux/tracepoint.h>
+#include <linux/atomic.h>
+#include <linux/debugfs.h>
+#include <linux/seq_file.h>
+#include <linux/netlink.h>
+#include <trace/events/error_report.h>
+#include <evtrace/netlink.h>
+#include "evtrace.h"
+
+static const char *const evt_trigger_names[EVT_NR_TRIGGERS] = {
+	[EVT_TRIGGER_KFENCE] = "kfence",
+	[EVT_TRIGGER_KASAN] = "kasan",
+	[EVT_TRIGGER_WARN] = "warn",
+	[EVT_TRIGGER_OOPS] = "oops",
+};
+
+#define EVT_TRIGGER_INTERVAL_MIN	100
+#define EVT_TRIGGER_INTERVAL_MAX	3600000
+#define EVT_TRIGGER_INTERVAL_DEFAULT	10000
+
+/* Off unless asked: a trigger's hold turns an overwriting ring into a discarding one until read. */
+static unsigned int evt_trigger_mask;
+static unsigned int evt_trigger_interval_ms = EVT_TRIGGER_INTERVAL_DEFAULT;
+
+/*
+ * The hooks are attached only while a trigger is on: attaching patches
+ * kernel text on every CPU, which a module loaded on every machine with
+ * triggers off should not do. The parameter may be written (sysfs) before
+ * init has run and while exit runs: evt_trigger_hooks_lock orders both.
+ */
+static DEFINE_MUTEX(evt_trigger_hooks_lock);
+static bool evt_trigger_live;		/* between init and exit */
+static bool evt_trigger_hooked;
+static int evt_trigger_hooks_sync(void);
+
+static int evt_trigger_mask_set(const char *val, const struct kernel_param *kp)
+{
+	char buf[64], *list = buf, *name;
+	unsigned int mask = 0, old, i;
+	int ret;
+
+	if (strscpy(buf, val, sizeof(buf)) < 0)
+		goto bad;
+	strim(buf);
+	if (!strcmp(buf, "none") || !*buf)
+		goto set;
+	if (!strcmp(buf, "all")) {
+		mask = BIT(EVT_NR_TRIGGERS) - 1;
+		goto set;
+	}
+	while ((name = strsep(&list, ","))) {
+		for (i = 0; i < EVT_NR_TRIGGERS; i++)
+			if (!strcmp(name, evt_trigger_names[i]))
+				break;
+		if (i == EVT_NR_TRIGGERS)
+			goto bad;
+		mask |= BIT(i);
+	}
+set:
+	mutex_lock(&evt_trigger_hooks_lock);
+	old = evt_trigger_mask;
+	WRITE_ONCE(evt_trigger_mask, mask);
+	ret = evt_trigger_live ? evt_trigger_hooks_sync() : 0;
+	if (ret)
+		WRITE_ONCE(evt_trigger_mask, old);
+	mutex_unlock(&evt_trigger_hooks_lock);
+	return ret;
+bad:
+	pr_err("triggers=%s is invalid: it must be none, all, or a comma-separated list of kasan, kfence, warn and oops\n",
+	       val);
+	return -EINVAL;
+}
+
+static int evt_trigger_mask_get(char *buf, const struct kernel_param *kp)
+{
+	unsigned int mask = READ_ONCE(evt_trigger_mask), i;
+	int n = 0;
+
+	for (i = 0; i < EVT_NR_TRIGGERS; i++)
+		if (mask & BIT(i))
+			n += sysfs_emit_at(buf, n, "%s%s", n ? "," : "", evt_trigger_names[i]);
+	return n + sysfs_emit_at(buf, n, "%s\n", n ? "" : "none");
+}
+
+static const struct kernel_param_ops evt_trigger_mask_ops = {
+	.set = evt_trigger_mask_set,
+	.get = evt_trigger_mask_get,
+};
+module_param_cb(triggers, &evt_trigger_mask_ops, NULL, 0644);
+MODULE_PARM_DESC(triggers, "kernel reports that keep the rings for a snapshot: none (default), all, "
+		 "or a list of kasan, kfence, warn, oops");
+
+static int evt_trigger_interval_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int ms;
+
+	if (kstrtouint(val, 0, &ms) || ms < EVT_TRIGGER_INTERVAL_MIN || ms > EVT_TRIGGER_INTERVAL_MAX) {
+		pr_err("trigger_interval_ms=%s is invalid: it must be from " EVT_STR(EVT_TRIGGER_INTERVAL_MIN)
+		       " to " EVT_STR(EVT_TRIGGER_INTERVAL_MAX) "\n", val);
+		return -EINVAL;
+	}
+	WRITE_ONCE(evt_trigger_interval_ms, ms);
+	return 0;
+}
+
+static const struct kernel_param_ops evt_trigger_interval_ops = {
+	.set = evt_trigger_interval_set,
+	.get = param_get_uint,
+};
+module_param_cb(trigger_interval_ms, &evt_trigger_interval_ops, &evt_trigger_interval_ms, 0644);
+MODULE_PARM_DESC(trigger_interval_ms, "no trigger within this many ms of the last one, "
+		 EVT_STR(EVT_TRIGGER_INTERVAL_MIN) " to " EVT_STR(EVT_TRIGGER_INTERVAL_MAX)
+		 " (default " EVT_STR(EVT_TRIGGER_INTERVAL_DEFAULT) ")");
+
+struct evt_trigger {
+	u64 seq;
+	u64 ts;		/* evt_clock(): the trace's clock */
+	u64 id;
+	u32 reason;
+};
+
+/* 1 from the hook that claims it until its work has run: one trigger at a time. */
+static atomic_t evt_trigger_busy = ATOMIC_INIT(0);
+static u64 evt_trigger_last_ts;			/* written by the claimer only */
+static struct evt_trigger evt_trigger_now;	/* likewise, read by the work */
+static atomic64_t evt_trigger_seq = ATOMIC64_INIT(0);
+static atomic64_t evt_trigger_fired[EVT_NR_TRIGGERS];
+static atomic64_t evt_trigger_suppressed = ATOMIC64_INIT(0);
+
+/* The last trigger whose bounds the rings keep (trigger_bound, trigger_hold). */
+static DEFINE_MUTEX(evt_trigger_lock);
+static struct evt_trigger evt_trigger_kept_one;
+
+static struct irq_work evt_trigger_iw;
+static struct work_struct evt_trigger_work;
+static struct tracepoint *evt_tp_error_report;
+
+static void evt_trigger_fire(u32 reason, unsigned long id)
+{
+	/* The catalogue's fields are packed: no padding in a trace. */
+	struct { u32 reason; u64 id; u64 seq; } __packed pl;
+	u64 now;
+
+	if (!(READ_ONCE(evt_trigger_mask) & BIT(reason)) || !READ_ONCE(evt_tracing))
+		return;
+	if (atomic_cmpxchg(&evt_trigger_busy, 0, 1)) {
+		atomic64_inc(&evt_trigger_suppressed);
+		return;
+	}
+	now = evt_clock();
+	if (evt_trigger_last_ts &&
+	    now - evt_trigger_last_ts < (u64)READ_ONCE(evt_trigger_interval_ms) * NSEC_PER_MSEC) {
+		atomic_set_release(&evt_trigger_busy, 0);
+		atomic64_inc(&evt_trigger_suppressed);
+		return;
+	}
+	evt_trigger_last_ts = now;
+	atomic64_inc(&evt_trigger_fired[reason]);
+	pl.reason = reason;
+	pl.id = id;
+	pl.seq = atomic64_inc_return(&evt_trigger_seq);
+	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_TRIGGER, &pl, sizeof(pl));
+	evt_trigger_now = (struct evt_trigger){ .seq = pl.seq, .ts = now, .id = id, .reason = reason };
+	irq_work_queue(&evt_trigger_iw);
+}
+
+static void evt_trigger_error_report(void *data, enum error_detector det, unsigned long id)
+{
+	static const u32 reasons[] = {
+		[ERROR_DETECTOR_KFENCE] = EVT_TRIGGER_KFENCE,
+		[ERROR_DETECTOR_KASAN] = EVT_TRIGGER_KASAN,
+		[ERROR_DETECTOR_WARN] = EVT_TRIGGER_WARN,
+	};
+
+	if ((unsigned int)det < ARRAY_SIZE(reasons))
+		evt_trigger_fire(reasons[det], id);
+}
+
+static int evt_trigger_die(struct notifier_block *nb, unsigned long val, void *data)
+{
+	struct die_args *args = data;
+
+	if (val == DIE_OOPS)
+		evt_trigger_fire(EVT_TRIGGER_OOPS, args ? (unsigned long)args->err : 0);
+	return NOTIFY_DONE;
+}
+
+static struct notifier_block evt_trigger_die_nb = {
+	.notifier_call = evt_trigger_die,
+};
+
+static void evt_trigger_iw_fn(struct irq_work *w)
+{
+	queue_work(system_unbound_wq, &evt_trigger_work);
+}
+
+static void evt_trigger_work_fn(struct work_struct *w)
+{
+	struct evt_trigger t = evt_trigger_now;
+	unsigned int ch;
+	int cpu;
+
+	mutex_lock(&evt_trigger_lock);
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+		for_each_possible_cpu(cpu) {
+			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
+
+			if (!cr)
+				continue;
+			WRITE_ONCE(cr->trigger_bound, evt_ring_snapshot_bound(cr));
+			WRITE_ONCE(cr->trigger_hold, READ_ONCE(cr->ring.hold_limit));
+		}
+	evt_trigger_kept_one = t;
+	mutex_unlock(&evt_trigger_lock);
+	/* The next report may claim the slot: evt_trigger_now was copied. */
+	atomic_set_release(&evt_trigger_busy, 0);
+	if (evt_nl_notify_trigger(t.reason, t.seq, t.ts) == -ESRCH)
+		pr_info("trigger %llu (%s) kept the rings: nobody listens; evctl snapshot --trigger %llu saves them\n",
+			t.seq, evt_trigger_names[t.reason], t.seq);
+}
+
+/**
+ * evt_trigger_kept() - are the bounds of trigger @seq the ones kept?
+ * @seq: a trigger's number (NOTIFY_TRIGGER's TRIGGER_SEQ)
+ * @extack: says why not
+ *
+ * Return: true when SNAPSHOT may answer with the rings' trigger bounds.
+ */
+bool evt_trigger_kept(u64 seq, struct netlink_ext_ack *extack)
+{
+	u64 kept;
+
+	mutex_lock(&evt_trigger_lock);
+	kept = evt_trigger_kept_one.seq;
+	mutex_unlock(&evt_trigger_lock);
+	if (seq && seq == kept)
+		return true;
+	if (kept)
+		NL_SET_ERR_MSG(extack, "that trigger's bounds are not kept: only the last trigger's are");
+	else
+		NL_SET_ERR_MSG(extack, "no trigger has fired since the module was loaded");
+	return false;
+}
+
+static int evt_trigger_show(struct seq_file *m, void *v)
+{
+	struct evt_trigger kept;
+	unsigned int i;
+
+	mutex_lock(&evt_trigger_lock);
+	kept = evt_trigger_kept_one;
+	mutex_unlock(&evt_trigger_lock);
+	seq_puts(m, "triggers ");
+	for (i = 0; i < EVT_NR_TRIGGERS; i++)
+		if (READ_ONCE(evt_trigger_mask) & BIT(i))
+			seq_printf(m, "%s ", evt_trigger_names[i]);
+	seq_printf(m, "interval_ms %u\n", READ_ONCE(evt_trigger_interval_ms));
+	for (i = 0; i < EVT_NR_TRIGGERS; i++)
+		seq_printf(m, "fired %s %lld\n", evt_trigger_names[i], atomic64_read(&evt_trigger_fired[i]));
+	seq_printf(m, "suppressed %lld\n", atomic64_read(&evt_trigger_suppressed));
+	if (kept.seq)
+		seq_printf(m, "kept %llu %s ts %llu\n", kept.seq, evt_trigger_names[kept.reason], kept.ts);
+	else
+		seq_puts(m, "kept none\n");
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(evt_trigger);
+
+static void evt_trigger_find_tp(struct tracepoint *tp, void *priv)
+{
+	if (!strcmp(tp->name, "error_report_end"))
+		evt_tp_error_report = tp;
+}
+
+/* Attach or detach the hooks as the mask says; evt_trigger_hooks_lock held. */
+static int evt_trigger_hooks_sync(void)
+{
+	bool want = READ_ONCE(evt_trigger_mask);
+	int ret;
+
+	if (want == evt_trigger_hooked)
+		return 0;
+	if (want) {
+		if (evt_tp_error_report) {
+			ret = tracepoint_probe_register(evt_tp_error_report, evt_trigger_error_report, NULL);
+			if (ret)
+				return ret;
+		}
+		ret = register_die_notifier(&evt_trigger_die_nb);
+		if (ret) {
+			if (evt_tp_error_report)
+				tracepoint_probe_unregister(evt_tp_error_report, evt_trigger_error_report, NULL);
+			tracepoint_synchronize_unregister();
+			return ret;
+		}
+	} else {
+		unregister_die_notifier(&evt_trigger_die_nb);
+		if (evt_tp_error_report)
+			tracepoint_probe_unregister(evt_tp_error_report, evt_trigger_error_report, NULL);
+		/* Also a grace period for the die notifier's RCU-protected chain walk. */
+		tracepoint_synchronize_unregister();
+	}
+	evt_trigger_hooked = want;
+	return 0;
+}
+
+/**
+ * evt_trigger_init() - find the report hooks, attach them if a trigger is on
+ * @dir: the module's debugfs directory, for the file triggers
+ *
+ * Return: 0 or a negative errno.
+ */
+int evt_trigger_init(struct dentry *dir)
+{
+	int ret;
+
+	init_irq_work(&evt_trigger_iw, evt_trigger_iw_fn);
+	INIT_WORK(&evt_trigger_work, evt_trigger_work_fn);
+	for_each_kernel_tracepoint(evt_trigger_find_tp, NULL);
+	mutex_lock(&evt_trigger_hooks_lock);
+	ret = evt_trigger_hooks_sync();
+	evt_trigger_live = !ret;
+	mutex_unlock(&evt_trigger_hooks_lock);
+	if (ret)
+		return ret;
+	debugfs_create_file("triggers", 0444, dir, NULL, &evt_trigger_fops);
+	return 0;
+}
+
+/**
+ * evt_trigger_exit() - detach the hooks, then wait for what they started
+ */
+void evt_trigger_exit(void)
+{
+	mutex_lock(&evt_trigger_hooks_lock);
+	evt_trigger_live = false;
+	WRITE_ONCE(evt_trigger_mask, 0);
+	evt_trigger_hooks_sync();
+	mutex_unlock(&evt_trigger_hooks_lock);
+	irq_work_sync(&evt_trigger_iw);
+	cancel_work_sync(&evt_trigger_work);
+}

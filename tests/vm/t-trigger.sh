@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: GPL-2.0
+# vm-smp: 2
+# Triggers: see guest-trigger.sh. The run ends in 125 by design (the fault
+# module's reports are kernel reports): here every line vm-run reported must
+# be one of them, and the guest must have finished its checks. Then each
+# snapshot is read alone by babeltrace2, evcat and evtest; trigger 1's holds
+# the ring's content before the report; the events saved add up to the
+# module's counters (snapshot-check.py). On the debug kernel (KASAN) the
+# first report is a KASAN slab-out-of-bounds write, else a WARN.
+set -eu
+. "$(dirname "$0")/hostlib.sh"
+
+kdir=${EVTRACE_VM_KDIR:-}
+if [ -z "$kdir" ]; then
+	kver=$(sed -n 's/.*--kver  *\([^ ]*\).*/\1/p' <<<"${EVTRACE_VM_OPTS:-}")
+	if [ -n "$kver" ]; then kdir=/lib/modules/$kver/build; else kdir=$("$top/scripts/find-kdir"); fi
+fi
+kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")
+mod=$top/build/tests/faultmod/$kver
+mkdir -p "$mod"
+cp "$here/faultmod/Kbuild" "$here/faultmod/evt_fault.c" "$mod/"
+make -s -C "$kdir" M="$mod" modules
+fault=warn
+grep -q '^CONFIG_KASAN=y' "$kdir/.config" 2>/dev/null && fault=kasan
+
+cp "$mod/evt_fault.ko" "$out/"
+rc=0
+vm "$here/guest-trigger.sh" "$fault" > "$out.log" 2>&1 || rc=$?
+trap 'rm -rf "$out" "$out.log"' EXIT
+[ -f "$out/result" ] || { tail -n 60 "$out.log"; die "the guest did not finish its checks (vm-run exited $rc)"; }
+[ "$rc" = 125 ] || { tail -n 40 "$out.log"; die "vm-run exited $rc, want 125 (the fault module's reports)"; }
+# Every kernel line vm-run reported is the fault module's.
+reported=$(sed -n '/^vm-run: FAIL: dmesg has kernel warnings:/,/^vm-run: dmesg from the first report on:/p' "$out.log" |
+	sed '1d;$d')
+# A report's call trace is its own (its frames are indented: "]  ? lockdep_...").
+others=$(grep -vE 'WARNING: .*evt_fault|BUG: KASAN: slab-out-of-bounds in evt_fault|\] Call Trace:$|^\[ *[0-9.]+\]  ' <<<"$reported" || true)
+[ -z "$others" ] || { echo "$reported"; die "vm-run reported other kernel lines: $others"; }
+grep -q 'WARNING: .*evt_fault' <<<"$reported" || die "no WARN among: $reported"
+[ "$fault" = warn ] || grep -q 'BUG: KASAN: slab-out-of-bounds in evt_fault' <<<"$reported" ||
+	die "no KASAN report among: $reported"
+awk '!seen[$0]++' <<<"$reported" | sed 's/^/kernel reported (expected): /'
+# The checkers' boot banners (debug kernel), as proof for the lane's summary.
+grep "^vm-run: kernel checkers:" "$out.log" || true
+
+for d in "$out"/snap/* "$out/keep1"; do
+	n=$(basename "$d")
+	babeltrace2 "$d" > /dev/null 2> "$out/bt.err" || { cat "$out/bt.err"; die "babeltrace2 cannot read snapshot $n alone"; }
+	grep -qi 'error' "$out/bt.err" && { cat "$out/bt.err"; die "babeltrace2 reports an error on snapshot $n"; }
+	"$evtest" check "$d" > /dev/null || die "evtest check fails on snapshot $n"
+	ev=$("$top/build/bin/evcat" "$d" --count) || die "evcat cannot read snapshot $n"
+	bt=$(bt_count "$d")
+	[ "${bt:-0}" = "$ev" ] || die "snapshot $n: babeltrace2 counts '${bt:-0}', evcat $ev"
+	"$top/build/bin/evcat" "$d" --format json > "$out/$n.json" || die "evcat --format json on $n"
+	echo "snapshot $n: $ev events (babeltrace2 agrees)"
+done
+python3 "$here/trigger-check.py" "$out" "$fault"
+python3 "$here/snapshot-check.py" "$out" status.json t1 t2 rest

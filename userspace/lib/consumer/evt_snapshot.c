@@ -1,0 +1,87 @@
+// SPDX-License-Identifier: GPL-2.0
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "evt_ctl.h"
+#include "evt_snapshot.h"
+
+static int failed(struct evt_consumer *c, int ret, char *err, size_t errlen)
+{
+	snprintf(err, errlen, "%s", c->err);
+	return ret;
+}
+
+int evt_snapshot_save(struct evt_ctl *ctl, const char *dir, uint64_t trigger_seq,
+		      enum evt_xfer xfer, struct evt_snapshot_result *res, char *err, size_t errlen)
+{
+	struct evt_consumer_opts o = { .out_dir = dir, .xfer = xfer };
+	struct evt_snapshot_bound *b = NULL;
+	struct evt_consumer c;
+	size_t nb = 0, i;
+	int n, ret;
+
+	memset(res, 0, sizeof(*res));
+	if (evt_consumer_init(&c, &o)) {
+		snprintf(err, errlen, "%s", strerror(errno));
+		return EVT_SNAPSHOT_ERR_RINGS;
+	}
+	n = evt_consumer_open_rings(&c);
+	if (n < 0) {
+		if (strstr(c.err, "another reader"))
+			ret = failed(&c, EVT_SNAPSHOT_ERR_BUSY, err, errlen);
+		else if (strstr(c.err, "ermission denied") || strstr(c.err, "not permitted"))
+			ret = failed(&c, EVT_SNAPSHOT_ERR_ACCESS, err, errlen);
+		else
+			ret = failed(&c, EVT_SNAPSHOT_ERR_RINGS, err, errlen);
+		goto out;
+	}
+	if (n == 0) {
+		snprintf(err, errlen, "no ring device under /dev/evtrace");
+		ret = EVT_SNAPSHOT_ERR_NO_RING;
+		goto out;
+	}
+	if (evt_consumer_metadata(&c, NULL)) {
+		ret = failed(&c, EVT_SNAPSHOT_ERR_RINGS, err, errlen);
+		goto out;
+	}
+	if (evt_ctl_snapshot(ctl, trigger_seq, &b, &nb) < 0) {
+		const char *ext = evt_ctl_extack(ctl);
+
+		snprintf(err, errlen, "%s", ext[0] ? ext : evt_ctl_errmsg(ctl));
+		ret = EVT_SNAPSHOT_ERR_MODULE;
+		goto out;
+	}
+	ret = EVT_SNAPSHOT_ERR_RINGS;
+	for (i = 0; i < nb; i++) {
+		struct evt_consumer_ring *r = evt_consumer_find(&c, b[i].channel, (int)b[i].cpu);
+
+		if (!r) {
+			/* A CPU that came online since the devices were opened. */
+			if (evt_consumer_open_rings(&c) < 0) {
+				failed(&c, 0, err, errlen);
+				goto out;
+			}
+			r = evt_consumer_find(&c, b[i].channel, (int)b[i].cpu);
+			if (!r)
+				continue;
+		}
+		n = evt_consumer_drain_below(&c, r, b[i].seq);
+		if (n < 0) {
+			failed(&c, 0, err, errlen);
+			goto out;
+		}
+		res->packets += (uint64_t)n;
+	}
+	if (evt_consumer_sync(&c)) {
+		failed(&c, 0, err, errlen);
+		goto out;
+	}
+	res->bytes = c.bytes_written;
+	res->streams = c.nr_rings;
+	ret = 0;
+out:
+	evt_consumer_close(&c);
+	free(b);
+	return ret;
+}
