@@ -4,11 +4,26 @@
 #   exit3        write $OUT/harness.txt, then exit 3
 #   hang         never return (vm-run's time limit must end the run)
 #   fault NAME   load $OUT/evt_fault.ko fault=NAME (the scratch module)
+#   lost-timer   first boot: print an RCU stall report of the lost-timer
+#                kind and hang; second boot (vm_run_attempt=2): exit 0
 case "$1" in
 exit3)
 	echo "written before exit 3" > "$OUT/harness.txt"
 	exit 3 ;;
 hang)
+	while :; do sleep 60; done ;;
+lost-timer)
+	if grep -q vm_run_attempt=2 /proc/cmdline; then
+		[ ! -e "$OUT/first-boot.txt" ] || exit 4	# the first boot's files must be gone
+		echo "booted again" > "$OUT/harness.txt"
+		exit 0
+	fi
+	echo "left by the first boot" > "$OUT/first-boot.txt"
+	for l in "rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:" \
+		 "NMI backtrace for cpu 1 skipped: idling at native_safe_halt+0xb/0x10" \
+		 "rcu: rcu_preempt kthread timer wakeup didn't happen for 5251 jiffies! (simulated)"; do
+		echo "<4>$l" > /dev/kmsg
+	done
 	while :; do sleep 60; done ;;
 fault)
 	insmod "$OUT/evt_fault.ko" "fault=$2" || exit 1

@@ -14,17 +14,6 @@ set -e
 S=$OUT/snap
 mkdir -p $S
 
-# expect STATUS WORDS COMMAND...: the exit status, and WORDS in its stderr.
-expect() {
-	want=$1 words=$2
-	shift 2
-	rc=0
-	timeout 60 "$@" > /tmp/x.out 2> /tmp/x.err || rc=$?
-	cat /tmp/x.err
-	[ "$rc" = "$want" ] || fail "'$*' exited $rc, not $want"
-	grep -q "$words" /tmp/x.err || fail "'$*': no '$words' in its message"
-}
-
 # -- discard mode: allowed, saves exactly what was recorded, frees the rings
 insmod "$EVTRACE_KO" probes=0 mode=discard subbuf_size=4096 num_subbuf=8 flush_ms=0
 evctl start
@@ -72,25 +61,25 @@ evctl start
 
 # Bad output directories: refused before anything is read.
 mkdir -p /tmp/full && echo x > /tmp/full/f
-expect 1 "is not empty" evctl snapshot -o /tmp/full
-expect 1 "is not a directory" evctl snapshot -o /tmp/full/f
-expect 1 "cannot create /tmp/full/f/sub" evctl snapshot -o /tmp/full/f/sub
-expect 1 "cannot create /nonexistent/dir" evctl snapshot -o /nonexistent/dir
+expect_refusal 1 "is not empty" evctl snapshot -o /tmp/full
+expect_refusal 1 "is not a directory" evctl snapshot -o /tmp/full/f
+expect_refusal 1 "cannot create /tmp/full/f/sub" evctl snapshot -o /tmp/full/f/sub
+expect_refusal 1 "cannot create /nonexistent/dir" evctl snapshot -o /nonexistent/dir
 mkdir -p /tmp/ro && mount -t tmpfs -o ro none /tmp/ro
-expect 1 "cannot create /tmp/ro/s" evctl snapshot -o /tmp/ro/s
-expect 2 "give -o DIR" evctl snapshot
-expect 2 "unknown argument" evctl snapshot -o /tmp/a extra
+expect_refusal 1 "cannot create /tmp/ro/s" evctl snapshot -o /tmp/ro/s
+expect_refusal 2 "give -o DIR" evctl snapshot
+expect_refusal 2 "unknown argument" evctl snapshot -o /tmp/a extra
 
 # Unprivileged: refused, nothing left.
 mkdir -p /tmp/np && chmod 777 /tmp/np
-expect 1 "needs root" nopriv evctl snapshot -o /tmp/np/s
+expect_refusal 1 "needs root" nopriv evctl snapshot -o /tmp/np/s
 [ ! -e /tmp/np/s ] || fail "the refused snapshot left /tmp/np/s"
 
 # Another reader holds a ring device (as evdrain would): a clear refusal, no hang.
 sleep 1000 < /dev/evtrace/normal/cpu1 &
 holder=$!
 sleep 1
-expect 1 "stop the drainer" evctl snapshot -o /tmp/busy
+expect_refusal 1 "stop the drainer" evctl snapshot -o /tmp/busy
 [ ! -e /tmp/busy ] || fail "the refused snapshot left /tmp/busy"
 kill $holder
 wait $holder || true
@@ -103,7 +92,7 @@ until ls -l /proc/$drainer/fd 2>/dev/null | grep -q 'evtrace/normal'; do
 	t=$((t + 1))
 	[ "$t" -lt 30 ] || { cat /tmp/drain.log; ls -l /tmp/drain /proc/$drainer/fd; fail "evdrain did not open the rings"; }
 done
-expect 1 "stop the drainer" evctl snapshot -o /tmp/busy
+expect_refusal 1 "stop the drainer" evctl snapshot -o /tmp/busy
 [ ! -e /tmp/busy ] || fail "the refused snapshot left /tmp/busy"
 kill -TERM $drainer
 wait $drainer || { cat /tmp/drain.log; fail "evdrain did not end cleanly"; }

@@ -18,16 +18,6 @@ TRIGGERS=$FAULT
 S=$OUT/snap
 mkdir -p $S
 
-expect() { # STATUS WORDS COMMAND...: its exit status, and WORDS in its stderr
-	want=$1 words=$2
-	shift 2
-	rc=0
-	timeout 60 "$@" > /tmp/x.out 2> /tmp/x.err || rc=$?
-	cat /tmp/x.err
-	[ "$rc" = "$want" ] || fail "'$*' exited $rc, not $want"
-	grep -q "$words" /tmp/x.err || fail "'$*': no '$words' in its message"
-}
-
 # Bad parameters: insmod fails and the kernel log names the parameter and its range.
 ! insmod "$EVTRACE_KO" triggers=kasan,bogus 2>/dev/null || fail "insmod took triggers=kasan,bogus"
 dmesg | grep -q "triggers=kasan,bogus is invalid: it must be none, all, or a comma-separated list of kasan, kfence, warn and oops" ||
@@ -40,16 +30,16 @@ insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush
 [ "$(cat /sys/module/evtrace/parameters/triggers)" = "$TRIGGERS" ] || fail "triggers reads $(cat /sys/module/evtrace/parameters/triggers)"
 ! echo bogus > /sys/module/evtrace/parameters/triggers 2>/dev/null || fail "sysfs took triggers=bogus"
 evctl start
-expect 1 "no trigger has fired" evctl snapshot -o /tmp/none --trigger 1
+expect_refusal 1 "no trigger has fired" evctl snapshot -o /tmp/none --trigger 1
 [ ! -e /tmp/none ] || fail "the refused snapshot left /tmp/none"
 grep -q '^kept none$' $D/triggers || fail "a trigger is kept before any fired: $(cat $D/triggers)"
 
 # evdrain --snapshots: usage errors (2) and a DIR it cannot use (1).
-expect 2 "leaves the session as it is: no -o" evdrain --snapshots /tmp/s -o /tmp/o
-expect 2 "go with --snapshots" evdrain -o /tmp/o --keep-ms 5
-expect 2 "keep-ms wants a whole number from 1 to 86400000" evdrain --snapshots /tmp/s --keep-ms 0
-expect 2 "keep-mb wants a whole number from 1 to 1048576" evdrain --snapshots /tmp/s --keep-mb 2M
-expect 1 "is not a directory evdrain can write into" evdrain --snapshots /proc/version
+expect_refusal 2 "leaves the session as it is: no -o" evdrain --snapshots /tmp/s -o /tmp/o
+expect_refusal 2 "go with --snapshots" evdrain -o /tmp/o --keep-ms 5
+expect_refusal 2 "keep-ms wants a whole number from 1 to 86400000" evdrain --snapshots /tmp/s --keep-ms 0
+expect_refusal 2 "keep-mb wants a whole number from 1 to 1048576" evdrain --snapshots /tmp/s --keep-mb 2M
+expect_refusal 1 "is not a directory evdrain can write into" evdrain --snapshots /proc/version
 # No trigger on: it says so, and waits all the same.
 echo none > /sys/module/evtrace/parameters/triggers
 timeout 60 evdrain --snapshots /tmp/s --duration 1 > /dev/null 2> /tmp/x.err || fail "evdrain --snapshots --duration 1 failed"
@@ -91,7 +81,7 @@ insmod "$OUT/evt_fault.ko" fault=warn
 rmmod evt_fault
 wait_until 30 "trigger 2 not kept: $(cat $D/triggers)" grep -q "^kept 2 warn " $D/triggers
 dmesg | grep -q "trigger 2 (warn) kept the rings: nobody listens" || fail "no kernel message for the unheard trigger"
-expect 1 "only the last trigger" evctl snapshot -o /tmp/old --trigger 1
+expect_refusal 1 "only the last trigger" evctl snapshot -o /tmp/old --trigger 1
 timeout 60 evctl snapshot -o $S/t2 --trigger 2 || fail "evctl snapshot --trigger 2 failed"
 
 evctl generate-stop

@@ -25,3 +25,39 @@ bt_count() {
 bt_discarded() {
 	babeltrace2 "$1" 2>&1 >/dev/null | grep -o 'Tracer discarded [0-9]* events\?' | awk '{ s += $3 } END { print s + 0 }'
 }
+
+# The scratch module tests/vm/faultmod (kernel reports on demand), built
+# against the VM's kernel: the lanes say which (the debug lane sets
+# EVTRACE_VM_KDIR; the matrix passes --kver), else the default KDIR. Sets
+# kdir, mod (the folder of evt_fault.ko), debug (1 on a KASAN kernel) and
+# kcsan (1 on a KCSAN one).
+build_faultmod() {
+	kdir=${EVTRACE_VM_KDIR:-}
+	if [ -z "$kdir" ]; then
+		local kver
+		kver=$(sed -n 's/.*--kver  *\([^ ]*\).*/\1/p' <<<"${EVTRACE_VM_OPTS:-}")
+		if [ -n "$kver" ]; then kdir=/lib/modules/$kver/build; else kdir=$("$top/scripts/find-kdir"); fi
+	fi
+	mod=$top/build/tests/faultmod/$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")
+	rm -rf "$mod"; mkdir -p "$mod"
+	cp "$here/faultmod/Kbuild" "$here/faultmod/evt_fault.c" "$mod/"
+	make -s -C "$kdir" M="$mod" modules
+	debug=0 kcsan=0
+	grep -q '^CONFIG_KASAN=y' "$kdir/.config" 2>/dev/null && debug=1
+	grep -q '^CONFIG_KCSAN=y' "$kdir/.config" 2>/dev/null && kcsan=1
+	return 0
+}
+
+# A saved trace read alone: babeltrace2 (no error), evtest check and evcat
+# read DIR, and both count the same; evcat's JSON goes to $out/NAME.json.
+read_alone() { # DIR NAME
+	local d=$1 n=$2 ev bt
+	babeltrace2 "$d" > /dev/null 2> "$out/bt.err" || { cat "$out/bt.err"; die "babeltrace2 cannot read $n alone"; }
+	grep -qi 'error' "$out/bt.err" && { cat "$out/bt.err"; die "babeltrace2 reports an error on $n"; }
+	"$evtest" check "$d" > /dev/null || die "evtest check fails on $n"
+	ev=$("$top/build/bin/evcat" "$d" --count) || die "evcat cannot read $n"
+	bt=$(bt_count "$d")
+	[ "${bt:-0}" = "$ev" ] || die "$n: babeltrace2 counts '${bt:-0}', evcat $ev"
+	"$top/build/bin/evcat" "$d" --format json > "$out/$n.json" || die "evcat --format json on $n"
+	echo "$n: $ev events (babeltrace2 agrees)"
+}

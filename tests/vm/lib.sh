@@ -4,6 +4,18 @@ D=/sys/kernel/debug/evtrace
 
 fail() { echo "FAIL: $*"; exit 1; }
 
+# expect_refusal STATUS WORDS COMMAND...: COMMAND (60 s at most) exits with STATUS and
+# WORDS are in its stderr (printed).
+expect_refusal() {
+	want=$1 words=$2
+	shift 2
+	rc=0
+	timeout 60 "$@" > /tmp/x.out 2> /tmp/x.err || rc=$?
+	cat /tmp/x.err
+	[ "$rc" = "$want" ] || fail "'$*' exited $rc, not $want"
+	grep -q "$words" /tmp/x.err || fail "'$*': no '$words' in its message"
+}
+
 # Wait until every generator thread is done (or time out, in seconds).
 wait_gen_done() {
 	t=0

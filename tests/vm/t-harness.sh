@@ -13,21 +13,7 @@
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 
-# The VM's kernel tree: the lanes say which (the debug lane sets
-# EVTRACE_VM_KDIR; the matrix passes --kver), else the default KDIR.
-kdir=${EVTRACE_VM_KDIR:-}
-if [ -z "$kdir" ]; then
-	kver=$(sed -n 's/.*--kver  *\([^ ]*\).*/\1/p' <<<"${EVTRACE_VM_OPTS:-}")
-	if [ -n "$kver" ]; then kdir=/lib/modules/$kver/build; else kdir=$("$top/scripts/find-kdir"); fi
-fi
-kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")
-mod=$top/build/tests/faultmod/$kver
-rm -rf "$mod"; mkdir -p "$mod"
-cp "$here/faultmod/Kbuild" "$here/faultmod/evt_fault.c" "$mod/"
-make -s -C "$kdir" M="$mod" modules
-debug=0 kcsan=0
-grep -q '^CONFIG_KASAN=y' "$kdir/.config" 2>/dev/null && debug=1
-grep -q '^CONFIG_KCSAN=y' "$kdir/.config" 2>/dev/null && kcsan=1
+build_faultmod
 
 run() { # expected-status log-name vm-run-arguments...
 	local want=$1 name=$2 rc=0
@@ -100,6 +86,21 @@ else
 	PATH=$fake:$PATH run 124 qemu-crash-twice "$here/guest-harness.sh" exit3
 	grep -q '^vm-run: FAIL: qemu itself crashed' "$out.qemu-crash-twice.log" ||
 		die "qemu-crash-twice: no failure message"
+	# A stall of the lost-timer kind (CPUs idle, the RCU kthread's timer never
+	# fired) boots once more, without the first boot's files; any other
+	# stall fails (the hang case above runs to the limit, a real lockup is
+	# reported as such).
+	EVTRACE_VM_STALL_GRACE=2 run 0 lost-timer "$here/guest-harness.sh" lost-timer
+	grep -qx "booted again" "$out/harness.txt" || die "lost-timer: the second boot did not run"
+	grep -q '^vm-run: the guest stalled with its CPUs idle and a timer wakeup lost' "$out.lost-timer.log" ||
+		die "lost-timer: vm-run did not say why it booted again"
+	echo "ok: lost-timer: booted again after a simulated lost-timer stall"
+	# A kernel that fails before the guest script starts (here: no init)
+	# boots once more, then the run fails.
+	run 124 boot-fail --append "rdinit=/nonexistent init=/nonexistent" "$here/guest-harness.sh" exit3
+	[ "$(grep -c '^vm-run: the kernel failed before the guest script started' "$out.boot-fail.log")" = 1 ] ||
+		die "boot-fail: vm-run did not boot exactly once more"
+	echo "ok: boot-fail: booted once more, then failed"
 fi
 extra=""
 [ "$kcsan" = 0 ] || extra=", kcsan checks: 1"

@@ -11,18 +11,9 @@
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 
-kdir=${EVTRACE_VM_KDIR:-}
-if [ -z "$kdir" ]; then
-	kver=$(sed -n 's/.*--kver  *\([^ ]*\).*/\1/p' <<<"${EVTRACE_VM_OPTS:-}")
-	if [ -n "$kver" ]; then kdir=/lib/modules/$kver/build; else kdir=$("$top/scripts/find-kdir"); fi
-fi
-kver=$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")
-mod=$top/build/tests/faultmod/$kver
-mkdir -p "$mod"
-cp "$here/faultmod/Kbuild" "$here/faultmod/evt_fault.c" "$mod/"
-make -s -C "$kdir" M="$mod" modules
+build_faultmod
 fault=warn
-grep -q '^CONFIG_KASAN=y' "$kdir/.config" 2>/dev/null && fault=kasan
+[ "$debug" = 0 ] || fault=kasan
 
 cp "$mod/evt_fault.ko" "$out/"
 rc=0
@@ -44,15 +35,7 @@ awk '!seen[$0]++' <<<"$reported" | sed 's/^/kernel reported (expected): /'
 grep "^vm-run: kernel checkers:" "$out.log" || true
 
 for d in "$out"/snap/* "$out/keep1"; do
-	n=$(basename "$d")
-	babeltrace2 "$d" > /dev/null 2> "$out/bt.err" || { cat "$out/bt.err"; die "babeltrace2 cannot read snapshot $n alone"; }
-	grep -qi 'error' "$out/bt.err" && { cat "$out/bt.err"; die "babeltrace2 reports an error on snapshot $n"; }
-	"$evtest" check "$d" > /dev/null || die "evtest check fails on snapshot $n"
-	ev=$("$top/build/bin/evcat" "$d" --count) || die "evcat cannot read snapshot $n"
-	bt=$(bt_count "$d")
-	[ "${bt:-0}" = "$ev" ] || die "snapshot $n: babeltrace2 counts '${bt:-0}', evcat $ev"
-	"$top/build/bin/evcat" "$d" --format json > "$out/$n.json" || die "evcat --format json on $n"
-	echo "snapshot $n: $ev events (babeltrace2 agrees)"
+	read_alone "$d" "$(basename "$d")"
 done
 python3 "$here/trigger-check.py" "$out" "$fault"
 python3 "$here/snapshot-check.py" "$out" status.json t1 t2 rest

@@ -162,25 +162,6 @@ static int snapshot_dir(const char *dir)
 	return 0;
 }
 
-/* A failed snapshot leaves the directory as it found it: empty, or gone. */
-static void snapshot_undo(const char *dir, int created)
-{
-	struct dirent *de;
-	char path[4096 + 256 + 2];
-	DIR *d = opendir(dir);
-
-	if (d) {
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
-	if (created)
-		rmdir(dir);
-}
-
 /*
  * snapshot -o DIR [--trigger SEQ] (evt_snapshot_save()): open every ring device (refused while a drainer has one,
  * or without access to them), copy the metadata, ask the module to flush
@@ -218,7 +199,8 @@ static int snapshot(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
 	default:
 		fprintf(stderr, "evctl: snapshot: %s\n", err);
 	}
-	snapshot_undo(cmd->out_dir, created);
+	/* The directory as it was found: empty, or gone. */
+	evt_snapshot_undo(cmd->out_dir, created);
 	return EVCTL_EXIT_REFUSED;
 }
 

@@ -1,5 +1,4 @@
 // SPDX-License-Identifier: GPL-2.0
-#include <dirent.h>
 #include <errno.h>
 #include <inttypes.h>
 #include <stdio.h>
@@ -84,24 +83,6 @@ static int snapshot_dir(const struct evd_snap_opts *o, const struct pending *p, 
 	return -1;
 }
 
-/* A failed snapshot leaves no half directory behind. */
-static void remove_dir(const char *path)
-{
-	char file[4096 + 256 + 2];
-	struct dirent *de;
-	DIR *d = opendir(path);
-
-	if (d) {
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-				snprintf(file, sizeof(file), "%s/%s", path, de->d_name);
-				unlink(file);
-			}
-		closedir(d);
-	}
-	rmdir(path);
-}
-
 static void save(struct evt_ctl *ctl, const struct evd_snap_opts *o, const struct pending *p)
 {
 	struct evt_snapshot_result res;
@@ -116,7 +97,7 @@ static void save(struct evt_ctl *ctl, const struct evd_snap_opts *o, const struc
 	if (ret) {
 		fprintf(stderr, "evdrain: trigger %" PRIu64 " (%s): snapshot failed: %s\n", p->seq,
 			evt_trigger_name(p->reason), err);
-		remove_dir(path);
+		evt_snapshot_undo(path, 1);	/* no half snapshot left behind */
 		return;
 	}
 	if (o->keep_ms && p->ts > o->keep_ms * 1000000)

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "evt_ctl.h"
 #include "evt_snapshot.h"
 
@@ -84,4 +86,22 @@ out:
 	evt_consumer_close(&c);
 	free(b);
 	return ret;
+}
+
+void evt_snapshot_undo(const char *dir, int remove_dir)
+{
+	char path[4096 + 256 + 2];
+	struct dirent *de;
+	DIR *d = opendir(dir);
+
+	if (d) {
+		while ((de = readdir(d)))
+			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+				unlink(path);
+			}
+		closedir(d);
+	}
+	if (remove_dir)
+		rmdir(dir);
 }

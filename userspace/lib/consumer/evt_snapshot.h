@@ -38,4 +38,11 @@ enum evt_snapshot_error {
  */
 int evt_snapshot_save(struct evt_ctl *ctl, const char *dir, uint64_t trigger_seq,
 		      enum evt_xfer xfer, struct evt_snapshot_result *res, char *err, size_t errlen);
+
+/*
+ * After a failed evt_snapshot_save(): remove the files it wrote in @dir (a
+ * snapshot writes no subdirectory), and @dir itself when @remove_dir (the
+ * caller created it).
+ */
+void evt_snapshot_undo(const char *dir, int remove_dir);
 #endif
