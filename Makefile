@@ -32,6 +32,9 @@ EVVIEW_LIBS := $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null)
 EVVIEW_CFLAGS := $(shell pkg-config --cflags libmicrohttpd jansson 2>/dev/null) -DEVT_VIEWDIR='"$(VIEWDIR)"'
 LIBS_evview = $(EVVIEW_LIBS)
 CFLAGS_evview = $(EVVIEW_CFLAGS)
+# The exporter's rows (lib/export) are JSON made with jansson too.
+JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null)
+LIBS_evexport = $(JANSSON_LIBS)
 
 # The portable ring-buffer core: compiled into the module, the unit tests and
 # the native benchmark.
@@ -112,12 +115,12 @@ $(BUILD)/tests/bin/sysloop32: tests/tools/sysloop.c
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(JANSSON_LIBS) $(Z_LIBS) -lpthread
 
 $(BUILD)/tests/unit-san: $(UNIT_SRC) $(BUILD)/libevtrace-san.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(JANSSON_LIBS) $(Z_LIBS) -lpthread
 
 # evcat under ASan+UBSan+LSan: the unit tests run its error paths (a leak there
 # turns exit status 2 into 1).
