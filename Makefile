@@ -35,6 +35,7 @@ CFLAGS_evview = $(EVVIEW_CFLAGS)
 # The exporter's rows (lib/export) are JSON made with jansson too.
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null)
 LIBS_evexport = $(JANSSON_LIBS)
+LIBS_evsynth = $(JANSSON_LIBS)
 
 # The portable ring-buffer core: compiled into the module, the unit tests and
 # the native benchmark.
