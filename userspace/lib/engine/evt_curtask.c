@@ -260,6 +260,26 @@ int evt_curtask_on_cpu(const struct evt_curtask *c, unsigned int cpu, struct evt
 	return 0;
 }
 
+int evt_curtask_event_task(struct evt_curtask *c, const struct evt_engine_event *ev, struct evt_task *out)
+{
+	const struct evt_kind_entry *ke = evt_kind_of(&c->kinds, ev);
+
+	if (ke && ke->kind == EVT_K_SWITCH) {
+		const int32_t prev = (int32_t)evt_kf_int(ev, ke, EVT_KF_PREV_TID);
+
+		if (prev >= 0 && evt_kf_int(ev, ke, EVT_KF_NEXT_TID) >= 0) {
+			char comm[16];
+
+			evt_curtask_thread(c, prev, out);
+			/* Its name as the switch gives it (the tracker learns it only when fed). */
+			if (evt_kf_str(ev, ke, EVT_KF_PREV_COMM, comm, sizeof(comm)) && comm[0] && prev)
+				memcpy(out->comm, comm, sizeof(comm));
+			return 0;
+		}
+	}
+	return evt_curtask_on_cpu(c, ev->cpu, out);
+}
+
 void evt_curtask_cut(struct evt_curtask *c, uint64_t ts)
 {
 	uint32_t i;

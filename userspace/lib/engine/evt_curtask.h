@@ -66,6 +66,13 @@ int evt_curtask_event(void *c, void *call_data);
 
 /* The task on @cpu now (before the next event is fed): 0 with *@out, or -1 (unknown: out->tid -1). */
 int evt_curtask_on_cpu(const struct evt_curtask *c, unsigned int cpu, struct evt_task *out);
+/*
+ * The task @ev (the next event, not fed yet) happened in: a sched_switch's
+ * prev_tid (the event says so, even when a lost switch left the tracker
+ * believing another ran), else the task on its CPU. 0, or -1 (unknown:
+ * out->tid -1).
+ */
+int evt_curtask_event_task(struct evt_curtask *c, const struct evt_engine_event *ev, struct evt_task *out);
 /* @tid's identity as last known: 0, or -1 when never seen (out: @tid, pid -1, ""). */
 int evt_curtask_thread(const struct evt_curtask *c, int32_t tid, struct evt_task *out);
 

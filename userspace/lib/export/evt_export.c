@@ -461,8 +461,21 @@ static int chunk_rows(struct rows *rows, const struct rows_id *id, const char *t
 	return 0;
 }
 
-/* The deferred events of @c read through @u alone (another session's tail): its own rows. */
-static void flush_carry(struct unit *u, const struct evt_trace *tr, const struct carry *c)
+/* Its events row (the task its CPU runs before it), then the computations. */
+static void unit_event(struct unit *u, const struct evt_engine_event *ev, uint64_t idx)
+{
+	if (rows_want(u->rows, EVT_EXPORT_EVENTS)) {
+		struct evt_task t;
+
+		evt_curtask_event_task(u->ct, ev, &t);
+		rows_event(u->rows, u->id, u->trace_id, idx, ev->ts + u->offset, ev->cpu, &t, ev->desc, ev->payload,
+			   ev->len);
+	}
+	unit_feed(u, ev);
+}
+
+/* The deferred events of @c read through @u alone (another session's tail): their own rows. */
+static uint64_t flush_carry(struct unit *u, const struct evt_trace *tr, const struct carry *c)
 {
 	uint32_t i;
 
@@ -471,9 +484,10 @@ static void flush_carry(struct unit *u, const struct evt_trace *tr, const struct
 		struct evt_engine_event ev;
 
 		make_event(&ev, tr, d->ts, d->idx, 0, d->cpu, d->channel, d->payload, d->len);
-		unit_feed(u, &ev);
+		unit_event(u, &ev, i);
 	}
 	unit_stats_rows(u);
+	return c->nr_ev;
 }
 
 struct source {
@@ -562,7 +576,7 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 	struct source src;
 	struct rows_id id;
 	char host[256] = "", hdir[4400] = "", path[4500], namebuf[4096], *tdir;
-	uint64_t seq = 0, w, idx = 0, defer_idx = 0, first = 0, last = 0;
+	uint64_t seq = 0, w, idx = 0, first = 0, last = 0;
 	int has_seq = 0, final = 0, have_in = 0, fits = 0, lockfd = -1, ret = -1, rc;
 	uint32_t crc = 0, i;
 
@@ -661,7 +675,7 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 		if (in.nr_ev && (unit_init(&u, &rows, &id, uuid, evt_trace_offset_ns(&tr)) || unit_seed(&u, &in))) {
 			warnf(o, "the carry of chunk %s does not fit: its deferred events are dropped", in.chunk);
 		} else if (in.nr_ev) {
-			flush_carry(&u, &tr, &in);
+			idx = flush_carry(&u, &tr, &in);
 			res->carried_in = in.nr_ev;
 		}
 		unit_free(&u);
@@ -708,13 +722,10 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 			res->carried_in++;
 		}
 		if (ev.ts >= w) {
-			if (carry_defer(&out, ev.ts, ev.cpu, ev.channel, ev.idx, ev.payload, ev.len, own)) {
+			if (carry_defer(&out, ev.ts, ev.cpu, ev.channel, ev.idx, ev.payload, ev.len)) {
 				snprintf(err, errlen, "out of memory");
 				goto out_merge;
 			}
-			if (own && !res->deferred++)
-				defer_idx = idx;
-			idx += own;
 			continue;
 		}
 		/* Each CPU's task from its first sched_switch, when nothing carried it here. */
@@ -722,14 +733,7 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 			snprintf(err, errlen, "out of memory");
 			goto out_merge;
 		}
-		if (own && rows_want(&rows, EVT_EXPORT_EVENTS)) {
-			struct evt_task t;
-
-			evt_curtask_on_cpu(u.ct, ev.cpu, &t);
-			rows_event(&rows, &id, u.trace_id, idx, ev.ts + u.offset, ev.cpu, &t, ev.desc, ev.payload, ev.len);
-		}
-		idx += own;
-		unit_feed(&u, &ev);
+		unit_event(&u, &ev, idx++);
 	}
 	ret = src.err ? 1 : 0;
 	if (src.err)
@@ -753,21 +757,6 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 			goto out_merge;
 		}
 		prune_carries(hdir, seq);
-	}
-	/* The deferred events of this chunk still get their events rows here, in its order. */
-	u.slices_on = 0;
-	for (i = 0, idx = defer_idx; i < out.nr_ev; i++) {
-		const struct deferred *d = &out.ev[i];
-		struct evt_engine_event ev;
-		struct evt_task t;
-
-		make_event(&ev, &tr, d->ts, d->idx, 0, d->cpu, d->channel, d->payload, d->len);
-		if (d->own && rows_want(&rows, EVT_EXPORT_EVENTS)) {
-			evt_curtask_on_cpu(u.ct, ev.cpu, &t);
-			rows_event(&rows, &id, u.trace_id, idx, ev.ts + u.offset, ev.cpu, &t, ev.desc, ev.payload, ev.len);
-		}
-		idx += d->own;
-		evt_curtask_event(u.ct, &ev);
 	}
 	res->deferred = out.nr_ev;
 out_merge:

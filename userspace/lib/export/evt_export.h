@@ -6,8 +6,8 @@
  * docs/fleet.md's ("The tables"); every row has the schema version
  * EVT_EXPORT_SCHEMA, times are integers of realtime nanoseconds.
  *
- *   events.ndjson        every event of the chunk, with the task that ran
- *                        on its CPU (lib/engine/evt_curtask.h)
+ *   events.ndjson        every event, with the task that ran on its CPU
+ *                        (lib/engine/evt_curtask.h)
  *   syscalls.ndjson      one row per system call whose exit met its entry
  *   sched_slices.ndjson  which thread ran on which CPU, from when to when
  *   wakeups.ndjson       a woken thread and when it got a CPU
@@ -40,10 +40,14 @@
  * (an idle CPU waking during the cut); they are then read after this
  * chunk's events up to that end instead of among them.
  *
- * Rows of the derived tables belong to the export that completed them
- * (a syscall entered in chunk 3 and left in chunk 4 is a row of chunk 4,
- * as are the deferred events' pairs); the events table holds exactly the
- * chunk's own events, numbered in its time order.
+ * Rows belong to the export that wrote them (their chunk and seq columns,
+ * what a reload replaces): a syscall entered in chunk 3 and left in chunk 4
+ * is a row of chunk 4, and a chunk's deferred events are rows of the next
+ * chunk's export, read there in time order with its events (a CPU's two
+ * streams end at different times too: only then is the task of every
+ * event known). An export's events rows are numbered (idx) in that order,
+ * so (seq, idx) is the run's time order, each event once. The stats row of
+ * kind "chunk" counts the chunk's own events and losses.
  */
 #ifndef EVT_EXPORT_H
 #define EVT_EXPORT_H

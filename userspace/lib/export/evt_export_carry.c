@@ -11,8 +11,7 @@
  *   the stats computation's in-flight state: each CPU's task, the threads
  *   in a syscall (tid, the entry's name, its time), the woken threads
  *   (tid, time);
- *   the deferred events (time, cpu, channel, name, whether the chunk was
- *   their own, payload).
+ *   the deferred events (time, cpu, channel, name, payload).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -52,7 +51,7 @@ void carry_free(struct carry *c)
 }
 
 int carry_defer(struct carry *c, uint64_t ts, uint32_t cpu, uint32_t channel, uint32_t idx, const uint8_t *payload,
-		uint32_t len, int own)
+		uint32_t len)
 {
 	struct deferred *d;
 
@@ -69,7 +68,6 @@ int carry_defer(struct carry *c, uint64_t ts, uint32_t cpu, uint32_t channel, ui
 	d->channel = channel;
 	d->idx = idx;
 	d->len = len;
-	d->own = (uint8_t)own;
 	c->nr_ev++;
 	return 0;
 }
@@ -105,8 +103,7 @@ int carry_save(const struct carry *c, const struct evt_event_desc *events, const
 		const char *name = events[d->idx].name;
 
 		err |= evt_put_u64(&b, d->ts) | evt_put_u32(&b, d->cpu) | evt_put_u32(&b, d->channel) |
-		       evt_put_str(&b, name, strlen(name)) | evt_put_u8(&b, d->own) |
-		       evt_put_u32(&b, d->len) | evt_buf_put(&b, d->payload, d->len);
+		       evt_put_str(&b, name, strlen(name)) | evt_put_u32(&b, d->len) | evt_buf_put(&b, d->payload, d->len);
 	}
 	if (err || b.oom) {
 		evt_buf_free(&b);
@@ -178,20 +175,18 @@ static int load_body(struct carry *c, struct evt_rbuf *r)
 	for (i = 0; i < n; i++)
 		if (evt_get_s32(r, &c->woken[i].tid) || c->woken[i].tid <= 0 || evt_get_u64(r, &c->woken[i].ts))
 			return -1;
-	if (evt_get_count(r, &n, 25, UINT32_MAX) || (n && !(c->names = calloc(n, sizeof(*c->names)))))
+	if (evt_get_count(r, &n, 24, UINT32_MAX) || (n && !(c->names = calloc(n, sizeof(*c->names)))))
 		return -1;
 	for (i = 0; i < n; i++) {
 		uint64_t ts;
 		uint32_t cpu, channel, plen;
-		uint8_t own;
 		char *name;
 
 		if (evt_get_u64(r, &ts) || evt_get_u32(r, &cpu) || cpu >= EVT_MAX_CPUS || evt_get_u32(r, &channel) ||
 		    channel >= EVT_NR_CHANNELS || evt_get_str(r, &name, NAME_MAX_LEN))
 			return -1;
-		if (evt_get_u8(r, &own) || evt_get_u32(r, &plen) || plen > evt_rbuf_left(r) ||
-		    (c->nr_ev && ts < c->ev[c->nr_ev - 1].ts) ||
-		    carry_defer(c, ts, cpu, channel, 0, r->p + r->off, plen, own)) {
+		if (evt_get_u32(r, &plen) || plen > evt_rbuf_left(r) || (c->nr_ev && ts < c->ev[c->nr_ev - 1].ts) ||
+		    carry_defer(c, ts, cpu, channel, 0, r->p + r->off, plen)) {
 			free(name);
 			return -1;
 		}

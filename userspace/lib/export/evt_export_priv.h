@@ -77,7 +77,6 @@ struct deferred {
 	uint32_t idx;			/* in the catalogue of the trace it is read with */
 	uint32_t len;
 	uint8_t *payload;
-	uint8_t own;			/* this chunk's (its events row is written here) */
 };
 
 struct carry_stream {
@@ -124,6 +123,6 @@ int carry_resolve(struct carry *c, const struct evt_event_desc *events, unsigned
 		  size_t errlen);
 /* Append an event (payload copied): 0 or -1 (no memory). */
 int carry_defer(struct carry *c, uint64_t ts, uint32_t cpu, uint32_t channel, uint32_t idx, const uint8_t *payload,
-		uint32_t len, int own);
+		uint32_t len);
 
 #endif /* EVT_EXPORT_PRIV_H */
