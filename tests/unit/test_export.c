@@ -489,7 +489,7 @@ END_TEST
 START_TEST(rows_escape_names)
 {
 	static const struct evt_task task = { 42, 42, "\x1b[2J\xff\xc3\xa9z" };
-	const struct rows_id id = { "h\"ost\n", "c", 1 };
+	const struct rows_id id = { "h'ost\n\\", "c", 1, "" };
 	struct rows rows;
 	char dir[64], path[128], err[256], buf[4096];
 	json_t *o;
@@ -513,9 +513,17 @@ START_TEST(rows_escape_names)
 	ck_assert_ptr_nonnull(o);
 	/* 0xff as U+00FF (as evcat's JSON has it), the valid é kept. */
 	ck_assert_str_eq(js(o, "comm"), "\x1b[2J\xc3\xbf\xc3\xa9z");
-	ck_assert_str_eq(js(o, "host"), "h\"ost\n");
+	ck_assert_str_eq(js(o, "host"), "h'ost\n\\");
 	ck_assert_uint_eq(ju(o, "duration_ns"), 10);
 	json_decref(o);
+	/* The partition as a SQL literal of the same strings. */
+	ck_assert_int_eq(rows_write_partition(dir, &id, err, sizeof(err)), 0);
+	snprintf(path, sizeof(path), "%s/partition.sql", dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_ptr_nonnull(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	ck_assert_str_eq(buf, "('h\\'ost\\x0A\\\\', 'c')\n");
 	snprintf(path, sizeof(path), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(path), 0);
 }

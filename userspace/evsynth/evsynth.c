@@ -56,6 +56,7 @@ static void usage(FILE *f)
 "benchmarks of what reads chunks):\n"
 "  --chunks N          N chunks (2..100000) instead of one trace\n"
 "  --host NAME         the host their summary.json names (default synth)\n"
+"  --kernel-release R  the kernel it names (default synthetic)\n"
 "Prints a summary: events generated, recorded, discarded, overwritten, written\n"
 "(and with --kernel, the events generated of each kind).\n"
 "Exit status: 0 ok, 1 error writing, 2 usage.\n");
@@ -93,7 +94,7 @@ int main(int argc, char **argv)
 	static uint8_t idle[EVT_SYNTH_MAX_CPUS], offline[EVT_SYNTH_MAX_CPUS];
 	struct evt_synth_params p;
 	struct evt_synth_result r;
-	const char *dir = NULL, *host = "synth";
+	const char *dir = NULL, *host = "synth", *release = "synthetic";
 	char err[1024], whole[4200];
 	uint64_t chunks = 0;
 	int quiet = 0, i, have_idle = 0, have_off = 0;
@@ -120,6 +121,13 @@ int main(int argc, char **argv)
 				return 2;
 			}
 			host = v;
+			i++;
+		} else if (!strcmp(a, "--kernel-release")) {
+			if (!v || !*v || strlen(v) > 200) {
+				fprintf(stderr, "evsynth: --kernel-release wants a name of 1 to 200 bytes\n");
+				return 2;
+			}
+			release = v;
 			i++;
 		} else if (!strcmp(a, "--chunks")) {
 			if (num(a, v, &chunks))
@@ -251,7 +259,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	if (chunks) {
-		struct evt_chunk_split_opts so = { .nchunks = (unsigned int)chunks, .host = host };
+		struct evt_chunk_split_opts so = { .nchunks = (unsigned int)chunks, .host = host, .kernel = release };
 		int rc = evt_chunk_split(whole, dir, &so, NULL, err, sizeof(err));
 
 		nftw(whole, remove_entry, 16, FTW_DEPTH | FTW_PHYS);

@@ -60,6 +60,7 @@ int evt_parse_duration_ms(const char *s, uint64_t *ms);
  * at or before the k-th of nchunks equal steps of the trace's time span (so
  * that, as evdrain's, chunks overlap a little in time), a copy of the
  * metadata and a summary.json with "chunk", "seq", "host" (@o->host),
+ * "kernel" (@o->kernel),
  * "begin"/"end" (and _ns) and "final" (the last chunk). With
  * @o->lose_seam_packet, chunk 1 of the first stream starts one packet late
  * (a packet lost at a seam). The names go to @names (NULL: nowhere). 0, or
@@ -68,6 +69,7 @@ int evt_parse_duration_ms(const char *s, uint64_t *ms);
 struct evt_chunk_split_opts {
 	unsigned int nchunks;
 	const char *host;
+	const char *kernel;		/* summary.json's "kernel" (NULL: none) */
 	int lose_seam_packet;
 };
 int evt_chunk_split(const char *trace_dir, const char *run_dir, const struct evt_chunk_split_opts *o,

@@ -52,8 +52,8 @@ static int copy_file(const char *from, const char *to)
 	return ret;
 }
 
-static int write_summary(const char *dir, const char *name, uint64_t seq, const char *host, uint64_t b,
-			 uint64_t e, int final)
+static int write_summary(const char *dir, const char *name, uint64_t seq, const char *host, const char *kernel,
+			 uint64_t b, uint64_t e, int final)
 {
 	char path[4400], bs[48], es[48];
 	json_t *j;
@@ -61,8 +61,9 @@ static int write_summary(const char *dir, const char *name, uint64_t seq, const 
 
 	evt_chunk_iso_time(bs, sizeof(bs), b, 1);
 	evt_chunk_iso_time(es, sizeof(es), e, 1);
-	j = json_pack("{s:s, s:I, s:s, s:s, s:s, s:I, s:I, s:b}", "chunk", name, "seq", (json_int_t)seq, "host", host,
-		      "begin", bs, "end", es, "begin_ns", (json_int_t)b, "end_ns", (json_int_t)e, "final", final);
+	j = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:b}", "chunk", name, "seq", (json_int_t)seq, "host",
+		      host, "kernel", kernel, "begin", bs, "end", es, "begin_ns", (json_int_t)b, "end_ns", (json_int_t)e,
+		      "final", final);
 	if (!j) {
 		errno = ENOMEM;
 		return -1;
@@ -166,7 +167,7 @@ int evt_chunk_split(const char *trace_dir, const char *run_dir, const struct evt
 			goto out;
 		}
 		if (evt_chunk_name(name, sizeof(name), b + off_ns, e + off_ns, k) ||
-		    write_summary(tmp, name, k, o->host ? o->host : "", b + off_ns, e + off_ns,
+		    write_summary(tmp, name, k, o->host ? o->host : "", o->kernel ? o->kernel : "", b + off_ns, e + off_ns,
 				  k + 1 == o->nchunks)) {
 			snprintf(err, errlen, "%s: cannot write its summary: %s", tmp, strerror(errno));
 			goto out;

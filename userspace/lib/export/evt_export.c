@@ -291,7 +291,8 @@ static void make_event(struct evt_engine_event *ev, const struct evt_trace *tr, 
 }
 
 /* The chunk's summary.json (evdrain's): its host, sequence number, whether it ends a session. */
-static void read_summary(const char *chunk_dir, char *host, size_t hlen, uint64_t *seq, int *has_seq, int *final)
+static void read_summary(const char *chunk_dir, char *host, size_t hlen, char *kernel, size_t klen, uint64_t *seq,
+			 int *has_seq, int *final)
 {
 	char path[4200];
 	json_t *j, *v;
@@ -303,6 +304,9 @@ static void read_summary(const char *chunk_dir, char *host, size_t hlen, uint64_
 	v = json_object_get(j, "host");
 	if (json_is_string(v) && json_string_length(v) < hlen && !memchr(json_string_value(v), 0, json_string_length(v)))
 		snprintf(host, hlen, "%s", json_string_value(v));
+	v = json_object_get(j, "kernel");
+	if (json_is_string(v) && json_string_length(v) < klen && !memchr(json_string_value(v), 0, json_string_length(v)))
+		snprintf(kernel, klen, "%s", json_string_value(v));
 	v = json_object_get(j, "seq");
 	if (json_is_integer(v) && json_integer_value(v) >= 0) {
 		*seq = (uint64_t)json_integer_value(v);
@@ -575,7 +579,7 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 	struct unit u;
 	struct source src;
 	struct rows_id id;
-	char host[256] = "", hdir[4400] = "", path[4500], namebuf[4096], *tdir;
+	char host[256] = "", kernel[256] = "", hdir[4400] = "", path[4500], namebuf[4096], *tdir;
 	uint64_t seq = 0, w, idx = 0, first = 0, last = 0;
 	int has_seq = 0, final = 0, have_in = 0, fits = 0, lockfd = -1, ret = -1, rc;
 	uint32_t crc = 0, i;
@@ -585,7 +589,7 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 	memset(&out, 0, sizeof(out));
 	memset(&u, 0, sizeof(u));
 	memset(&src, 0, sizeof(src));
-	read_summary(o->chunk_dir, host, sizeof(host), &seq, &has_seq, &final);
+	read_summary(o->chunk_dir, host, sizeof(host), kernel, sizeof(kernel), &seq, &has_seq, &final);
 	if (o->host)
 		snprintf(host, sizeof(host), "%s", o->host);
 	if (!host[0]) {
@@ -630,7 +634,7 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 		goto out_trace;
 	}
 	uuid_hex(tr.md.uuid, res->trace_id);
-	id = (struct rows_id){ res->host, res->chunk, seq };
+	id = (struct rows_id){ res->host, res->chunk, seq, kernel };
 
 	/* The carry of the chunk before (one export of a host at a time). */
 	if (o->state_dir && has_seq) {
@@ -667,6 +671,8 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 		snprintf(err, errlen, "out of memory");
 		goto out_rows;
 	}
+	if (rows_write_partition(o->out_dir, &id, err, errlen))
+		goto out_rows;
 	/* Another session's tail (a chunk that did not end its session, then a new one): read alone. */
 	if (have_in && !fits) {
 		uint8_t uuid[16];

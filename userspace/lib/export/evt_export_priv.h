@@ -17,6 +17,7 @@ struct rows_id {
 	const char *host;
 	const char *chunk;
 	uint64_t seq;
+	const char *kernel;		/* the stats rows' (summary.json's "kernel"), "" unknown */
 };
 
 struct rows {
@@ -53,6 +54,13 @@ void rows_slice(struct rows *r, const struct rows_id *id, const char *trace_id, 
 		const struct evt_task *task, uint64_t begin, uint64_t end, int64_t end_state);
 void rows_wakeup(struct rows *r, const struct rows_id *id, const char *trace_id, unsigned int cpu,
 		 const struct evt_task *task, uint64_t wakeup, uint64_t sw);
+
+/*
+ * @dir/partition.sql: the rows' partition, ('HOST', 'CHUNK'), as a SQL
+ * literal of the very strings the rows hold (for ALTER TABLE ... DROP
+ * PARTITION): 0, or -1 with @err.
+ */
+int rows_write_partition(const char *dir, const struct rows_id *id, char *err, size_t errlen);
 
 /* A stats row: kind and what it says (fields that do not apply stay 0 / ""). */
 struct stats_row {

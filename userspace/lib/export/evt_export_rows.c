@@ -32,7 +32,7 @@ static const char *const own_cols[EVT_EXPORT_NR_TABLES][24] = {
 				  "errno" },
 	[EVT_EXPORT_SLICES] = { "cpu", "tid", "pid", "comm", "begin_ts", "end_ts", "duration_ns", "end_state" },
 	[EVT_EXPORT_WAKEUPS] = { "cpu", "tid", "pid", "comm", "wakeup_ts", "switch_ts", "latency_ns" },
-	[EVT_EXPORT_STATS] = { "kind", "name", "begin_ts", "end_ts", "cpu", "tid", "pid", "comm", "count",
+	[EVT_EXPORT_STATS] = { "kernel", "kind", "name", "begin_ts", "end_ts", "cpu", "tid", "pid", "comm", "count",
 			       "errors", "lat_count", "lat_sum_ns", "lat_min_ns", "lat_max_ns", "hist", "discarded",
 			       "lost_packets", "cpu_ns" },
 };
@@ -40,7 +40,7 @@ static const char *const own_cols[EVT_EXPORT_NR_TABLES][24] = {
 static int text_col(const char *k)
 {
 	static const char *const text[] = { "host", "trace_id", "chunk", "comm", "event", "fields", "name", "errno",
-					     "kind", NULL };
+					     "kind", "kernel", NULL };
 	unsigned int i;
 
 	for (i = 0; text[i]; i++)
@@ -181,6 +181,48 @@ static const char *as_utf8(const char *s, size_t n, char *out, size_t cap)
 	}
 	out[o] = '\0';
 	return out;
+}
+
+/* @s (UTF-8 as the rows have it) as a ClickHouse string literal, quotes included. */
+static void sql_string(FILE *f, const char *s)
+{
+	fputc('\'', f);
+	for (; *s; s++) {
+		if (*s == '\'' || *s == '\\')
+			fputc('\\', f);
+		if ((unsigned char)*s < 0x20)
+			fprintf(f, "\\x%02X", (unsigned char)*s);
+		else
+			fputc(*s, f);
+	}
+	fputc('\'', f);
+}
+
+int rows_write_partition(const char *dir, const struct rows_id *id, char *err, size_t errlen)
+{
+	char path[4200], host[1024], chunk[1024];
+	FILE *f;
+	int fd, bad;
+
+	snprintf(path, sizeof(path), "%s/partition.sql", dir);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
+	if (fd < 0 || !(f = fdopen(fd, "w"))) {
+		snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	fputc('(', f);
+	sql_string(f, as_utf8(id->host, strlen(id->host), host, sizeof(host)));
+	fputs(", ", f);
+	sql_string(f, as_utf8(id->chunk, strlen(id->chunk), chunk, sizeof(chunk)));
+	fputs(")\n", f);
+	bad = ferror(f);
+	if (fclose(f) || bad) {
+		snprintf(err, errlen, "cannot write %s", path);
+		return -1;
+	}
+	return 0;
 }
 
 static void set_text(json_t *row, const char *key, const char *s, size_t n)
@@ -329,6 +371,7 @@ void rows_stats(struct rows *r, const struct rows_id *id, const char *trace_id, 
 	if (!row)
 		return;
 	set_id(row, id, trace_id);
+	set_text(row, "kernel", id->kernel, strlen(id->kernel));
 	set_text(row, "kind", s->kind, strlen(s->kind));
 	set_text(row, "name", s->name ? s->name : "", s->name ? strlen(s->name) : 0);
 	set_u64(row, "begin_ts", s->begin);
