@@ -3,97 +3,29 @@
 # The fleet on a real ClickHouse cluster (issue 47; docs/fleet.md): two
 # clickhouse-server processes on 127.0.0.1, each with its own ports and data
 # directory, form a 2-shard cluster; three hosts' chunks are loaded through
-# evtrace-ch-load as evdrain's hook runs it (one chunk twice: it loads once):
+# evtrace-ch-load as evdrain's hook runs it (one chunk twice: it loads once;
+# one host over the HTTP interface, the others with clickhouse-client):
 # the guest's rotated run given as $1 (t-rotate's --rotate-interval run:
 # every event on, CPU 1 offline and back) and two evsynth --kernel runs cut
 # into chunks (one with losses, another kernel release); each host lands on
 # the shard cityHash64(host) picks, both shards hold rows; every query of
 # docs/fleet.md runs through the Distributed tables and tests/tools/fleet-check.py
-# compares the answers with evstat on each host's run. The servers are
-# stopped by their PIDs at the end, whatever happened.
+# compares the answers with evstat on each host's run. The servers
+# (scripts/ch-cluster) are stopped by their PIDs at the end, whatever happened.
 # usage: fleet-cluster.sh VM_RUN_DIR   (t-rotate.sh calls it)
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 vm_run=${1:?usage: fleet-cluster.sh VM_RUN_DIR}
 die() { echo "FAIL: fleet: $*"; exit 1; }
-for p in clickhouse-server clickhouse-client; do
-	command -v "$p" > /dev/null || die "$p is not installed (make deps installs it)"
-done
 work=$(mktemp -d)
-pids=()
-stop_servers() {
-	local p
-	for p in "${pids[@]}"; do kill "$p" 2> /dev/null || true; done
-	for p in "${pids[@]}"; do wait "$p" 2> /dev/null || true; done
-	pids=()
-}
-trap 'stop_servers; rm -rf "$work"' EXIT
+trap '"$top/scripts/ch-cluster" stop "$work/cluster"; rm -rf "$work"' EXIT
 start=$(date +%s)
+read -r -a ports <<< "$("$top/scripts/ch-cluster" start "$work/cluster")" || die "the cluster did not start"
+pids=$(tr '\n' ' ' < "$work/cluster/pids")
+echo "fleet: 2 clickhouse-server $(clickhouse-client --port "${ports[0]}" --query 'SELECT version()') on 127.0.0.1:${ports[0]} and :${ports[1]} (PIDs $pids), up in $(( $(date +%s) - start ))s"
 
-# Six free ports on the loopback (two servers: native, HTTP, interserver).
-read -r -a ports <<< "$(python3 -c '
-import socket
-ss = [socket.socket() for _ in range(6)]
-for s in ss: s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))')"
-remote="<shard><replica><host>127.0.0.1</host><port>${ports[0]}</port></replica></shard>"
-remote="$remote<shard><replica><host>127.0.0.1</host><port>${ports[1]}</port></replica></shard>"
-for i in 0 1; do
-	d=$work/ch$((i + 1))
-	mkdir -p "$d"
-	cat > "$d/users.xml" <<-EOF
-	<?xml version="1.0"?>
-	<yandex>
-	  <profiles><default><max_memory_usage>2000000000</max_memory_usage></default></profiles>
-	  <users><default><password></password><networks><ip>127.0.0.1</ip></networks>
-	    <profile>default</profile><quota>default</quota></default></users>
-	  <quotas><default><interval><duration>3600</duration><queries>0</queries><errors>0</errors>
-	    <result_rows>0</result_rows><read_rows>0</read_rows><execution_time>0</execution_time>
-	  </interval></default></quotas>
-	</yandex>
-	EOF
-	cat > "$d/config.xml" <<-EOF
-	<?xml version="1.0"?>
-	<yandex>
-	  <logger><level>warning</level><log>$d/server.log</log><errorlog>$d/err.log</errorlog>
-	    <size>10M</size><count>1</count></logger>
-	  <listen_host>127.0.0.1</listen_host>
-	  <tcp_port>${ports[$i]}</tcp_port>
-	  <http_port>${ports[$((i + 2))]}</http_port>
-	  <interserver_http_port>${ports[$((i + 4))]}</interserver_http_port>
-	  <path>$d/data/</path>
-	  <tmp_path>$d/tmp/</tmp_path>
-	  <user_files_path>$d/user_files/</user_files_path>
-	  <format_schema_path>$d/format_schemas/</format_schema_path>
-	  <users_config>$d/users.xml</users_config>
-	  <default_profile>default</default_profile>
-	  <default_database>default</default_database>
-	  <timezone>UTC</timezone>
-	  <mark_cache_size>268435456</mark_cache_size>
-	  <remote_servers><evtrace>$remote</evtrace></remote_servers>
-	</yandex>
-	EOF
-	clickhouse-server --config-file="$d/config.xml" > "$d/stdout" 2>&1 &
-	pids+=($!)
-done
-for i in 0 1; do
-	for _ in $(seq 150); do
-		clickhouse-client --port "${ports[$i]}" --query "SELECT 1" > /dev/null 2>&1 && break
-		kill -0 "${pids[$i]}" 2> /dev/null || { cat "$work/ch$((i + 1))/stdout" "$work/ch$((i + 1))/err.log" 2> /dev/null; die "server $((i + 1)) exited"; }
-		sleep 0.2
-	done
-	clickhouse-client --port "${ports[$i]}" --query "SELECT 1" > /dev/null || die "server $((i + 1)) does not answer"
-done
-echo "fleet: 2 clickhouse-server $(clickhouse-client --port "${ports[0]}" --query 'SELECT version()') on 127.0.0.1:${ports[0]} and :${ports[1]} (PIDs ${pids[*]}), up in $(( $(date +%s) - start ))s"
-
-# The loader as the docs configure it, from a configuration file.
-cat > "$work/clickhouse.conf" <<EOF
-# as in docs/fleet.md, with this test's ports
-EVTRACE_CH_SHARDS=127.0.0.1:${ports[0]} 127.0.0.1:${ports[1]}
-EVTRACE_CH_DB=evtrace
-EVTRACE_CH_CLUSTER="evtrace"
-EOF
-export EVTRACE_CH_CONF=$work/clickhouse.conf EVTRACE_CH_EVEXPORT=$top/build/bin/evexport EVTRACE_CH_STATE=$work/state
+# The loader as the docs configure it, from a configuration file (scripts/ch-cluster writes it).
+export EVTRACE_CH_CONF=$work/cluster/clickhouse.conf EVTRACE_CH_EVEXPORT=$top/build/bin/evexport EVTRACE_CH_STATE=$work/state
 load=$top/userspace/dist/clickhouse/evtrace-ch-load
 "$load" --create-tables || die "--create-tables"
 # A bad configuration is refused, naming it.
@@ -116,7 +48,8 @@ load_host() { # host dir [EVTRACE_CH_HOST]
 	done
 }
 t0=$(date +%s.%N)
-load_host vm "$vm_run" vm & a=$!
+# The guest's chunks over HTTP (curl), the others with clickhouse-client: the same shards, in the same order.
+EVTRACE_CH_CONF=$work/cluster/clickhouse-http.conf load_host vm "$vm_run" vm & a=$!
 load_host synth-1 "$work/synth-1" & b=$!
 load_host synth-2 "$work/synth-2" & c=$!
 wait $a || die "loading the guest's chunks"
@@ -128,6 +61,7 @@ q() { clickhouse-client --port "${ports[0]}" --query "$1"; }
 rows=$(q "SELECT count() FROM evtrace.events")
 echo "fleet: $nchunks chunks of 3 hosts loaded ($rows events) in $(echo "$t0 $t1" | awk '{ printf "%.1f", $2 - $1 }')s"
 sed 's/^/  /' "$work/load-synth-2.log"
+grep -q ' -> shard [12] (http://127.0.0.1:' "$work/load-vm.log" || die "the guest's chunks did not go over HTTP"
 
 # A hook run twice loads once: every table's count of the chunk is the same after a second load.
 counts() { q "SELECT (SELECT count() FROM evtrace.events WHERE host = 'synth-1'), (SELECT count() FROM evtrace.syscalls WHERE host = 'synth-1'),
@@ -153,6 +87,7 @@ done
 # Every documented query, compared with evstat.
 python3 "$top/tests/tools/fleet-check.py" --client "clickhouse-client --port ${ports[0]}" --doc "$top/docs/fleet.md" \
 	--evstat "$top/build/bin/evstat" vm="$vm_run" synth-1="$work/synth-1" synth-2="$work/synth-2" || die "fleet-check"
-! grep -h '<Error>' "$work"/ch*/err.log | grep -v 'DB::Exception: Table .* doesn.t exist' || die "the servers logged errors"
-stop_servers
+! grep -h '<Error>' "$work"/cluster/ch*/err.log || die "the servers logged errors"
+"$top/scripts/ch-cluster" stop "$work/cluster"
+for p in $pids; do ! kill -0 "$p" 2> /dev/null || die "server $p still runs"; done
 echo "fleet: servers stopped; $(( $(date +%s) - start ))s in all"
