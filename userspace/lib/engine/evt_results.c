@@ -333,11 +333,10 @@ static int mkdirs(const char *dir)
 	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
 }
 
-/* Write @b atomically as @path: 0 or -1 with errno. */
+/* Write @b atomically as @path (its directory made): 0 or -1 with errno. */
 static int write_file(const char *path, const struct evt_buf *b)
 {
-	char tmp[4300], dir[4200], *slash;
-	int fd;
+	char dir[4200], *slash;
 
 	snprintf(dir, sizeof(dir), "%s", path);
 	slash = strrchr(dir, '/');
@@ -346,25 +345,7 @@ static int write_file(const char *path, const struct evt_buf *b)
 	*slash = 0;
 	if (mkdirs(dir))
 		return -1;
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
-	if (fd < 0)
-		return -1;
-	if (evt_write_all(fd, b->p, b->n) || fchmod(fd, 0644) || close(fd)) {
-		int e = errno;
-
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	return 0;
+	return evt_write_file_atomic(path, b->p, b->n, 0644, 0);
 }
 
 void evt_results_save(struct evt_etrace *t, struct comp_slot *s)

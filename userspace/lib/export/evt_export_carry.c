@@ -75,9 +75,8 @@ int carry_defer(struct carry *c, uint64_t ts, uint32_t cpu, uint32_t channel, ui
 int carry_save(const struct carry *c, const struct evt_event_desc *events, const char *path)
 {
 	struct evt_buf b = { 0 };
-	char tmp[4200];
 	uint32_t i;
-	int err = 0, fd;
+	int err = 0, rc;
 
 	err |= evt_put_u32(&b, CARRY_MAGIC) | evt_put_u32(&b, CARRY_VERSION);
 	err |= evt_buf_put(&b, c->uuid, sizeof(c->uuid)) | evt_put_u32(&b, c->metadata_crc);
@@ -110,28 +109,9 @@ int carry_save(const struct carry *c, const struct evt_event_desc *events, const
 		errno = ENOMEM;
 		return -1;
 	}
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0640);
-	if (fd < 0 || evt_write_all(fd, b.p, b.n) || fsync(fd)) {
-		int e = errno;
-
-		if (fd >= 0)
-			close(fd);
-		unlink(tmp);
-		evt_buf_free(&b);
-		errno = e;
-		return -1;
-	}
-	close(fd);
+	rc = evt_write_file_atomic(path, b.p, b.n, 0640, 1);
 	evt_buf_free(&b);
-	if (rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	return 0;
+	return rc;
 }
 
 static int load_body(struct carry *c, struct evt_rbuf *r)
