@@ -434,6 +434,22 @@ START_TEST(seams_lose_nothing)
 	ck_assert_msg(strstr(last_warning, "not a carry of this version, or damaged; the chunk is read as the first"),
 		      "%s", last_warning);
 
+	/* A state directory that is a symbolic link (to someone else's): refused, no carry written through it. */
+	{
+		struct evt_export_opts o = { .chunk_dir = chunk, .out_dir = out, .final = -1, .warn = count_warning };
+		char link[1100], target[1100];
+
+		snprintf(link, sizeof(link), "%s/state-link", dir);
+		snprintf(target, sizeof(target), "%s/elsewhere", dir);
+		ck_assert_int_eq(mkdir(target, 0700), 0);
+		ck_assert_int_eq(symlink(target, link), 0);
+		o.state_dir = link;
+		ck_assert_int_eq(evt_export_chunk(&o, &r, err, sizeof(err)), -1);
+		ck_assert_msg(strstr(err, "not a directory of this user's"), "%s", err);
+		snprintf(target, sizeof(target), "%s/elsewhere/unit-host", dir);
+		ck_assert_int_eq(access(target, F_OK), -1);
+	}
+
 	snprintf(out, sizeof(out), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(out), 0);
 	evt_stats_free(ref);

@@ -335,16 +335,35 @@ static int metadata_crc(const char *tdir, uint32_t *crc)
 	return n < 0 ? -1 : 0;
 }
 
+/*
+ * @dir made 0750 if absent; a directory of ours, not a symbolic link (the
+ * carries hold trace data: nobody else's directory gets them). 0, or -1
+ * with @err.
+ */
+static int own_dir(const char *dir, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (mkdir(dir, 0750) && errno != EEXIST) {
+		snprintf(err, errlen, "cannot make %s: %s", dir, strerror(errno));
+		return -1;
+	}
+	if (lstat(dir, &st) || !S_ISDIR(st.st_mode) || st.st_uid != geteuid()) {
+		snprintf(err, errlen, "%s: not a directory of this user's (a symbolic link, or another owner's): "
+			 "no carry goes there", dir);
+		return -1;
+	}
+	return 0;
+}
+
 /* DIR/HOST for a host's carries (HOST with its unusual bytes as %XX), made 0750: 0 or -1 with @err. */
 static int host_state_dir(const char *state_dir, const char *host, char *out, size_t len, char *err, size_t errlen)
 {
 	size_t n;
 	const char *p;
 
-	if (mkdir(state_dir, 0750) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot make %s: %s", state_dir, strerror(errno));
+	if (own_dir(state_dir, err, errlen))
 		return -1;
-	}
 	n = (size_t)snprintf(out, len, "%s/", state_dir);
 	for (p = host; *p && n + 4 < len; p++) {
 		unsigned char c = (unsigned char)*p;
@@ -356,11 +375,7 @@ static int host_state_dir(const char *state_dir, const char *host, char *out, si
 			n += (size_t)snprintf(out + n, len - n, "%%%02X", c);
 	}
 	out[n] = '\0';
-	if (mkdir(out, 0750) && errno != EEXIST) {
-		snprintf(err, errlen, "cannot make %s: %s", out, strerror(errno));
-		return -1;
-	}
-	return 0;
+	return own_dir(out, err, errlen);
 }
 
 static void carry_path(char *out, size_t len, const char *hdir, uint64_t seq)
