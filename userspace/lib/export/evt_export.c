@@ -299,6 +299,8 @@ static void read_summary(const char *chunk_dir, char *host, size_t hlen, char *k
 
 	snprintf(path, sizeof(path), "%s/%s", chunk_dir, EVT_CHUNK_SUMMARY);
 	j = json_load_file(path, 0, NULL);
+	/* No summary: a whole trace, not a chunk; nothing follows it. */
+	*final = !j;
 	if (!j)
 		return;
 	v = json_object_get(j, "host");
@@ -715,7 +717,8 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 		}
 	}
 	res->carry = fits;
-	w = final ? UINT64_MAX : defer_from(&tr);
+	/* Deferred events go to the next chunk's export only through a carry. */
+	w = final || !hdir[0] ? UINT64_MAX : defer_from(&tr);
 	if (evt_merged_init(&src.mt, &tr, EVT_MERGE_TREE)) {
 		snprintf(err, errlen, "out of memory");
 		goto out_unit;

@@ -77,7 +77,9 @@ struct evt_export_opts {
 	/*
 	 * The chunk ends its tracing session (evdrain marks the chunk it
 	 * closed at its stop): nothing is deferred, nothing carried on.
-	 * -1: as the chunk's summary.json "final" says.
+	 * -1: as the chunk's summary.json "final" says; a directory without a
+	 * summary.json is a whole trace (final). Without a state directory
+	 * nothing is deferred either (nothing would carry it).
 	 */
 	int final;
 	unsigned int tables;		/* 1 << table bits; 0: all */
