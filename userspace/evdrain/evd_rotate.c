@@ -85,6 +85,13 @@ struct evd_rot {
 	uint64_t *hookq;			/* seqs waiting for the hook, in order */
 	size_t nhookq, caphookq;
 	uint64_t hooking;			/* the seq whose hook runs, or NO_SEQ */
+	/*
+	 * The last completed chunk, its hook held until the chunk after it
+	 * records a packet (then it is not the session's last) or turns out
+	 * empty at the stop (then it is: final), or NO_SEQ.
+	 */
+	uint64_t held;
+	atomic_int held_waiting;		/* held != NO_SEQ, for the drain loop's look without the lock */
 	int stopping;
 	int finisher_done;			/* no chunk will be completed any more */
 	uint64_t hook_deadline_ms;		/* set by evd_rot_stop: kill hooks after it */
@@ -513,6 +520,73 @@ static void retention(struct evd_rot *r)
 	}
 }
 
+/* The held chunk's hook is queued (the chunk after it has a packet, or evdrain stops). Under r->mu. */
+static void release_held(struct evd_rot *r)
+{
+	if (r->held == NO_SEQ)
+		return;
+	push_hook(r, r->held);
+	r->held = NO_SEQ;
+	atomic_store(&r->held_waiting, 0);
+}
+
+/*
+ * A completed chunk's hook, queued now or held until the chunk after it
+ * shows it is not the last of its session (see held). Under r->mu.
+ */
+static void queue_hook(struct evd_rot *r, uint64_t seq, int final)
+{
+	release_held(r);
+	if (final || atomic_load(&r->current_bytes)) {
+		push_hook(r, seq);
+		return;
+	}
+	r->held = seq;
+	atomic_store(&r->held_waiting, 1);
+}
+
+/*
+ * The session's last chunk closed empty (nothing recorded since the cut
+ * before it): the held chunk is the last. Its summary.json says so now
+ * ("final": false becomes "final": true in place: the file keeps its
+ * owner and mode, and a reader sees either), then its hook is queued.
+ */
+static void held_is_final(struct evd_rot *r)
+{
+	char path[DIR_LEN + 32], buf[8192];
+	uint64_t seq;
+	size_t i;
+	ssize_t n;
+	char *at;
+	int fd;
+
+	pthread_mutex_lock(&r->mu);
+	seq = r->held;
+	for (i = 0; seq != NO_SEQ && i < r->ndone && r->done[i].seq != seq; i++)
+		;
+	if (seq == NO_SEQ || i == r->ndone) {
+		release_held(r);
+		pthread_mutex_unlock(&r->mu);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s/" EVT_CHUNK_SUMMARY, r->outdir, r->done[i].name);
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n > 0) {
+		buf[n] = '\0';
+		at = strstr(buf, "\"final\": false");
+		if (at && pwrite(fd, "true ", 5, at - buf + 9) == 5 && !fsync(fd))
+			r->done[i].final = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!r->done[i].final)
+		fprintf(stderr, "evdrain: %s: cannot mark it the session's last chunk: %s\n", path,
+			fd < 0 || n < 0 ? strerror(errno) : "no \"final\" in it");
+	release_held(r);
+	pthread_mutex_unlock(&r->mu);
+}
+
 /* The finisher's work on one closed chunk. */
 static void complete_chunk(struct evd_rot *r, struct closed *c)
 {
@@ -531,9 +605,11 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	memset(&cs, 0, sizeof(cs));
 	rc = stream_bytes(kdir) ? scan_chunk(r, c, kdir, &cs) : 1;
 	if (rc == 1) {
-		/* Nothing recorded in it: no chunk to keep. */
+		/* Nothing recorded in it: no chunk to keep (the last of the session: the one before is). */
 		remove_tree(c->dir);
 		free(cs.s);
+		if (c->final && r->o.hook)
+			held_is_final(r);
 		return;
 	}
 	if (rc < 0) {
@@ -587,7 +663,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	r->st.bytes += d.bytes;
 	r->st.lost_packets += cs.lost;
 	if (add_done(r, &d) == 0 && r->o.hook)
-		push_hook(r, d.seq);
+		queue_hook(r, d.seq, d.final);
 	pthread_mutex_unlock(&r->mu);
 	if (!r->o.quiet)
 		fprintf(stderr, "evdrain: chunk %s: %llu events, %llu bytes%s\n", name,
@@ -1070,6 +1146,7 @@ int evd_rot_start(struct evd_rot **rp, const struct evd_rot_opts *o)
 	}
 	snprintf(r->outdir, sizeof(r->outdir), "%s", o->outdir);
 	r->hooking = NO_SEQ;
+	r->held = NO_SEQ;
 	r->queue_tail = &r->queue;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->fin_cv, NULL);
@@ -1202,6 +1279,12 @@ void evd_rot_abandon_chunk(struct evd_rot *r, const char *why)
 void evd_rot_set_current_bytes(struct evd_rot *r, uint64_t bytes)
 {
 	atomic_store(&r->current_bytes, bytes);
+	/* The chunk in progress has a packet: the one before it is not the session's last. */
+	if (bytes && atomic_load(&r->held_waiting)) {
+		pthread_mutex_lock(&r->mu);
+		release_held(r);
+		pthread_mutex_unlock(&r->mu);
+	}
 }
 
 void evd_rot_stop(struct evd_rot *r, unsigned int hook_wait_s, struct evd_rot_stats *st)
@@ -1212,6 +1295,8 @@ void evd_rot_stop(struct evd_rot *r, unsigned int hook_wait_s, struct evd_rot_st
 	pthread_mutex_unlock(&r->mu);
 	pthread_join(r->finisher, NULL);
 	pthread_mutex_lock(&r->mu);
+	/* (a run that ended without its last chunk: a failed write, a failed start) */
+	release_held(r);
 	r->hook_deadline_ms = monotonic_ms() + (uint64_t)hook_wait_s * 1000;
 	if (!r->hook_deadline_ms)
 		r->hook_deadline_ms = 1;
