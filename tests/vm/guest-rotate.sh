@@ -159,7 +159,7 @@ rmmod evtrace
 
 # (6) evctl rotate alone cuts (the size is never reached); a slow hook that
 # fails every other chunk while --keep 1 wants its chunk gone.
-printf '#!/bin/sh\nsleep 1\n[ -d "$1" ] || echo "MISSING $1" >> /tmp/slow.log\necho "$EVT_CHUNK_SEQ" >> /tmp/slow.log\nexit $((EVT_CHUNK_SEQ %% 2))\n' > /tmp/failhook
+printf '#!/bin/sh\nsleep 0.5\n[ -d "$1" ] || echo "MISSING $1" >> /tmp/slow.log\necho "$EVT_CHUNK_SEQ" >> /tmp/slow.log\nexit $((EVT_CHUNK_SEQ %% 2))\n' > /tmp/failhook
 chmod +x /tmp/failhook
 insmod "$EVTRACE_KO" probes=0 num_subbuf=32
 evdrain -o /tmp/manual --rotate-size 64M --stats-json "$OUT/manual.json" > "$OUT/manual.out" 2>&1 &
@@ -179,7 +179,7 @@ evctl generate --events 100000000 --rate 6000 --channel both
 evdrain -o /tmp/slow --rotate-size 96K --keep 1 --on-chunk /tmp/failhook --hook-retries 0 \
 	--stats-json "$OUT/slow.json" > "$OUT/slow.out" 2>&1 &
 pid=$!
-# (5 s: at its stop evdrain waits for the queued hooks, a second each: --keep takes no unshipped chunk)
+# (5 s: at its stop evdrain waits for the queued hooks, half a second each: --keep takes no unshipped chunk)
 sleep 5
 kill -TERM $pid
 wait $pid || { cat "$OUT/slow.out"; fail "evdrain (slow hook) exit $?"; }
