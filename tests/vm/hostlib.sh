@@ -8,7 +8,33 @@ trap 'rm -rf "$out"' EXIT
 
 die() { echo "FAIL: $*"; exit 1; }
 
-vm() { "$top/scripts/vm-run" --smp "${SMP:-2}" --out "$out" "$@"; }
+# Boot the VM on a guest script: vm [vm-run options] GUEST_SCRIPT [ARGS...],
+# once per test, as a plain command (not in $(...) or a pipe). Under
+# scripts/run-tests the boot may be shared with other tests' guest scripts
+# ("# vm-boot: GROUP", docs/testing.md): run-tests first runs the test with
+# EVTRACE_VM_PLAN=FILE, where vm records its call and what $out holds (the
+# guest finds it in $OUT) and ends the test; after the boot, it runs the test
+# again with EVTRACE_VM_RESULT=DIR, where vm takes the guest's $OUT, prints
+# what vm-run printed about this script and returns its status.
+vm() {
+	if [ -n "${EVTRACE_VM_PLAN:-}" ]; then
+		printf '%s\0' --smp "${SMP:-2}" "$@" > "$EVTRACE_VM_PLAN"
+		mkdir -p "$EVTRACE_VM_PLAN.in"
+		cp -a "$out/." "$EVTRACE_VM_PLAN.in/"
+		exit 0
+	fi
+	if [ -n "${EVTRACE_VM_RESULT:-}" ]; then
+		[ -z "${vm_called:-}" ] || die "vm called twice: a test that boots more than once says '# vm-boot: own'"
+		vm_called=1
+		printf '%s\0' --smp "${SMP:-2}" "$@" | cmp -s - "$EVTRACE_VM_RESULT.req" ||
+			die "vm called with other arguments than when run-tests planned the boot: $*"
+		rm -rf "$out"
+		mv "$EVTRACE_VM_RESULT" "$out"
+		cat "$EVTRACE_VM_RESULT.log"
+		return "$(cat "$EVTRACE_VM_RESULT.rc")"
+	fi
+	"$top/scripts/vm-run" --smp "${SMP:-2}" --out "$out" "$@"
+}
 
 # Sum a column of the guest's stats copy for a channel (or all).
 stats_sum() { # file col [channel]

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-smp: 4
+# vm-boot: own
 # The VM harness judges runs as its users rely on: a guest's exit status comes
 # back (3 stays 3, with $OUT's files on the host), a guest that never ends is
 # cut at --timeout (124), and a kernel report fails the run (125) with the
