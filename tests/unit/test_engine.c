@@ -963,7 +963,7 @@ static void run_check(const char *script_args)
 START_TEST(evstat_matches_independent)
 {
 	make_kernel_trace(60000, 0, 300);
-	run_check("evstat-check.py build/bin/evcat build/bin/evstat");
+	run_check("evstat-check.py build/bin/evcat build/bin/evstat --lttng");
 	rm_trace();
 }
 END_TEST
