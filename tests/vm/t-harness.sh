@@ -158,6 +158,13 @@ else
 	[ "$(grep -c '^vm-run: the kernel failed before the guest script started' "$out.boot-fail.log")" = 1 ] ||
 		die "boot-fail: vm-run did not boot exactly once more"
 	echo "ok: boot-fail: booted once more, then failed"
+	# A boot that never reaches the guest script (here init is cat, reading a
+	# console nobody writes to) is stopped after EVTRACE_VM_BOOT_GRACE, not at
+	# the time limit, booted once more, then fails.
+	EVTRACE_VM_BOOT_GRACE=15 run 124 stuck-boot --timeout 600 --append "rdinit=/bin/cat" "$here/guest-harness.sh" exit3
+	[ "$(grep -c 'no guest script started within 15s: the boot is stuck' "$out.stuck-boot.log")" = 2 ] ||
+		die "stuck-boot: vm-run did not stop the stuck boot twice"
+	echo "ok: stuck-boot: stopped after 15 s, booted once more, then failed"
 fi
 extra=""
 [ "$kcsan" = 0 ] || extra=", kcsan checks: 1"
