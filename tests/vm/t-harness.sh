@@ -33,7 +33,7 @@ expect_line() { # log-name regex: vm-run printed it as the offending kernel line
 	[ -n "$found" ] || { tail -n 40 "$out.$1.log"; die "$1: no '$2' among the lines vm-run reported"; }
 	awk '!seen[$0]++' <<<"$found" | head -n 2 | sed "s/^/    $1 reported: /"
 }
-trap 'rm -rf "$out" "$out".*.log "$out.fakeqemu" "$out.bin" "$out.rule" "$out.rule.out" "$out.retries"' EXIT
+trap 'rm -rf "$out" "$out".*.log "$out.fakeqemu" "$out.bin" "$out.rule" "$out.rule.out" "$out.retries" "$out.batch"' EXIT
 
 run 0 clean "$here/guest-harness.sh" fault none
 # The checkers' boot banners (debug kernel), as proof for the lane's summary.
@@ -165,6 +165,23 @@ else
 	[ "$(grep -c 'no guest script started within 15s: the boot is stuck' "$out.stuck-boot.log")" = 2 ] ||
 		die "stuck-boot: vm-run did not stop the stuck boot twice"
 	echo "ok: stuck-boot: stopped after 15 s, booted once more, then failed"
+	# vm-run --batch (run-tests' shared boots): each script judged on its
+	# own stretch; a kernel report fails that script only and ends the boot,
+	# the scripts after it boot anew.
+	b=$out.batch
+	mkdir -p "$b/out/warn"
+	cp "$mod/evt_fault.ko" "$b/out/warn/"
+	g=$here/guest-harness.sh
+	printf 'first\t60\t%s\texit3\nwarn\t60\t%s\tfault\twarn\nafter\t60\t%s\texit3\n' "$g" "$g" "$g" > "$b/list"
+	"$top/scripts/vm-run" --smp "${SMP:-2}" --out "$b/out" --batch "$b/list" > "$out.batch.log" 2>&1 ||
+		{ tail -n 30 "$out.batch.log"; die "batch: vm-run --batch exited $?"; }
+	got="$(cat "$b/out/first.rc") $(cat "$b/out/warn.rc") $(cat "$b/out/after.rc")"
+	[ "$got" = "3 125 3" ] || { tail -n 30 "$out.batch.log"; die "batch: statuses $got, want 3 125 3"; }
+	[ "$(grep -c '^vm-run: booting' "$out.batch.log")" = 2 ] || die "batch: not two boots (the WARN must end the first)"
+	grep -q 'WARNING: .*evt_fault' "$b/out/warn.log" || die "batch: the WARN is not in warn's verdict"
+	! grep -q 'WARNING:' "$b/out/first.log" "$b/out/after.log" || die "batch: another script was charged with the WARN"
+	grep -qx "written before exit 3" "$b/out/after/harness.txt" || die "batch: the script after the report did not run"
+	echo "ok: batch: exit 3, the WARN (125, ending the boot), exit 3 in a second boot"
 fi
 extra=""
 [ "$kcsan" = 0 ] || extra=", kcsan checks: 1"
