@@ -150,7 +150,7 @@ deps:
 check:
 	@scripts/deps --if-missing
 	@$(MAKE) --no-print-directory all
-	@scripts/run-tests
+	@scripts/run-tests --strict
 
 unit:
 	@$(MAKE) --no-print-directory userspace
