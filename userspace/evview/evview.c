@@ -24,6 +24,7 @@
 #include <microhttpd.h>
 #include "evt_comp_index.h"
 #include "evt_comp_marks.h"
+#include "evt_format.h"
 #include "evv.h"
 
 #define EXIT_TRACE 1
@@ -38,6 +39,14 @@
 #ifndef EVT_VIEWDIR
 #define EVT_VIEWDIR "/usr/local/share/evtrace/view"
 #endif
+
+/* An error message; what it quotes (a file name, a name from the trace) escaped. */
+static void say_err(const char *msg)
+{
+	fputs("evview: ", stderr);
+	evt_fputs_esc(stderr, msg);
+	fputc('\n', stderr);
+}
 
 static void usage(FILE *f)
 {
@@ -560,12 +569,12 @@ static int open_trace(struct evv *s, const struct opts *o)
 	s->t = evt_trace_get_opts(s->eng, o->dir, &(struct evt_trace_opts){ .threads = EVT_TRACE_OPEN_THREADS },
 				  err, sizeof(err));
 	if (!s->t) {
-		fprintf(stderr, "evview: %s\n", err);
+		say_err(err);
 		return -1;
 	}
 	s->tr = evt_etrace_reader(s->t);
 	if (!s->tr || evt_etrace_span(s->t, &s->first_rt, &s->last_rt)) {
-		fprintf(stderr, "evview: %s\n", evt_etrace_error(s->t));
+		say_err(evt_etrace_error(s->t));
 		return -1;
 	}
 	if (evt_traceset_add(s->ts, s->t)) {
@@ -625,7 +634,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in sa;
 	socklen_t salen = sizeof(sa);
 	pthread_t engine;
-	char host[INET_ADDRSTRLEN], self[256];
+	char host[INET_ADDRSTRLEN], self[256], esc[4 * EVT_ENGINE_ERRLEN + 1];
 	sigset_t sigs;
 	int fd = -1, port, sig, ret = EXIT_TRACE;
 
@@ -664,7 +673,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (getsockname(fd, (struct sockaddr *)&sa, &salen)) {
-		fprintf(stderr, "evview: %s\n", strerror(errno));
+		say_err(strerror(errno));
 		goto out;
 	}
 	port = ntohs(sa.sin_port);
@@ -684,14 +693,15 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evview: cannot start the engine thread\n");
 		goto out;
 	}
-	printf("evview: serving %s at http://%s:%d/\n", evt_etrace_path(s.t), host, port);
+	printf("evview: serving %s at http://%s:%d/\n", evt_fmt_esc(esc, sizeof(esc), evt_etrace_path(s.t)), host,
+	       port);
 	if (gethostname(self, sizeof(self)) || !self[0])
 		snprintf(self, sizeof(self), "HOST");
 	self[sizeof(self) - 1] = 0;
 	printf("evview: from another machine: ssh -L %d:127.0.0.1:%d %s, then open http://127.0.0.1:%d/\n",
 	       port, port, self, port);
 	if (s.error[0])
-		printf("evview: %s (the events before it are shown)\n", s.error);
+		printf("evview: %s (the events before it are shown)\n", evt_fmt_esc(esc, sizeof(esc), s.error));
 	fflush(stdout);
 	while (sigwait(&sigs, &sig))
 		;
