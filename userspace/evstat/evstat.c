@@ -172,6 +172,7 @@ static int print_text(const struct report *r)
 	uint32_t *ix = NULL, i, n, cap;
 	char b1[40], b2[40], name[16];
 	size_t ntop, nthreads;
+	const char *saved;
 	char e1[EVT_ESC_NAME];
 
 	cap = s->nr_ev;
@@ -189,6 +190,9 @@ static int print_text(const struct report *r)
 		goto oom;
 
 	printf("Trace %s%s\n", ESC(evt_etrace_path(r->t)), r->window ? " (a window)" : "");
+	/* Figures an earlier run saved are said to be, with where (whoever can write there made them). */
+	if (!r->window && (saved = evt_comp_saved_from(r->t, "stats")))
+		printf("  (saved results: %s; --no-saved computes them again)\n", ESC(saved));
 	span = s->events ? s->last_ts - s->first_ts : 0;
 	if (s->events)
 		printf("  %s .. %s UTC (%.9f s), %llu events\n", when(r, s->first_ts, b1), when(r, s->last_ts, b2),

@@ -224,6 +224,11 @@ int evt_comp_in_progress(const struct evt_etrace *t, const char *name);
 int evt_comp_ready(const struct evt_etrace *t, const char *name);
 /* The result of @name for @t once ready (else NULL). */
 void *evt_comp_result(const struct evt_etrace *t, const char *name);
+/*
+ * The file @name's ready result was loaded from (saved by an earlier run:
+ * a program says so beside the figures), or NULL when it was computed.
+ */
+const char *evt_comp_saved_from(const struct evt_etrace *t, const char *name);
 /* The decoding error that ended the pass which made the ready results, or NULL. */
 const char *evt_comp_error(const struct evt_etrace *t);
 
