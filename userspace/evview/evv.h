@@ -8,6 +8,7 @@
 #ifndef EVV_H
 #define EVV_H
 
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -49,6 +50,8 @@ struct evv {
 	unsigned int percent;
 
 	char www[4096];			/* the page's files */
+	char token[65];			/* the API's secret (evview.c) */
+	struct sockaddr_in self;	/* where it listens */
 };
 
 /* Take the lock as a handler (the engine thread lets it in between chunks). */

@@ -17,6 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -32,9 +33,16 @@
 /* Without --listen: the first free port from here. */
 #define DEFAULT_PORT 8080
 #define DEFAULT_PORT_TRIES 100
-/* Connections at once (a thread each), and how long an idle one stays open. */
+/*
+ * Connections at once (a thread each), and how long an idle one stays
+ * open: short, so that connections that never send a request (someone
+ * holding every slot) are closed soon; a browser opens a new one when it
+ * needs it. Another user's are refused as they arrive (peer_allowed).
+ */
 #define MAX_CONNECTIONS 64
-#define IDLE_TIMEOUT_S 300
+#define IDLE_TIMEOUT_S 15
+/* The secret in the printed URL: 32 random bytes, in hex. */
+#define TOKEN_BYTES 32
 
 #ifndef EVT_VIEWDIR
 #define EVT_VIEWDIR "/usr/local/share/evtrace/view"
@@ -59,8 +67,10 @@ static void usage(FILE *f)
 "the trace, as evstat(1) saves them). evview prints the URL to open.\n"
 "\n"
 "  --listen ADDR:PORT  where to listen (default 127.0.0.1 and the first free port\n"
-"                      from 8080; PORT 0: any free port). Only the loopback is\n"
-"                      safe: the page has no login. From another machine:\n"
+"                      from 8080; PORT 0: any free port). The trace is served to\n"
+"                      whoever has the URL's secret token (#token=...): its API\n"
+"                      answers nothing without it, and connections of other\n"
+"                      users are refused. From another machine:\n"
 "                      ssh -L PORT:127.0.0.1:PORT HOST, then open the URL\n"
 "  --no-saved          neither read nor write saved results\n"
 "  --version           print the version\n"
@@ -445,6 +455,78 @@ static int host_allowed(struct MHD_Connection *c)
 	       inet_pton(AF_INET6, name, addr) == 1;
 }
 
+/*
+ * The loopback is no boundary between users: a connection is taken only
+ * from a socket of the user running evview (or root's), as the kernel's
+ * table of TCP sockets says (/proc/net/tcp: the peer's socket is there
+ * with its owner). Through ssh -L the peer is the user's sshd. When the
+ * table does not say (another namespace), the token still guards.
+ */
+static enum MHD_Result peer_allowed(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	const struct evv *s = cls;
+	const struct sockaddr_in *peer = (const struct sockaddr_in *)addr;
+	char line[512], want_local[16], want_rem[16];
+	enum MHD_Result ok = MHD_YES;
+	FILE *f;
+
+	if (addr->sa_family != AF_INET || addrlen < sizeof(*peer))
+		return MHD_YES;
+	/* As the kernel prints them: the address's 4 bytes as a native u32, the port in host order. */
+	snprintf(want_local, sizeof(want_local), "%08X:%04X", (unsigned int)peer->sin_addr.s_addr,
+		 (unsigned int)ntohs(peer->sin_port));
+	snprintf(want_rem, sizeof(want_rem), "%08X:%04X", (unsigned int)s->self.sin_addr.s_addr,
+		 (unsigned int)ntohs(s->self.sin_port));
+	f = fopen("/proc/net/tcp", "re");
+	if (!f)
+		return MHD_YES;
+	while (fgets(line, sizeof(line), f)) {
+		char local[64], rem[64];
+		unsigned long uid;
+
+		/* "sl local rem st tx:rx tr:when retrnsmt uid ..." */
+		if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %lu", local, rem, &uid) != 3)
+			continue;
+		if (!strcmp(local, want_local) && !strcmp(rem, want_rem)) {
+			if (uid != (unsigned long)geteuid() && uid != 0)
+				ok = MHD_NO;
+			break;
+		}
+	}
+	fclose(f);
+	return ok;
+}
+
+/* Equal in a time that does not depend on where they differ. */
+static int same_secret(const char *a, const char *b)
+{
+	size_t n = strlen(b), i;
+	unsigned char d = 0;
+
+	if (strlen(a) != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return !d;
+}
+
+/*
+ * The API answers only with the token: "Authorization: Bearer TOKEN" (the
+ * page's calls), or ?token=TOKEN (the progress stream, which a browser
+ * opens without headers, and curl). The page itself holds no data and is
+ * served to anyone who connects; it reads the token from the URL's
+ * fragment, which the browser never sends (no Referer, no log carries it).
+ */
+static int authorized(const struct evv *s, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+
+	if (h && !strncasecmp(h, "Bearer ", 7) && same_secret(h + 7, s->token))
+		return 1;
+	return q && same_secret(q, s->token);
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -474,6 +556,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 				   "Host: evview answers requests for an address or localhost only, as its URL says");
 	} else if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		status = evv_error(MHD_HTTP_METHOD_NOT_ALLOWED, &body, "%s: only GET", method);
+	} else if (!strncmp(url, "/api/", 5) && !authorized(s, c)) {
+		status = evv_error(MHD_HTTP_UNAUTHORIZED, &body,
+				   "this needs the token of the URL evview printed (http://HOST:PORT/#token=...)");
 	} else if (!strcmp(url, "/api/progress")) {
 		resp = progress_stream(s);
 		status = MHD_HTTP_OK;
@@ -505,6 +590,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* No address of this page goes anywhere, and no other site frames it. */
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -622,6 +711,25 @@ static void close_trace(struct evv *s)
 		evt_engine_free(s->eng);
 }
 
+/* TOKEN_BYTES from the kernel's random source, in hex, into @out: 0 or -1 with errno. */
+static int make_token(char *out)
+{
+	unsigned char b[TOKEN_BYTES];
+	size_t got = 0;
+
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct evv s = {
@@ -677,9 +785,14 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	port = ntohs(sa.sin_port);
+	s.self = sa;
+	if (make_token(s.token)) {
+		fprintf(stderr, "evview: no random bytes for the token: %s\n", strerror(errno));
+		goto out;
+	}
 	/* A thread per connection: a handler may wait for the engine, and /api/progress streams. */
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-			     0, NULL, NULL, answer, &s, MHD_OPTION_LISTEN_SOCKET, fd,
+			     0, peer_allowed, &s, answer, &s, MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			     /* A thread each: bounded, and an idle one closed. */
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
@@ -693,13 +806,14 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evview: cannot start the engine thread\n");
 		goto out;
 	}
-	printf("evview: serving %s at http://%s:%d/\n", evt_fmt_esc(esc, sizeof(esc), evt_etrace_path(s.t)), host,
-	       port);
+	/* The token in the fragment: the browser keeps it to itself (evview(1), SECURITY). */
+	printf("evview: serving %s at http://%s:%d/#token=%s\n", evt_fmt_esc(esc, sizeof(esc), evt_etrace_path(s.t)),
+	       host, port, s.token);
 	if (gethostname(self, sizeof(self)) || !self[0])
 		snprintf(self, sizeof(self), "HOST");
 	self[sizeof(self) - 1] = 0;
-	printf("evview: from another machine: ssh -L %d:127.0.0.1:%d %s, then open http://127.0.0.1:%d/\n",
-	       port, port, self, port);
+	printf("evview: from another machine: ssh -L %d:127.0.0.1:%d %s, then open http://127.0.0.1:%d/#token=%s\n",
+	       port, port, self, port, s.token);
 	if (s.error[0])
 		printf("evview: %s (the events before it are shown)\n", evt_fmt_esc(esc, sizeof(esc), s.error));
 	fflush(stdout);
