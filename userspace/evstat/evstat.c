@@ -355,6 +355,7 @@ int main(int argc, char **argv)
 		return EXIT_TRACE;
 	}
 	rep.t = t;
+	evt_etrace_catch_cut(t, "evstat");
 	rep.offset_ns = evt_etrace_offset_ns(t);
 	rep.from = 0;
 	rep.to = UINT64_MAX;

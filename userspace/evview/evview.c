@@ -661,6 +661,8 @@ static int open_trace(struct evv *s, const struct opts *o)
 		say_err(err);
 		return -1;
 	}
+	/* A stream file cut under the server (a copy over the trace): a message and exit 1, not SIGBUS. */
+	evt_etrace_catch_cut(s->t, "evview");
 	s->tr = evt_etrace_reader(s->t);
 	if (!s->tr || evt_etrace_span(s->t, &s->first_rt, &s->last_rt)) {
 		say_err(evt_etrace_error(s->t));
@@ -671,12 +673,35 @@ static int open_trace(struct evv *s, const struct opts *o)
 		return -1;
 	}
 	s->offset_ns = evt_etrace_offset_ns(s->t);
+	/* Times go out as JSON integers (signed): a trace whose times do not fit is refused. */
+	if (s->last_rt > (uint64_t)INT64_MAX) {
+		fprintf(stderr, "evview: %s: its times reach beyond 2^63 ns (the year 2262): not served\n",
+			evt_etrace_path(s->t));
+		return -1;
+	}
 	for (i = 0; i < s->tr->nr_streams; i++) {
-		if (s->tr->streams[i].cpu + 1 > s->nr_cpus)
-			s->nr_cpus = s->tr->streams[i].cpu + 1;
+		if (s->tr->streams[i].cpu + 1 > s->nr_slot_of)
+			s->nr_slot_of = s->tr->streams[i].cpu + 1;
 		/* A bad packet header ends a stream's index: the events before it are served. */
 		if (s->tr->streams[i].tail_err && !s->error[0])
 			snprintf(s->error, sizeof(s->error), "%s", s->tr->streams[i].tail_errmsg);
+	}
+	/* Streams are sorted by CPU: each CPU once, in order. */
+	s->slot_of = malloc((s->nr_slot_of ? s->nr_slot_of : 1) * sizeof(*s->slot_of));
+	s->cpu_of = malloc((s->tr->nr_streams ? s->tr->nr_streams : 1) * sizeof(*s->cpu_of));
+	if (!s->slot_of || !s->cpu_of) {
+		fprintf(stderr, "evview: out of memory\n");
+		return -1;
+	}
+	for (i = 0; i < s->nr_slot_of; i++)
+		s->slot_of[i] = -1;
+	for (i = 0; i < s->tr->nr_streams; i++) {
+		unsigned int cpu = s->tr->streams[i].cpu;
+
+		if (s->slot_of[cpu] < 0) {
+			s->slot_of[cpu] = (int32_t)s->nr_cpus;
+			s->cpu_of[s->nr_cpus++] = cpu;
+		}
 	}
 	s->losses = evt_stats_new();
 	if (!s->losses || evt_stats_read_losses(s->losses, s->tr)) {
@@ -697,6 +722,8 @@ static int open_trace(struct evv *s, const struct opts *o)
 static void close_trace(struct evv *s)
 {
 	evv_summary_free(s);
+	free(s->slot_of);
+	free(s->cpu_of);
 	if (s->sample_open)
 		evt_trace_close(&s->sample_tr);
 	if (s->losses)

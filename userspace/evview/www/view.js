@@ -116,7 +116,9 @@ function laneCanvases() {
 
 function columns() {
 	const c = laneCanvases()[0];
-	return c ? Math.max(1, Math.min(4096, Math.floor(c.clientWidth))) : 800;
+	// As many as the server allows for this many CPUs (/api/trace's max_cols).
+	const most = view.trace && view.trace.max_cols ? view.trace.max_cols : 4096;
+	return c ? Math.max(1, Math.min(most, Math.floor(c.clientWidth))) : Math.min(most, 800);
 }
 
 function draw() {

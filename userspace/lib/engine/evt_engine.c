@@ -538,6 +538,12 @@ const char *evt_etrace_path(const struct evt_etrace *t)
 	return t->path;
 }
 
+int evt_etrace_catch_cut(struct evt_etrace *t, const char *prog)
+{
+	/* The reader's struct, opened now or later: its mappings are what the handler looks at. */
+	return evt_trace_catch_cut(&t->tr, prog);
+}
+
 struct evt_trace *evt_etrace_reader(struct evt_etrace *t)
 {
 	if (t->opened)
