@@ -110,8 +110,15 @@ static int resolve_times(const struct opts *o, struct evt_trace *t, uint64_t *fr
 	}
 	if (first == UINT64_MAX)
 		first = 0;
-	return (o->from && time_arg("--from", o->from, t, first, from)) ||
-	       (o->to && time_arg("--to", o->to, t, first, to)) ? -1 : 0;
+	if ((o->from && time_arg("--from", o->from, t, first, from)) ||
+	    (o->to && time_arg("--to", o->to, t, first, to)))
+		return -1;
+	/* An empty range is a mistake in the command, as evstat says, not a trace without events. */
+	if (o->from && o->to && *from > *to) {
+		fprintf(stderr, "evcat: --from is after --to\n");
+		return -1;
+	}
+	return 0;
 }
 
 /*
