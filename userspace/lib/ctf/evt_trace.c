@@ -523,14 +523,14 @@ char *evt_trace_run_first(const char *dir)
  */
 #define EVT_MAP_RESERVE 2048
 
-static long maps_left(long *limit)
+static void map_count(long *limit, long *used)
 {
 	const char *env = getenv("EVTRACE_MAX_MAP_COUNT");
 	char line[256];
-	long used = 0;
 	FILE *f;
 
 	*limit = 65530;
+	*used = 0;
 	f = fopen("/proc/sys/vm/max_map_count", "re");
 	if (f) {
 		if (!fgets(line, sizeof(line), f) || (*limit = strtol(line, NULL, 10)) <= 0)
@@ -543,10 +543,9 @@ static long maps_left(long *limit)
 	if (f) {
 		while (fgets(line, sizeof(line), f))
 			if (strchr(line, '\n'))
-				used++;
+				(*used)++;
 		fclose(f);
 	}
-	return *limit - used - EVT_MAP_RESERVE;
 }
 
 /*
@@ -558,20 +557,20 @@ static long maps_left(long *limit)
 static int check_map_count(struct evt_trace *t, const char *dir)
 {
 	unsigned long need = 0;
-	long limit, left;
+	long limit, used;
 	unsigned int i, j;
 
 	for (i = 0; i < t->nr_streams; i++)
 		for (j = 0; j < t->streams[i].nsegs; j++)
 			need += t->streams[i].segs[j].size ? 1 : 0;
-	left = maps_left(&limit);
-	if ((long)need <= left)
+	map_count(&limit, &used);
+	if ((long)need + used + EVT_MAP_RESERVE <= limit)
 		return 0;
 	evt_errf(t->err, sizeof(t->err),
-		 "%s: its %u chunks hold %lu stream files to map, more than this process may map "
-		 "(vm.max_map_count %ld leaves %ld): read a part of the run (--from/--to, --cpu), or raise "
-		 "the limit (sysctl -w vm.max_map_count=%lu)", dir, t->nr_chunks, need, limit,
-		 left > 0 ? left : 0, (unsigned long)limit + need - (unsigned long)(left > 0 ? left : 0));
+		 "%s: its %u chunks hold %lu stream files to map, more than vm.max_map_count (%ld) allows "
+		 "with the %ld mappings in use and %d kept for the rest: read a part of the run (--from/--to, "
+		 "--cpu), or raise the limit (sysctl -w vm.max_map_count=%lu)", dir, t->nr_chunks, need, limit,
+		 used, EVT_MAP_RESERVE, need + (unsigned long)used + EVT_MAP_RESERVE);
 	return -1;
 }
 
