@@ -21,10 +21,12 @@ FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
-# The library code the targets reach (no netlink; the ring core for evsynth's template traces).
+# The library code the targets reach (no netlink; the ring core for evsynth's
+# template traces; the engine and its reports for saved results).
 FUZZ_LIB := $(wildcard kmod/core/*.c) $(wildcard userspace/lib/ctf/*.c) userspace/lib/format/evt_format.c \
 	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/synth/evt_synth.c \
-	userspace/lib/chunk/evt_chunk.c
+	userspace/lib/chunk/evt_chunk.c $(wildcard userspace/lib/engine/*.c) userspace/lib/report/evt_report.c \
+	userspace/lib/util/evt_cpulist.c
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -34,7 +36,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIB) $
 	@test -n "$(FUZZ_CC)" || { echo "fuzz: clang is not installed (make deps)"; exit 1; }
 	@mkdir -p $(dir $@)
 	@echo '  CLANG   $@'
-	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(FUZZ_LIB) -o $@ -lpthread
+	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(FUZZ_LIB) -o $@ $(Z_LIBS) $(JANSSON_LIBS) -lpthread
 
 fuzz-build: $(FUZZ_BINS)
 

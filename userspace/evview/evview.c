@@ -17,9 +17,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
@@ -456,45 +460,60 @@ static int host_allowed(struct MHD_Connection *c)
 }
 
 /*
+ * The owner of the peer's socket: the kernel's socket diagnostics asked for
+ * exactly that TCP connection (sock_diag, as ss(8) asks). -1 when it does
+ * not say (no sock_diag, another namespace).
+ */
+static long peer_uid(const struct sockaddr_in *peer, const struct sockaddr_in *self)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY, .nlmsg_flags = NLM_F_REQUEST },
+		.r = {
+			.sdiag_family = AF_INET, .sdiag_protocol = IPPROTO_TCP, .idiag_states = ~0U,
+			.id = {
+				.idiag_sport = peer->sin_port, .idiag_dport = self->sin_port,
+				.idiag_src = { peer->sin_addr.s_addr }, .idiag_dst = { self->sin_addr.s_addr },
+				.idiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+			},
+		},
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	long buf[2048 / sizeof(long)];
+	const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
+	struct timeval tv = { 1, 0 };
+	long uid = -1;
+	ssize_t n;
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) == (ssize_t)sizeof(req) &&
+	    (n = recv(fd, buf, sizeof(buf), 0)) > 0 && NLMSG_OK(h, (size_t)n) &&
+	    h->nlmsg_type == SOCK_DIAG_BY_FAMILY && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+		uid = (long)((const struct inet_diag_msg *)NLMSG_DATA(h))->idiag_uid;
+	close(fd);
+	return uid;
+}
+
+/*
  * The loopback is no boundary between users: a connection is taken only
- * from a socket of the user running evview (or root's), as the kernel's
- * table of TCP sockets says (/proc/net/tcp: the peer's socket is there
- * with its owner). Through ssh -L the peer is the user's sshd. When the
- * table does not say (another namespace), the token still guards.
+ * from a socket of the user running evview (or root's). Through ssh -L the
+ * peer is the user's own sshd. When the kernel does not say, the token
+ * still guards.
  */
 static enum MHD_Result peer_allowed(void *cls, const struct sockaddr *addr, socklen_t addrlen)
 {
 	const struct evv *s = cls;
-	const struct sockaddr_in *peer = (const struct sockaddr_in *)addr;
-	char line[512], want_local[16], want_rem[16];
-	enum MHD_Result ok = MHD_YES;
-	FILE *f;
+	long uid;
 
-	if (addr->sa_family != AF_INET || addrlen < sizeof(*peer))
+	if (addr->sa_family != AF_INET || addrlen < sizeof(struct sockaddr_in))
 		return MHD_YES;
-	/* As the kernel prints them: the address's 4 bytes as a native u32, the port in host order. */
-	snprintf(want_local, sizeof(want_local), "%08X:%04X", (unsigned int)peer->sin_addr.s_addr,
-		 (unsigned int)ntohs(peer->sin_port));
-	snprintf(want_rem, sizeof(want_rem), "%08X:%04X", (unsigned int)s->self.sin_addr.s_addr,
-		 (unsigned int)ntohs(s->self.sin_port));
-	f = fopen("/proc/net/tcp", "re");
-	if (!f)
-		return MHD_YES;
-	while (fgets(line, sizeof(line), f)) {
-		char local[64], rem[64];
-		unsigned long uid;
-
-		/* "sl local rem st tx:rx tr:when retrnsmt uid ..." */
-		if (sscanf(line, " %*s %63s %63s %*s %*s %*s %*s %lu", local, rem, &uid) != 3)
-			continue;
-		if (!strcmp(local, want_local) && !strcmp(rem, want_rem)) {
-			if (uid != (unsigned long)geteuid() && uid != 0)
-				ok = MHD_NO;
-			break;
-		}
-	}
-	fclose(f);
-	return ok;
+	uid = peer_uid((const struct sockaddr_in *)addr, &s->self);
+	return uid < 0 || uid == (long)geteuid() || uid == 0 ? MHD_YES : MHD_NO;
 }
 
 /* Equal in a time that does not depend on where they differ. */
