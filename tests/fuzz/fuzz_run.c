@@ -132,7 +132,7 @@ static void fu_setup(void)
 static void fu_name(char *buf, size_t len, unsigned int kind, unsigned int i, unsigned int arg)
 {
 	const uint64_t t0 = 1700000000000000000ULL + (uint64_t)i * 1000000ULL;
-	char b[64], e[64];
+	char b[32], e[32];
 
 	evt_chunk_time(b, sizeof(b), t0);
 	evt_chunk_time(e, sizeof(e), t0 + 999000ULL);
@@ -218,7 +218,7 @@ int fz_run_one(const uint8_t *data, size_t size)
 	fu_setup();
 	fu_sh("rm -rf '%s'/* '%s'/.[!.]*", fu_dir, fu_dir);
 	for (i = 1; i + 3 <= size && n < FR_ENTRIES; i += 3, n++) {
-		char name[128];
+		char name[160];
 
 		fu_name(name, sizeof(name), data[i], n, data[i + 2]);
 		if (data[i + 1] % 6 == 5) {
