@@ -12,7 +12,7 @@
  * (C0 but none, DEL, C1 raw or as UTF-8, a bidirectional override), only
  * well-formed UTF-8, never past the room given, cut only at a whole
  * character, and the same again when escaped twice; evt_errf's messages
- * likewise; evt_fmt_json_string is valid JSON (jansson reads it back) and
+ * likewise; evt_fmt_json_string is valid JSON (jansson reads it back), as safe, and
  * gives the name back when it was well-formed UTF-8; evcat's text line of
  * an event whose string field is the name holds no raw control byte; evctl's
  * status table with the name as an event, a comm and a cgroup neither.
@@ -62,6 +62,7 @@ static int ft_utf8(const char *s)
 
 	FZ_ASSERT(out);
 	evt_fmt_json_string(out, s);
+	ft_shown(out, strlen(out));	/* JSON on a terminal (evcat --format json) is text too */
 	j = json_loads(out, JSON_DECODE_ANY, NULL);
 	FZ_ASSERT(j && json_is_string(j));
 	ok = !strcmp(json_string_value(j), s);

@@ -204,6 +204,19 @@ HOSTILE_COMM = b"\x1b[2JPWN\x07"      # the 8 bytes of "worker-6"
 HOSTILE_IRQ = b"\x1b[31mRX\x9b\x07"   # the 9 bytes of "eth0-rx-0", a raw C1 CSI too
 
 
+# Bytes a terminal may act on, for the other workers' names (any 8 of them, repeatably).
+NASTY = bytes(range(1, 32)) + b"\x7f\x80\x9b\x9d\xc2\xe2\xff\\\"%ns"
+
+
+def nasty_name(i):
+    x = (i + 1) * 0x9E3779B97F4A7C15 & (1 << 64) - 1
+    out = b""
+    for _ in range(8):
+        x = (x * 6364136223846793005 + 1442695040888963407) & (1 << 64) - 1
+        out += NASTY[(x >> 33) % len(NASTY):][:1]
+    return out
+
+
 def hostile_trace(d):
     k = synth(d, "--kernel", "--cpus", "4", "--events", "40000", "--seed", "3")
     n = 0
@@ -213,6 +226,8 @@ def hostile_trace(d):
         p = os.path.join(k, f)
         b = open(p, "rb").read()
         c = b.replace(b"worker-6", HOSTILE_COMM).replace(b"eth0-rx-0", HOSTILE_IRQ)
+        for i in (0, 1, 2, 3, 4, 5, 7, 8, 9):  # the others: random control bytes, C1, broken UTF-8
+            c = c.replace(b"worker-%d" % i, nasty_name(i))
         n += (c != b)
         open(p, "wb").write(c)
     check(n > 0, "no name to make hostile in the trace")
@@ -416,7 +431,13 @@ def item_top():
         rows = out.split(b"Threads by CPU time")[1].split(b"\n\n")[0].splitlines()[2:] if rc == 0 else []
         check(rc == 0 and len(rows) == nthreads, "--top %s: exit %d, %d rows of %d threads %r" %
               (n, rc, len(rows), nthreads, err[-500:]))
-    print("top: --top 2^61+1, 2^61, 2^64-1, 0: every thread once, no overflow", flush=True)
+    # evsynth's counts multiply into sizes too: refused, not a crash (it was SIGSEGV and SIGFPE).
+    for opts in (["--subbuf", "1152921504606846976", "--num-subbuf", "16"], ["--burst-every", "4294967297"],
+                 ["--num-subbuf", "4611686018427387904", "--subbuf", "4096"], ["--subbuf", "4294967295"]):
+        rc, out, err = run([EVSYNTH, os.path.join(d, "x"), "--events", "10", "--quiet"] + opts)
+        check(rc in (1, 2) and err.startswith(b"evsynth: "), "evsynth %s: exit %d %r" % (" ".join(opts), rc, err))
+    print("top: --top 2^61+1, 2^61, 2^64-1, 0: every thread once, no overflow; evsynth's sizes refused",
+          flush=True)
 
 
 # ---- 7: an empty compact_8191 ----

@@ -86,9 +86,10 @@ static json_t *json_u64(uint64_t v)
 	return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_null();
 }
 
+/* ASCII only: a name's C1 control or bidi override goes out as \uXXXX, never raw to a terminal (curl). */
 static unsigned int reply(json_t *o, char **body)
 {
-	*body = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+	*body = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(6)) : NULL;
 	json_decref(o);
 	return *body ? MHD_HTTP_OK : evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "out of memory");
 }

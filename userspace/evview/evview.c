@@ -419,7 +419,7 @@ unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	o = json_pack("{s:s}", "error", msg);
-	*body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	*body = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	json_decref(o);
 	return status;
 }

@@ -263,9 +263,11 @@ enum esc_mode { ESC_JSON, ESC_TEXT, ESC_BARE };
  * that escaping twice changes nothing) write every control byte (C0,
  * DEL), every C1 control or bidirectional override and every byte that is
  * not part of well-formed UTF-8 as \xhh (ESC_TEXT also a backslash as
- * \\): what reaches a terminal is shown, never acted on. ESC_JSON keeps well-formed UTF-8 and writes other bytes
- * \u00XX (U+00XX: the byte's value), so that every line stays valid JSON.
- * At most 6 bytes out per byte in.
+ * \\): what reaches a terminal is shown, never acted on. ESC_JSON keeps
+ * well-formed UTF-8 but the controls and overrides (\uXXXX, their code
+ * points) and writes other bytes \u00XX (U+00XX: the byte's value), so that
+ * every line stays valid JSON and safe on a terminal. At most 6 bytes out
+ * per byte in.
  */
 static char *put_esc(char *p, const uint8_t *s, unsigned int n, enum esc_mode mode)
 {
@@ -282,9 +284,21 @@ static char *put_esc(char *p, const uint8_t *s, unsigned int n, enum esc_mode mo
 			p = PUTS(p, "\\n");
 		} else if (c == '\t') {
 			p = PUTS(p, "\\t");
-		} else if (c >= 0x80 && (u = utf8_len(s + i, n - i)) && (mode == ESC_JSON || !utf8_control(s + i, u))) {
+		} else if (c >= 0x80 && (u = utf8_len(s + i, n - i)) && !utf8_control(s + i, u)) {
 			memcpy(p, s + i, u);
 			p += u;
+			i += u - 1;
+		} else if (c >= 0x80 && u && mode == ESC_JSON) {
+			/* A control as its code point: the same string, nothing a terminal acts on. */
+			const unsigned int cp = u == 2 ? (unsigned int)(c & 0x1f) << 6 | (s[i + 1] & 0x3f) :
+					       (unsigned int)(c & 0x0f) << 12 | (unsigned int)(s[i + 1] & 0x3f) << 6 |
+					       (s[i + 2] & 0x3f);
+
+			p = PUTS(p, "\\u");
+			*p++ = hx[cp >> 12];
+			*p++ = hx[(cp >> 8) & 15];
+			*p++ = hx[(cp >> 4) & 15];
+			*p++ = hx[cp & 15];
 			i += u - 1;
 		} else if (c < 0x20 || c >= 0x7f) {
 			p = mode == ESC_JSON ? PUTS(p, "\\u00") : PUTS(p, "\\x");
