@@ -32,7 +32,7 @@ FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-corpus
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIB) $(HDRS)
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(FUZZ_LIB) $(HDRS)
 	@test -n "$(FUZZ_CC)" || { echo "fuzz: clang is not installed (make deps)"; exit 1; }
 	@mkdir -p $(dir $@)
 	@echo '  CLANG   $@'

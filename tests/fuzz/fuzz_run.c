@@ -34,7 +34,7 @@
 #include <sys/stat.h>
 #include "fuzz_common.h"
 #include "evt_chunk.h"
-#include "evt_merged.h"
+#include "fuzz_read.h"
 #include "evt_synth.h"
 
 #define FR_CHUNKS 4
@@ -181,29 +181,6 @@ static void fu_make(const char *name, unsigned int kind, unsigned int arg)
 	}
 }
 
-static long fu_count(struct evt_trace *t, enum evt_merge_kind kind, char *err, size_t len)
-{
-	struct evt_merged mt;
-	long n, total = 0;
-
-	for (unsigned int i = 0; i < t->nr_streams; i++)
-		evt_stream_seek(&t->streams[i], 0);
-	FZ_ASSERT(evt_merged_init(&mt, t, kind) == 0);
-	while ((n = evt_merged_count(&mt, 1U << 16)) > 0)
-		total += n;
-	err[0] = 0;
-	if (n < 0)
-		snprintf(err, len, "%s", mt.errmsg);
-	evt_merged_free(&mt);
-	return n < 0 ? -1 - total : total;
-}
-
-static void fu_printable(const char *s)
-{
-	for (; *s; s++)
-		FZ_ASSERT((unsigned char)*s >= 0x20 && *s != 0x7f);
-}
-
 int fz_run_one(const uint8_t *data, size_t size)
 {
 	static uint8_t cpu0[1] = { 1 };
@@ -244,7 +221,7 @@ int fz_run_one(const uint8_t *data, size_t size)
 	r1 = evt_trace_open(&t1, fu_dir, &o1);
 	if (r1) {
 		FZ_ASSERT(strstr(t1.err, fu_dir) && !strchr(t1.err, '\n'));
-		fu_printable(t1.err);
+		fz_printable(t1.err);
 	}
 	if (data[0] & 1) {
 		int r3 = evt_trace_open(&t3, fu_dir, &o3);
@@ -269,10 +246,10 @@ int fz_run_one(const uint8_t *data, size_t size)
 			for (unsigned int j = 0; j < t1.streams[i].nsegs; j++)
 				mapped += t1.streams[i].segs[j].size != 0;
 		FZ_ASSERT(!(data[0] & 2) || !mapped);
-		a = fu_count(&t1, EVT_MERGE_TREE, e1, sizeof(e1));
-		b = fu_count(&t1, EVT_MERGE_LIST, e2, sizeof(e2));
+		a = fz_count_events(&t1, EVT_MERGE_TREE, e1, sizeof(e1));
+		b = fz_count_events(&t1, EVT_MERGE_LIST, e2, sizeof(e2));
 		FZ_ASSERT(a == b && !strcmp(e1, e2));
-		fu_printable(e1);
+		fz_printable(e1);
 		evt_trace_close(&t1);
 	} else if (data[0] & 2 && strstr(t1.err, "stream files to map")) {
 		FZ_ASSERT(strstr(t1.err, "vm.max_map_count"));
