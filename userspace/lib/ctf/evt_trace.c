@@ -521,7 +521,7 @@ char *evt_trace_run_first(const char *dir)
  * it has now and a reserve for the rest of the program (threads' stacks,
  * the allocator, an HTTP server's connections).
  */
-#define EVT_MAP_RESERVE 2048
+#define EVT_MAP_RESERVE 512
 
 static void map_count(long *limit, long *used)
 {
