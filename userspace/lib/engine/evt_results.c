@@ -400,11 +400,14 @@ void evt_results_try_load(struct evt_etrace *t, struct comp_slot *s)
 	for (in_cache = 0; in_cache < 2; in_cache++) {
 		fd = res_dir(t, in_cache, 0, dir, sizeof(dir));
 		if (fd < 0) {
-			/* Someone else's directory, or a link where it should be: said once, never read. */
-			if (errno == EPERM || errno == ELOOP || errno == ENOTDIR) {
-				snprintf(path, sizeof(path), "%s: not the results directory of this user (%s): "
-					 "not read", dir, errno == EPERM ? "owned by another user or writable by others" :
-					 "a symbolic link or not a directory");
+			/*
+			 * Never read: a link where the directory should be (said: someone
+			 * set a trap), or another user's (not said: reading a colleague's
+			 * trace is ordinary; this user's own results go to its cache).
+			 */
+			if (errno == ELOOP || errno == ENOTDIR) {
+				snprintf(path, sizeof(path), "%s: a symbolic link or not a directory, not the results "
+					 "directory: not read", dir);
 				evt_engine_warn(t->eng, path);
 			}
 			continue;
