@@ -102,18 +102,22 @@ class Server:
         self.p = subprocess.Popen([evview, d, "--listen", "127.0.0.1:0"] + list(args),
                                   stdout=subprocess.PIPE, stderr=self.err, text=True)
         line = self.p.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/#token=([0-9a-f]{64})$", line.strip())
         if not m:
             self.p.kill()
             self.p.wait()
             self.err.seek(0)
             sys.exit("FAIL: evview printed no URL: %r %s" % (line, self.err.read()))
         self.port = int(m.group(1))
+        self.token = m.group(2)
         self.hint = self.p.stdout.readline()
 
-    def raw(self, path, method="GET"):
+    def raw(self, path, method="GET", token=True):
+        """token: True the server's (as the page sends it), a string that one, None none."""
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         c.putrequest(method, path, skip_accept_encoding=True)
+        if token:
+            c.putheader("Authorization", "Bearer " + (self.token if token is True else token))
         c.endheaders()
         r = c.getresponse()
         body = r.read().decode("utf-8", "replace")
@@ -235,8 +239,29 @@ print("evview on port %d; %s" % (s.port, s.hint.strip()), flush=True)
 check("ssh -L %d:127.0.0.1:%d" % (s.port, s.port) in s.hint, "no ssh -L hint: %r" % s.hint)
 
 # /api/progress: progress events, then ready.
+check(s.hint.strip().endswith("/#token=" + s.token), "the ssh -L hint has no token: %r" % s.hint)
+
+# The API answers only with the URL's token (the page itself holds no data).
+for path in ["/api/trace", "/api/window?cols=10", "/api/events?limit=1", "/api/stats", "/api/thread?cols=1&tid=1",
+             "/api/progress", "/api/nothing"]:
+    for tok, how in [(None, "none"), ("0" * 64, "a wrong one"), (s.token[:-1], "one cut short"),
+                     (s.token + "0", "one too long")]:
+        status, body = s.raw(path, token=tok)
+        check(status == 401 and "token" in body, "%s with %s token: %d %s" % (path, how, status, body[:100]))
+    if path != "/api/progress":  # streams until the pass is done: below
+        status, body = s.raw(path + ("&" if "?" in path else "?") + "token=" + s.token, token=None)
+        check(status != 401, "%s?token=: %d" % (path, status))
+c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30)
+c.request("GET", "/")
+r = c.getresponse()
+r.read()
+check(r.status == 200 and r.getheader("Referrer-Policy") == "no-referrer", "the page: %d, Referrer-Policy %r" %
+      (r.status, r.getheader("Referrer-Policy")))
+c.close()
+print("the API refuses requests without the token (none, wrong, cut, too long); the page is served", flush=True)
+
 c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=300)
-c.request("GET", "/api/progress")
+c.request("GET", "/api/progress?token=" + s.token)
 r = c.getresponse()
 check(r.getheader("Content-Type", "").startswith("text/event-stream"), "progress: not text/event-stream")
 stream = r.read().decode()
@@ -568,6 +593,7 @@ def host_get(port, host):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     c.putrequest("GET", "/api/trace", skip_host=True, skip_accept_encoding=True)
     c.putheader("Host", host)
+    c.putheader("Authorization", "Bearer " + s.token)
     c.endheaders()
     r = c.getresponse()
     body = r.read().decode("utf-8", "replace")

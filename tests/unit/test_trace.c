@@ -2026,7 +2026,7 @@ START_TEST(format_numbers_and_escapes)
 	ck_assert_int_eq(evt_out_room(&o, 1) != NULL, 1);
 	o.buf[o.len] = 0;
 	ck_assert_str_eq(o.buf,
-		"[22:13:20.000000005] (+?.?????????" ") cpu 3 marker: { tid = -42, text = \"a\\\"b\\\\c\\nd\xff\" }\n"
+		"[22:13:20.000000005] (+?.?????????" ") cpu 3 marker: { tid = -42, text = \"a\\\"b\\\\c\\nd\\xff\" }\n"
 		"[22:13:21.000000007] (+1.000000002) cpu 0 sched_switch: { prev_comm = \"swapper/0\", "
 		"prev_tid = -42, prev_prio = 0, prev_state = 0, next_comm = \"0123456789abcdef\", "
 		"next_tid = 0, next_prio = 0 } (late)\n"
