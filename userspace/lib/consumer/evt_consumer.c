@@ -41,6 +41,8 @@ int evt_consumer_init(struct evt_consumer *c, const struct evt_consumer_opts *o)
 	return 0;
 }
 
+static void index_flush(struct evt_consumer_ring *r);
+
 void evt_consumer_close(struct evt_consumer *c)
 {
 	int i;
@@ -50,6 +52,8 @@ void evt_consumer_close(struct evt_consumer *c)
 
 		if (r->holding)
 			ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
+		index_flush(r);
+		evt_pidx_writer_close(&r->idx);
 		close(r->fd);
 		if (r->out >= 0)
 			close(r->out);
@@ -128,7 +132,37 @@ static int open_stream_file(struct evt_consumer *c, struct evt_consumer_ring *r)
 		evt_errf(c->err, sizeof(c->err), "cannot seek in %s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* Its packet index, as it is written (appending: the packets there first). Best effort: readers walk. */
+	if (!c->o.no_index)
+		evt_pidx_writer_open(&r->idx, c->o.out_dir, r->name, r->channel, (unsigned int)r->cpu,
+				     EVT_CONSUMER_FILE_MODE, c->o.has_group ? c->o.group : (gid_t)-1, r->out,
+				     (uint64_t)r->size);
 	return 0;
+}
+
+/* The ring's index entries not yet written, out to its file. */
+static void index_flush(struct evt_consumer_ring *r)
+{
+	if (r->idx_added) {
+		evt_pidx_writer_flush(&r->idx);
+		r->idx_added = 0;
+	}
+}
+
+/* The packet just written at @at of the ring's file (@pkt: its bytes when copied, else NULL) indexed. */
+static void index_packet(struct evt_consumer_ring *r, const uint8_t *pkt, off_t at, size_t len)
+{
+	struct evt_packet_header h;
+
+	if (r->idx.fd < 0 || r->idx.failed)
+		return;
+	/* Spliced: its header is read back (the page cache has it). */
+	if (pkt)
+		memcpy(&h, pkt, sizeof(h));
+	else if (pread(r->out, &h, sizeof(h), at) != (ssize_t)sizeof(h))
+		return;
+	evt_pidx_writer_add(&r->idx, &h, (uint32_t)len);
+	r->idx_added++;
 }
 
 static int open_ring(struct evt_consumer *c, unsigned int ch, int cpu, const char *path)
@@ -149,6 +183,7 @@ static int open_ring(struct evt_consumer *c, unsigned int ch, int cpu, const cha
 	r = &c->rings[c->nr_rings];
 	memset(r, 0, sizeof(*r));
 	r->out = -1;
+	r->idx.fd = -1;
 	r->channel = ch;
 	r->cpu = cpu;
 	r->index = c->nr_rings;
@@ -332,8 +367,10 @@ int evt_consumer_drain_below(struct evt_consumer *c, struct evt_consumer_ring *r
 
 	while (!c->write_failed) {
 		rc = evt_consumer_take_below(c, r, bound);
-		if (rc <= 0)
+		if (rc <= 0) {
+			index_flush(r);
 			return rc < 0 ? -1 : got;
+		}
 		if (evt_consumer_write(c, r))
 			return -1;
 		got++;
@@ -494,6 +531,7 @@ int evt_consumer_write(struct evt_consumer *c, struct evt_consumer_ring *r)
 	if (c->o.on_packet)
 		c->o.on_packet(c->o.arg, r, c->buf, len);
 	if (r->out >= 0) {
+		index_packet(r, r->xfer == EVT_XFER_COPY ? c->buf : NULL, r->size, len);
 		r->size += (off_t)len;
 		c->bytes_written += len;
 	}
@@ -512,6 +550,7 @@ int evt_consumer_drain(struct evt_consumer *c, struct evt_consumer_ring *r)
 		rc = evt_consumer_take(c, r);
 		if (rc <= 0) {
 			r->busy = got > 0;
+			index_flush(r);
 			return rc < 0 ? -1 : got;
 		}
 		/* Taken with PUT_GET: the next take releases this one. */
@@ -570,6 +609,9 @@ int evt_consumer_switch_dir(struct evt_consumer *c, const char *dir)
 	for (i = 0; i < c->nr_rings; i++) {
 		struct evt_consumer_ring *r = &c->rings[i];
 
+		/* The old chunk's index as it is: its finisher's reading seals it. */
+		index_flush(r);
+		evt_pidx_writer_close(&r->idx);
 		if (r->out >= 0)
 			close(r->out);
 		r->out = -1;
@@ -593,10 +635,17 @@ int evt_consumer_sync(struct evt_consumer *c)
 	if (!c->o.out_dir)
 		return 0;
 	for (i = 0; i < c->nr_rings; i++) {
-		if (c->rings[i].out >= 0 && fsync(c->rings[i].out)) {
+		struct evt_consumer_ring *r = &c->rings[i];
+
+		if (r->out >= 0 && fsync(r->out)) {
 			evt_errf(c->err, sizeof(c->err), "fsync %s/%s: %s", c->o.out_dir,
-				 c->rings[i].name, strerror(errno));
+				 r->name, strerror(errno));
 			ret = -1;
+		}
+		/* Complete as of now: a reader may trust its index's size and mtime (an unsealed one is read too). */
+		if (r->out >= 0) {
+			r->idx_added = 0;
+			evt_pidx_writer_seal(&r->idx, r->out);
 		}
 	}
 	dfd = open(c->o.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

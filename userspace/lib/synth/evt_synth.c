@@ -10,6 +10,7 @@
 #include "evt_ring.h"
 #include "evt_io.h"
 #include "evt_synth.h"
+#include "evt_pindex.h"
 #include <evtrace/events.h>
 #include <evtrace/limits.h>
 
@@ -56,6 +57,7 @@ struct sring {
 	struct evt_subbuf *sb;
 	FILE *f;
 	char *fbuf;
+	struct evt_pidx_writer idx;	/* the stream's packet index, as evdrain writes it */
 };
 
 static int drain(struct sring *s, struct evt_synth_result *res)
@@ -69,6 +71,7 @@ static int drain(struct sring *s, struct evt_synth_result *res)
 			evt_ring_put(&s->r, pos);
 			return -1;
 		}
+		evt_pidx_writer_add(&s->idx, h, (uint32_t)s->r.subbuf_size);
 		res->packets++;
 		evt_ring_put(&s->r, pos);
 	}
@@ -86,6 +89,7 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 	char path[4096];
 
 	memset(s, 0, sizeof(*s));
+	s->idx.fd = -1;
 	if (evt_ring_check_params(&rp)) {
 		evt_errf(err, errlen, "bad ring geometry: subbuf_size %lu, num_subbuf %lu "
 		       "(powers of two, >= 1024 and >= 2)", p->subbuf_size, p->num_subbuf);
@@ -106,6 +110,12 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 		return -1;
 	}
 	setvbuf(s->f, s->fbuf, _IOFBF, 1 << 20);
+	if (!p->no_index) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s_%u", evt_channel_name(ch), cpu);
+		evt_pidx_writer_open(&s->idx, dir, name, ch, cpu, 0644, (gid_t)-1, -1, 0);
+	}
 	return 0;
 }
 
@@ -151,6 +161,12 @@ static int sring_close(struct sring *s, struct evt_synth_result *res)
 		res->skipped += st.skipped;
 		res->written += st.recorded - st.overwritten;
 	}
+	/*
+	 * Its index written whole, unsealed: sealing waits for the stream to
+	 * settle (evt_pindex.h), which its first reader does for it.
+	 */
+	evt_pidx_writer_flush(&s->idx);
+	evt_pidx_writer_close(&s->idx);
 	if (s->f && fclose(s->f))
 		ret = -1;
 	free(s->mem);
