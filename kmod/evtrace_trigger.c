@@ -62,20 +62,22 @@ static int evt_trigger_hooks_sync(void);
 
 static int evt_trigger_mask_set(const char *val, const struct kernel_param *kp)
 {
-	char buf[64], *list = buf, *name;
+	char buf[64], *list, *name;
 	unsigned int mask = 0, old, i;
 	int ret;
 
 	if (strscpy(buf, val, sizeof(buf)) < 0)
 		goto bad;
-	strim(buf);
-	if (!strcmp(buf, "none") || !*buf)
+	/* strim() returns the text without its leading blanks: " none" is none. */
+	list = strim(buf);
+	if (!strcmp(list, "none") || !*list)
 		goto set;
-	if (!strcmp(buf, "all")) {
+	if (!strcmp(list, "all")) {
 		mask = BIT(EVT_NR_TRIGGERS) - 1;
 		goto set;
 	}
 	while ((name = strsep(&list, ","))) {
+		name = strim(name);
 		for (i = 0; i < EVT_NR_TRIGGERS; i++)
 			if (!strcmp(name, evt_trigger_names[i]))
 				break;

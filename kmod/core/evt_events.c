@@ -99,6 +99,16 @@ static const struct evt_field_desc f_marker[] = {
 #include "evt_syscalls.h"
 
 /*
+ * Each table fits its id range: a native table longer than the gap before
+ * the compat range would give its last syscalls the compat ones' ids (and
+ * names), a compat table past EVT_ID_SYS_END ids nothing decodes.
+ */
+_Static_assert(EVT_ID_SYS_BASE + EVT_NR_SYSCALLS <= EVT_ID_COMPAT_SYS_BASE,
+	       "this kernel has more native syscalls than the ids from EVT_ID_SYS_BASE to EVT_ID_COMPAT_SYS_BASE: move EVT_ID_COMPAT_SYS_BASE up");
+_Static_assert(EVT_ID_COMPAT_SYS_BASE + EVT_NR_COMPAT_SYSCALLS <= EVT_ID_SYS_END,
+	       "this kernel has more compat syscalls than the ids from EVT_ID_COMPAT_SYS_BASE to EVT_ID_SYS_END: move EVT_ID_SYS_END up");
+
+/*
  * Every event but the syscall entries, then the syscall entries (they share
  * one enable switch, the last).
  */

@@ -29,6 +29,12 @@ dmesg | grep -q "trigger_interval_ms=5 is invalid: it must be from 100 to 360000
 insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0 triggers=$TRIGGERS
 [ "$(cat /sys/module/evtrace/parameters/triggers)" = "$TRIGGERS" ] || fail "triggers reads $(cat /sys/module/evtrace/parameters/triggers)"
 ! echo bogus > /sys/module/evtrace/parameters/triggers 2>/dev/null || fail "sysfs took triggers=bogus"
+# Blanks around the words are not part of them.
+echo " none " > /sys/module/evtrace/parameters/triggers || fail "sysfs refused triggers=' none '"
+[ "$(cat /sys/module/evtrace/parameters/triggers)" = none ] || fail "' none ' reads $(cat /sys/module/evtrace/parameters/triggers)"
+echo " warn , oops" > /sys/module/evtrace/parameters/triggers || fail "sysfs refused triggers=' warn , oops'"
+[ "$(cat /sys/module/evtrace/parameters/triggers)" = warn,oops ] || fail "' warn , oops' reads $(cat /sys/module/evtrace/parameters/triggers)"
+echo $TRIGGERS > /sys/module/evtrace/parameters/triggers
 evctl start
 expect_refusal 1 "no trigger has fired" evctl snapshot -o /tmp/none --trigger 1
 [ ! -e /tmp/none ] || fail "the refused snapshot left /tmp/none"
