@@ -613,6 +613,7 @@ static int evt_render_metadata(void)
 	};
 	u64 offset = ktime_get_real_ns() - ktime_get_mono_fast_ns();
 	char name[32], created[32];
+	struct evt_meta_strings sys;
 	struct evt_meta *m, *old;
 	unsigned long need;
 	struct tm tm;
@@ -630,12 +631,23 @@ static int evt_render_metadata(void)
 	memcpy(mp.uuid, evt.uuid, sizeof(mp.uuid));
 	mp.clock_offset_s = div_u64_rem(offset, NSEC_PER_SEC, &ns);
 	mp.clock_offset_ns = ns;
+	/*
+	 * Two passes, one to size and one to write: both must see the same
+	 * hostname, which sethostname() may change in between (the text then
+	 * outgrew its buffer, and a reader of /dev/evtrace/metadata was served
+	 * what lay past it).
+	 */
+	evt_meta_params_copy(&mp, &sys);
 	need = evt_meta_render(NULL, 0, &mp);
 	m = kvmalloc(struct_size(m, text, need + 1), GFP_KERNEL);
 	if (!m)
 		return -ENOMEM;
 	kref_init(&m->ref);
-	m->len = evt_meta_render(m->text, need + 1, &mp);
+	m->len = evt_meta_render_sized(m->text, need + 1, &mp);
+	if (!m->len) {
+		kvfree(m);
+		return -EAGAIN;
+	}
 	spin_lock(&evt_meta_lock);
 	old = evt.metadata;
 	evt.metadata = m;

@@ -95,8 +95,9 @@ set:
 	mutex_unlock(&evt_trigger_hooks_lock);
 	return ret;
 bad:
-	pr_err("triggers=%s is invalid: it must be none, all, or a comma-separated list of kasan, kfence, warn and oops\n",
-	       val);
+	/* A value written through sysfs ends in a newline: one log line all the same. */
+	pr_err("triggers=%.*s is invalid: it must be none, all, or a comma-separated list of kasan, kfence, warn and oops\n",
+	       (int)strcspn(val, "\n"), val);
 	return -EINVAL;
 }
 
@@ -124,8 +125,8 @@ static int evt_trigger_interval_set(const char *val, const struct kernel_param *
 	unsigned int ms;
 
 	if (kstrtouint(val, 0, &ms) || ms < EVT_TRIGGER_INTERVAL_MIN || ms > EVT_TRIGGER_INTERVAL_MAX) {
-		pr_err("trigger_interval_ms=%s is invalid: it must be from " EVT_STR(EVT_TRIGGER_INTERVAL_MIN)
-		       " to " EVT_STR(EVT_TRIGGER_INTERVAL_MAX) "\n", val);
+		pr_err("trigger_interval_ms=%.*s is invalid: it must be from " EVT_STR(EVT_TRIGGER_INTERVAL_MIN)
+		       " to " EVT_STR(EVT_TRIGGER_INTERVAL_MAX) "\n", (int)strcspn(val, "\n"), val);
 		return -EINVAL;
 	}
 	WRITE_ONCE(evt_trigger_interval_ms, ms);
