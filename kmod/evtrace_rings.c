@@ -33,10 +33,10 @@
 #ifdef EVT_TEST_WINDOWS
 static unsigned int test_window_ms;
 module_param(test_window_ms, uint, 0644);
-MODULE_PARM_DESC(test_window_ms, "test builds only: the next task-context writer waits this long at test_window_at");
+MODULE_PARM_DESC(test_window_ms, "test builds only: the next task context to reach test_window_at waits this long there");
 static unsigned int test_window_at;
 module_param(test_window_at, uint, 0644);
-MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit");
+MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit, 2 a snapshot reader at its bound, 3 a trigger held not kept, 4 before NOTIFY_TRIGGER");
 
 void evt_test_window(enum evt_test_window_at at)
 {
@@ -199,6 +199,8 @@ static int evt_check_memory(unsigned int cpus, const char *what)
 	return -ENOMEM;
 }
 
+static void evt_flush_ipi(void *arg);
+
 static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
 {
 	struct evt_ring_params p = {
@@ -232,6 +234,9 @@ static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
 	cr->channel = channel;
 	cr->cpu = cpu;
 	mutex_init(&cr->reader_lock);
+	mutex_init(&cr->flush_lock);
+	INIT_CSD(&cr->flush_csd, evt_flush_ipi, cr);
+	init_completion(&cr->flush_answered);
 	init_waitqueue_head(&cr->wq);
 	init_irq_work(&cr->hw_work, evt_hw_work_fn);
 	atomic_set(&cr->reader_open, 0);
@@ -316,52 +321,175 @@ static int evt_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
+/*
+ * Flushing another CPU's ring is an IPI to that CPU. A CPU spinning with
+ * interrupts off (after an oops that left a lock held, say) never answers:
+ * waiting for it would hang whoever asked, netlink included, for good. So
+ * the IPI is sent without waiting (one request in flight per ring, in the
+ * ring), the answer is waited for EVT_FLUSH_ANSWER_MS at most, and a ring
+ * whose CPU did not answer is read as it is: its closed packets, the open
+ * sub-buffer left out (and counted). A CPU that did not answer is waited
+ * for briefly only, until it answers again; a request still queued there is
+ * not sent again. Each request in flight holds a module reference (its
+ * callback is module text): rmmod is refused until the CPU answers.
+ */
+#define EVT_FLUSH_ANSWER_MS	2000
+#define EVT_FLUSH_AGAIN_MS	10
+
+/*
+ * The hold a request asks for, taken by exactly one side: the IPI when it
+ * runs, or the requester giving up (then a late IPI holds nothing: a hold
+ * above the bound the requester reported would never be read up to).
+ */
+#define EVT_FLUSH_TAKEN		(-2)
+
+/* Since when (jiffies, 0: it answers) a CPU has not answered a flush. */
+static DEFINE_PER_CPU(unsigned long, evt_cpu_unanswered);
+
 struct evt_flush_call {
 	struct evt_cpu_ring *cr;
+	int hold;			/* enum evt_hold_kind to take, or -1 */
 	struct evt_quiescent q;
-	int flushed;
+	struct evt_flush_result res;
 };
 
-/* On the ring's CPU (IPI). */
-static void evt_flush_local(void *arg)
+/* The flush IPI, on the ring's CPU. */
+static void evt_flush_ipi(void *arg)
 {
-	struct evt_flush_call *fc = arg;
-	struct evt_ring *r = &fc->cr->ring;
+	struct evt_cpu_ring *cr = arg;
+	u64 req = READ_ONCE(cr->flush_req);
+	int hold = xchg(&cr->flush_hold, EVT_FLUSH_TAKEN);
 
-	fc->flushed = evt_ring_flush(r);
+	cr->flush_flushed = evt_ring_flush_hold(&cr->ring, hold == EVT_FLUSH_TAKEN ? -1 : hold,
+						&cr->flush_bound);
 	/*
 	 * With no writer in flight here, nothing older than now can still
 	 * come. With writers interrupted, each may hold a reservation of any
 	 * age not yet committed (an outer one older than what nested ones
 	 * recorded since): no new bound; the caller keeps its last one.
 	 */
-	if (this_cpu_read(evt_nesting) == 0)
-		fc->q.timestamp = evt_clock();
-	else
-		fc->q.timestamp = 0;
+	cr->flush_ts = this_cpu_read(evt_nesting) == 0 ? evt_clock() : 0;
+	__this_cpu_write(evt_cpu_unanswered, 0);
+	/* The answer, then the wakeup: a waiter woken early looks again. */
+	smp_store_release(&cr->flush_done, req);
+	complete(&cr->flush_answered);
+	/* Last: the module may go once this returns (free_module() waits for IRQs-off sections). */
+	module_put(THIS_MODULE);
+}
+
+/* cpus_read_lock(), or false after EVT_FLUSH_ANSWER_MS (hotplug stuck: an oops in a callback). */
+static bool evt_cpus_read_lock_bounded(void)
+{
+	unsigned long end = jiffies + msecs_to_jiffies(EVT_FLUSH_ANSWER_MS);
+
+	while (!cpus_read_trylock()) {
+		if (time_after(jiffies, end))
+			return false;
+		msleep(1);
+	}
+	return true;
+}
+
+/* The ring as it is: its closed packets below the open sub-buffer, and what that holds. */
+static void evt_flush_as_is(struct evt_flush_call *fc)
+{
+	struct evt_ring *r = &fc->cr->ring;
+	unsigned long o = (unsigned long)evt_local_read(&r->offset);
+	struct evt_subbuf *sb = &r->sb[(o >> r->sb_shift) & (r->num_subbuf - 1)];
+
+	fc->res.unanswered = true;
+	fc->res.bound = o >> r->sb_shift;
+	fc->res.left_out = (o & r->sb_mask) ?
+			   (u64)evt_local_read(&sb->events) - READ_ONCE(sb->events_delivered) : 0;
+	if (fc->hold >= 0)
+		evt_ring_hold(r, fc->hold, (unsigned long)fc->res.bound << r->sb_shift);
+	atomic64_inc(&fc->cr->flush_unanswered);
+}
+
+/* Flush @fc->cr from the CPU running this: its own, or an offline one's. */
+static bool evt_flush_offline(struct evt_flush_call *fc)
+{
+	unsigned long bound;
+
+	if (!evt_cpus_read_lock_bounded())
+		return false;
+	if (cpu_online(fc->cr->cpu)) {
+		/* Back online meanwhile: the IPI's turn again. */
+		cpus_read_unlock();
+		return false;
+	}
+	/*
+	 * Nothing runs there, but other CPUs may flush this ring at the same
+	 * time: its CPU-local operations are not atomic across CPUs, so remote
+	 * flushes of one ring are serialised.
+	 */
+	fc->res.flushed = evt_ring_flush_remote_hold(&fc->cr->ring, fc->hold, &bound);
+	fc->res.bound = bound;
+	fc->q.timestamp = evt_clock();
+	fc->q.flags |= EVT_QUIESCENT_OFFLINE;
+	cpus_read_unlock();
+	return true;
+}
+
+/* Ask the ring's CPU, wait a bounded time; false when it did not answer. */
+static bool evt_flush_online(struct evt_flush_call *fc, bool *offline)
+{
+	struct evt_cpu_ring *cr = fc->cr;
+	unsigned long wait, since;
+	bool started = false;
+	u64 req;
+
+	if (READ_ONCE(cr->flush_done) != cr->flush_req)
+		return false;	/* the last request is still queued there */
+	if (!try_module_get(THIS_MODULE))
+		return false;	/* unloading: nobody will read */
+	req = cr->flush_req + 1;
+	WRITE_ONCE(cr->flush_hold, fc->hold);
+	WRITE_ONCE(cr->flush_req, req);
+	reinit_completion(&cr->flush_answered);
+	if (smp_call_function_single_async(cr->cpu, &cr->flush_csd)) {
+		/* Offline (-ENXIO): nothing was queued. */
+		WRITE_ONCE(cr->flush_req, req - 1);
+		module_put(THIS_MODULE);
+		*offline = true;
+		return false;
+	}
+	since = READ_ONCE(per_cpu(evt_cpu_unanswered, cr->cpu));
+	wait = msecs_to_jiffies(since ? EVT_FLUSH_AGAIN_MS : EVT_FLUSH_ANSWER_MS);
+	while (smp_load_acquire(&cr->flush_done) != req) {
+		if (!wait && !started && xchg(&cr->flush_hold, EVT_FLUSH_TAKEN) == EVT_FLUSH_TAKEN) {
+			/* It started just now: its answer is a moment away. */
+			started = true;
+			wait = msecs_to_jiffies(EVT_FLUSH_ANSWER_MS);
+		}
+		if (!wait) {
+			if (!since)
+				WRITE_ONCE(per_cpu(evt_cpu_unanswered, cr->cpu), jiffies | 1);
+			return false;
+		}
+		wait = wait_for_completion_timeout(&cr->flush_answered, wait);
+	}
+	fc->res.flushed = cr->flush_flushed;
+	fc->res.bound = cr->flush_bound;
+	fc->q.timestamp = cr->flush_ts;
+	return true;
 }
 
 static void evt_flush_call(struct evt_flush_call *fc)
 {
-	int cpu = fc->cr->cpu;
+	struct evt_cpu_ring *cr = fc->cr;
+	bool offline = !cpu_online(cr->cpu), done;
 
-	cpus_read_lock();
-	if (cpu_online(cpu)) {
-		smp_call_function_single(cpu, evt_flush_local, fc, 1);
-	} else {
-		/*
-		 * Nothing runs there, but other CPUs may flush this ring at
-		 * the same time: its CPU-local operations are not atomic
-		 * across CPUs, so remote flushes of one ring are serialised.
-		 */
-		fc->flushed = evt_ring_flush_remote(&fc->cr->ring);
-		fc->q.timestamp = evt_clock();
-		fc->q.flags |= EVT_QUIESCENT_OFFLINE;
-	}
-	cpus_read_unlock();
-	if (fc->flushed) {
-		wake_up_interruptible(&fc->cr->wq);
-		evt_listener->notify(fc->cr, EVT_NOTIFY_FLUSHED);
+	mutex_lock(&cr->flush_lock);
+	done = !offline && evt_flush_online(fc, &offline);
+	if (!done && offline)
+		done = evt_flush_offline(fc) || (cpu_online(cr->cpu) && evt_flush_online(fc, &offline));
+	if (!done)
+		evt_flush_as_is(fc);
+	mutex_unlock(&cr->flush_lock);
+	if (fc->res.flushed) {
+		wake_up_interruptible(&cr->wq);
+		evt_listener->notify(cr, EVT_NOTIFY_FLUSHED);
 	}
 }
 
@@ -369,35 +497,39 @@ static void evt_flush_call(struct evt_flush_call *fc)
  * evt_flush_ring() - close a ring's partial sub-buffer, from any CPU
  * @cr: the ring
  *
- * Return: 1 when a sub-buffer was closed, else 0. Process context.
+ * Return: 1 when a sub-buffer was closed, else 0 (also when its CPU did not
+ * answer in time: see evt_flush_ring_hold()). Process context.
  */
 int evt_flush_ring(struct evt_cpu_ring *cr)
 {
-	struct evt_flush_call fc = { .cr = cr };
+	struct evt_flush_call fc = { .cr = cr, .hold = -1 };
 
 	evt_flush_call(&fc);
-	return fc.flushed;
+	return fc.res.flushed;
 }
 
 /**
- * evt_ring_snapshot_bound() - flush a ring and hold what the flush closed
+ * evt_flush_ring_hold() - flush a ring and hold what the flush closed
  * @cr: the ring
+ * @hold: the hold to take at the bound (enum evt_hold_kind), or -1
+ * @res: what the flush found
  *
  * The bound is the packet_seq_num of the sub-buffer open after the flush:
- * every packet below it is closed, and held for the reader (an overwriting
- * writer discards rather than take them) until the reader reaches the bound
- * or closes the ring. Process context.
- *
- * Return: the bound.
+ * every packet below it is closed, and with @hold kept from an overwriting
+ * writer until the hold's owner releases it (evtrace_snapshot.c). The
+ * flush and the hold run on the ring's CPU. A CPU that does not answer
+ * within EVT_FLUSH_ANSWER_MS (spinning with interrupts off) leaves its ring
+ * as it is: the bound is its open sub-buffer, whose events are left out
+ * (@res->left_out), and the ring is held below it all the same. Never
+ * waits longer than that: no caller hangs on a CPU that is gone.
+ * Process context.
  */
-u64 evt_ring_snapshot_bound(struct evt_cpu_ring *cr)
+void evt_flush_ring_hold(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res)
 {
-	unsigned long bound;
+	struct evt_flush_call fc = { .cr = cr, .hold = hold };
 
-	evt_flush_ring(cr);
-	bound = (unsigned long)evt_local_read(&cr->ring.offset) >> cr->ring.sb_shift;
-	evt_ring_hold_below(&cr->ring, bound << cr->ring.sb_shift);
-	return bound;
+	evt_flush_call(&fc);
+	*res = fc.res;
 }
 
 /**
@@ -407,7 +539,7 @@ u64 evt_ring_snapshot_bound(struct evt_cpu_ring *cr)
  */
 void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q)
 {
-	struct evt_flush_call fc = { .cr = cr };
+	struct evt_flush_call fc = { .cr = cr, .hold = -1 };
 
 	evt_flush_call(&fc);
 	if (!evt_ring_has_data(&cr->ring))
@@ -460,16 +592,43 @@ void evt_start_tracing(void)
 	evt_statedump_start();
 }
 
-void evt_stop_tracing(void)
+/*
+ * A grace period, waited for EVT_FLUSH_ANSWER_MS at most: a CPU spinning
+ * with interrupts off holds every grace period up for good.
+ */
+static bool evt_sync_rcu_bounded(void)
+{
+	unsigned long cookie = start_poll_synchronize_rcu();
+	unsigned long end = jiffies + msecs_to_jiffies(EVT_FLUSH_ANSWER_MS);
+
+	while (!poll_state_synchronize_rcu(cookie)) {
+		if (time_after(jiffies, end))
+			return false;
+		schedule_timeout_uninterruptible(1);
+	}
+	return true;
+}
+
+/**
+ * evt_stop_tracing() - stop recording
+ * @bounded: wait for the writers EVT_FLUSH_ANSWER_MS at most (netlink STOP:
+ *	a CPU stuck with interrupts off must not hang it); else as long as it
+ *	takes (module exit: what they write is freed next)
+ */
+void evt_stop_tracing(bool bounded)
 {
 	WRITE_ONCE(evt_tracing, false);
 	evt_listener->events_changed(false);
 	evt_statedump_stop();
 	/*
-	 * Every probe runs with preemption off: once this returns, no event
-	 * started before STOP is still being written.
+	 * Every probe runs with preemption off: once a grace period has
+	 * passed, no event started before STOP is still being written.
 	 */
-	synchronize_rcu();
+	if (!bounded)
+		synchronize_rcu();
+	else if (!evt_sync_rcu_bounded())
+		pr_warn("STOP: a CPU did not pass a grace period in " EVT_STR(EVT_FLUSH_ANSWER_MS)
+			" ms (spinning with interrupts off?): an event it was writing may close later\n");
 }
 
 /**

@@ -145,6 +145,13 @@ enum evt_genl_attr {
 	EVT_A_TRIGGER_REASON,	/* u8: enum evt_trigger_reason (NOTIFY_TRIGGER) */
 	EVT_A_TRIGGER_SEQ,	/* u64: the trigger's number since load */
 	EVT_A_TRIGGER_TS,	/* u64: when, on the trace's clock */
+	/* Later additions to version 3: clients that do not know them skip them. */
+	EVT_A_UNANSWERED_CPUS,	/* string, NOTIFY_TRIGGER: CPUs that did not answer its flush ("1,3-5") */
+	EVT_A_SNAPSHOT_LEFT_OUT, /* u64, SNAPSHOT: the ring's CPU did not answer; its open sub-buffer's events are not below the bound */
+	EVT_A_TRIGGER_RELEASE_TS, /* u64, STATUS: when the kept trigger's holds go unread (trace clock) */
+	EVT_A_TRIGGER_EXPIRED,	/* u8, STATUS: 1 when they went (trigger_keep_ms) with a ring unread */
+	EVT_A_FILTER_NR_COMMS,	/* u32, STATUS's FILTER: process names tracked */
+	EVT_A_FILTER_NR_CGROUPS, /* u32, STATUS's FILTER: cgroups tracked */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)
@@ -174,6 +181,9 @@ enum evt_ring_attr {
 	/* u64 each, version 3: EVT_R_FILTERED */
 	EVT_RING_COUNTERS_V3(EVT_R_COUNTER)
 #undef EVT_R_COUNTER
+	EVT_R_HELD_SNAPSHOT,	/* u64: held by a SNAPSHOT since (trace clock); absent when not */
+	EVT_R_HELD_TRIGGER,	/* u64: held by the kept trigger since; absent when not */
+	EVT_R_UNANSWERED,	/* u64: flushes its CPU did not answer in time, since load */
 	__EVT_R_MAX,
 };
 #define EVT_R_MAX (__EVT_R_MAX - 1)
