@@ -344,6 +344,11 @@ int evt_flush_ring(struct evt_cpu_ring *cr);
 void evt_flush_all(void);
 
 void evt_flush_ring_hold(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res);
+bool evt_flush_ring_hold_start(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res);
+void evt_flush_ring_hold_finish(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res,
+				unsigned long deadline);
+/* How long a flush waits for the ring's CPU to answer (evtrace_rings.c). */
+#define EVT_FLUSH_ANSWER_MS	2000
 void evt_start_tracing(void);
 void evt_stop_tracing(bool bounded);
 void evt_set_mode(unsigned int mode);

@@ -333,7 +333,6 @@ static int evt_cpu_offline(unsigned int cpu)
  * not sent again. Each request in flight holds a module reference (its
  * callback is module text): rmmod is refused until the CPU answers.
  */
-#define EVT_FLUSH_ANSWER_MS	2000
 #define EVT_FLUSH_AGAIN_MS	10
 
 /*
@@ -431,12 +430,10 @@ static bool evt_flush_offline(struct evt_flush_call *fc)
 	return true;
 }
 
-/* Ask the ring's CPU, wait a bounded time; false when it did not answer. */
-static bool evt_flush_online(struct evt_flush_call *fc, bool *offline)
+/* Send the flush IPI; false when it was not sent (in flight already, or *@offline). */
+static bool evt_flush_send(struct evt_flush_call *fc, bool *offline)
 {
 	struct evt_cpu_ring *cr = fc->cr;
-	unsigned long wait, since;
-	bool started = false;
 	u64 req;
 
 	if (READ_ONCE(cr->flush_done) != cr->flush_req)
@@ -454,20 +451,35 @@ static bool evt_flush_online(struct evt_flush_call *fc, bool *offline)
 		*offline = true;
 		return false;
 	}
-	since = READ_ONCE(per_cpu(evt_cpu_unanswered, cr->cpu));
-	wait = msecs_to_jiffies(since ? EVT_FLUSH_AGAIN_MS : EVT_FLUSH_ANSWER_MS);
+	return true;
+}
+
+/*
+ * Wait for the answer to the request in flight until @deadline (jiffies).
+ * Not answered by then: with @give_up, the request is left to run when it
+ * may, holding nothing, and the CPU marked as not answering; else it stays
+ * as it is, to be waited for again. False when it did not answer.
+ */
+static bool evt_flush_wait(struct evt_flush_call *fc, unsigned long deadline, bool give_up)
+{
+	struct evt_cpu_ring *cr = fc->cr;
+	u64 req = cr->flush_req;
+	long wait;
+
 	while (smp_load_acquire(&cr->flush_done) != req) {
-		if (!wait && !started && xchg(&cr->flush_hold, EVT_FLUSH_TAKEN) == EVT_FLUSH_TAKEN) {
+		wait = (long)(deadline - jiffies);
+		if (wait <= 0 && give_up && xchg(&cr->flush_hold, EVT_FLUSH_TAKEN) == EVT_FLUSH_TAKEN) {
 			/* It started just now: its answer is a moment away. */
-			started = true;
-			wait = msecs_to_jiffies(EVT_FLUSH_ANSWER_MS);
+			give_up = false;
+			deadline = jiffies + msecs_to_jiffies(EVT_FLUSH_ANSWER_MS);
+			continue;
 		}
-		if (!wait) {
-			if (!since)
+		if (wait <= 0) {
+			if (give_up && !READ_ONCE(per_cpu(evt_cpu_unanswered, cr->cpu)))
 				WRITE_ONCE(per_cpu(evt_cpu_unanswered, cr->cpu), jiffies | 1);
 			return false;
 		}
-		wait = wait_for_completion_timeout(&cr->flush_answered, wait);
+		wait_for_completion_timeout(&cr->flush_answered, wait);
 	}
 	fc->res.flushed = cr->flush_flushed;
 	fc->res.bound = cr->flush_bound;
@@ -475,22 +487,45 @@ static bool evt_flush_online(struct evt_flush_call *fc, bool *offline)
 	return true;
 }
 
-static void evt_flush_call(struct evt_flush_call *fc)
+/* How long a CPU may take to answer: briefly once it did not. */
+static unsigned long evt_flush_deadline(int cpu)
+{
+	return jiffies + msecs_to_jiffies(READ_ONCE(per_cpu(evt_cpu_unanswered, cpu)) ?
+					  EVT_FLUSH_AGAIN_MS : EVT_FLUSH_ANSWER_MS);
+}
+
+/* The flush, its answer or the ring as it is; flush_lock held. */
+static void evt_flush_locked(struct evt_flush_call *fc)
 {
 	struct evt_cpu_ring *cr = fc->cr;
-	bool offline = !cpu_online(cr->cpu), done;
+	bool offline = !cpu_online(cr->cpu), done = false;
 
-	mutex_lock(&cr->flush_lock);
-	done = !offline && evt_flush_online(fc, &offline);
-	if (!done && offline)
-		done = evt_flush_offline(fc) || (cpu_online(cr->cpu) && evt_flush_online(fc, &offline));
+	if (!offline && evt_flush_send(fc, &offline))
+		done = evt_flush_wait(fc, evt_flush_deadline(cr->cpu), true);
+	if (!done && offline) {
+		done = evt_flush_offline(fc);
+		/* Back online meanwhile: the IPI's turn again. */
+		if (!done && cpu_online(cr->cpu) && evt_flush_send(fc, &offline))
+			done = evt_flush_wait(fc, evt_flush_deadline(cr->cpu), true);
+	}
 	if (!done)
 		evt_flush_as_is(fc);
-	mutex_unlock(&cr->flush_lock);
+}
+
+static void evt_flush_notify(struct evt_flush_call *fc)
+{
 	if (fc->res.flushed) {
-		wake_up_interruptible(&cr->wq);
-		evt_listener->notify(cr, EVT_NOTIFY_FLUSHED);
+		wake_up_interruptible(&fc->cr->wq);
+		evt_listener->notify(fc->cr, EVT_NOTIFY_FLUSHED);
 	}
+}
+
+static void evt_flush_call(struct evt_flush_call *fc)
+{
+	mutex_lock(&fc->cr->flush_lock);
+	evt_flush_locked(fc);
+	mutex_unlock(&fc->cr->flush_lock);
+	evt_flush_notify(fc);
 }
 
 /**
@@ -529,6 +564,60 @@ void evt_flush_ring_hold(struct evt_cpu_ring *cr, int hold, struct evt_flush_res
 	struct evt_flush_call fc = { .cr = cr, .hold = hold };
 
 	evt_flush_call(&fc);
+	*res = fc.res;
+}
+
+/* A first look at an answer: long enough for a CPU that runs. */
+#define EVT_FLUSH_QUICK_MS	20
+
+/**
+ * evt_flush_ring_hold_start() - evt_flush_ring_hold(), for many rings at once
+ * @cr: the ring
+ * @hold: as evt_flush_ring_hold()
+ * @res: filled in when this returns true
+ *
+ * Waits EVT_FLUSH_QUICK_MS at most, so that a CPU that does not answer
+ * delays the other rings' flushes (and their bounds) by that much only.
+ *
+ * Return: true when @res is final; false when the request is in flight:
+ * evt_flush_ring_hold_finish() then waits for it.
+ */
+bool evt_flush_ring_hold_start(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res)
+{
+	struct evt_flush_call fc = { .cr = cr, .hold = hold };
+	bool offline = !cpu_online(cr->cpu), sent;
+
+	mutex_lock(&cr->flush_lock);
+	sent = !offline && evt_flush_send(&fc, &offline);
+	if (sent && !evt_flush_wait(&fc, jiffies + msecs_to_jiffies(EVT_FLUSH_QUICK_MS), false)) {
+		mutex_unlock(&cr->flush_lock);
+		return false;
+	}
+	if (!sent)
+		evt_flush_locked(&fc);
+	mutex_unlock(&cr->flush_lock);
+	evt_flush_notify(&fc);
+	*res = fc.res;
+	return true;
+}
+
+/**
+ * evt_flush_ring_hold_finish() - wait for a flush evt_flush_ring_hold_start() left in flight
+ * @cr: the ring
+ * @hold: as given to evt_flush_ring_hold_start()
+ * @res: filled in
+ * @deadline: jiffies: at most until then (the ring as it is after)
+ */
+void evt_flush_ring_hold_finish(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res,
+				unsigned long deadline)
+{
+	struct evt_flush_call fc = { .cr = cr, .hold = hold };
+
+	mutex_lock(&cr->flush_lock);
+	if (!evt_flush_wait(&fc, deadline, true))
+		evt_flush_as_is(&fc);
+	mutex_unlock(&cr->flush_lock);
+	evt_flush_notify(&fc);
 	*res = fc.res;
 }
 

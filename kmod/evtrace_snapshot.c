@@ -22,6 +22,7 @@
 #include <linux/spinlock.h>
 #include <linux/workqueue.h>
 #include <linux/jiffies.h>
+#include <linux/bitmap.h>
 #include <net/netlink.h>
 #include "evtrace.h"
 #include "evtrace_snapshot.h"
@@ -185,11 +186,26 @@ static void evt_trigger_forget_ring(struct evt_cpu_ring *cr)
  * TRIGGER_SEQ, replacing the previous trigger's. No lock is held across a
  * flush. Process context.
  */
+/* One ring's part of the kept trigger. */
+static void evt_trigger_ring_kept(struct evt_cpu_ring *cr, const struct evt_flush_result *res,
+				  struct cpumask *unanswered)
+{
+	if (res->unanswered && unanswered)
+		cpumask_set_cpu(cr->cpu, unanswered);
+	spin_lock(&evt_hold_lock);
+	cr->trigger_res = *res;
+	cr->trigger_has = true;
+	cr->held_since[EVT_HOLD_TRIGGER] = evt_ring_held(&cr->ring, EVT_HOLD_TRIGGER) ? evt_clock() : 0;
+	spin_unlock(&evt_hold_lock);
+}
+
 void evt_snapshot_trigger(const struct evt_trigger_info *t, unsigned int keep_ms,
 			  struct cpumask *unanswered)
 {
+	unsigned long *pending = bitmap_zalloc(EVT_NR_CHANNELS * nr_cpu_ids, GFP_KERNEL);
+	unsigned long deadline = 0;
 	struct evt_flush_result res;
-	unsigned int ch;
+	unsigned int ch, pass;
 	int cpu;
 
 	if (unanswered)
@@ -199,22 +215,37 @@ void evt_snapshot_trigger(const struct evt_trigger_info *t, unsigned int keep_ms
 	evt_kept = (struct evt_trigger_kept){ .t = *t };
 	evt_for_each_ring(evt_trigger_forget_ring);
 	spin_unlock(&evt_hold_lock);
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
-		for_each_possible_cpu(cpu) {
-			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
+	/*
+	 * Every ring's flush first, each waited for briefly: a CPU that does
+	 * not answer must not push the other rings' bounds seconds past the
+	 * report. Then what is still in flight, up to one deadline.
+	 */
+	for (pass = 0; pass < 2; pass++) {
+		if (pass)
+			deadline = jiffies + msecs_to_jiffies(EVT_FLUSH_ANSWER_MS);
+		for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+			for_each_possible_cpu(cpu) {
+				struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
 
-			if (!cr)
-				continue;
-			evt_flush_ring_hold(cr, EVT_HOLD_TRIGGER, &res);
-			if (res.unanswered && unanswered)
-				cpumask_set_cpu(cpu, unanswered);
-			spin_lock(&evt_hold_lock);
-			cr->trigger_res = res;
-			cr->trigger_has = true;
-			cr->held_since[EVT_HOLD_TRIGGER] = evt_ring_held(&cr->ring, EVT_HOLD_TRIGGER) ?
-							   evt_clock() : 0;
-			spin_unlock(&evt_hold_lock);
-		}
+				if (!cr || (pass && !test_bit(ch * nr_cpu_ids + cpu, pending)))
+					continue;
+				if (pass) {
+					evt_flush_ring_hold_finish(cr, EVT_HOLD_TRIGGER, &res, deadline);
+				} else if (!evt_flush_ring_hold_start(cr, EVT_HOLD_TRIGGER, &res)) {
+					if (pending) {
+						__set_bit(ch * nr_cpu_ids + cpu, pending);
+						continue;
+					}
+					/* No memory to note it: waited for now. */
+					evt_flush_ring_hold_finish(cr, EVT_HOLD_TRIGGER, &res,
+								   jiffies + msecs_to_jiffies(EVT_FLUSH_ANSWER_MS));
+				}
+				evt_trigger_ring_kept(cr, &res, unanswered);
+			}
+		if (!pending)
+			break;
+	}
+	bitmap_free(pending);
 	evt_test_window(EVT_WINDOW_TRIGGER_KEPT);
 	spin_lock(&evt_hold_lock);
 	evt_kept.ready = true;

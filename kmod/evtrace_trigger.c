@@ -277,6 +277,61 @@ static struct notifier_block evt_trigger_die_nb = {
 	.notifier_call = evt_trigger_die,
 };
 
+#ifdef EVT_TEST_WINDOWS
+#include <linux/kprobes.h>
+/*
+ * Test builds only: test_trigger_dying=1 runs the die notifier's hook once
+ * on a CPU on its way down, past its last irq_work_run() (a kprobe on
+ * sched_cpu_dying()), as an oops there would run it.
+ */
+static atomic_t evt_test_dying_armed = ATOMIC_INIT(0);
+
+static int evt_test_dying_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct die_args args = { .regs = regs, .str = "test_trigger_dying" };
+
+	if (!cpu_online(raw_smp_processor_id()) && atomic_xchg(&evt_test_dying_armed, 0))
+		evt_trigger_die(NULL, DIE_OOPS, &args);
+	return 0;
+}
+
+static struct kprobe evt_test_dying_kp = {
+	.symbol_name = "sched_cpu_dying",
+	.pre_handler = evt_test_dying_pre,
+};
+static bool evt_test_dying_registered;
+
+static int evt_test_dying_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = 0;
+
+	mutex_lock(&evt_trigger_hooks_lock);
+	if (!evt_test_dying_registered && evt_trigger_live) {
+		ret = register_kprobe(&evt_test_dying_kp);
+		evt_test_dying_registered = !ret;
+	}
+	mutex_unlock(&evt_trigger_hooks_lock);
+	if (!ret)
+		atomic_set(&evt_test_dying_armed, 1);
+	return ret;
+}
+
+static const struct kernel_param_ops evt_test_dying_ops = {
+	.set = evt_test_dying_set,
+};
+module_param_cb(test_trigger_dying, &evt_test_dying_ops, NULL, 0200);
+MODULE_PARM_DESC(test_trigger_dying, "test builds only: the next CPU going offline runs the oops hook past its last irq_work_run()");
+
+static void evt_test_dying_exit(void)
+{
+	if (evt_test_dying_registered)
+		unregister_kprobe(&evt_test_dying_kp);
+	evt_test_dying_registered = false;
+}
+#else
+static void evt_test_dying_exit(void) { }
+#endif
+
 static void evt_trigger_iw_fn(struct irq_work *w)
 {
 	queue_work(system_unbound_wq, &evt_trigger_work);
@@ -402,6 +457,7 @@ void evt_trigger_exit(void)
 	evt_trigger_live = false;
 	WRITE_ONCE(evt_trigger_mask, 0);
 	evt_trigger_hooks_sync();
+	evt_test_dying_exit();
 	mutex_unlock(&evt_trigger_hooks_lock);
 	irq_work_sync(&evt_trigger_iw);
 	cancel_work_sync(&evt_trigger_work);
