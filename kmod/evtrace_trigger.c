@@ -200,8 +200,9 @@ static void evt_trigger_fire(u32 reason, unsigned long id)
 	 * A CPU going offline is out of cpu_online_mask before its last
 	 * irq_work_run() (smpcfd_dying_cpu()): an irq_work queued there after
 	 * it would never run, the slot stay claimed for good and
-	 * irq_work_sync() at unload spin. Below it goes to an online CPU, which
-	 * takes an IPI: not from an NMI, where the report is let go.
+	 * irq_work_sync() at unload spin. Below the work is queued at once
+	 * instead (irq_work_queue_on() is not exported): not from an NMI,
+	 * where the report is let go.
 	 */
 	if (unlikely(!online && in_nmi())) {
 		atomic64_inc(&evt_trigger_suppressed);
@@ -228,7 +229,7 @@ static void evt_trigger_fire(u32 reason, unsigned long id)
 	if (likely(online))
 		irq_work_queue(&evt_trigger_iw);
 	else
-		irq_work_queue_on(&evt_trigger_iw, cpumask_first(cpu_online_mask));
+		queue_work(system_unbound_wq, &evt_trigger_work);
 }
 
 static void evt_trigger_error_report(void *data, enum error_detector det, unsigned long id)
