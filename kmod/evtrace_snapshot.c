@@ -175,17 +175,6 @@ static void evt_trigger_forget_ring(struct evt_cpu_ring *cr)
 	cr->trigger_has = false;
 }
 
-/**
- * evt_snapshot_trigger() - keep the rings for trigger @t (the trigger's work)
- * @t: the trigger
- * @keep_ms: release what is still unread after this long; 0: until read
- * @unanswered: set to the CPUs that did not answer the flush (may be NULL)
- *
- * Flushes every ring and holds each below its bound until a reader gets
- * there (or @keep_ms pass); the bounds are kept for SNAPSHOT with
- * TRIGGER_SEQ, replacing the previous trigger's. No lock is held across a
- * flush. Process context.
- */
 /* One ring's part of the kept trigger. */
 static void evt_trigger_ring_kept(struct evt_cpu_ring *cr, const struct evt_flush_result *res,
 				  struct cpumask *unanswered)
@@ -199,6 +188,17 @@ static void evt_trigger_ring_kept(struct evt_cpu_ring *cr, const struct evt_flus
 	spin_unlock(&evt_hold_lock);
 }
 
+/**
+ * evt_snapshot_trigger() - keep the rings for trigger @t (the trigger's work)
+ * @t: the trigger
+ * @keep_ms: release what is still unread after this long; 0: until read
+ * @unanswered: set to the CPUs that did not answer the flush (may be NULL)
+ *
+ * Flushes every ring and holds each below its bound until a reader gets
+ * there (or @keep_ms pass); the bounds are kept for SNAPSHOT with
+ * TRIGGER_SEQ, replacing the previous trigger's. No lock is held across a
+ * flush. Process context.
+ */
 void evt_snapshot_trigger(const struct evt_trigger_info *t, unsigned int keep_ms,
 			  struct cpumask *unanswered)
 {
