@@ -209,6 +209,11 @@ grep -q "CPU 1 did not answer the flush (spinning with interrupts off?): 2 rings
 	fail "evctl snapshot did not say CPU 1 did not answer"
 timeout 20 evctl flush || fail "FLUSH did not answer with CPU 1 stuck"
 timeout 20 cat $D/triggers > /dev/null || fail "the debugfs triggers file did not answer"
+timeout 30 evctl snapshot -o /tmp/stuck-plain > /dev/null 2> /tmp/stuck-plain.err ||
+	{ cat /tmp/stuck-plain.err; fail "a plain snapshot did not answer with CPU 1 stuck"; }
+grep -q "CPU 1 did not answer the flush" /tmp/stuck-plain.err || fail "the plain snapshot did not name CPU 1"
+timeout 30 evctl stop || fail "STOP did not answer with CPU 1 stuck"
+dmesg | grep -q "STOP: a CPU does not answer" || fail "STOP did not say why it did not wait"
 # CPU 1 let go: the flushes it owed run, everything answers again.
 rmmod evt_fault
 dmesg | grep -q "evt_fault: the spinner on CPU 1 gives up" || fail "the spinner was not let go"
