@@ -340,25 +340,30 @@ void evt_rings_loaded(void);
 void evt_rings_hotplug_exit(void);
 void evt_rings_exit(void);
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
+void evt_ring_notify(struct evt_cpu_ring *cr, unsigned int reason);
+void evt_start_tracing(void);
+void evt_stop_tracing(bool sync);
+void evt_set_mode(unsigned int mode);
+void evt_set_high_water(unsigned int pct);
+bool evt_event_enabled(const struct evt_event_desc *d);
+bool evt_switch_on(unsigned int sw);
+void evt_set_switch(unsigned int sw, bool on);
+void evt_stats_show(struct seq_file *m, unsigned int probes_attached);
+
+/* evtrace_flush.c: flushing a ring from another CPU, never waiting for good */
+/* How long a flush waits for the ring's CPU to answer. */
+#define EVT_FLUSH_ANSWER_MS	2000
 int evt_flush_ring(struct evt_cpu_ring *cr);
 void evt_flush_all(void);
-
 void evt_flush_ring_hold(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res);
 bool evt_flush_ring_hold_start(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res);
 void evt_flush_ring_hold_finish(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res,
 				unsigned long deadline);
-/* How long a flush waits for the ring's CPU to answer (evtrace_rings.c). */
-#define EVT_FLUSH_ANSWER_MS	2000
-void evt_start_tracing(void);
-void evt_stop_tracing(bool bounded);
-void evt_set_mode(unsigned int mode);
-void evt_set_high_water(unsigned int pct);
-void evt_set_flush_ms(unsigned int ms);
-bool evt_event_enabled(const struct evt_event_desc *d);
-bool evt_switch_on(unsigned int sw);
-void evt_set_switch(unsigned int sw, bool on);
 void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q);
-void evt_stats_show(struct seq_file *m, unsigned int probes_attached);
+void evt_flush_wait_writers(void);
+void evt_set_flush_ms(unsigned int ms);
+void evt_flush_timer_start(void);
+void evt_flush_timer_stop(void);
 
 /* evtrace_dev.c */
 int evt_dev_init(void);

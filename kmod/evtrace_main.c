@@ -7,6 +7,7 @@
  * the recording API), which every other unit calls and which calls none of
  * them, only the listener given here; evtrace_dev.c (reader and metadata
  * devices), evtrace_nl.c (generic netlink, the control plane),
+ * evtrace_flush.c (flushing a ring from another CPU),
  * evtrace_snapshot.c (the holds of snapshots and triggers),
  * evtrace_trigger.c (triggers on kernel reports), evtrace_filter.c (task
  * filters),
@@ -164,6 +165,7 @@ static int __init evtrace_init(void)
 		goto err_trigger;
 
 	evt_rings_loaded();
+	evt_flush_timer_start();
 	if (autostart)
 		evt_start_tracing();
 	ret = evt_nl_init();
@@ -176,7 +178,7 @@ static int __init evtrace_init(void)
 err_started:
 	debugfs_remove_recursive(evt_debugfs);
 	evt_debugfs = NULL;
-	evt_stop_tracing(false);
+	evt_stop_tracing(true);
 	evt_trigger_exit();
 	evt_snapshot_exit();
 err_trigger:
@@ -188,6 +190,7 @@ err_debugfs:
 	debugfs_remove_recursive(evt_debugfs);
 	evt_probes_exit();
 err_cpuhp:
+	evt_flush_timer_stop();
 	evt_rings_hotplug_exit();
 err_dev:
 	evt_rings_exit();
@@ -203,13 +206,14 @@ static void __exit evtrace_exit(void)
 	/* Netlink first: see the order above evtrace_init(). */
 	evt_nl_exit();
 	debugfs_remove_recursive(evt_debugfs);
-	evt_stop_tracing(false);
+	evt_stop_tracing(true);
 	evt_gen_exit();
 	evt_bench_exit();
 	evt_trigger_exit();
 	evt_snapshot_exit();
 	evt_probes_exit();
 	evt_filter_exit();
+	evt_flush_timer_stop();
 	evt_rings_hotplug_exit();
 	evt_nl_exit_notify();
 	evt_rings_exit();

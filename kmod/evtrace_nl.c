@@ -218,7 +218,9 @@ static int evt_nl_start(struct sk_buff *skb, struct genl_info *info)
 
 static int evt_nl_stop(struct sk_buff *skb, struct genl_info *info)
 {
-	evt_stop_tracing(true);
+	/* A CPU stuck with interrupts off must not hang STOP (genl_mutex). */
+	evt_stop_tracing(false);
+	evt_flush_wait_writers();
 	evt_flush_all();
 	evt_nl_notify(NULL, EVT_NOTIFY_STOPPED);
 	return 0;
