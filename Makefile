@@ -40,7 +40,7 @@ LIB_SRC := $(wildcard userspace/lib/*/*.c)
 PROG_NAMES := $(patsubst userspace/%/,%,$(filter-out userspace/lib/ userspace/man/ userspace/dist/,$(sort $(dir $(wildcard userspace/*/*.c)))))
 PROGS := $(patsubst %,$(BUILD)/bin/%,$(PROG_NAMES))
 # The unit tests link evctl's command line, not its main.
-UNIT_SRC := $(wildcard tests/unit/*.c) userspace/evctl/evctl_cli.c
+UNIT_SRC := $(wildcard tests/unit/*.c) userspace/evctl/evctl_cli.c userspace/evctl/evctl_out.c
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/bin/%,$(wildcard tests/tools/*.c))
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 
