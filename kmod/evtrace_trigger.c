@@ -132,17 +132,28 @@ module_param_cb(triggers, &evt_trigger_mask_ops, NULL, 0644);
 MODULE_PARM_DESC(triggers, "kernel reports that keep the rings for a snapshot: none (default), all, "
 		 "or a list of kasan, kfence, warn, oops");
 
-static int evt_trigger_interval_set(const char *val, const struct kernel_param *kp)
+/*
+ * A millisecond parameter from @min to @max (@zero: what 0 means, when it
+ * may be 0); out of range, a log line names it and its range.
+ */
+static int evt_ms_param_set(const char *val, const struct kernel_param *kp, unsigned int min,
+			    unsigned int max, const char *zero)
 {
 	unsigned int ms;
 
-	if (kstrtouint(val, 0, &ms) || ms < EVT_TRIGGER_INTERVAL_MIN || ms > EVT_TRIGGER_INTERVAL_MAX) {
-		pr_err("trigger_interval_ms=%.*s is invalid: it must be from " EVT_STR(EVT_TRIGGER_INTERVAL_MIN)
-		       " to " EVT_STR(EVT_TRIGGER_INTERVAL_MAX) "\n", (int)strcspn(val, "\n"), val);
+	if (kstrtouint(val, 0, &ms) || ms < min || ms > max) {
+		/* A value written through sysfs ends in a newline: one log line all the same. */
+		pr_err("%s=%.*s is invalid: it must be from %u%s to %u\n", kp->name,
+		       (int)strcspn(val, "\n"), val, min, zero, max);
 		return -EINVAL;
 	}
-	WRITE_ONCE(evt_trigger_interval_ms, ms);
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
 	return 0;
+}
+
+static int evt_trigger_interval_set(const char *val, const struct kernel_param *kp)
+{
+	return evt_ms_param_set(val, kp, EVT_TRIGGER_INTERVAL_MIN, EVT_TRIGGER_INTERVAL_MAX, "");
 }
 
 static const struct kernel_param_ops evt_trigger_interval_ops = {
@@ -156,15 +167,7 @@ MODULE_PARM_DESC(trigger_interval_ms, "no trigger within this many ms of the las
 
 static int evt_trigger_keep_set(const char *val, const struct kernel_param *kp)
 {
-	unsigned int ms;
-
-	if (kstrtouint(val, 0, &ms) || ms > EVT_TRIGGER_KEEP_MAX) {
-		pr_err("trigger_keep_ms=%.*s is invalid: it must be from 0 (until read) to "
-		       EVT_STR(EVT_TRIGGER_KEEP_MAX) "\n", (int)strcspn(val, "\n"), val);
-		return -EINVAL;
-	}
-	WRITE_ONCE(evt_trigger_keep_ms, ms);
-	return 0;
+	return evt_ms_param_set(val, kp, 0, EVT_TRIGGER_KEEP_MAX, " (until read)");
 }
 
 static const struct kernel_param_ops evt_trigger_keep_ops = {

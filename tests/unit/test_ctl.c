@@ -633,6 +633,18 @@ static char *render(void (*fn)(FILE *, const struct evt_status *), const struct 
 	return buf;
 }
 
+/* @fn's output for @st holds @want (and, from the JSON printer, is JSON). */
+static void expect_output(void (*fn)(FILE *, const struct evt_status *), const struct evt_status *st,
+			  const char *want)
+{
+	char *out = render(fn, st);
+
+	if (fn == evt_status_print_json)
+		ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
+	ck_assert_msg(strstr(out, want), "no \"%s\" in:\n%s", want, out);
+	free(out);
+}
+
 static const char expected_json[] =
 	"{\n"
 	"  \"state\": \"tracing\",\n"
@@ -773,7 +785,6 @@ END_TEST
 START_TEST(status_filter_output)
 {
 	struct evt_status st;
-	char *out;
 
 	fill_status(&st);
 	st.filter.set = 1;
@@ -784,31 +795,21 @@ START_TEST(status_filter_output)
 	strcpy(st.filter.comms[1], "a\"b");
 	st.filter.nr_cgroups = 1;
 	strcpy(st.filter.cgroups[0], "/ci/job");
-	out = render(evt_status_print_text, &st);
-	ck_assert_ptr_nonnull(strstr(out, "filter       1 process ID (follow fork), comm bash, comm a\"b, "
-				     "cgroup /ci/job\n"));
-	free(out);
-	out = render(evt_status_print_json, &st);
-	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	ck_assert_ptr_nonnull(strstr(out, "  \"filter\": {\"pids\": 1, \"follow_fork\": true, "
-				     "\"nr_comms\": 2, \"nr_cgroups\": 1, "
-				     "\"comms\": [\"bash\", \"a\\\"b\"], \"cgroups\": [\"/ci/job\"]},\n"));
-	free(out);
+	expect_output(evt_status_print_text, &st, "filter       1 process ID (follow fork), comm bash, "
+		      "comm a\"b, cgroup /ci/job\n");
+	expect_output(evt_status_print_json, &st, "  \"filter\": {\"pids\": 1, \"follow_fork\": true, "
+		      "\"nr_comms\": 2, \"nr_cgroups\": 1, "
+		      "\"comms\": [\"bash\", \"a\\\"b\"], \"cgroups\": [\"/ci/job\"]},\n");
 
 	/* Without CAP_NET_ADMIN the module says how many, not which: no empty lists. */
 	st.filter.nr_comms = 0;
 	st.filter.nr_cgroups = 0;
 	st.filter.count_comms = 2;
 	st.filter.count_cgroups = 1;
-	out = render(evt_status_print_text, &st);
-	ck_assert_ptr_nonnull(strstr(out, "filter       1 process ID (follow fork), 2 process names, "
-				     "1 cgroup (which: CAP_NET_ADMIN only)\n"));
-	free(out);
-	out = render(evt_status_print_json, &st);
-	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	ck_assert_ptr_nonnull(strstr(out, "\"nr_comms\": 2, \"nr_cgroups\": 1, \"comms\": null, "
-				     "\"cgroups\": null},\n"));
-	free(out);
+	expect_output(evt_status_print_text, &st, "filter       1 process ID (follow fork), 2 process names, "
+		      "1 cgroup (which: CAP_NET_ADMIN only)\n");
+	expect_output(evt_status_print_json, &st, "\"nr_comms\": 2, \"nr_cgroups\": 1, \"comms\": null, "
+		      "\"cgroups\": null},\n");
 }
 END_TEST
 
@@ -821,9 +822,9 @@ START_TEST(status_holds_output)
 
 	fill_status(&st);
 	out = render(evt_status_print_text, &st);
-	ck_assert_ptr_nonnull(strstr(out, "\ntrigger      none kept\nheld         none\n"));
 	ck_assert_ptr_null(strstr(out, "unanswered"));
 	free(out);
+	expect_output(evt_status_print_text, &st, "\ntrigger      none kept\nheld         none\n");
 
 	memset(rings, 0, sizeof(rings));
 	rings[0] = (struct evt_status_ring){ .channel = EVT_CHAN_COMPACT, .cpu = 0, .held_trigger = 7000000000ULL };
@@ -837,33 +838,24 @@ START_TEST(status_holds_output)
 	st.now = 10000000000ULL;
 	st.trigger = (struct evt_status_trigger){ .seq = 2, .reason = EVT_TRIGGER_WARN, .ts = 6900000000ULL,
 						  .release_ts = 606900000000ULL };
-	out = render(evt_status_print_text, &st);
-	ck_assert_ptr_nonnull(strstr(out, "\ntrigger      2 (warn) kept: held until read, or 597 s more "
-				     "(trigger_keep_ms)\n"));
-	ck_assert_ptr_nonnull(strstr(out, "\nheld         by trigger 2: compact 0,1 normal 0 (for 3.0 s); "
-				     "by a snapshot: normal 0 (for 1.0 s)\n"));
-	ck_assert_ptr_nonnull(strstr(out, "\nunanswered   compact 1: 1 flush, normal 1: 2 flushes not "
-				     "answered in time"));
-	free(out);
-	out = render(evt_status_print_json, &st);
-	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	ck_assert_ptr_nonnull(strstr(out, "  \"trigger\": {\"seq\": 2, \"reason\": \"warn\", "
-				     "\"ts\": 6900000000, \"release_ts\": 606900000000, \"expired\": false},\n"));
-	ck_assert_ptr_nonnull(strstr(out, "\"held_snapshot\": 9000000000, \"held_trigger\": 7000000000, "
-				     "\"unanswered\": 0}"));
-	free(out);
+	expect_output(evt_status_print_text, &st, "\ntrigger      2 (warn) kept: held until read, or 597 s "
+		      "more (trigger_keep_ms)\n");
+	expect_output(evt_status_print_text, &st, "\nheld         by trigger 2: compact 0,1 normal 0 (for "
+		      "3.0 s); by a snapshot: normal 0 (for 1.0 s)\n");
+	expect_output(evt_status_print_text, &st, "\nunanswered   compact 1: 1 flush, normal 1: 2 flushes not "
+		      "answered in time");
+	expect_output(evt_status_print_json, &st, "  \"trigger\": {\"seq\": 2, \"reason\": \"warn\", "
+		      "\"ts\": 6900000000, \"release_ts\": 606900000000, \"expired\": false},\n");
+	expect_output(evt_status_print_json, &st, "\"held_snapshot\": 9000000000, \"held_trigger\": "
+		      "7000000000, \"unanswered\": 0}");
 
 	/* Gone unread after trigger_keep_ms; or read. */
 	st.trigger.expired = 1;
 	rings[0].held_trigger = rings[1].held_trigger = rings[2].held_trigger = 0;
-	out = render(evt_status_print_text, &st);
-	ck_assert_ptr_nonnull(strstr(out, "\ntrigger      2 (warn) kept: its holds went unread "
-				     "(trigger_keep_ms)\nheld         by a snapshot: normal 0 (for 1.0 s)\n"));
-	free(out);
+	expect_output(evt_status_print_text, &st, "\ntrigger      2 (warn) kept: its holds went unread "
+		      "(trigger_keep_ms)\nheld         by a snapshot: normal 0 (for 1.0 s)\n");
 	st.trigger.expired = 0;
-	out = render(evt_status_print_text, &st);
-	ck_assert_ptr_nonnull(strstr(out, "\ntrigger      2 (warn) kept: read\n"));
-	free(out);
+	expect_output(evt_status_print_text, &st, "\ntrigger      2 (warn) kept: read\n");
 }
 END_TEST
 
