@@ -176,9 +176,11 @@ rmmod evtrace
 # notification names it; netlink (STATUS as anyone, SNAPSHOT --trigger,
 # FLUSH) answers meanwhile. While CPU 1 is stuck nothing may wait for it:
 # every IRQ on CPU 0, this shell on CPU 0 and the files in /tmp (no 9p), no
-# module loaded or unloaded (both wait for every CPU); RCU's stall report,
-# 21 s away on the stock kernel and 60 s on the debug one, is put off to
-# 300 s, so that a slow debug kernel finishes first (CPU 1 really is
+# module loaded or unloaded (both wait for every CPU: evt_fault is loaded
+# first, and told to go once its load is over); RCU's stall report, 21 s
+# away on the stock kernel and 60 s on the debug one, and the hung-task
+# report (a task waiting for a grace period), 120 s away, are put off to 300
+# and 600 s, so that a slow debug kernel finishes first (CPU 1 really is
 # stalled: that is the case under test, not a harness failure).
 insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0 triggers=oops
 evctl start
@@ -187,13 +189,15 @@ for f in /proc/irq/*/smp_affinity; do echo 1 > $f 2>/dev/null || true; done
 taskset -pc 0 $$ > /dev/null
 echo 0 > /proc/sys/kernel/panic_on_oops
 echo 300 > /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout
+[ ! -e /proc/sys/kernel/hung_task_timeout_secs ] || echo 600 > /proc/sys/kernel/hung_task_timeout_secs
+insmod "$OUT/evt_fault.ko" fault=oops_locked
 sleep 3
 evctl watch --reason TRIGGER --count 1 --timeout 120 > /tmp/stuck.watch 2>&1 &
 watcher=$!
 two_sockets() { [ "$(ls -l /proc/$watcher/fd 2>/dev/null | grep -c socket)" -ge 2 ]; }
 wait_until 30 "evctl watch did not join the notify group" two_sockets
 sleep 1
-insmod "$OUT/evt_fault.ko" fault=oops_locked
+echo 1 > /sys/module/evt_fault/parameters/go
 wait $watcher || { cat /tmp/stuck.watch; fail "no TRIGGER notification after the oops"; }
 cat /tmp/stuck.watch
 grep -q "^TRIGGER .* trigger=oops seq=1 ts=[0-9]* unanswered=1$" /tmp/stuck.watch || fail "the notification does not name CPU 1"

@@ -7,7 +7,10 @@
  * (tests/vm/t-trigger.sh), the kernel in trouble: oops_locked, an oops
  * inside a spin_lock_irqsave() section while another CPU spins on that lock
  * with interrupts off, for good (until this module is unloaded: the spinner
- * gives up then). Test-only: not part of evtrace.
+ * gives up then). It waits for "go" (echo 1 > .../parameters/go): loading
+ * this module (its memory made read-only, its init freed after a grace
+ * period) waits for every CPU, so the oops must come after it. Test-only:
+ * not part of evtrace.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -21,6 +24,7 @@
 #include <linux/cpumask.h>
 #include <linux/err.h>
 #include <linux/version.h>
+#include <linux/completion.h>
 #include <linux/irqflags.h>
 #include <asm/mmu.h>
 
@@ -88,8 +92,22 @@ static int evt_fault_race(void)
 
 /* oops_locked: the lock the dead task keeps, the CPU that spins on it. */
 static DEFINE_SPINLOCK(evt_fault_spin);
-static struct task_struct *evt_fault_spinner;
+static struct task_struct *evt_fault_spinner, *evt_fault_holder;
 static atomic_t evt_fault_spinning = ATOMIC_INIT(0);
+static DECLARE_COMPLETION(evt_fault_go);
+static bool evt_fault_unloading;
+
+static int evt_fault_go_set(const char *val, const struct kernel_param *kp)
+{
+	complete(&evt_fault_go);
+	return 0;
+}
+
+static const struct kernel_param_ops evt_fault_go_ops = {
+	.set = evt_fault_go_set,
+};
+module_param_cb(go, &evt_fault_go_ops, NULL, 0200);
+MODULE_PARM_DESC(go, "oops_locked: oops now");
 
 static int evt_fault_spin_fn(void *unused)
 {
@@ -123,6 +141,11 @@ static int evt_fault_hold_fn(void *unused)
 {
 	unsigned long flags;
 
+	/* Interruptible: a long wait is no hung task (nothing signals a kthread). */
+	while (wait_for_completion_interruptible(&evt_fault_go))
+		;
+	if (READ_ONCE(evt_fault_unloading))
+		return 0;
 	spin_lock_irqsave(&evt_fault_spin, flags);
 	wake_up_process(evt_fault_spinner);
 	while (!atomic_read(&evt_fault_spinning))
@@ -137,7 +160,6 @@ static int evt_fault_hold_fn(void *unused)
 static int evt_fault_oops_locked(void)
 {
 	unsigned int a = cpumask_first(cpu_online_mask), b = cpumask_next(a, cpu_online_mask);
-	struct task_struct *holder;
 
 	if (b >= nr_cpu_ids) {
 		pr_err("evt_fault: oops_locked needs two online CPUs\n");
@@ -148,16 +170,18 @@ static int evt_fault_oops_locked(void)
 		return PTR_ERR(evt_fault_spinner);
 	get_task_struct(evt_fault_spinner);
 	kthread_bind(evt_fault_spinner, b);
-	holder = kthread_create(evt_fault_hold_fn, NULL, "evt_fault_hold");
-	if (IS_ERR(holder)) {
+	evt_fault_holder = kthread_create(evt_fault_hold_fn, NULL, "evt_fault_hold");
+	if (IS_ERR(evt_fault_holder)) {
 		kthread_stop(evt_fault_spinner);
 		put_task_struct(evt_fault_spinner);
 		evt_fault_spinner = NULL;
-		return PTR_ERR(holder);
+		return PTR_ERR(evt_fault_holder);
 	}
-	kthread_bind(holder, a);
-	wake_up_process(holder);
-	pr_info("evt_fault: an oops on CPU %u holding a lock CPU %u spins on\n", a, b);
+	/* Kept: at unload, its exit (an oops included) is waited for. */
+	get_task_struct(evt_fault_holder);
+	kthread_bind(evt_fault_holder, a);
+	wake_up_process(evt_fault_holder);
+	pr_info("evt_fault: at go, an oops on CPU %u holding a lock CPU %u spins on\n", a, b);
 	return 0;
 }
 
@@ -212,6 +236,11 @@ static void __exit evt_fault_exit(void)
 	if (evt_fault_timer_used)
 		hrtimer_cancel(&evt_fault_timer);
 	if (evt_fault_spinner) {
+		/* Never told to go: the holder returns, the spinner never ran. */
+		WRITE_ONCE(evt_fault_unloading, true);
+		complete(&evt_fault_go);
+		kthread_stop(evt_fault_holder);
+		put_task_struct(evt_fault_holder);
 		kthread_stop(evt_fault_spinner);
 		put_task_struct(evt_fault_spinner);
 	}
