@@ -66,7 +66,7 @@ static void evt_flush_ipi(void *arg)
 	 * recorded since): no new bound; the caller keeps its last one.
 	 */
 	cr->flush_ts = this_cpu_read(evt_nesting) == 0 ? evt_clock() : 0;
-	__this_cpu_write(evt_cpu_unanswered, 0);
+	WRITE_ONCE(*this_cpu_ptr(&evt_cpu_unanswered), 0);
 	/* The answer, then the wakeup: a waiter woken early looks again. */
 	smp_store_release(&cr->flush_done, req);
 	complete(&cr->flush_answered);

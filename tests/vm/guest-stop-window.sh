@@ -10,6 +10,8 @@
 # STOP (seen: 0 at STOP, 1 a second later).
 # Then the holds and triggers (issue 40), each on a fresh module (a test
 # trigger, test_trigger, fires as a report would, without one):
+# - a trigger whose rings are held but which is not kept yet: SNAPSHOT with
+#   its number is refused at once (EAGAIN), never made to wait for the work;
 # - a snapshot's reader at its bound waits in the window before it releases
 #   the holds it reached; a trigger fires meanwhile and holds every ring
 #   further: the release must leave the trigger's hold (it once cleared
@@ -85,6 +87,19 @@ evctl generate-stop
 wait_gen_done 60
 rmmod evtrace
 echo "hold window: a reader at its bound left a later trigger's hold"
+
+# -- a trigger being kept (its rings held, not yet kept: window 3): SNAPSHOT
+# with its number is refused, not made to wait for it
+load_triggers warn
+window 3 3000
+echo warn > /sys/module/evtrace/parameters/test_trigger
+wait_until 30 "the trigger did not enter the window" armed
+grep -q "^kept 1 warn ts [0-9]* flushing$" $D/triggers || fail "trigger 1 not shown as being kept: $(cat $D/triggers)"
+expect_refusal 1 "still being flushed: ask again when its notification arrives" evctl snapshot -o /tmp/early --trigger 1
+[ ! -e /tmp/early ] || fail "the refused snapshot left /tmp/early"
+wait_until 30 "trigger 1 not kept after the window: $(cat $D/triggers)" grep -q "^kept 1 warn ts [0-9]*$" $D/triggers
+rmmod evtrace
+echo "kept window: a snapshot of a trigger still being kept was refused at once"
 
 # -- rmmod while a trigger's notification is about to go
 load_triggers warn

@@ -47,7 +47,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"commands:\n"
 	"  start                      start tracing\n"
 	"  stop                       stop tracing (partial sub-buffers are closed)\n"
-	"  status [--json]            state, configuration, events, rings, generator\n"
+	"  status [--json]            state, configuration, holds, events, rings, generator\n"
 	"  config KEY=VALUE...        mode=discard|overwrite high_water="
 	EVT_STR(EVT_HIGH_WATER_MIN) ".." EVT_STR(EVT_HIGH_WATER_MAX) "\n"
 	"                             flush_ms=0.." EVT_STR(EVT_FLUSH_MS_MAX) "\n"
@@ -77,12 +77,15 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"Stop tracing; partial sub-buffers are closed so that readers get them.\n",
 	[EVCTL_STATUS] =
 	"usage: evctl status [--json]\n"
-	"Show the state, the configuration, the events and whether each is\n"
+	"Show the state, the configuration, the filter (to a user without\n"
+	"CAP_NET_ADMIN: how many names and cgroups, not which), the kept trigger,\n"
+	"which rings are held and by what (a trigger, a snapshot) since when, the\n"
+	"rings whose CPU did not answer a flush, the events and whether each is\n"
 	"enabled, per channel and CPU the ring counters (recorded, discarded,\n"
 	"overwritten, too_big, refused events; sub-buffers produced, consumed,\n"
-	"skipped; events filtered out by evctl track; fill %), the filter, and per\n"
-	"CPU the generator's counts.\n"
-	"  --json   one JSON document: state, config, filter, events, rings[], generator[]\n",
+	"skipped; events filtered out by evctl track; fill %), and per CPU the\n"
+	"generator's counts.\n"
+	"  --json   one JSON document: state, config, filter, trigger, events, rings[], generator[]\n",
 	[EVCTL_CONFIG] =
 	"usage: evctl config KEY=VALUE...\n"
 	"  mode=discard|overwrite   what a full ring does with new events\n"
