@@ -78,6 +78,7 @@ struct evt_cpu_ring {
 	unsigned long flush_bound;
 	u64 flush_ts;
 	atomic64_t flush_unanswered;	/* flushes its CPU did not answer in time */
+	atomic_t flush_abandoned;	/* the request in flight was given up on: holds the module */
 	/* Holds, as evtrace_snapshot.c keeps them (under its lock). */
 	u64 held_since[EVT_NR_HOLDS];	/* trace clock; 0: not held */
 	struct evt_flush_result trigger_res;	/* the kept trigger's flush here */

@@ -28,8 +28,10 @@
  * whose CPU did not answer is read as it is: its closed packets, the open
  * sub-buffer left out (and counted). A CPU that did not answer is waited
  * for briefly only, until it answers again; a request still queued there is
- * not sent again. Each request in flight holds a module reference (its
- * callback is module text): rmmod is refused until the CPU answers.
+ * not sent again. A request given up on holds a module reference until it
+ * runs (its callback is module text, its descriptor in the ring): rmmod is
+ * refused until that CPU answers. A request answered in time takes none, so
+ * that a flush in flight never makes rmmod fail.
  */
 #define EVT_FLUSH_AGAIN_MS	10
 
@@ -70,8 +72,12 @@ static void evt_flush_ipi(void *arg)
 	/* The answer, then the wakeup: a waiter woken early looks again. */
 	smp_store_release(&cr->flush_done, req);
 	complete(&cr->flush_answered);
-	/* Last: the module may go once this returns (free_module() waits for IRQs-off sections). */
-	module_put(THIS_MODULE);
+	/*
+	 * Last: given up on, the request held the module; it may go once this
+	 * returns (free_module() waits for sections with interrupts off).
+	 */
+	if (atomic_xchg(&cr->flush_abandoned, 0))
+		module_put(THIS_MODULE);
 }
 
 /* cpus_read_lock(), or false after EVT_FLUSH_ANSWER_MS (hotplug stuck: an oops in a callback). */
@@ -136,8 +142,6 @@ static bool evt_flush_send(struct evt_flush_call *fc, bool *offline)
 
 	if (READ_ONCE(cr->flush_done) != cr->flush_req)
 		return false;	/* the last request is still queued there */
-	if (!try_module_get(THIS_MODULE))
-		return false;	/* unloading: nobody will read */
 	req = cr->flush_req + 1;
 	/* Nothing in flight: the callback is not queued, its descriptor free. */
 	INIT_CSD(&cr->flush_csd, evt_flush_ipi, cr);
@@ -147,7 +151,6 @@ static bool evt_flush_send(struct evt_flush_call *fc, bool *offline)
 	if (smp_call_function_single_async(cr->cpu, &cr->flush_csd)) {
 		/* Offline (-ENXIO): nothing was queued. */
 		WRITE_ONCE(cr->flush_req, req - 1);
-		module_put(THIS_MODULE);
 		*offline = true;
 		return false;
 	}
@@ -155,28 +158,48 @@ static bool evt_flush_send(struct evt_flush_call *fc, bool *offline)
 }
 
 /*
- * Wait for the answer to the request in flight until @deadline (jiffies).
- * Not answered by then: with @give_up, the request is left to run when it
- * may, holding nothing, and the CPU marked as not answering; else it stays
- * as it is, to be waited for again. False when it did not answer.
+ * Give up on the request in flight: it holds the module until it runs (the
+ * IPI drops the reference). Exactly one side drops it, whichever order they
+ * come in: each looks at the other's mark after setting its own.
  */
-static bool evt_flush_wait(struct evt_flush_call *fc, unsigned long deadline, bool give_up)
+static void evt_flush_abandon(struct evt_cpu_ring *cr, u64 req)
+{
+	__module_get(THIS_MODULE);
+	atomic_set(&cr->flush_abandoned, 1);
+	smp_mb();	/* the mark, then the answer: against the IPI's answer, then xchg */
+	if (smp_load_acquire(&cr->flush_done) == req && atomic_xchg(&cr->flush_abandoned, 0))
+		module_put(THIS_MODULE);
+}
+
+/*
+ * Wait for the answer to the request in flight until @deadline (jiffies).
+ * Not answered by then: when @final, the request is given up on (left to
+ * run when it may, holding nothing) and the CPU marked as not answering;
+ * else it stays in flight, to be waited for again. False when it did not
+ * answer.
+ */
+static bool evt_flush_wait(struct evt_flush_call *fc, unsigned long deadline, bool final)
 {
 	struct evt_cpu_ring *cr = fc->cr;
 	u64 req = cr->flush_req;
+	bool started = false;
 	long wait;
 
 	while (smp_load_acquire(&cr->flush_done) != req) {
 		wait = (long)(deadline - jiffies);
-		if (wait <= 0 && give_up && xchg(&cr->flush_hold, EVT_FLUSH_TAKEN) == EVT_FLUSH_TAKEN) {
+		if (wait <= 0 && final && !started &&
+		    xchg(&cr->flush_hold, EVT_FLUSH_TAKEN) == EVT_FLUSH_TAKEN) {
 			/* It started just now: its answer is a moment away. */
-			give_up = false;
+			started = true;
 			deadline = jiffies + msecs_to_jiffies(EVT_FLUSH_ANSWER_MS);
 			continue;
 		}
 		if (wait <= 0) {
-			if (give_up && !READ_ONCE(per_cpu(evt_cpu_unanswered, cr->cpu)))
+			if (!final)
+				return false;
+			if (!READ_ONCE(per_cpu(evt_cpu_unanswered, cr->cpu)))
 				WRITE_ONCE(per_cpu(evt_cpu_unanswered, cr->cpu), jiffies | 1);
+			evt_flush_abandon(cr, req);
 			return false;
 		}
 		wait_for_completion_timeout(&cr->flush_answered, wait);
@@ -455,8 +478,23 @@ void evt_flush_timer_start(void)
 
 /**
  * evt_flush_timer_stop() - stop it for good (module exit, before hotplug goes)
+ *
+ * Nothing flushes any more once this returns: netlink, the triggers and the
+ * timer are gone. A request still in flight was not given up on (that would
+ * hold the module), and its CPU is running it: it is waited for, as the
+ * ring it writes to is freed next.
  */
 void evt_flush_timer_stop(void)
 {
+	unsigned int ch;
+	int cpu;
+
 	cancel_delayed_work_sync(&evt_flush_work);
+	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
+		for_each_possible_cpu(cpu) {
+			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
+
+			while (cr && smp_load_acquire(&cr->flush_done) != READ_ONCE(cr->flush_req))
+				msleep(1);
+		}
 }
