@@ -144,6 +144,7 @@ evctl stop
 timeout 60 evctl snapshot -o $S/rest || fail "the last snapshot failed"
 evctl status --json > $OUT/status.json
 cat $D/generate > $OUT/generate
+cat $D/triggers > $OUT/triggers-1
 rmmod evtrace
 
 # A fresh module for --keep-ms (what it cuts would be missing from the sums above).

@@ -45,4 +45,4 @@ for d in "$out"/snap/* "$out/keep1"; do
 	read_alone "$d" "$(basename "$d")"
 done
 python3 "$here/trigger-check.py" "$out" "$fault" "$out/hold-before.json" "$out/hold-after.json"
-python3 "$here/snapshot-check.py" "$out" status.json t1 t2 rest
+python3 "$here/snapshot-check.py" "$out" status.json t1 t2 rest --triggers "$out/triggers-1"
