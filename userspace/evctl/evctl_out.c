@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * evctl's output formats: the status as text and as JSON, notification
- * lines. Names and strings from the kernel are escaped (JSON) or printed as
- * the module checked them (ASCII names, CPU lists). See evctl_cli.h.
+ * lines. Names and strings from the kernel are escaped, as every program
+ * escapes them (evt_fmt_esc(); JSON: json_string()). See evctl_cli.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <evtrace/events.h>
+#include "evt_format.h"
 #include "evctl_cli.h"
 
 static const char *chan_name(int ch)
@@ -29,6 +30,7 @@ static int filter_names_hidden(const struct evt_status_filter *fl)
 
 static void print_filter_text(FILE *f, const struct evt_status_filter *fl)
 {
+	char esc[1024];		/* a name, escaped as every program escapes them */
 	size_t i;
 
 	if (!fl->set) {
@@ -44,9 +46,9 @@ static void print_filter_text(FILE *f, const struct evt_status_filter *fl)
 		return;
 	}
 	for (i = 0; i < fl->nr_comms; i++)
-		fprintf(f, ", comm %s", fl->comms[i]);
+		fprintf(f, ", comm %s", evt_fmt_esc(esc, sizeof(esc), fl->comms[i]));
 	for (i = 0; i < fl->nr_cgroups; i++)
-		fprintf(f, ", cgroup %s", fl->cgroups[i]);
+		fprintf(f, ", cgroup %s", evt_fmt_esc(esc, sizeof(esc), fl->cgroups[i]));
 	fputc('\n', f);
 }
 
@@ -147,6 +149,7 @@ static void print_holds_text(FILE *f, const struct evt_status *st)
 
 void evt_status_print_text(FILE *f, const struct evt_status *st)
 {
+	char esc[1024];		/* a name, escaped as every program escapes them */
 	size_t i;
 
 	fprintf(f, "state        %s\n", st->tracing ? "tracing" : "stopped");
@@ -170,8 +173,8 @@ void evt_status_print_text(FILE *f, const struct evt_status *st)
 	for (i = 0; i < st->nr_events; i++) {
 		const struct evt_status_event *e = &st->events[i];
 
-		fprintf(f, "  %-24s %-8s %s\n", e->name, e->channel < 0 ? "-" : chan_name(e->channel),
-			yes(e->enabled));
+		fprintf(f, "  %-24s %-8s %s\n", evt_fmt_esc(esc, sizeof(esc), e->name),
+			e->channel < 0 ? "-" : chan_name(e->channel), yes(e->enabled));
 	}
 
 	/* Ring rows: the columns of debugfs "stats" (channel first). */

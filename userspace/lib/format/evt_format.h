@@ -14,6 +14,7 @@
 #define EVT_FORMAT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <evtrace/events.h>
 
@@ -67,6 +68,14 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 		  const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
 		  unsigned int flags);
 
+/*
+ * Only the event's fields, as the JSON object evt_fmt_event() prints
+ * ({"fd":3,"buf":"0x7ffd..."}; @f made with EVT_FMT_JSON), appended to
+ * @o without a newline: 0 or -1 (output error).
+ */
+int evt_fmt_fields_json(struct evt_fmt *f, struct evt_out *o, const struct evt_event_desc *d,
+			const uint8_t *payload, uint32_t len);
+
 /* Helpers also used for statistics: "HH:MM:SS.nnnnnnnnn" of a realtime ns value. */
 size_t evt_fmt_clock(char *out, uint64_t realtime_ns, int with_date);
 /* Decimal digits of @v at @out (no NUL): the length. */
@@ -77,5 +86,16 @@ size_t evt_fmt_u64(char *out, uint64_t v);
  * NUL-terminated. Returns its length.
  */
 size_t evt_fmt_json_string(char *out, const char *s);
+/*
+ * @s for a terminal, unquoted: the escaper of evcat's text fields (control
+ * bytes, C1 controls, bidirectional overrides and bytes outside
+ * well-formed UTF-8 as \xhh; escaping twice changes nothing), for every name or string
+ * from a trace that a program prints as text (tables, messages). Into
+ * @out of @len bytes, cut at a whole character when it does not fit;
+ * returns @out. 4 * strlen(@s) + 1 bytes always fit.
+ */
+const char *evt_fmt_esc(char *out, size_t len, const char *s);
+/* The same, written to @f whatever its length: 0, or -1 (a write error). */
+int evt_fputs_esc(FILE *f, const char *s);
 
 #endif /* EVT_FORMAT_H */

@@ -11,6 +11,7 @@
 #include "evt_io.h"
 #include "evt_synth.h"
 #include <evtrace/events.h>
+#include <evtrace/limits.h>
 
 void evt_synth_defaults(struct evt_synth_params *p)
 {
@@ -106,6 +107,31 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 	}
 	setvbuf(s->f, s->fbuf, _IOFBF, 1 << 20);
 	return 0;
+}
+
+/*
+ * The CPU's clock is about to pass cuts before @now: each ring flushed at
+ * its time of each (the packet ends then, the next events come after it),
+ * as evdrain's cut flushes them one after another. @next[ch]: ring ch's
+ * first cut not passed yet.
+ */
+static int flush_cuts(const struct evt_synth_params *p, struct sring *rings, unsigned int cpu, uint64_t now,
+		      unsigned int *next, struct evt_synth_result *res)
+{
+	unsigned int ch;
+	int ret = 0;
+
+	for (ch = 0; ch < 2; ch++) {
+		const uint64_t off = (2 * (uint64_t)cpu + ch) * p->flush_step_ns;
+
+		for (; next[ch] < p->nr_flush && now > p->flush_at[next[ch]] + off; next[ch]++) {
+			synth_now = p->flush_at[next[ch]] + off;
+			evt_ring_flush(&rings[ch].r);
+			if (drain(&rings[ch], res))
+				ret = -1;
+		}
+	}
+	return ret;
 }
 
 static int sring_close(struct sring *s, struct evt_synth_result *res)
@@ -408,6 +434,7 @@ struct ksim {
 	const struct evt_event_desc *clone, *execve, *exit_group;
 	int32_t *next_tid;
 	unsigned int *next_job;
+	unsigned int next_flush[2];	/* p->flush_at[] passed so far on this CPU, per ring */
 };
 
 static uint64_t kgap(struct ksim *k, uint64_t mean)
@@ -433,6 +460,11 @@ static void kemit(struct ksim *k, unsigned int ch, unsigned int id, const void *
 	}
 	if (k->e)
 		k->now += gap;
+	if (flush_cuts(k->p, k->rings, k->cpu, k->now, k->next_flush, res)) {
+		k->err = errno ? errno : EIO;
+		k->done = 1;
+		return;
+	}
 	synth_now = k->now;
 	res->generated++;
 	if (k->now < res->first_ts)
@@ -1082,6 +1114,7 @@ static int ksim_write(const char *dir, const struct evt_synth_params *p,
 			extra--;
 		k.done = 0;
 		k.stall_left = 0;
+		k.next_flush[0] = k.next_flush[1] = 0;
 		snprintf(k.swapper, sizeof(k.swapper), "swapper/%u", cpu % 10000);
 		if (on) {
 			if (!ai)
@@ -1127,6 +1160,14 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 		evt_errf(err, errlen, "cpus must be 1..%d", EVT_SYNTH_MAX_CPUS);
 		return -1;
 	}
+	/* The module's bounds: the sizes below multiply them (a stall's length, the rings' memory). */
+	if (p->subbuf_size < EVT_SUBBUF_SIZE_MIN || p->subbuf_size > EVT_SUBBUF_SIZE_MAX ||
+	    p->num_subbuf < EVT_NUM_SUBBUF_MIN || p->num_subbuf > EVT_NUM_SUBBUF_MAX) {
+		evt_errf(err, errlen, "the sub-buffer size must be %d..%d and their number %d..%d, not %lu and %lu",
+			 EVT_SUBBUF_SIZE_MIN, EVT_SUBBUF_SIZE_MAX, EVT_NUM_SUBBUF_MIN, EVT_NUM_SUBBUF_MAX,
+			 p->subbuf_size, p->num_subbuf);
+		return -1;
+	}
 	if (p->kernel) {
 		/* An idle CPU's gaps are the longest: up to KMAX_GAP periods. */
 		struct evt_synth_params q = *p;
@@ -1166,7 +1207,7 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 		struct sring rings[2];
 		uint64_t n, e, now, seq = 0;
 		int64_t start;
-		unsigned int burst_left = 0, stall_left = 0;
+		unsigned int burst_left = 0, stall_left = 0, next_flush[2] = { 0, 0 };
 		uint64_t stall_len = p->stall_len ? p->stall_len :
 				     2 * p->num_subbuf * (p->subbuf_size / 16 + 1);
 
@@ -1199,6 +1240,11 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 				burst_left = p->burst_len;
 			if (p->stall_every && e % p->stall_every == p->stall_every - 1)
 				stall_left = (unsigned int)stall_len;
+			if (flush_cuts(p, rings, cpu, now, next_flush, res)) {
+				evt_errf(err, errlen, "%s: write: %s", dir, strerror(errno));
+				ret = -1;
+				break;
+			}
 			synth_now = now;
 			res->generated++;
 			if (now < res->first_ts)

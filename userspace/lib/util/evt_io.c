@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "evt_format.h"
 #include "evt_io.h"
 
 int evt_write_all(int fd, const void *buf, size_t len)
@@ -28,10 +33,46 @@ int evt_write_all(int fd, const void *buf, size_t len)
 	return 0;
 }
 
+int evt_write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode, int sync)
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 8);
+	int fd, e;
+
+	if (!tmp) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".XXXXXX", 8);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	if (evt_write_all(fd, buf, len) || fchmod(fd, mode) || (sync && fsync(fd))) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		e = errno;
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	errno = e;
+	return -1;
+}
+
 void evt_errf(char *buf, size_t len, const char *fmt, ...)
 {
 	char raw[1024];
-	size_t i, o = 0;
 	va_list ap;
 
 	if (!len)
@@ -40,20 +81,9 @@ void evt_errf(char *buf, size_t len, const char *fmt, ...)
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	/*
-	 * A message quotes what it read (a metadata value, a file name): its
-	 * control bytes are written as \xNN, never sent raw to a terminal.
+	 * A message quotes what it read (a metadata value, a file name): the
+	 * programs' escaper (evt_fmt_esc) writes its control bytes as \xNN,
+	 * never raw to a terminal.
 	 */
-	for (i = 0; raw[i] && o + 1 < len; i++) {
-		const unsigned char ch = (unsigned char)raw[i];
-
-		if (ch >= 0x20 && ch != 0x7f) {
-			buf[o++] = (char)ch;
-		} else if (o + 4 < len) {
-			snprintf(buf + o, len - o, "\\x%02x", ch);
-			o += 4;
-		} else {
-			break;
-		}
-	}
-	buf[o] = 0;
+	evt_fmt_esc(buf, len, raw);
 }
