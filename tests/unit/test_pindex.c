@@ -158,11 +158,11 @@ static int is_sealed(const char *path)
 	return sealed;
 }
 
-/* Written by evsynth (unsealed), sealed by the first reader once settled, then read from alone. */
+/* Written by evsynth (sealed), then read from alone; none: the first reader walks and saves one. */
 START_TEST(index_files_are_read_and_sealed)
 {
 	char dir[64], idx[200];
-	struct reading ref, a, b, c;
+	struct reading ref, a, b;
 
 	mktmp(dir, sizeof(dir));
 	synth_small(dir, 0, 5);
@@ -170,35 +170,30 @@ START_TEST(index_files_are_read_and_sealed)
 	ck_assert_int_eq(ref.rc, 0);
 	ck_assert_uint_eq(ref.n, 60000);
 	path_of(idx, sizeof(idx), dir, "compact_0");
-	ck_assert(!is_sealed(idx));
-	/* Just written: loaded, not sealed (a rewrite in the same clock tick would not show). */
+	ck_assert(is_sealed(idx));
 	read_all(dir, 0, &a);
 	ck_assert_uint_eq(a.digest, ref.digest);
 	ck_assert_uint_eq(a.warnings, 0);
 	ck_assert_uint_eq(a.loaded, 6);
-	ck_assert_uint_eq(a.walked, 0);
-	age(dir);
-	read_all(dir, 0, &b);
-	ck_assert_uint_eq(b.digest, ref.digest);
-	ck_assert_uint_eq(b.loaded, 6);
-	ck_assert_uint_eq(b.saved, 6);
-	ck_assert(is_sealed(idx));
-	read_all(dir, 0, &c);
-	ck_assert_uint_eq(c.digest, ref.digest);
-	ck_assert_uint_eq(c.warnings, 0);
-	ck_assert_uint_eq(c.loaded, 6);
-	ck_assert_uint_eq(c.walked + c.saved, 0);
+	ck_assert_uint_eq(a.walked + a.saved, 0);
 	rmtree(dir);
 
-	/* No index: the first reader walks and saves one, the next reads it. */
+	/* No index, the streams just written: walked, nothing saved (not settled: a rewrite could hide). */
 	mktmp(dir, sizeof(dir));
 	synth_small(dir, 1, 5);
+	read_all(dir, 0, &a);
+	ck_assert_uint_eq(a.digest, ref.digest);
+	ck_assert_uint_eq(a.walked, 6);
+	ck_assert_uint_eq(a.saved, 0);
+	/* Settled: the first reader walks and saves, the next reads it. */
 	age(dir);
 	read_all(dir, 0, &a);
 	ck_assert_uint_eq(a.digest, ref.digest);
 	ck_assert_uint_eq(a.walked, 6);
 	ck_assert_uint_eq(a.saved, 6);
 	ck_assert_uint_eq(a.warnings, 0);
+	path_of(idx, sizeof(idx), dir, "compact_0");
+	ck_assert(is_sealed(idx));
 	read_all(dir, 0, &b);
 	ck_assert_uint_eq(b.digest, ref.digest);
 	ck_assert_uint_eq(b.loaded, 6);
@@ -241,7 +236,6 @@ START_TEST(stale_index_is_ignored_and_rebuilt)
 
 	mktmp(dir, sizeof(dir));
 	synth_small(dir, 0, 5);
-	age(dir);
 	read_all(dir, 0, &a);		/* seals the indexes */
 	path_of(idx, sizeof(idx), dir, "compact_1");
 	snprintf(stream, sizeof(stream), "%s/compact_1", dir);
@@ -331,7 +325,6 @@ START_TEST(forged_entry_is_never_decoded)
 
 	mktmp(dir, sizeof(dir));
 	synth_small(dir, 0, 5);
-	age(dir);
 	read_all(dir, 1, &ref);
 	read_all(dir, 0, &a);
 	path_of(idx, sizeof(idx), dir, "compact_2");
@@ -375,7 +368,6 @@ START_TEST(index_links_are_not_followed)
 
 	mktmp(dir, sizeof(dir));
 	synth_small(dir, 0, 5);
-	age(dir);
 	read_all(dir, 1, &ref);
 	path_of(idx, sizeof(idx), dir, "normal_0");
 	snprintf(target, sizeof(target), "%s/elsewhere", dir);
@@ -404,8 +396,12 @@ START_TEST(index_links_are_not_followed)
 }
 END_TEST
 
-/* What an unsealed index holds is a prefix (a writer killed): the rest walked, then sealed. */
-START_TEST(unsealed_prefix_and_the_rest_walked)
+/*
+ * An unsealed index (its writer killed, or the stream rewritten since by
+ * someone else) with no writer at work: nothing vouches for it; walked
+ * without a word, replaced by a sealed one.
+ */
+START_TEST(unsealed_without_writer_is_walked)
 {
 	char dir[64], idx[200];
 	struct reading ref, a, b;
@@ -417,20 +413,64 @@ START_TEST(unsealed_prefix_and_the_rest_walked)
 	read_all(dir, 1, &ref);
 	path_of(idx, sizeof(idx), dir, "compact_0");
 	buf = slurp(idx, &len);
-	ck_assert(!(buf[64] & EVT_PIDX_SEALED));
 	keep = EVT_PIDX_HEAD + ((len - EVT_PIDX_HEAD) / EVT_PIDX_ENTRY / 2) * EVT_PIDX_ENTRY;
-	spit(idx, buf, keep + 7);	/* half of it, and a torn entry */
+	/* Half of it, a torn entry, and unsealed, as a writer killed leaves it (header checksum mended). */
+	memset(buf + 40, 0, 28);
+	{
+		uint32_t c = (uint32_t)crc32(0, buf, 76);
+
+		memcpy(buf + 76, &c, 4);
+	}
+	spit(idx, buf, keep + 7);
 	free(buf);
-	age(dir);
 	read_all(dir, 0, &a);
 	ck_assert_msg(a.warnings == 0, "%s", a.warn);
 	ck_assert_uint_eq(a.digest, ref.digest);
-	ck_assert_uint_eq(a.loaded, 6);
+	ck_assert_uint_eq(a.loaded, 5);		/* the other streams' sealed ones */
 	ck_assert_uint_eq(a.walked, 1);
+	ck_assert_uint_eq(a.saved, 1);
 	ck_assert(is_sealed(idx));
 	read_all(dir, 0, &b);
 	ck_assert_uint_eq(b.digest, ref.digest);
+	ck_assert_uint_eq(b.loaded, 6);
 	ck_assert_uint_eq(b.walked, 0);
+	rmtree(dir);
+}
+END_TEST
+
+/* A stream that ends in a bad packet header: its index stops short of it, the next reader meets the same error. */
+START_TEST(index_stops_at_a_bad_header)
+{
+	char dir[64], idx[200], stream[200];
+	struct reading ref, a, b;
+	uint8_t *buf;
+	size_t len;
+
+	mktmp(dir, sizeof(dir));
+	synth_small(dir, 1, 5);
+	snprintf(stream, sizeof(stream), "%s/compact_1", dir);
+	buf = slurp(stream, &len);
+	ck_assert_uint_gt(len, 4 * 4096);
+	buf[3 * 4096] ^= 0xff;		/* the fourth packet's magic */
+	spit(stream, buf, len);
+	free(buf);
+	age(dir);
+	read_all(dir, 1, &ref);
+	ck_assert_int_eq(ref.rc, -1);
+	read_all(dir, 0, &a);
+	ck_assert_uint_eq(a.walked, 6);
+	ck_assert_uint_eq(a.saved, 6);
+	path_of(idx, sizeof(idx), dir, "compact_1");
+	ck_assert(is_sealed(idx));
+	read_all(dir, 0, &b);
+	ck_assert_msg(b.warnings == 0, "%s", b.warn);
+	ck_assert_uint_eq(b.loaded, 6);
+	ck_assert_uint_eq(b.walked, 1);
+	ck_assert_uint_eq(b.saved, 0);
+	ck_assert_int_eq(b.rc, -1);
+	ck_assert_str_eq(b.err, ref.err);
+	ck_assert_uint_eq(b.n, ref.n);
+	ck_assert_uint_eq(b.digest, ref.digest);
 	rmtree(dir);
 }
 END_TEST
@@ -445,7 +485,8 @@ Suite *pindex_suite(void)
 	tcase_add_loop_test(tc, stale_index_is_ignored_and_rebuilt, 0, STALE_KINDS);
 	tcase_add_test(tc, forged_entry_is_never_decoded);
 	tcase_add_test(tc, index_links_are_not_followed);
-	tcase_add_test(tc, unsealed_prefix_and_the_rest_walked);
+	tcase_add_test(tc, unsealed_without_writer_is_walked);
+	tcase_add_test(tc, index_stops_at_a_bad_header);
 	suite_add_tcase(s, tc);
 	return s;
 }

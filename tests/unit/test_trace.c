@@ -1542,6 +1542,8 @@ static void make_original(struct tcopy *c, char *dir, size_t dirlen)
 	p.mix = 1;
 	p.normal_pct = 20;
 	p.period_ns = 30000000;		/* extended headers every few events */
+	/* Every corruption writes the files again: their index files would only be said stale (test_pindex.c). */
+	p.no_index = 1;
 	synth(dir, &p, &r);
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < 4; i++) {
@@ -1608,8 +1610,14 @@ static int try_corrupt(const char *dir, const struct tcopy *c, unsigned int whic
 	struct merged m;
 	unsigned int i;
 
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
+		char idx[320];
+
 		spit(dir, c->f[i].name, i == which ? buf : c->f[i].buf, i == which ? len : c->f[i].len);
+		/* An index a reader saved of the files before: said stale at every round (test_pindex.c has that). */
+		snprintf(idx, sizeof(idx), "%s/" EVT_PIDX_DIR "/%s.idx", dir, c->f[i].name);
+		unlink(idx);
+	}
 	merge_dir(&t, dir, kind, NULL, &m);
 	if (m.rc == 0)
 		evt_trace_close(&t);

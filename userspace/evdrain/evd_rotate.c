@@ -255,7 +255,8 @@ static const struct evd_rot_ring_count *find_count(const struct closed *c, unsig
  */
 static int scan_chunk(struct evd_rot *r, const struct closed *c, const char *kdir, struct chunk_sum *cs)
 {
-	struct evt_trace_opts topts = { 0 };
+	/* The chunk is whole and nobody writes it: its packet indexes saved sealed for its readers. */
+	struct evt_trace_opts topts = { .settle = 1 };
 	struct evt_trace t;
 	uint64_t first = UINT64_MAX, last = 0, packets = 0;
 	unsigned int i;

@@ -56,7 +56,8 @@ uint64_t evt_pidx_now(void)
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
-static void put_head(uint8_t *b, const struct evt_pidx_ident *id, const struct stat *sealed, uint64_t sealed_at)
+static void put_head(uint8_t *b, const struct evt_pidx_ident *id, const struct stat *sealed, uint64_t sealed_at,
+		     int stopped)
 {
 	memset(b, 0, EVT_PIDX_HEAD);
 	memcpy(b, EVT_PIDX_MAGIC, 8);
@@ -69,13 +70,12 @@ static void put_head(uint8_t *b, const struct evt_pidx_ident *id, const struct s
 		put64(b + 40, (uint64_t)sealed->st_size);
 		put64(b + 48, mtime_ns(sealed));
 		put64(b + 56, sealed_at);
-		put32(b + 64, EVT_PIDX_SEALED);
+		put32(b + 64, EVT_PIDX_SEALED | (stopped ? EVT_PIDX_STOPPED : 0));
 	}
 	put32(b + 76, crc(b, 76));
 }
 
-/* @st's stream had settled at @at: a write after @at shows in its mtime. */
-static int settled(const struct stat *st, uint64_t at)
+int evt_pidx_settled(const struct stat *st, uint64_t at)
 {
 	return at >= mtime_ns(st) + EVT_PIDX_SETTLE_NS;
 }
@@ -109,6 +109,7 @@ static enum evt_pidx_status parse(const uint8_t *b, size_t len, const struct sta
 	const uint64_t size = (uint64_t)st->st_size;
 	uint64_t n, k, off = 0;
 	uint32_t flags;
+	int stopped;
 
 	if (len < EVT_PIDX_HEAD || memcmp(b, EVT_PIDX_MAGIC, 8)) {
 		snprintf(why, wl, "not a packet index");
@@ -126,6 +127,7 @@ static enum evt_pidx_status parse(const uint8_t *b, size_t len, const struct sta
 	}
 	flags = get32(b + 64);
 	out->sealed = !!(flags & EVT_PIDX_SEALED);
+	stopped = out->sealed && (flags & EVT_PIDX_STOPPED);
 	/* Sealed before the stream settled: a rewrite in the same clock tick would not show. Walked again. */
 	if (out->sealed && get64(b + 56) < get64(b + 48) + EVT_PIDX_SETTLE_NS)
 		return EVT_PIDX_NONE;
@@ -176,7 +178,8 @@ static enum evt_pidx_status parse(const uint8_t *b, size_t len, const struct sta
 		off += p->packet_bytes;
 	}
 	out->n = (uint32_t)k;
-	if (out->sealed && off != size) {
+	/* Whole, or (stopped) short of a bad header, which the walk then meets again. */
+	if (out->sealed && (stopped ? off >= size : off != size)) {
 		snprintf(why, wl, "it covers %llu of the stream file's %llu bytes", (unsigned long long)off,
 			 (unsigned long long)size);
 		goto bad;
@@ -307,7 +310,8 @@ int evt_pidx_matches(const struct evt_pidx_pkt *p, const struct evt_packet_heade
 }
 
 int evt_pidx_save(const struct evt_pidx_place *pl, const char *name, const struct evt_pidx_ident *id,
-		  const struct evt_pidx_pkt *pk, uint32_t n, const struct stat *st, uint64_t st_time)
+		  const struct evt_pidx_pkt *pk, uint32_t n, const struct stat *st, uint64_t st_time,
+		  int stopped)
 {
 	char fname[300], where[4096];
 	size_t len = EVT_PIDX_HEAD + (size_t)n * EVT_PIDX_ENTRY;
@@ -317,12 +321,18 @@ int evt_pidx_save(const struct evt_pidx_place *pl, const char *name, const struc
 
 	if (!b)
 		return -1;
+	/* Only a settled stream's: one sealed sooner could miss a rewrite in the same clock tick. */
+	if (!evt_pidx_settled(st, st_time)) {
+		free(b);
+		errno = EAGAIN;
+		return -1;
+	}
 	if ((size_t)snprintf(fname, sizeof(fname), "%s.idx", name) >= sizeof(fname)) {
 		free(b);
 		errno = ENAMETOOLONG;
 		return -1;
 	}
-	put_head(b, id, st && settled(st, st_time) ? st : NULL, st_time);
+	put_head(b, id, st, st_time, stopped);
 	for (k = 0; k < n; k++)
 		put_entry(b + EVT_PIDX_HEAD + (size_t)k * EVT_PIDX_ENTRY, pk[k].packet_bytes, pk[k].content_bytes,
 			  pk[k].begin, pk[k].end, pk[k].seq, pk[k].discarded);
@@ -409,7 +419,7 @@ void evt_pidx_writer_add(struct evt_pidx_writer *w, const struct evt_packet_head
 		uint8_t head[EVT_PIDX_HEAD];
 
 		/* The stream grows again: its index is no longer the whole of it. */
-		put_head(head, &w->id, NULL, 0);
+		put_head(head, &w->id, NULL, 0, 0);
 		if (pwrite(w->fd, head, EVT_PIDX_HEAD, 0) != EVT_PIDX_HEAD) {
 			w->failed = 1;
 			return;
@@ -422,7 +432,7 @@ void evt_pidx_writer_add(struct evt_pidx_writer *w, const struct evt_packet_head
 		/* The uuid every packet of the stream carries: the first one's. */
 		memcpy(w->id.uuid, h->uuid, 16);
 		w->id.has_uuid = 1;
-		put_head(head, &w->id, NULL, 0);
+		put_head(head, &w->id, NULL, 0, 0);
 		if (w->n + EVT_PIDX_HEAD > w->cap) {
 			uint8_t *b = realloc(w->buf, w->cap + 4096);
 
@@ -496,21 +506,34 @@ int evt_pidx_writer_seal(struct evt_pidx_writer *w, int stream_fd)
 		return 0;
 	/* Sealed once a rewrite would show in the mtime. */
 	now = evt_pidx_now();
-	if (!settled(&st, now)) {
+	if (!evt_pidx_settled(&st, now)) {
 		uint64_t wait = mtime_ns(&st) + EVT_PIDX_SETTLE_NS - now;
 		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(wait < EVT_PIDX_SETTLE_NS ? wait :
 								   EVT_PIDX_SETTLE_NS) };
 
 		nanosleep(&ts, NULL);
 		now = evt_pidx_now();
-		if (!settled(&st, now))
+		if (!evt_pidx_settled(&st, now))
 			return 0;	/* a clock gone back, or an mtime ahead: left unsealed */
 	}
-	put_head(head, &w->id, &st, now);
+	put_head(head, &w->id, &st, now, 0);
 	if (pwrite(w->fd, head, EVT_PIDX_HEAD, 0) != EVT_PIDX_HEAD)
 		return -1;
 	w->sealed = 1;
 	return 0;
+}
+
+int evt_pidx_writer_seal_backdated(struct evt_pidx_writer *w, int stream_fd)
+{
+	const uint64_t back = evt_pidx_now() - EVT_PIDX_SETTLE_NS - 1000000;
+	const struct timespec times[2] = {
+		{ .tv_sec = 0, .tv_nsec = UTIME_OMIT },
+		{ .tv_sec = (time_t)(back / 1000000000ULL), .tv_nsec = (long)(back % 1000000000ULL) },
+	};
+
+	if (w->fd < 0 || futimens(stream_fd, times))
+		return -1;
+	return evt_pidx_writer_seal(w, stream_fd);
 }
 
 void evt_pidx_writer_close(struct evt_pidx_writer *w)

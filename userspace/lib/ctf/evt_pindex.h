@@ -20,7 +20,8 @@
  *   head (80 bytes): "EVTPIDX1", u32 version, u32 entry size (48), the
  *     trace's uuid[16], u32 channel, u32 cpu, u64 the stream file's size,
  *     u64 its mtime (ns) and u64 the time it was sealed (realtime ns) when
- *     sealed (else 0), u32 flags (1: sealed), u32 zero, u32 CRC-32 of the
+ *     sealed (else 0), u32 flags (1: sealed, 2: it stops before a bad
+ *     packet header), u32 zero, u32 CRC-32 of the
  *     76 bytes before;
  *   entries (48 bytes each, in file order, contiguous from offset 0):
  *     u32 packet bytes, u32 content bytes, u64 timestamp_begin,
@@ -34,10 +35,13 @@
  *
  * Never trusted: a sealed index whose stream's size or mtime differ, a bad
  * checksum, an entry that does not fit the file is ignored with a reason
- * (the reader warns and rebuilds it); an unsealed one (a writer is at work,
- * or was killed) is a prefix, the rest walked; the reader compares a few
- * packet headers chosen at random with their entries at open, and every
- * packet's header with its entry before decoding it (evt_trace.c).
+ * (the reader warns and rebuilds it). An unsealed one is a prefix, the rest
+ * walked, and is used only while the trace's writer (evdrain) is at work;
+ * without one (its writer was killed, or someone else rewrote the stream)
+ * nothing vouches for it: it is walked again and replaced by a sealed one.
+ * The reader compares a few packet headers chosen at random with their
+ * entries at open, and every packet's header with its entry before
+ * decoding it (evt_trace_pk.c).
  */
 #ifndef EVT_PINDEX_H
 #define EVT_PINDEX_H
@@ -54,6 +58,8 @@
 #define EVT_PIDX_HEAD		80
 #define EVT_PIDX_ENTRY		48
 #define EVT_PIDX_SEALED		1U
+/* Sealed, and it ends where a packet header is bad: the rest is walked (to the same error). */
+#define EVT_PIDX_STOPPED	2U
 /* A stream is settled this long after its last write: its mtime shows any later one. */
 #define EVT_PIDX_SETTLE_NS	50000000ULL
 
@@ -112,14 +118,17 @@ int evt_pidx_matches(const struct evt_pidx_pkt *p, const struct evt_packet_heade
 		     const struct evt_pidx_ident *id);
 
 /*
- * Save @n packets as the index of @name (sealed with @st's size and mtime
- * when @st is not NULL and the stream was settled when @st was taken at
- * @st_time, realtime ns; else unsealed): beside the trace when that
- * directory is the user's to write, else in the cache. 0, or -1 with
- * errno.
+ * Save @n packets as the sealed index of @name, whose fstat() @st was
+ * taken at @st_time (realtime ns), the stream settled by then (else
+ * nothing is saved: EAGAIN); @stopped: a bad packet header follows the
+ * last. Beside the trace when that directory is the user's to write,
+ * else in the cache. 0, or -1 with errno.
  */
 int evt_pidx_save(const struct evt_pidx_place *pl, const char *name, const struct evt_pidx_ident *id,
-		  const struct evt_pidx_pkt *pk, uint32_t n, const struct stat *st, uint64_t st_time);
+		  const struct evt_pidx_pkt *pk, uint32_t n, const struct stat *st, uint64_t st_time,
+		  int stopped);
+/* @st's stream had settled at @at (realtime ns): a later write shows in its mtime. */
+int evt_pidx_settled(const struct stat *st, uint64_t at);
 /* The realtime clock, ns (what EVT_PIDX_SETTLE_NS is measured on). */
 uint64_t evt_pidx_now(void);
 
@@ -155,6 +164,12 @@ int evt_pidx_writer_flush(struct evt_pidx_writer *w);
  * mtime, once it settled (waits up to EVT_PIDX_SETTLE_NS). 0 or -1.
  */
 int evt_pidx_writer_seal(struct evt_pidx_writer *w, int stream_fd);
+/*
+ * The same without the wait, for a writer that made the whole file just
+ * now (evsynth): the stream's mtime is set EVT_PIDX_SETTLE_NS back first,
+ * so that any later write shows. 0 or -1.
+ */
+int evt_pidx_writer_seal_backdated(struct evt_pidx_writer *w, int stream_fd);
 void evt_pidx_writer_close(struct evt_pidx_writer *w);
 
 #endif

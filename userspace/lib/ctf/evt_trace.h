@@ -165,6 +165,12 @@ struct evt_trace_opts {
 	 */
 	int no_index;
 	const char *cache_dir;
+	/*
+	 * The caller wrote the files and nobody writes them any more
+	 * (evdrain's chunk finisher): a stream not yet settled is waited for
+	 * (up to EVT_PIDX_SETTLE_NS) so that its index is saved sealed.
+	 */
+	int settle;
 	/* A warning (an index ignored): NULL: "PROG: MSG" on stderr. */
 	void (*warn)(void *data, const char *msg);
 	void *warn_data;

@@ -204,6 +204,49 @@ static int spot_check(int fd, const struct evt_pidx *x, const struct evt_pidx_id
 	return 0;
 }
 
+/*
+ * The walk's packets of @s from @first (the file at @base), saved as the
+ * file's sealed index for the next reader, when the stream had settled by
+ * @st_time (else the next reader saves it), or, with t->o.settle, once it
+ * has (a writer's own finisher: it waits up to EVT_PIDX_SETTLE_NS).
+ */
+static void save_walked(const struct evt_trace *t, struct evt_stream *s, const struct evt_pidx_place *pl,
+			int fd, const struct stat *st, uint64_t st_time, size_t base, uint32_t first)
+{
+	struct stat now_st = *st;
+	struct evt_pidx_pkt *v;
+	uint32_t k;
+
+	if (!evt_pidx_settled(&now_st, st_time)) {
+		const uint64_t due = (uint64_t)st->st_mtim.tv_sec * 1000000000ULL + (uint64_t)st->st_mtim.tv_nsec +
+				     EVT_PIDX_SETTLE_NS;
+		struct timespec ts;
+
+		if (!t->o.settle || due <= st_time || due - st_time > EVT_PIDX_SETTLE_NS)
+			return;
+		ts.tv_sec = 0;
+		ts.tv_nsec = (long)(due - st_time);
+		nanosleep(&ts, NULL);
+		st_time = evt_pidx_now();
+		/* Written meanwhile: not what was walked. */
+		if (fstat(fd, &now_st) || now_st.st_size != st->st_size ||
+		    now_st.st_mtim.tv_sec != st->st_mtim.tv_sec || now_st.st_mtim.tv_nsec != st->st_mtim.tv_nsec)
+			return;
+	}
+	v = malloc((size_t)(s->npk - first) * sizeof(*v) + 1);
+	if (!v)
+		return;
+	for (k = first; k < s->npk; k++)
+		v[k - first] = (struct evt_pidx_pkt){
+			.off = s->pk[k].off - base, .packet_bytes = EVT_PKT_BYTES(&s->pk[k]),
+			.content_bytes = s->pk[k].content, .begin = s->pk[k].begin,
+			.end = s->pk[k].end, .seq = s->pk[k].seq, .discarded = s->pk[k].discarded,
+		};
+	if (!evt_pidx_save(pl, s->name, &s->ident, v, s->npk - first, &now_st, st_time, s->tail_err))
+		s->pidx_saved++;
+	free(v);
+}
+
 int evt_trace_index_file(const struct evt_trace *t, struct evt_stream *s, int fd, const struct stat *st,
 			 const char *dir, unsigned int md_mode, unsigned int md_gid, size_t base,
 			 uint64_t *seam_lost, char *err, char *warn, size_t warnlen)
@@ -220,11 +263,20 @@ int evt_trace_index_file(const struct evt_trace *t, struct evt_stream *s, int fd
 	/* When @st was taken, about: a stream that settled by then is sealed with it. */
 	const uint64_t st_time = evt_pidx_now();
 	uint32_t k;
-	int from_file = 0;
+	int sealed_used = 0;
 
 	/* An empty file needs no index. */
 	if (!t->o.no_index && size) {
 		r = evt_pidx_load(&pl, s->name, st, &s->ident, &x, why, sizeof(why));
+		/*
+		 * Unsealed: only its writer, at work now, vouches for it. Without
+		 * one (killed, or the stream rewritten by someone else) it is
+		 * walked again and replaced, without a word.
+		 */
+		if (r == EVT_PIDX_OK && !x.sealed && !t->writer_pid) {
+			evt_pidx_free(&x);
+			r = EVT_PIDX_NONE;
+		}
 		if (r == EVT_PIDX_OK && spot_check(fd, &x, &s->ident, why, sizeof(why))) {
 			evt_pidx_free(&x);
 			r = EVT_PIDX_BAD;
@@ -243,10 +295,10 @@ int evt_trace_index_file(const struct evt_trace *t, struct evt_stream *s, int fd
 			if (!rc)
 				off = (size_t)(x.pk[k].off + x.pk[k].packet_bytes);
 		}
-		from_file = 1;
+		sealed_used = x.sealed;
 		s->pidx_loaded++;
 	}
-	/* What the index file does not say (all of it, or what an unsealed one's writer added since). */
+	/* What the index file does not say (all of it, what its writer added since, what follows a bad header). */
 	if (off < size && !s->tail_err) {
 		if (walk(t, s, fd, base, off, size, seam_lost, err)) {
 			evt_pidx_free(&x);
@@ -256,27 +308,13 @@ int evt_trace_index_file(const struct evt_trace *t, struct evt_stream *s, int fd
 	}
 	s->packets = s->npk;
 	/*
-	 * What the walk found, saved for the next reader: a complete file's
-	 * (nobody writes it, no bad header) sealed with its size and mtime; up
-	 * to a bad header unsealed, a prefix (the next reader walks on from
-	 * there, to the same error, without a word about the index).
+	 * What the walk found, saved for the next reader, sealed with the
+	 * file's size and mtime: up to a bad header, if there is one (the
+	 * next reader walks on from there to the same error). Not while a
+	 * writer is at work: it writes the index itself.
 	 */
-	if (!t->o.no_index && size && !s->partial_tail && !t->writer_pid && (!s->tail_err || s->npk > first || r == EVT_PIDX_BAD) &&
-	    (!from_file || (!x.sealed && (!s->tail_err || s->npk - first > x.n)))) {
-		struct evt_pidx_pkt *v = malloc((size_t)(s->npk - first) * sizeof(*v) + 1);
-
-		if (v) {
-			for (k = first; k < s->npk; k++)
-				v[k - first] = (struct evt_pidx_pkt){
-					.off = s->pk[k].off - base, .packet_bytes = EVT_PKT_BYTES(&s->pk[k]),
-					.content_bytes = s->pk[k].content, .begin = s->pk[k].begin,
-					.end = s->pk[k].end, .seq = s->pk[k].seq, .discarded = s->pk[k].discarded,
-				};
-			if (!evt_pidx_save(&pl, s->name, &s->ident, v, s->npk - first, s->tail_err ? NULL : st, st_time))
-				s->pidx_saved++;
-			free(v);
-		}
-	}
+	if (!t->o.no_index && size && !sealed_used && !s->partial_tail && !t->writer_pid)
+		save_walked(t, s, &pl, fd, st, st_time, base, first);
 	evt_pidx_free(&x);
 	return 0;
 }

@@ -162,10 +162,13 @@ static int sring_close(struct sring *s, struct evt_synth_result *res)
 		res->written += st.recorded - st.overwritten;
 	}
 	/*
-	 * Its index written whole, unsealed: sealing waits for the stream to
-	 * settle (evt_pindex.h), which its first reader does for it.
+	 * Its index written whole and sealed: the stream's mtime set back so
+	 * that it has settled (evt_pindex.h) and a later write shows, rather
+	 * than a wait of EVT_PIDX_SETTLE_NS per run. A stream not whole (a
+	 * failed write) keeps its index unsealed, which no reader uses.
 	 */
-	evt_pidx_writer_flush(&s->idx);
+	if (s->f && !fflush(s->f))
+		evt_pidx_writer_seal_backdated(&s->idx, fileno(s->f));
 	evt_pidx_writer_close(&s->idx);
 	if (s->f && fclose(s->f))
 		ret = -1;
