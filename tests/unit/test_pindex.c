@@ -23,16 +23,7 @@
 
 static void mktmp(char *dir, size_t len)
 {
-	snprintf(dir, len, "/tmp/evt-pidx-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void rmtree(const char *dir)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	unit_mktmp(dir, len, "pidx");
 }
 
 /* What a reading gave: the events' digest, their number, the error; the warnings said. */
@@ -176,7 +167,7 @@ START_TEST(index_files_are_read_and_sealed)
 	ck_assert_uint_eq(a.warnings, 0);
 	ck_assert_uint_eq(a.loaded, 6);
 	ck_assert_uint_eq(a.walked + a.saved, 0);
-	rmtree(dir);
+	unit_rmtree(dir);
 
 	/* No index, the streams just written: walked, nothing saved (not settled: a rewrite could hide). */
 	mktmp(dir, sizeof(dir));
@@ -198,7 +189,7 @@ START_TEST(index_files_are_read_and_sealed)
 	ck_assert_uint_eq(b.digest, ref.digest);
 	ck_assert_uint_eq(b.loaded, 6);
 	ck_assert_uint_eq(b.walked, 0);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -252,7 +243,7 @@ START_TEST(stale_index_is_ignored_and_rebuilt)
 		synth_small(other, 1, 9);
 		snprintf(cmd, sizeof(cmd), "cp '%s/compact_1' '%s'", other, stream);
 		ck_assert_int_eq(system(cmd), 0);
-		rmtree(other);
+		unit_rmtree(other);
 		break;
 	case STALE_CUT_STREAM:
 		ck_assert_int_eq(truncate(stream, 4096 * 3), 0);
@@ -306,7 +297,7 @@ START_TEST(stale_index_is_ignored_and_rebuilt)
 	ck_assert_str_eq(b.err, ref.err);
 	if (!ref.rc)
 		ck_assert_uint_eq(b.walked, 0);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -354,7 +345,7 @@ START_TEST(forged_entry_is_never_decoded)
 	}
 	ck_assert_uint_eq(caught + errors, 6);
 	free(buf);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -392,7 +383,7 @@ START_TEST(index_links_are_not_followed)
 	ck_assert_uint_eq(a.digest, ref.digest);
 	snprintf(cmd, sizeof(cmd), "test -z \"$(ls -A '%s/real')\"", dir);
 	ck_assert_int_eq(system(cmd), 0);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -434,7 +425,7 @@ START_TEST(unsealed_without_writer_is_walked)
 	ck_assert_uint_eq(b.digest, ref.digest);
 	ck_assert_uint_eq(b.loaded, 6);
 	ck_assert_uint_eq(b.walked, 0);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -471,7 +462,7 @@ START_TEST(index_stops_at_a_bad_header)
 	ck_assert_str_eq(b.err, ref.err);
 	ck_assert_uint_eq(b.n, ref.n);
 	ck_assert_uint_eq(b.digest, ref.digest);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
