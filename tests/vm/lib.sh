@@ -100,7 +100,11 @@ check_sealed_index() {
 	for f in "$1"/compact_* "$1"/normal_*; do
 		[ -s "$f" ] || continue
 		i="$1/.evtrace-index/${f##*/}.idx"
-		[ "$(od -An -tu1 -j64 -N1 "$i" 2>/dev/null | tr -d ' ')" = 1 ] || fail "$i: missing or not sealed"
+		[ "$(od -An -tu1 -j64 -N1 "$i" 2>/dev/null | tr -d ' ')" = 1 ] || {
+			date +%s.%N; ls -la --full-time "$f" "$1/.evtrace-index/" || true
+			od -An -tx1 -N80 "$i" || true
+			fail "$i: missing or not sealed"
+		}
 	done
 	evcat "$1" --count > /dev/null 2> /tmp/idx.err || fail "evcat $1: exit $?"
 	[ ! -s /tmp/idx.err ] || { cat /tmp/idx.err; fail "evcat $1 warned"; }

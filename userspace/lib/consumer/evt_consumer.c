@@ -114,7 +114,8 @@ static int open_stream_file(struct evt_consumer *c, struct evt_consumer_ring *r)
 {
 	char path[4096];
 	struct stat st;
-	int flags = O_CLOEXEC | O_CREAT | (c->o.append ? O_RDWR : O_WRONLY | O_TRUNC);
+	/* Read too: a spliced packet's header is read back for the packet index. */
+	int flags = O_CLOEXEC | O_CREAT | O_RDWR | (c->o.append ? 0 : O_TRUNC);
 
 	snprintf(path, sizeof(path), "%s/%s", c->o.out_dir, r->name);
 	r->out = open(path, flags, EVT_CONSUMER_FILE_MODE);
