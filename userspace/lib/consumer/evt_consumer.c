@@ -610,7 +610,9 @@ int evt_consumer_switch_dir(struct evt_consumer *c, const char *dir)
 	for (i = 0; i < c->nr_rings; i++) {
 		struct evt_consumer_ring *r = &c->rings[i];
 
-		/* The old chunk's index as it is: its finisher's reading seals it. */
+		/* The old chunk's stream is complete: its index sealed (else its finisher's reading seals one). */
+		if (r->out >= 0)
+			evt_pidx_writer_seal(&r->idx, r->out);
 		index_flush(r);
 		evt_pidx_writer_close(&r->idx);
 		if (r->out >= 0)
@@ -638,15 +640,19 @@ int evt_consumer_sync(struct evt_consumer *c)
 	for (i = 0; i < c->nr_rings; i++) {
 		struct evt_consumer_ring *r = &c->rings[i];
 
+		/*
+		 * Complete as of now: its index sealed with its size and mtime
+		 * (the mtime set back first, so before the fsync), which readers
+		 * then trust without a writer at work.
+		 */
+		if (r->out >= 0) {
+			r->idx_added = 0;
+			evt_pidx_writer_seal(&r->idx, r->out);
+		}
 		if (r->out >= 0 && fsync(r->out)) {
 			evt_errf(c->err, sizeof(c->err), "fsync %s/%s: %s", c->o.out_dir,
 				 r->name, strerror(errno));
 			ret = -1;
-		}
-		/* Complete as of now: a reader may trust its index's size and mtime (an unsealed one is read too). */
-		if (r->out >= 0) {
-			r->idx_added = 0;
-			evt_pidx_writer_seal(&r->idx, r->out);
 		}
 	}
 	dfd = open(c->o.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

@@ -491,8 +491,9 @@ int evt_pidx_writer_flush(struct evt_pidx_writer *w)
 int evt_pidx_writer_seal(struct evt_pidx_writer *w, int stream_fd)
 {
 	uint8_t head[EVT_PIDX_HEAD];
+	struct timespec times[2] = { { .tv_sec = 0, .tv_nsec = UTIME_OMIT } };
 	struct stat st;
-	uint64_t now;
+	uint64_t last, back;
 
 	if (evt_pidx_writer_flush(w) || fstat(stream_fd, &st))
 		return -1;
@@ -504,36 +505,29 @@ int evt_pidx_writer_seal(struct evt_pidx_writer *w, int stream_fd)
 	/* (An empty stream's has no uuid: readers need no index of nothing.) */
 	if (!w->have_id)
 		return 0;
-	/* Sealed once a rewrite would show in the mtime. */
-	now = evt_pidx_now();
-	if (!evt_pidx_settled(&st, now)) {
-		uint64_t wait = mtime_ns(&st) + EVT_PIDX_SETTLE_NS - now;
-		struct timespec ts = { .tv_sec = 0, .tv_nsec = (long)(wait < EVT_PIDX_SETTLE_NS ? wait :
-								   EVT_PIDX_SETTLE_NS) };
-
-		nanosleep(&ts, NULL);
-		now = evt_pidx_now();
-		if (!evt_pidx_settled(&st, now))
-			return 0;	/* a clock gone back, or an mtime ahead: left unsealed */
+	/*
+	 * Settled at once: the stream's mtime set EVT_PIDX_SETTLE_NS (and a
+	 * millisecond) before its last write, as the file system stamped it.
+	 * Any later write is stamped at least that last write's time by the
+	 * same clock, so it shows; no wait, and no trust in this machine's
+	 * clock against the file system's (a network file system, a VM's
+	 * shared directory: their clocks differ by more than the settling).
+	 */
+	last = mtime_ns(&st);
+	if (last < EVT_PIDX_SETTLE_NS + 1000000) {
+		errno = EINVAL;
+		return -1;
 	}
-	put_head(head, &w->id, &st, now, 0);
+	back = last - EVT_PIDX_SETTLE_NS - 1000000;
+	times[1].tv_sec = (time_t)(back / 1000000000ULL);
+	times[1].tv_nsec = (long)(back % 1000000000ULL);
+	if (futimens(stream_fd, times) || fstat(stream_fd, &st) || mtime_ns(&st) != back)
+		return -1;
+	put_head(head, &w->id, &st, last, 0);
 	if (pwrite(w->fd, head, EVT_PIDX_HEAD, 0) != EVT_PIDX_HEAD)
 		return -1;
 	w->sealed = 1;
 	return 0;
-}
-
-int evt_pidx_writer_seal_backdated(struct evt_pidx_writer *w, int stream_fd)
-{
-	const uint64_t back = evt_pidx_now() - EVT_PIDX_SETTLE_NS - 1000000;
-	const struct timespec times[2] = {
-		{ .tv_sec = 0, .tv_nsec = UTIME_OMIT },
-		{ .tv_sec = (time_t)(back / 1000000000ULL), .tv_nsec = (long)(back % 1000000000ULL) },
-	};
-
-	if (w->fd < 0 || futimens(stream_fd, times))
-		return -1;
-	return evt_pidx_writer_seal(w, stream_fd);
 }
 
 void evt_pidx_writer_close(struct evt_pidx_writer *w)

@@ -32,6 +32,8 @@
  * the tick of its last write keeps it. So an index is sealed only once the
  * stream's mtime is EVT_PIDX_SETTLE_NS in the past (a later write then
  * shows), and one sealed sooner is not used (its stream is walked again).
+ * A writer (evdrain, evsynth) does not wait: it sets the stream's mtime
+ * that far back from its last write's when it seals.
  *
  * Never trusted: a sealed index whose stream's size or mtime differ, a bad
  * checksum, an entry that does not fit the file is ignored with a reason
@@ -161,15 +163,11 @@ void evt_pidx_writer_add(struct evt_pidx_writer *w, const struct evt_packet_head
 int evt_pidx_writer_flush(struct evt_pidx_writer *w);
 /*
  * The stream @stream_fd is complete: flush and seal with its size and
- * mtime, once it settled (waits up to EVT_PIDX_SETTLE_NS). 0 or -1.
+ * mtime. The stream's mtime is first set EVT_PIDX_SETTLE_NS (and 1 ms)
+ * before its last write's, so that it has settled at once and any later
+ * write shows (the file system's clock alone decides). 0 or -1.
  */
 int evt_pidx_writer_seal(struct evt_pidx_writer *w, int stream_fd);
-/*
- * The same without the wait, for a writer that made the whole file just
- * now (evsynth): the stream's mtime is set EVT_PIDX_SETTLE_NS back first,
- * so that any later write shows. 0 or -1.
- */
-int evt_pidx_writer_seal_backdated(struct evt_pidx_writer *w, int stream_fd);
 void evt_pidx_writer_close(struct evt_pidx_writer *w);
 
 #endif

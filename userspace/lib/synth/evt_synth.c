@@ -168,7 +168,7 @@ static int sring_close(struct sring *s, struct evt_synth_result *res)
 	 * failed write) keeps its index unsealed, which no reader uses.
 	 */
 	if (s->f && !fflush(s->f))
-		evt_pidx_writer_seal_backdated(&s->idx, fileno(s->f));
+		evt_pidx_writer_seal(&s->idx, fileno(s->f));
 	evt_pidx_writer_close(&s->idx);
 	if (s->f && fclose(s->f))
 		ret = -1;
