@@ -101,7 +101,7 @@ check_sealed_index() {
 		[ -s "$f" ] || continue
 		i="$1/.evtrace-index/${f##*/}.idx"
 		[ "$(od -An -tu1 -j64 -N1 "$i" 2>/dev/null | tr -d ' ')" = 1 ] || {
-			date +%s.%N; ls -la --full-time "$f" "$1/.evtrace-index/" || true
+			date +%s; stat -c '%n %s %y' "$f" || true; ls -la --full-time "$1/.evtrace-index/" || true
 			od -An -tx1 -N80 "$i" || true
 			fail "$i: missing or not sealed"
 		}

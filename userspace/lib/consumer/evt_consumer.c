@@ -640,19 +640,21 @@ int evt_consumer_sync(struct evt_consumer *c)
 	for (i = 0; i < c->nr_rings; i++) {
 		struct evt_consumer_ring *r = &c->rings[i];
 
-		/*
-		 * Complete as of now: its index sealed with its size and mtime
-		 * (the mtime set back first, so before the fsync), which readers
-		 * then trust without a writer at work.
-		 */
-		if (r->out >= 0) {
-			r->idx_added = 0;
-			evt_pidx_writer_seal(&r->idx, r->out);
-		}
 		if (r->out >= 0 && fsync(r->out)) {
 			evt_errf(c->err, sizeof(c->err), "fsync %s/%s: %s", c->o.out_dir,
 				 r->name, strerror(errno));
 			ret = -1;
+		}
+		/*
+		 * Complete as of now, its data on the disk (a network file
+		 * system stamps the mtime when the data reaches it): its index
+		 * sealed with its size and mtime, which readers then trust
+		 * without a writer at work; the mtime set back made durable too.
+		 */
+		if (r->out >= 0) {
+			r->idx_added = 0;
+			if (!evt_pidx_writer_seal(&r->idx, r->out))
+				fsync(r->out);
 		}
 	}
 	dfd = open(c->o.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
