@@ -610,9 +610,7 @@ int evt_consumer_switch_dir(struct evt_consumer *c, const char *dir)
 	for (i = 0; i < c->nr_rings; i++) {
 		struct evt_consumer_ring *r = &c->rings[i];
 
-		/* The old chunk's stream is complete: its index sealed (else its finisher's reading seals one). */
-		if (r->out >= 0)
-			evt_pidx_writer_seal(&r->idx, r->out);
+		/* The old chunk's index as it is: its finisher seals one once the chunk is on the disk. */
 		index_flush(r);
 		evt_pidx_writer_close(&r->idx);
 		if (r->out >= 0)

@@ -488,12 +488,40 @@ int evt_pidx_writer_flush(struct evt_pidx_writer *w)
 	return 0;
 }
 
+int evt_pidx_backdate(int fd, struct stat *st, uint64_t *last)
+{
+	struct timespec times[2] = { { .tv_sec = 0, .tv_nsec = UTIME_OMIT } };
+	uint64_t back;
+
+	/*
+	 * Settled at once: the stream's mtime set EVT_PIDX_SETTLE_NS (and a
+	 * millisecond) before its last write's, as the file system stamped
+	 * it. Any later write is stamped at least that by the same clock, so
+	 * it shows; no wait, and no trust in this machine's clock against the
+	 * file system's (a network file system, a VM's shared directory:
+	 * their clocks differ by more than the settling).
+	 */
+	if (fstat(fd, st))
+		return -1;
+	*last = mtime_ns(st);
+	if (*last < EVT_PIDX_SETTLE_NS + 1000000) {
+		errno = EINVAL;
+		return -1;
+	}
+	back = *last - EVT_PIDX_SETTLE_NS - 1000000;
+	times[1].tv_sec = (time_t)(back / 1000000000ULL);
+	times[1].tv_nsec = (long)(back % 1000000000ULL);
+	/* A coarser file system keeps less of it: a stamp at or before @back still does. */
+	if (futimens(fd, times) || fstat(fd, st) || mtime_ns(st) > back)
+		return -1;
+	return 0;
+}
+
 int evt_pidx_writer_seal(struct evt_pidx_writer *w, int stream_fd)
 {
 	uint8_t head[EVT_PIDX_HEAD];
-	struct timespec times[2] = { { .tv_sec = 0, .tv_nsec = UTIME_OMIT } };
 	struct stat st;
-	uint64_t last, back;
+	uint64_t last;
 
 	if (evt_pidx_writer_flush(w) || fstat(stream_fd, &st))
 		return -1;
@@ -505,24 +533,7 @@ int evt_pidx_writer_seal(struct evt_pidx_writer *w, int stream_fd)
 	/* (An empty stream's has no uuid: readers need no index of nothing.) */
 	if (!w->have_id)
 		return 0;
-	/*
-	 * Settled at once: the stream's mtime set EVT_PIDX_SETTLE_NS (and a
-	 * millisecond) before its last write, as the file system stamped it.
-	 * Any later write is stamped at least that last write's time by the
-	 * same clock, so it shows; no wait, and no trust in this machine's
-	 * clock against the file system's (a network file system, a VM's
-	 * shared directory: their clocks differ by more than the settling).
-	 */
-	last = mtime_ns(&st);
-	if (last < EVT_PIDX_SETTLE_NS + 1000000) {
-		errno = EINVAL;
-		return -1;
-	}
-	back = last - EVT_PIDX_SETTLE_NS - 1000000;
-	times[1].tv_sec = (time_t)(back / 1000000000ULL);
-	times[1].tv_nsec = (long)(back % 1000000000ULL);
-	/* A coarser file system keeps less of it: a stamp at or before @back still does. */
-	if (futimens(stream_fd, times) || fstat(stream_fd, &st) || mtime_ns(&st) > back)
+	if (evt_pidx_backdate(stream_fd, &st, &last))
 		return -1;
 	put_head(head, &w->id, &st, last, 0);
 	if (pwrite(w->fd, head, EVT_PIDX_HEAD, 0) != EVT_PIDX_HEAD)

@@ -168,6 +168,12 @@ int evt_pidx_writer_flush(struct evt_pidx_writer *w);
  * write shows (the file system's clock alone decides). 0 or -1.
  */
 int evt_pidx_writer_seal(struct evt_pidx_writer *w, int stream_fd);
+/*
+ * The file @fd's mtime set EVT_PIDX_SETTLE_NS and 1 ms before its last
+ * write's (*@last, ns), for its writer to seal its index at once: @st is
+ * then its fstat(). 0, or -1 with errno (not the file's owner).
+ */
+int evt_pidx_backdate(int fd, struct stat *st, uint64_t *last);
 void evt_pidx_writer_close(struct evt_pidx_writer *w);
 
 #endif

@@ -167,8 +167,8 @@ struct evt_trace_opts {
 	const char *cache_dir;
 	/*
 	 * The caller wrote the files and nobody writes them any more
-	 * (evdrain's chunk finisher): a stream not yet settled is waited for
-	 * (up to EVT_PIDX_SETTLE_NS) so that its index is saved sealed.
+	 * (evdrain's chunk finisher): a stream not yet settled has its mtime
+	 * set back (evt_pidx_backdate()) so that its index is saved sealed.
 	 */
 	int settle;
 	/* A warning (an index ignored): NULL: "PROG: MSG" on stderr. */

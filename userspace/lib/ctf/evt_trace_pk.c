@@ -207,8 +207,8 @@ static int spot_check(int fd, const struct evt_pidx *x, const struct evt_pidx_id
 /*
  * The walk's packets of @s from @first (the file at @base), saved as the
  * file's sealed index for the next reader, when the stream had settled by
- * @st_time (else the next reader saves it), or, with t->o.settle, once it
- * has (a writer's own finisher: it waits up to EVT_PIDX_SETTLE_NS).
+ * @st_time (else the next reader saves it), or, with t->o.settle (the
+ * writer's own finisher), its mtime set back so that it has.
  */
 static void save_walked(const struct evt_trace *t, struct evt_stream *s, const struct evt_pidx_place *pl,
 			int fd, const struct stat *st, uint64_t st_time, size_t base, uint32_t first)
@@ -218,19 +218,11 @@ static void save_walked(const struct evt_trace *t, struct evt_stream *s, const s
 	uint32_t k;
 
 	if (!evt_pidx_settled(&now_st, st_time)) {
-		const uint64_t due = (uint64_t)st->st_mtim.tv_sec * 1000000000ULL + (uint64_t)st->st_mtim.tv_nsec +
-				     EVT_PIDX_SETTLE_NS;
-		struct timespec ts;
-
-		if (!t->o.settle || due <= st_time || due - st_time > EVT_PIDX_SETTLE_NS)
+		/* Its writer (t->o.settle) makes it settled; anyone else leaves it to the next reader. */
+		if (!t->o.settle || evt_pidx_backdate(fd, &now_st, &st_time))
 			return;
-		ts.tv_sec = 0;
-		ts.tv_nsec = (long)(due - st_time);
-		nanosleep(&ts, NULL);
-		st_time = evt_pidx_now();
-		/* Written meanwhile: not what was walked. */
-		if (fstat(fd, &now_st) || now_st.st_size != st->st_size ||
-		    now_st.st_mtim.tv_sec != st->st_mtim.tv_sec || now_st.st_mtim.tv_nsec != st->st_mtim.tv_nsec)
+		/* Written since it was walked: not what was walked. */
+		if (now_st.st_size != st->st_size)
 			return;
 	}
 	v = malloc((size_t)(s->npk - first) * sizeof(*v) + 1);
