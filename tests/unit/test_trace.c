@@ -2446,7 +2446,7 @@ END_TEST
  */
 START_TEST(evcat_reads_old_traces)
 {
-	static const char *const fixtures[] = { "evdrain-0.1-fixture" };
+	static const char *const fixtures[] = { "evdrain-0.1-fixture", "evdrain-0.1-wide-fixture" };
 	char dir[64], cmd[4096], *out;
 	unsigned int i;
 	int st;
