@@ -7,6 +7,8 @@
 #define EVTRACE_H
 
 #include <linux/types.h>
+#include <linux/string.h>
+#include <linux/build_bug.h>
 #include <linux/percpu.h>
 #include <linux/uuid.h>
 #include <linux/irq_work.h>
@@ -17,6 +19,7 @@
 #include <linux/jump_label.h>
 #include "core/evt_ring.h"
 #include <evtrace/events.h>
+#include <evtrace/event-layout.h>
 #include <evtrace/netlink.h>
 
 /*
@@ -150,13 +153,16 @@ bool evt_filter_pass(struct task_struct *t);
 
 static __always_inline bool evt_filter_not_by_current(unsigned int channel, unsigned int id)
 {
-	if (channel == EVT_CHAN_COMPACT)
-		return id == EVT_ID_SCHED_SWITCH;
-	return (id >= EVT_ID_STATEDUMP_START && id <= EVT_ID_STATEDUMP_INTERRUPT) ||
-	       id == EVT_ID_SCHED_WAKEUP || id == EVT_ID_SCHED_WAKEUP_NEW ||
-	       id == EVT_ID_SCHED_WAKING || id == EVT_ID_SCHED_MIGRATE ||
-	       id == EVT_ID_SCHED_EXIT || id == EVT_ID_SCHED_FREE ||
-	       id == EVT_ID_TRIGGER;	/* a kernel report, whoever hit it */
+	/* Each event's "by" in <evtrace/event-defs.h>: CURRENT, SUBJECT or NONE. */
+#define EVT_BY_CURRENT_IS_FALSE_CURRENT 0
+#define EVT_BY_CURRENT_IS_FALSE_SUBJECT 1
+#define EVT_BY_CURRENT_IS_FALSE_NONE 1
+#define EVT_NOT_BY_CURRENT(ev, cls, ch, ID, num, by)				\
+	if (EVT_BY_CURRENT_IS_FALSE_##by && channel == EVT_CHAN_##ch && id == EVT_ID_##ID) \
+		return true;
+	EVT_EVENTS(EVT_NOT_BY_CURRENT)
+#undef EVT_NOT_BY_CURRENT
+	return false;
 }
 
 static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int channel,
@@ -282,6 +288,30 @@ static __always_inline void evtrace_end_inline(struct evt_cpu_ring *cr, struct e
 	evt_commit(&cr->ring, c);
 	this_cpu_dec(evt_nesting);
 	preempt_enable_notrace();
+}
+
+/*
+ * Record event EVT_ID_<ev> from @pl, a pointer to its class's payload struct
+ * (<evtrace/event-layout.h>): the channel and the id come from the event's
+ * one definition, and a payload of another class does not compile.
+ * EVT_RECORD_FIXED() records the fixed part alone, EVT_RECORD() @len bytes
+ * (the fixed part and what the probe wrote into pl->var).
+ */
+#define EVT_RECORD(ev, pl, len) ({						\
+	BUILD_BUG_ON(!__same_type(*(pl), evt_pl_of_##ev));			\
+	evtrace_record_inline(EVT_CHAN_OF_##ev, EVT_ID_##ev, (pl), (len));	\
+})
+#define EVT_RECORD_FIXED(ev, pl) EVT_RECORD(ev, pl, sizeof(*(pl)))
+
+/*
+ * Copy string @s into a payload's variable part at @dst, at most @max
+ * bytes with its NUL (truncated, still NUL-terminated): the bytes taken.
+ */
+static __always_inline unsigned int evt_pl_string(char *dst, const char *s, unsigned int max)
+{
+	ssize_t n = strscpy(dst, s ? s : "", max);
+
+	return n < 0 ? max : (unsigned int)n + 1;
 }
 
 /* evtrace_rings.c: the unit every other one calls; it calls only its listener. */

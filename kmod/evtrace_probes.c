@@ -123,8 +123,6 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
 #define evt_compat_syscall()	in_compat_syscall()
 #endif
 
-#define EVT_SYS_UNKNOWN_LEN	(4 + 6 * 8)
-#define EVT_EXIT_SYSCALL_LEN	(4 + 8)
 
 /*
  * One syscall entry, from the table of its ABI (constants at each call:
@@ -143,13 +141,20 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool co
 	if (unlikely((unsigned long)id >= nr)) {
 		unsigned long args[6] evt_noinit;
 
+		struct evt_pl_sys_unknown *pl;
+
 		/* x32, or a number past the table: the number and every register. */
-		p = evtrace_begin_inline(EVT_CHAN_COMPACT, unknown, EVT_SYS_UNKNOWN_LEN, &cr, &c);
-		if (!p)
+		pl = (void *)evtrace_begin_inline(EVT_CHAN_OF_SYS_UNKNOWN, unknown, sizeof(*pl), &cr, &c);
+		if (!pl)
 			return;
 		syscall_get_arguments(current, regs, args);
-		evt_put_u32(p, (u32)id);
-		memcpy(p + 4, args, sizeof(args));
+		pl->id = (s32)id;
+		pl->arg0 = args[0];
+		pl->arg1 = args[1];
+		pl->arg2 = args[2];
+		pl->arg3 = args[3];
+		pl->arg4 = args[4];
+		pl->arg5 = args[5];
 		evtrace_end_inline(cr, &c);
 		return;
 	}
@@ -203,17 +208,17 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
+	struct evt_pl_exit_syscall *pl;
 	struct evt_cpu_ring *cr;
 	struct evt_rctx c;
-	char *p;
 
 	if (!evt_probe_live(data))
 		return;
-	p = evtrace_begin_inline(EVT_CHAN_COMPACT, EVT_ID_EXIT_SYSCALL, EVT_EXIT_SYSCALL_LEN, &cr, &c);
-	if (!p)
+	pl = (void *)evtrace_begin_inline(EVT_CHAN_OF_EXIT_SYSCALL, EVT_ID_EXIT_SYSCALL, sizeof(*pl), &cr, &c);
+	if (!pl)
 		return;
-	evt_put_u32(p, (u32)syscall_get_nr(current, regs));
-	evt_put_u64(p + 4, (u64)ret);
+	pl->id = (s32)syscall_get_nr(current, regs);
+	pl->ret = ret;
 	evtrace_end_inline(cr, &c);
 }
 
@@ -222,46 +227,50 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 static void probe_irq_entry(void *data, int irq, struct irqaction *action)
 {
-	struct { s32 irq; char name[EVT_IRQ_NAME_MAX]; } pl;
-	ssize_t n;
+	struct { struct evt_pl_irq_entry h; char name[EVT_IRQ_NAME_MAX]; } pl;
+	unsigned int n;
 
 	if (!evt_probe_live(data))
 		return;
-	pl.irq = irq;
-	n = strscpy(pl.name, action && action->name ? action->name : "", sizeof(pl.name));
-	if (n < 0)
-		n = sizeof(pl.name) - 1;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, &pl, 4 + n + 1);
+	pl.h.irq = irq;
+	n = evt_pl_string(pl.name, action ? action->name : NULL, sizeof(pl.name));
+	EVT_RECORD(IRQ_ENTRY, &pl.h, sizeof(pl.h) + n);
 }
 
 static void probe_irq_exit(void *data, int irq, struct irqaction *action, int ret)
 {
-	s32 pl[2] = { irq, ret };
+	struct evt_pl_irq_exit pl = { .irq = irq, .ret = ret };
 
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_IRQ_EXIT, pl, sizeof(pl));
+	EVT_RECORD_FIXED(IRQ_EXIT, &pl);
 }
 
 static void probe_softirq_entry(void *data, unsigned int vec)
 {
+	struct evt_pl_softirq pl = { .vec = vec };
+
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_ENTRY, &vec, sizeof(vec));
+	EVT_RECORD_FIXED(SOFTIRQ_ENTRY, &pl);
 }
 
 static void probe_softirq_exit(void *data, unsigned int vec)
 {
+	struct evt_pl_softirq pl = { .vec = vec };
+
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_EXIT, &vec, sizeof(vec));
+	EVT_RECORD_FIXED(SOFTIRQ_EXIT, &pl);
 }
 
 static void probe_softirq_raise(void *data, unsigned int vec)
 {
+	struct evt_pl_softirq pl = { .vec = vec };
+
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_RAISE, &vec, sizeof(vec));
+	EVT_RECORD_FIXED(SOFTIRQ_RAISE, &pl);
 }
 
 /*
@@ -284,15 +293,9 @@ static u32 evt_switch_state(bool preempt, unsigned int prev_state, const struct 
 static void probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			       struct task_struct *next, unsigned int prev_state)
 {
-	struct {
-		char prev_comm[16];
-		s32 prev_tid, prev_prio;
-		u32 prev_state;
-		char next_comm[16];
-		s32 next_tid, next_prio;
-	} pl;
+	struct evt_pl_sched_switch pl;
 
-	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_COMPACT, prev, next))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_OF_SCHED_SWITCH, prev, next))
 		return;
 	copy_comm(pl.prev_comm, prev);
 	pl.prev_tid = prev->pid;
@@ -301,50 +304,54 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	copy_comm(pl.next_comm, next);
 	pl.next_tid = next->pid;
 	pl.next_prio = next->prio;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, &pl, sizeof(pl));
+	EVT_RECORD_FIXED(SCHED_SWITCH, &pl);
 }
 
 /* sched_wakeup, sched_wakeup_new, sched_waking: the probe's event says which. */
+static_assert(EVT_CHAN_OF_SCHED_WAKEUP == EVT_CHAN_OF_SCHED_WAKEUP_NEW &&
+	      EVT_CHAN_OF_SCHED_WAKEUP == EVT_CHAN_OF_SCHED_WAKING &&
+	      __same_type(evt_pl_of_SCHED_WAKEUP, evt_pl_of_SCHED_WAKEUP_NEW) &&
+	      __same_type(evt_pl_of_SCHED_WAKEUP, evt_pl_of_SCHED_WAKING));
 static void probe_sched_wakeup(void *data, struct task_struct *p)
 {
-	struct { char comm[16]; s32 tid, prio, target_cpu; } pl;
+	evt_pl_of_SCHED_WAKEUP pl;
 
-	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_OF_SCHED_WAKEUP, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
 	pl.target_cpu = task_cpu(p);
-	evtrace_record_inline(EVT_CHAN_NORMAL, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
+	evtrace_record_inline(EVT_CHAN_OF_SCHED_WAKEUP, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
 }
 
 static void probe_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 {
-	struct { char comm[16]; s32 tid, prio, orig_cpu, dest_cpu; } pl;
+	struct evt_pl_sched_migrate pl;
 
-	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_OF_SCHED_MIGRATE, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
 	pl.orig_cpu = task_cpu(p);
 	pl.dest_cpu = dest_cpu;
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_MIGRATE, &pl, sizeof(pl));
+	EVT_RECORD_FIXED(SCHED_MIGRATE, &pl);
 }
 
 static void probe_sched_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	struct { char pcomm[16]; s32 ptid, ppid; char ccomm[16]; s32 ctid, cpid; } pl;
+	struct evt_pl_sched_fork pl;
 
 	if (!evt_probe_live(data))
 		return;
-	copy_comm(pl.pcomm, parent);
-	pl.ptid = parent->pid;
-	pl.ppid = parent->tgid;
-	copy_comm(pl.ccomm, child);
-	pl.ctid = child->pid;
-	pl.cpid = child->tgid;
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_FORK, &pl, sizeof(pl));
+	copy_comm(pl.parent_comm, parent);
+	pl.parent_tid = parent->pid;
+	pl.parent_pid = parent->tgid;
+	copy_comm(pl.child_comm, child);
+	pl.child_tid = child->pid;
+	pl.child_pid = child->tgid;
+	EVT_RECORD_FIXED(SCHED_FORK, &pl);
 }
 
 /* Filenames are bounded: the event must fit a small stack buffer. */
@@ -353,46 +360,42 @@ static void probe_sched_fork(void *data, struct task_struct *parent, struct task
 static void probe_sched_exec(void *data, struct task_struct *p, pid_t old_pid,
 			     struct linux_binprm *bprm)
 {
-	struct { s32 tid, old_tid; char name[EVT_EXEC_NAME_MAX]; } pl;
-	size_t n;
+	struct { struct evt_pl_sched_exec h; char name[EVT_EXEC_NAME_MAX]; } pl;
+	unsigned int n;
 
 	if (!evt_probe_live(data))
 		return;
-	pl.tid = p->pid;
-	pl.old_tid = old_pid;
-	n = strscpy(pl.name, bprm->filename, sizeof(pl.name));
-	if ((ssize_t)n < 0)
-		n = sizeof(pl.name) - 1;
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, &pl, 8 + n + 1);
+	pl.h.tid = p->pid;
+	pl.h.old_tid = old_pid;
+	n = evt_pl_string(pl.name, bprm->filename, sizeof(pl.name));
+	EVT_RECORD(SCHED_EXEC, &pl.h, sizeof(pl.h) + n);
 }
 
 /* sched_process_exit, sched_process_free: the probe's event says which. */
+static_assert(EVT_CHAN_OF_SCHED_EXIT == EVT_CHAN_OF_SCHED_FREE &&
+	      __same_type(evt_pl_of_SCHED_EXIT, evt_pl_of_SCHED_FREE));
 static void probe_sched_task(void *data, struct task_struct *p)
 {
-	struct { char comm[16]; s32 tid, prio; } pl;
+	evt_pl_of_SCHED_EXIT pl;
 
-	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_OF_SCHED_EXIT, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
-	evtrace_record_inline(EVT_CHAN_NORMAL, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
+	evtrace_record_inline(EVT_CHAN_OF_SCHED_EXIT, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
 }
 
 static void probe_page_fault_user(void *data, unsigned long address, struct pt_regs *regs,
 				  unsigned long error_code)
 {
-	u32 pl[6];
+	struct evt_pl_page_fault pl = {
+		.address = address, .ip = instruction_pointer(regs), .error_code = error_code,
+	};
 
 	if (!evt_probe_live(data))
 		return;
-	pl[0] = (u32)address;
-	pl[1] = (u32)((u64)address >> 32);
-	pl[2] = (u32)instruction_pointer(regs);
-	pl[3] = (u32)((u64)instruction_pointer(regs) >> 32);
-	pl[4] = (u32)error_code;
-	pl[5] = (u32)((u64)error_code >> 32);
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, pl, sizeof(pl));
+	EVT_RECORD_FIXED(PAGE_FAULT_USER, &pl);
 }
 
 /* Each probe's event gives its enable switch: sys_unknown's is "sys_*". */
@@ -510,7 +513,7 @@ static ssize_t evt_marker_write(struct file *file, const char __user *ubuf, size
 				loff_t *ppos)
 {
 	static const struct evt_event_desc *marker;
-	struct { s32 tid; char text[EVT_MARKER_MAX + 1]; } *pl;
+	struct { struct evt_pl_marker h; char text[EVT_MARKER_MAX + 1]; } *pl;
 	size_t len;
 	int ret;
 
@@ -533,8 +536,8 @@ static ssize_t evt_marker_write(struct file *file, const char __user *ubuf, size
 	/* echo's newline is not part of the text. */
 	if (len && pl->text[len - 1] == '\n')
 		pl->text[--len] = '\0';
-	pl->tid = current->pid;
-	ret = evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_MARKER, pl, 4 + len + 1);
+	pl->h.tid = current->pid;
+	ret = EVT_RECORD(MARKER, &pl->h, sizeof(pl->h) + len + 1);
 	kfree(pl);
 	if (ret == -E2BIG)
 		return -EINVAL;
@@ -577,13 +580,13 @@ int evt_probes_init(void)
 	}
 	/* The state dump is kernel state too: off with the probes. */
 	if (!probes_at_load) {
-		static const unsigned int dump_ids[] = {
-			EVT_ID_STATEDUMP_START, EVT_ID_STATEDUMP_PROCESS,
-			EVT_ID_STATEDUMP_INTERRUPT, EVT_ID_STATEDUMP_END,
+		static const char *const dump_events[] = {
+			"lttng_statedump_start", "lttng_statedump_process_state",
+			"lttng_statedump_interrupt", "lttng_statedump_end",
 		};
 
-		for (i = 0; i < ARRAY_SIZE(dump_ids); i++)
-			evt_set_switch(evt_event_switch(evt_find_event(EVT_CHAN_NORMAL, dump_ids[i]) -
+		for (i = 0; i < ARRAY_SIZE(dump_events); i++)
+			evt_set_switch(evt_event_switch(evt_find_event_by_name(dump_events[i]) -
 							evt_events), false);
 	}
 	return misc_register(&evt_marker_dev);

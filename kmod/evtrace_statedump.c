@@ -47,12 +47,13 @@ static void evt_statedump_fn(struct work_struct *w);
 static DECLARE_WORK(evt_statedump_work, evt_statedump_fn);
 static unsigned int waited_ms;
 
-static bool dump_enabled(unsigned int id)
+static bool dump_enabled_(unsigned int channel, unsigned int id)
 {
-	const struct evt_event_desc *d = evt_find_event(EVT_CHAN_NORMAL, id);
+	const struct evt_event_desc *d = evt_find_event(channel, id);
 
 	return d && evt_event_enabled(d);
 }
+#define dump_enabled(ev) dump_enabled_(EVT_CHAN_OF_##ev, EVT_ID_##ev)
 
 /* Wait while this CPU's normal ring is past half full (discard mode only). */
 static void dump_pace(void)
@@ -62,7 +63,7 @@ static void dump_pace(void)
 
 	while (waited_ms < EVT_DUMP_WAIT_MS && READ_ONCE(evt_tracing)) {
 		preempt_disable();
-		cr = this_cpu_read(evt_cpu_rings[EVT_CHAN_NORMAL]);
+		cr = this_cpu_read(evt_cpu_rings[EVT_CHAN_OF_STATEDUMP_PROCESS]);
 		fill = cr && cr->ring.mode == EVT_MODE_DISCARD ? evt_ring_fill_pct(&cr->ring) : 0;
 		preempt_enable();
 		if (fill < 50)
@@ -92,12 +93,7 @@ static u32 dump_status(struct task_struct *p)
 /* Under rcu_read_lock(). */
 static void dump_thread(struct task_struct *p)
 {
-	struct {
-		s32 tid, pid, ppid;
-		char name[16];
-		s32 type, mode, submode, status;
-		u32 cpu;
-	} pl;
+	struct evt_pl_statedump_process pl;
 
 	pl.tid = p->pid;
 	pl.pid = p->tgid;
@@ -110,7 +106,7 @@ static void dump_thread(struct task_struct *p)
 	pl.submode = EVT_DUMP_SUBMODE_NONE;
 	pl.status = dump_status(p);
 	pl.cpu = task_cpu(p);
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_PROCESS, &pl, sizeof(pl));
+	EVT_RECORD_FIXED(STATEDUMP_PROCESS, &pl);
 }
 
 static void dump_threads(void)
@@ -143,7 +139,7 @@ static void dump_threads(void)
 /* One event per handler: irq, chip name, handler name. */
 static void dump_interrupts(void)
 {
-	struct { u32 irq; char names[96]; } pl;
+	struct { struct evt_pl_statedump_interrupt h; char names[96]; } pl;
 	unsigned int irq;
 
 	for (irq = 0; irq < nr_irqs && READ_ONCE(evt_tracing); irq++) {
@@ -162,18 +158,13 @@ static void dump_interrupts(void)
 		raw_spin_lock_irqsave(&desc->lock, flags);
 		for (action = desc->action; action; action = action->next) {
 			const char *chip = data->chip && data->chip->name ? data->chip->name : "unnamed_irq_chip";
-			ssize_t a, b;
+			unsigned int a, b;
 
-			a = strscpy(pl.names, chip, 32);
-			if (a < 0)
-				a = 31;
-			b = strscpy(pl.names + a + 1, action->name ? action->name : "",
-				    sizeof(pl.names) - a - 1);
-			if (b < 0)
-				b = sizeof(pl.names) - a - 2;
-			pl.irq = irq;
-			evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_INTERRUPT, &pl,
-					      4 + a + 1 + b + 1);
+			/* name (the chip's, at most 31 bytes), then action. */
+			a = evt_pl_string(pl.names, chip, 32);
+			b = evt_pl_string(pl.names + a, action->name, sizeof(pl.names) - a);
+			pl.h.irq = irq;
+			EVT_RECORD(STATEDUMP_INTERRUPT, &pl.h, sizeof(pl.h) + a + b);
 		}
 		raw_spin_unlock_irqrestore(&desc->lock, flags);
 		rcu_read_unlock();
@@ -185,14 +176,14 @@ static void dump_interrupts(void)
 static void evt_statedump_fn(struct work_struct *w)
 {
 	waited_ms = 0;
-	if (dump_enabled(EVT_ID_STATEDUMP_START))
-		evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_START, NULL, 0);
-	if (dump_enabled(EVT_ID_STATEDUMP_PROCESS))
+	if (dump_enabled(STATEDUMP_START))
+		evtrace_record_inline(EVT_CHAN_OF_STATEDUMP_START, EVT_ID_STATEDUMP_START, NULL, 0);
+	if (dump_enabled(STATEDUMP_PROCESS))
 		dump_threads();
-	if (dump_enabled(EVT_ID_STATEDUMP_INTERRUPT))
+	if (dump_enabled(STATEDUMP_INTERRUPT))
 		dump_interrupts();
-	if (dump_enabled(EVT_ID_STATEDUMP_END))
-		evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_END, NULL, 0);
+	if (dump_enabled(STATEDUMP_END))
+		evtrace_record_inline(EVT_CHAN_OF_STATEDUMP_END, EVT_ID_STATEDUMP_END, NULL, 0);
 }
 
 /* At START: the dump runs soon after, while tracing. */

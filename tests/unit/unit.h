@@ -26,6 +26,7 @@ Suite *consumer_suite(void);
 Suite *chunk_suite(void);
 Suite *comps_suite(void);
 Suite *engine_suite(void);
+Suite *events_suite(void);
 
 /* xorshift64*: repeatable pseudo-random numbers from *state (non-zero). */
 uint64_t unit_rnd(uint64_t *state);

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
+/*
+ * Every event evtrace records but the per-syscall entries, defined once.
+ * Everything else is derived from these lists by the C preprocessor (no
+ * generator to run, the same in the kernel build and in userspace's):
+ *
+ *   - the ids (<evtrace/events.h>: EVT_ID_<ID>),
+ *   - the field tables, the catalogue and so the CTF metadata
+ *     (kmod/core/evt_events.c),
+ *   - each class's payload as a packed struct, struct evt_pl_<class>, whose
+ *     offsets and size are checked at compile time against the layout the
+ *     metadata declares (<evtrace/event-layout.h>), which the probes
+ *     (kmod/evtrace_probes.c, evtrace_statedump.c, ...) and the synthesizer
+ *     (userspace/lib/synth/evt_synth.c) fill,
+ *   - the README's table of events (tests/tools/evcatalogue.c, checked by
+ *     the unit test readme_lists_the_catalogue).
+ *
+ * Adding an event is one EVT_EVENTS line (and a class if no existing one
+ * has its fields), then its probe body.
+ *
+ * EVT_CLASSES(C): C(class, doc): a payload layout, shared by the events of
+ * the class (as LTTng's event classes; a class may have no field); @doc is
+ * the README's note on it.
+ * EVT_FIELDS_<class>(F, V): its fields in order, F(TYPE, name) for fixed-size
+ * ones (EVT_F_<TYPE>: U8, U16, U32, U64, S32, S64, X64, COMM), then
+ * V(TYPE, name) for the variable-size ones (STRING, SEQ_U8), which come
+ * last. Fields are laid out as <evtrace/events.h> says (32- and 64-bit
+ * integers 4-byte aligned, u16 2-byte, the rest byte-aligned); a packed
+ * struct that does not lie that way (a U32 after a U8) fails to compile.
+ *
+ * EVT_EVENTS(E): E(name, class, CHAN, ID, id, by): the event @name of
+ * @class, in channel EVT_CHAN_<CHAN> with the id @id there (EVT_ID_<ID>).
+ * Compact ids 0-29 take the one-word header; keep ids stable (a trace names
+ * its events by them, readers go by the metadata). @by says whose task
+ * filter applies (evtrace_filter.c): CURRENT, the task running; SUBJECT,
+ * the task(s) the event is about, which its probe checks; NONE, never
+ * filtered. The order is the catalogue's (and the metadata's, evctl's).
+ *
+ * EVT_SYSCALL_UNKNOWN_EVENTS(E): the two syscall entries that are not
+ * per-syscall, which come after every other event and share the switch
+ * "sys_*" with the generated ones (kmod/gen-syscalls).
+ */
+#ifndef EVTRACE_EVENT_DEFS_H
+#define EVTRACE_EVENT_DEFS_H
+
+#define EVT_CLASSES(C)								\
+	C(gen_compact, "the generator's and the hrtimer's events: CPU, count")	\
+	C(gen_compact_wide, "the generator's, with two more words")		\
+	C(ping, "the generator's event without a payload: a header alone")	\
+	C(gen_normal, "the generator's, with a byte sequence of 0 to 63 bytes")	\
+	C(sys_unknown, "a number beyond the kernel's syscall table (x32)")	\
+	C(sc_generic, "a syscall without a single prototype: its six registers") \
+	C(exit_syscall, "the syscall's number and its return value")		\
+	C(irq_entry, "`name` is the handler's, at most 63 bytes")		\
+	C(irq_exit, "the handler's return value")				\
+	C(softirq, "the softirq's vector")					\
+	C(sched_switch, "`prev_state` is one bit per state letter (1 S, 2 D, 4 T, 8 t, 16 X, 32 Z, 64 P, 128 I), 0 when running or preempted") \
+	C(sched_wakeup, "the woken task and the CPU it will run on")		\
+	C(sched_migrate, "the task and its old and new CPU")			\
+	C(sched_fork, "both processes, each with its thread and process ID")	\
+	C(sched_exec, "`filename` at most 127 bytes")				\
+	C(sched_task, "the task that exits, or whose last reference goes")	\
+	C(page_fault, "a user-space fault's address, instruction and error code") \
+	C(marker, "text written to `/dev/evtrace/marker`")			\
+	C(trigger, "a kernel report (`reason`: 0 KFENCE, 1 KASAN, 2 WARN, 3 oops) fired a trigger") \
+	C(statedump_bound, "around the state dump recorded at every START")	\
+	C(statedump_process, "lttng-modules' codes, one per thread")		\
+	C(statedump_interrupt, "the chip's name, the handler's")
+
+#define EVT_FIELDS_ping(F, V)
+#define EVT_FIELDS_statedump_bound(F, V)
+#define EVT_FIELDS_gen_compact(F, V) F(U32, cpu) F(U64, seq)
+#define EVT_FIELDS_gen_compact_wide(F, V) F(U32, cpu) F(U64, seq) F(X64, a) F(X64, b)
+#define EVT_FIELDS_gen_normal(F, V) F(U32, cpu) F(U64, seq) V(SEQ_U8, fill)
+#define EVT_FIELDS_sys_unknown(F, V)						\
+	F(S32, id) F(X64, arg0) F(X64, arg1) F(X64, arg2) F(X64, arg3) F(X64, arg4) F(X64, arg5)
+#define EVT_FIELDS_sc_generic(F, V)						\
+	F(X64, arg0) F(X64, arg1) F(X64, arg2) F(X64, arg3) F(X64, arg4) F(X64, arg5)
+#define EVT_FIELDS_exit_syscall(F, V) F(S32, id) F(S64, ret)
+#define EVT_FIELDS_irq_entry(F, V) F(S32, irq) V(STRING, name)
+#define EVT_FIELDS_irq_exit(F, V) F(S32, irq) F(S32, ret)
+#define EVT_FIELDS_softirq(F, V) F(U32, vec)
+#define EVT_FIELDS_sched_switch(F, V)						\
+	F(COMM, prev_comm) F(S32, prev_tid) F(S32, prev_prio) F(U32, prev_state)	\
+	F(COMM, next_comm) F(S32, next_tid) F(S32, next_prio)
+#define EVT_FIELDS_sched_wakeup(F, V) F(COMM, comm) F(S32, tid) F(S32, prio) F(S32, target_cpu)
+#define EVT_FIELDS_sched_migrate(F, V)						\
+	F(COMM, comm) F(S32, tid) F(S32, prio) F(S32, orig_cpu) F(S32, dest_cpu)
+#define EVT_FIELDS_sched_fork(F, V)						\
+	F(COMM, parent_comm) F(S32, parent_tid) F(S32, parent_pid)		\
+	F(COMM, child_comm) F(S32, child_tid) F(S32, child_pid)
+#define EVT_FIELDS_sched_exec(F, V) F(S32, tid) F(S32, old_tid) V(STRING, filename)
+#define EVT_FIELDS_sched_task(F, V) F(COMM, comm) F(S32, tid) F(S32, prio)
+#define EVT_FIELDS_page_fault(F, V) F(X64, address) F(X64, ip) F(X64, error_code)
+#define EVT_FIELDS_marker(F, V) F(S32, tid) V(STRING, text)
+#define EVT_FIELDS_trigger(F, V) F(U32, reason) F(X64, id) F(U64, seq)
+#define EVT_FIELDS_statedump_process(F, V)					\
+	F(S32, tid) F(S32, pid) F(S32, ppid) F(COMM, name) F(S32, type) F(S32, mode) \
+	F(S32, submode) F(S32, status) F(U32, cpu)
+#define EVT_FIELDS_statedump_interrupt(F, V) F(U32, irq) V(STRING, name) V(STRING, action)
+
+#define EVT_EVENTS(E)								\
+	E(gen_compact, gen_compact, COMPACT, GEN_COMPACT, 0, CURRENT)		\
+	E(gen_compact_wide, gen_compact_wide, COMPACT, GEN_COMPACT_WIDE, 1, CURRENT) \
+	E(gen_ping, ping, COMPACT, GEN_PING, 2, CURRENT)			\
+	E(timer_tick, gen_compact, COMPACT, TIMER_TICK, 3, CURRENT)		\
+	E(gen_normal, gen_normal, NORMAL, GEN_NORMAL, 0, CURRENT)		\
+	E(exit_syscall, exit_syscall, COMPACT, EXIT_SYSCALL, 5, CURRENT)	\
+	E(irq_handler_entry, irq_entry, COMPACT, IRQ_ENTRY, 6, CURRENT)		\
+	E(irq_handler_exit, irq_exit, COMPACT, IRQ_EXIT, 7, CURRENT)		\
+	E(softirq_entry, softirq, COMPACT, SOFTIRQ_ENTRY, 8, CURRENT)		\
+	E(softirq_exit, softirq, COMPACT, SOFTIRQ_EXIT, 9, CURRENT)		\
+	E(softirq_raise, softirq, COMPACT, SOFTIRQ_RAISE, 11, CURRENT)		\
+	E(sched_switch, sched_switch, COMPACT, SCHED_SWITCH, 10, SUBJECT)	\
+	E(sched_wakeup, sched_wakeup, NORMAL, SCHED_WAKEUP, 1, SUBJECT)		\
+	E(sched_wakeup_new, sched_wakeup, NORMAL, SCHED_WAKEUP_NEW, 8, SUBJECT)	\
+	E(sched_waking, sched_wakeup, NORMAL, SCHED_WAKING, 9, SUBJECT)		\
+	E(sched_migrate_task, sched_migrate, NORMAL, SCHED_MIGRATE, 10, SUBJECT) \
+	E(sched_process_fork, sched_fork, NORMAL, SCHED_FORK, 2, CURRENT)	\
+	E(sched_process_exec, sched_exec, NORMAL, SCHED_EXEC, 3, CURRENT)	\
+	E(sched_process_exit, sched_task, NORMAL, SCHED_EXIT, 4, SUBJECT)	\
+	E(sched_process_free, sched_task, NORMAL, SCHED_FREE, 7, SUBJECT)	\
+	E(page_fault_user, page_fault, NORMAL, PAGE_FAULT_USER, 5, CURRENT)	\
+	E(marker, marker, NORMAL, MARKER, 6, CURRENT)				\
+	E(evtrace_trigger, trigger, NORMAL, TRIGGER, 15, NONE)			\
+	E(lttng_statedump_start, statedump_bound, NORMAL, STATEDUMP_START, 11, NONE)	\
+	E(lttng_statedump_process_state, statedump_process, NORMAL, STATEDUMP_PROCESS, 13, NONE) \
+	E(lttng_statedump_interrupt, statedump_interrupt, NORMAL, STATEDUMP_INTERRUPT, 14, NONE) \
+	E(lttng_statedump_end, statedump_bound, NORMAL, STATEDUMP_END, 12, NONE)
+
+#define EVT_SYSCALL_UNKNOWN_EVENTS(E)						\
+	E(sys_unknown, sys_unknown, COMPACT, SYS_UNKNOWN, 254, CURRENT)		\
+	E(compat_sys_unknown, sys_unknown, COMPACT, COMPAT_SYS_UNKNOWN, 255, CURRENT)
+
+#endif /* EVTRACE_EVENT_DEFS_H */
