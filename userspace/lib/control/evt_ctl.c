@@ -8,6 +8,7 @@
  * with a request's reply.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,8 @@ static struct nl_sock *genl_socket(int *err)
 	 * request). Old kernels lack them: not fatal. */
 	(void)setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	(void)setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	/* Not a program's to inherit (evdrain -- CMD runs one). */
+	(void)fcntl(nl_socket_get_fd(sk), F_SETFD, FD_CLOEXEC);
 	return sk;
 }
 

@@ -286,6 +286,14 @@ size_t evt_fmt_json_string(char *out, const char *s)
 	return (size_t)(e - out);
 }
 
+size_t evt_fmt_text_string(char *out, const char *s, size_t max)
+{
+	char *e = put_str(out, (const uint8_t *)s, (unsigned int)strnlen(s, max), 0);
+
+	*e = 0;
+	return (size_t)(e - out);
+}
+
 /* Bytes one line can take at most. */
 static size_t line_bound(const struct evt_event_desc *d, uint32_t len)
 {

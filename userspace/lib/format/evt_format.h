@@ -77,5 +77,11 @@ size_t evt_fmt_u64(char *out, uint64_t v);
  * NUL-terminated. Returns its length.
  */
 size_t evt_fmt_json_string(char *out, const char *s);
+/*
+ * At most @max bytes of @s (to its NUL) quoted for a terminal, as evcat
+ * prints string fields (control bytes \xXX), into @out of at least
+ * 4 * @max + 3 bytes, NUL-terminated. Returns its length.
+ */
+size_t evt_fmt_text_string(char *out, const char *s, size_t max);
 
 #endif /* EVT_FORMAT_H */
