@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Real kernel events: probes on the kernel's tracepoints (scheduler,
- * interrupts, softirqs, raw syscalls, user page faults), attached while
+ * interrupts, softirqs, raw syscalls, user page faults, block requests,
+ * CPU idle and frequency), attached while
  * tracing and enabled, and the user marker device /dev/evtrace/marker.
  * Hot fixed-size events go to the compact channel, the rest to normal.
  */
@@ -17,6 +18,10 @@
 #include <linux/binfmts.h>
 #include <linux/ptrace.h>
 #include <linux/compat.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/blktrace_api.h>
+#include <linux/uaccess.h>
 #include <asm/syscall.h>
 #include "evtrace.h"
 
@@ -85,11 +90,16 @@ static void copy_comm(char dst[16], const struct task_struct *t)
  * (sys_<name>, its number in the id), its arguments written straight into
  * the reserved slot, each as 8 bytes, widened from its C type's width as
  * the generated table says (nr of arguments in bits 0-3, then 2 bits per
- * argument: 0 as is, 1 from s32, 2 from u32, 3 from u16).
+ * argument: 0 as is, 1 from s32, 2 from u32, 3 from u16; then from bit 16
+ * one bit per argument that is a path, copied as a string).
  */
 #include "evt_syscall_args.h"
-static const u16 evt_sc_args[] = EVT_SYSCALL_ARGS;
-static const u16 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
+static const u32 evt_sc_args[] = EVT_SYSCALL_ARGS;
+static const u32 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
+#define EVT_SC_PATHS(word)	((word) >> 16)
+/* A path's bytes, NUL included; no syscall has more than two. */
+#define EVT_SC_PATH_MAX		256
+#define EVT_SC_MAX_PATHS	2
 
 /*
  * syscall_get_arguments() fills the whole array: kernels built to zero the
@@ -123,6 +133,62 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
 #define evt_compat_syscall()	in_compat_syscall()
 #endif
 
+/*
+ * A syscall with paths among its arguments (open's filename, ...), out of
+ * the hot path: each path copied from the task without faulting (the probe
+ * cannot sleep; a path not in memory is recorded as "(fault)"), the other
+ * arguments as usual, in the prototype's order, each 4-byte aligned.
+ */
+static noinline void evt_sys_enter_paths(struct pt_regs *regs, unsigned int word, unsigned int id)
+{
+	char path[EVT_SC_MAX_PATHS][EVT_SC_PATH_MAX];
+	unsigned int i, n = word & 15, np = 0, len = 0, off = 0;
+	unsigned long args[6] evt_noinit;
+	unsigned int plen[6];
+	struct evt_cpu_ring *cr;
+	struct evt_rctx c;
+	char *p;
+
+	syscall_get_arguments(current, regs, args);
+	for (i = 0; i < n; i++) {
+		if (EVT_SC_PATHS(word) & BIT(i) && np < EVT_SC_MAX_PATHS) {
+			long r;
+
+			/* strncpy_from_user_nofault() is not exported: the same, by hand. */
+			pagefault_disable();
+			r = strncpy_from_user(path[np], (const char __user *)args[i], EVT_SC_PATH_MAX);
+			pagefault_enable();
+
+			if (r < 0)
+				r = strscpy(path[np], "(fault)", EVT_SC_PATH_MAX);
+			else if (r >= EVT_SC_PATH_MAX)
+				r = EVT_SC_PATH_MAX - 1;
+			path[np][r] = '\0';
+			plen[i] = r + 1;
+			len += plen[i];
+			np++;
+		} else {
+			plen[i] = 0;
+			len = ALIGN(len, 4) + 8;
+		}
+	}
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, id, len, &cr, &c);
+	if (!p)
+		return;
+	for (i = 0, np = 0; i < n; i++) {
+		if (plen[i]) {
+			memcpy(p + off, path[np++], plen[i]);
+			off += plen[i];
+		} else {
+			for (; off & 3; off++)
+				p[off] = 0;
+			evt_put_u64(p + off, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
+			off += 8;
+		}
+	}
+	evtrace_end_inline(cr, &c);
+}
+
 
 /*
  * One syscall entry, from the table of its ABI (constants at each call:
@@ -130,7 +196,7 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
  * common path: kernels built to zero the stack (INIT_STACK_ALL_ZERO) would
  * clear it on every syscall.
  */
-static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool compat, const u16 *table,
+static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool compat, const u32 *table,
 					  unsigned long nr, unsigned int base, unsigned int unknown)
 {
 	struct evt_cpu_ring *cr;
@@ -159,6 +225,10 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool co
 		return;
 	}
 	word = table[id];
+	if (unlikely(EVT_SC_PATHS(word))) {
+		evt_sys_enter_paths(regs, word, base + id);
+		return;
+	}
 	p = evtrace_begin_inline(EVT_CHAN_COMPACT, base + id, (word & 15) * 8, &cr, &c);
 	if (!p)
 		return;
@@ -398,6 +468,118 @@ static void probe_page_fault_user(void *data, unsigned long address, struct pt_r
 	EVT_RECORD_FIXED(PAGE_FAULT_USER, &pl);
 }
 
+/*
+ * Block requests and bios, in lttng-modules' layout (block.h there, kernels
+ * 5.17 on): the disk's dev_t, the sector, LTTng's rwbs bits, which its
+ * analyses read (an even rwbs is a read).
+ */
+enum {
+	EVT_RWBS_WRITE = 1, EVT_RWBS_DISCARD = 2, EVT_RWBS_READ = 4, EVT_RWBS_RAHEAD = 8,
+	EVT_RWBS_SYNC = 32, EVT_RWBS_META = 64, EVT_RWBS_SECURE = 128, EVT_RWBS_FLUSH = 256,
+	EVT_RWBS_FUA = 512, EVT_RWBS_PREFLUSH = 1024,
+};
+
+static u32 evt_rwbs(blk_opf_t opf)
+{
+	u32 r;
+
+	switch (opf & REQ_OP_MASK) {
+	case REQ_OP_WRITE: r = EVT_RWBS_WRITE; break;
+	case REQ_OP_DISCARD: r = EVT_RWBS_DISCARD; break;
+	case REQ_OP_SECURE_ERASE: r = EVT_RWBS_DISCARD | EVT_RWBS_SECURE; break;
+	case REQ_OP_FLUSH: r = EVT_RWBS_FLUSH; break;
+	case REQ_OP_READ: r = EVT_RWBS_READ; break;
+	default: r = 0;
+	}
+	return r | (opf & REQ_RAHEAD ? EVT_RWBS_RAHEAD : 0) | (opf & REQ_SYNC ? EVT_RWBS_SYNC : 0) |
+	       (opf & REQ_META ? EVT_RWBS_META : 0) | (opf & REQ_PREFLUSH ? EVT_RWBS_PREFLUSH : 0) |
+	       (opf & REQ_FUA ? EVT_RWBS_FUA : 0);
+}
+
+static __always_inline u32 evt_rq_dev(struct request *rq)
+{
+	return rq->q->disk ? (u32)disk_devt(rq->q->disk) : 0;
+}
+
+/* block_rq_insert, block_rq_issue: the probe's event says which. */
+static_assert(EVT_CHAN_OF_BLOCK_RQ_INSERT == EVT_CHAN_OF_BLOCK_RQ_ISSUE &&
+	      __same_type(evt_pl_of_BLOCK_RQ_INSERT, evt_pl_of_BLOCK_RQ_ISSUE));
+static void probe_block_rq(void *data, struct request *rq)
+{
+	evt_pl_of_BLOCK_RQ_ISSUE pl;
+
+	if (!evt_probe_live(data))
+		return;
+	pl.dev = evt_rq_dev(rq);
+	pl.sector = blk_rq_trace_sector(rq);
+	pl.nr_sector = blk_rq_trace_nr_sectors(rq);
+	pl.bytes = blk_rq_bytes(rq);
+	pl.tid = current->pid;
+	pl.rwbs = evt_rwbs(rq->cmd_flags);
+	copy_comm(pl.comm, current);
+	evtrace_record_inline(EVT_CHAN_OF_BLOCK_RQ_ISSUE, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
+}
+
+static void probe_block_rq_complete(void *data, struct request *rq, blk_status_t error,
+				    unsigned int nr_bytes)
+{
+	struct evt_pl_block_rq_complete pl;
+
+	if (!evt_probe_live(data))
+		return;
+	pl.dev = evt_rq_dev(rq);
+	pl.sector = blk_rq_pos(rq);
+	pl.nr_sector = nr_bytes >> 9;
+	pl.error = blk_status_to_errno(error);
+	pl.rwbs = evt_rwbs(rq->cmd_flags);
+	EVT_RECORD_FIXED(BLOCK_RQ_COMPLETE, &pl);
+}
+
+static void probe_block_bio_remap(void *data, struct bio *bio, dev_t dev, sector_t from)
+{
+	struct evt_pl_block_bio_remap pl;
+
+	if (!evt_probe_live(data))
+		return;
+	pl.dev = bio_dev(bio);
+	pl.sector = bio->bi_iter.bi_sector;
+	pl.nr_sector = bio_sectors(bio);
+	pl.rwbs = evt_rwbs(bio->bi_opf);
+	pl.old_dev = dev;
+	pl.old_sector = from;
+	EVT_RECORD_FIXED(BLOCK_BIO_REMAP, &pl);
+}
+
+static void probe_block_bio_backmerge(void *data, struct bio *bio)
+{
+	struct evt_pl_block_bio pl;
+
+	if (!evt_probe_live(data))
+		return;
+	pl.dev = bio_dev(bio);
+	pl.sector = bio->bi_iter.bi_sector;
+	pl.nr_sector = bio_sectors(bio);
+	pl.rwbs = evt_rwbs(bio->bi_opf);
+	pl.tid = current->pid;
+	copy_comm(pl.comm, current);
+	EVT_RECORD_FIXED(BLOCK_BIO_BACKMERGE, &pl);
+}
+
+/*
+ * power_cpu_idle, power_cpu_frequency (lttng-modules' names for the
+ * kernel's cpu_idle and cpu_frequency): the probe's event says which.
+ */
+static_assert(EVT_CHAN_OF_POWER_CPU_IDLE == EVT_CHAN_OF_POWER_CPU_FREQUENCY &&
+	      __same_type(evt_pl_of_POWER_CPU_IDLE, evt_pl_of_POWER_CPU_FREQUENCY));
+static void probe_power_cpu(void *data, unsigned int state, unsigned int cpu_id)
+{
+	struct evt_pl_power_cpu pl = { .state = state, .cpu_id = cpu_id };
+
+	if (!evt_probe_live(data))
+		return;
+	evtrace_record_inline(EVT_CHAN_OF_POWER_CPU_IDLE, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
+}
+
 /* Each probe's event gives its enable switch: sys_unknown's is "sys_*". */
 static struct evt_probe evt_probes[] = {
 	{ "sys_enter", "sys_unknown", probe_sys_enter },
@@ -417,6 +599,13 @@ static struct evt_probe evt_probes[] = {
 	{ "sched_process_exit", "sched_process_exit", probe_sched_task },
 	{ "sched_process_free", "sched_process_free", probe_sched_task },
 	{ "page_fault_user", "page_fault_user", probe_page_fault_user },
+	{ "block_rq_insert", "block_rq_insert", probe_block_rq },
+	{ "block_rq_issue", "block_rq_issue", probe_block_rq },
+	{ "block_rq_complete", "block_rq_complete", probe_block_rq_complete },
+	{ "block_bio_remap", "block_bio_remap", probe_block_bio_remap },
+	{ "block_bio_backmerge", "block_bio_backmerge", probe_block_bio_backmerge },
+	{ "cpu_idle", "power_cpu_idle", probe_power_cpu },
+	{ "cpu_frequency", "power_cpu_frequency", probe_power_cpu },
 };
 
 static DEFINE_MUTEX(evt_probe_lock);
@@ -582,7 +771,8 @@ int evt_probes_init(void)
 	if (!probes_at_load) {
 		static const char *const dump_events[] = {
 			"lttng_statedump_start", "lttng_statedump_process_state",
-			"lttng_statedump_interrupt", "lttng_statedump_end",
+			"lttng_statedump_interrupt", "lttng_statedump_file_descriptor",
+			"lttng_statedump_block_device", "lttng_statedump_end",
 		};
 
 		for (i = 0; i < ARRAY_SIZE(dump_events); i++)

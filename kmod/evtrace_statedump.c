@@ -3,8 +3,9 @@
  * The state dump: at START, what a viewer needs to know about the machine
  * before the first event, in lttng-modules' events and codes (Trace Compass
  * and the LTTng analyses read them): every thread with its process, parent,
- * name and state, then every interrupt handler's name, between
- * lttng_statedump_start and lttng_statedump_end.
+ * name and state, every interrupt handler's name, every process's open
+ * files and every block device, between lttng_statedump_start and
+ * lttng_statedump_end.
  *
  * It runs from a work item, not in START's netlink call, and never holds
  * the machine: threads are found by pid number (find_ge_pid(), as /proc
@@ -26,10 +27,15 @@
 #include <linux/interrupt.h>
 #include <linux/workqueue.h>
 #include <linux/delay.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/blkdev.h>
 #include "evtrace.h"
 
 #define EVT_DUMP_BATCH		64
 #define EVT_DUMP_WAIT_MS	2000
+#define EVT_DUMP_PATH_MAX	256
 
 /* lttng-modules' codes (lttng-statedump-impl.c), which the viewers know. */
 enum { EVT_DUMP_USER_THREAD = 0, EVT_DUMP_KERNEL_THREAD = 1 };
@@ -136,6 +142,115 @@ static void dump_threads(void)
 	}
 }
 
+/* What the file walk of one process needs (iterate_fd()'s callback). */
+struct dump_fd_ctx {
+	struct files_struct *files;
+	char *page;		/* PAGE_SIZE bytes for d_path() */
+	s32 pid;
+	unsigned int n;
+};
+
+/* Under files->file_lock (a spinlock): nothing here sleeps. */
+static int dump_one_fd(const void *arg, struct file *file, unsigned int fd)
+{
+	struct dump_fd_ctx *ctx = (struct dump_fd_ctx *)arg;
+	/* The payload first in the page, d_path()'s buffer after it. */
+	struct { struct evt_pl_statedump_fd h; char name[EVT_DUMP_PATH_MAX]; } *pl = (void *)ctx->page;
+	const char *path = d_path(&file->f_path, ctx->page + sizeof(*pl), PAGE_SIZE - sizeof(*pl));
+	unsigned int n;
+
+	if (IS_ERR(path))
+		path = "UNKNOWN";
+	n = evt_pl_string(pl->name, path, sizeof(pl->name));
+	pl->h.pid = ctx->pid;
+	pl->h.fd = fd;
+	pl->h.flags = file->f_flags |
+		      (test_bit(fd, files_fdtable(ctx->files)->close_on_exec) ? O_CLOEXEC : 0);
+	pl->h.fmode = (__force u32)file->f_mode;
+	EVT_RECORD(STATEDUMP_FD, &pl->h, sizeof(pl->h) + n);
+	ctx->n++;
+	return 0;
+}
+
+/*
+ * Every open file of every process (its thread group leader), as
+ * lttng-modules' state dump lists them (the LTTng analyses name files by
+ * it): the path (at most EVT_DUMP_PATH_MAX - 1 bytes), the flags with
+ * O_CLOEXEC, f_mode.
+ */
+static void dump_files(void)
+{
+	struct dump_fd_ctx ctx;
+	unsigned int n;
+	int nr = 1;
+
+	static_assert(sizeof(struct evt_pl_statedump_fd) + EVT_DUMP_PATH_MAX + 1024 <= PAGE_SIZE);
+	ctx.page = (char *)__get_free_page(GFP_KERNEL);
+	if (!ctx.page)
+		return;
+	while (READ_ONCE(evt_tracing)) {
+		rcu_read_lock();
+		for (n = 0; n < EVT_DUMP_BATCH; n++) {
+			struct pid *pid = find_ge_pid(nr, &init_pid_ns);
+			struct task_struct *p;
+
+			if (!pid) {
+				rcu_read_unlock();
+				goto out;
+			}
+			nr = pid_nr(pid) + 1;
+			p = pid_task(pid, PIDTYPE_TGID);
+			if (!p)
+				continue;
+			/* task_lock keeps p->files (exit clears it under the lock). */
+			task_lock(p);
+			if (p->files) {
+				ctx.files = p->files;
+				ctx.pid = p->tgid;
+				iterate_fd(p->files, 0, dump_one_fd, &ctx);
+			}
+			task_unlock(p);
+		}
+		rcu_read_unlock();
+		cond_resched();
+		dump_pace();
+	}
+out:
+	free_page((unsigned long)ctx.page);
+}
+
+/*
+ * Every block device and partition the kernel has (the block device
+ * pseudo-filesystem's inodes: block_class is not exported), with its name
+ * as /proc/partitions gives it.
+ */
+static void dump_block_devices(void)
+{
+	struct { struct evt_pl_statedump_blockdev h; char name[BDEVNAME_SIZE + 16]; } pl;
+	struct inode *inode;
+
+	spin_lock(&blockdev_superblock->s_inode_list_lock);
+	list_for_each_entry(inode, &blockdev_superblock->s_inodes, i_sb_list) {
+		struct block_device *bdev;
+		int n;
+
+		spin_lock(&inode->i_lock);
+		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		bdev = I_BDEV(inode);
+		if (bdev->bd_dev && bdev->bd_disk) {
+			n = snprintf(pl.name, sizeof(pl.name), "%pg", bdev);
+			pl.h.dev = bdev->bd_dev;
+			EVT_RECORD(STATEDUMP_BLOCKDEV, &pl.h,
+				   sizeof(pl.h) + min_t(int, n, sizeof(pl.name) - 1) + 1);
+		}
+		spin_unlock(&inode->i_lock);
+	}
+	spin_unlock(&blockdev_superblock->s_inode_list_lock);
+}
+
 /* One event per handler: irq, chip name, handler name. */
 static void dump_interrupts(void)
 {
@@ -182,6 +297,10 @@ static void evt_statedump_fn(struct work_struct *w)
 		dump_threads();
 	if (dump_enabled(STATEDUMP_INTERRUPT))
 		dump_interrupts();
+	if (dump_enabled(STATEDUMP_FD))
+		dump_files();
+	if (dump_enabled(STATEDUMP_BLOCKDEV))
+		dump_block_devices();
 	if (dump_enabled(STATEDUMP_END))
 		evtrace_record_inline(EVT_CHAN_OF_STATEDUMP_END, EVT_ID_STATEDUMP_END, NULL, 0);
 }

@@ -34,7 +34,8 @@
  * its events by them, readers go by the metadata). @by says whose task
  * filter applies (evtrace_filter.c): CURRENT, the task running; SUBJECT,
  * the task(s) the event is about, which its probe checks; NONE, never
- * filtered. The order is the catalogue's (and the metadata's, evctl's).
+ * filtered (a completion, a CPU's state: no task's). The order is the
+ * catalogue's (and the metadata's, evctl's).
  *
  * EVT_SYSCALL_UNKNOWN_EVENTS(E): the two syscall entries that are not
  * per-syscall, which come after every other event and share the switch
@@ -65,7 +66,14 @@
 	C(trigger, "a kernel report (`reason`: 0 KFENCE, 1 KASAN, 2 WARN, 3 oops) fired a trigger") \
 	C(statedump_bound, "around the state dump recorded at every START")	\
 	C(statedump_process, "lttng-modules' codes, one per thread")		\
-	C(statedump_interrupt, "the chip's name, the handler's")
+	C(statedump_interrupt, "the chip's name, the handler's")		\
+	C(statedump_fd, "every open file of every process: `flags` with O_CLOEXEC, `fmode` the kernel's f_mode, the path") \
+	C(statedump_blockdev, "every block device and partition, `dev` as the block events carry it") \
+	C(block_rq, "a request (lttng-modules' layout): `dev` the disk's dev_t, `bytes`, `rwbs` LTTng's bits (1 write, 2 discard, 4 read, 8 read-ahead, 32 sync, 64 metadata, 256 flush, 512 FUA, 1024 preflush), the task that inserted or issued it") \
+	C(block_rq_complete, "a request completed: its first sector and sectors done, the error (an errno, 0)") \
+	C(block_bio_remap, "a bio mapped from a partition (`old_dev`, `old_sector`) to its disk") \
+	C(block_bio, "a bio merged at the back of a request")			\
+	C(power_cpu, "`state`: for idle the C-state index (4294967295 on leaving it), for frequency kHz; `cpu_id` the CPU")
 
 #define EVT_FIELDS_ping(F, V)
 #define EVT_FIELDS_statedump_bound(F, V)
@@ -98,6 +106,19 @@
 	F(S32, tid) F(S32, pid) F(S32, ppid) F(COMM, name) F(S32, type) F(S32, mode) \
 	F(S32, submode) F(S32, status) F(U32, cpu)
 #define EVT_FIELDS_statedump_interrupt(F, V) F(U32, irq) V(STRING, name) V(STRING, action)
+#define EVT_FIELDS_statedump_fd(F, V)						\
+	F(S32, pid) F(S32, fd) F(U32, flags) F(U32, fmode) V(STRING, filename)
+#define EVT_FIELDS_statedump_blockdev(F, V) F(U32, dev) V(STRING, diskname)
+#define EVT_FIELDS_block_rq(F, V)						\
+	F(U32, dev) F(U64, sector) F(U32, nr_sector) F(U32, bytes) F(S32, tid) F(U32, rwbs) \
+	F(COMM, comm)
+#define EVT_FIELDS_block_rq_complete(F, V)					\
+	F(U32, dev) F(U64, sector) F(U32, nr_sector) F(S32, error) F(U32, rwbs)
+#define EVT_FIELDS_block_bio_remap(F, V)					\
+	F(U32, dev) F(U64, sector) F(U32, nr_sector) F(U32, rwbs) F(U32, old_dev) F(U64, old_sector)
+#define EVT_FIELDS_block_bio(F, V)						\
+	F(U32, dev) F(U64, sector) F(U32, nr_sector) F(U32, rwbs) F(S32, tid) F(COMM, comm)
+#define EVT_FIELDS_power_cpu(F, V) F(U32, state) F(U32, cpu_id)
 
 #define EVT_EVENTS(E)								\
 	E(gen_compact, gen_compact, COMPACT, GEN_COMPACT, 0, CURRENT)		\
@@ -126,7 +147,16 @@
 	E(lttng_statedump_start, statedump_bound, NORMAL, STATEDUMP_START, 11, NONE)	\
 	E(lttng_statedump_process_state, statedump_process, NORMAL, STATEDUMP_PROCESS, 13, NONE) \
 	E(lttng_statedump_interrupt, statedump_interrupt, NORMAL, STATEDUMP_INTERRUPT, 14, NONE) \
-	E(lttng_statedump_end, statedump_bound, NORMAL, STATEDUMP_END, 12, NONE)
+	E(lttng_statedump_file_descriptor, statedump_fd, NORMAL, STATEDUMP_FD, 16, NONE) \
+	E(lttng_statedump_block_device, statedump_blockdev, NORMAL, STATEDUMP_BLOCKDEV, 17, NONE) \
+	E(lttng_statedump_end, statedump_bound, NORMAL, STATEDUMP_END, 12, NONE) \
+	E(block_rq_insert, block_rq, COMPACT, BLOCK_RQ_INSERT, 12, CURRENT)	\
+	E(block_rq_issue, block_rq, COMPACT, BLOCK_RQ_ISSUE, 13, CURRENT)	\
+	E(block_rq_complete, block_rq_complete, COMPACT, BLOCK_RQ_COMPLETE, 14, NONE) \
+	E(block_bio_remap, block_bio_remap, COMPACT, BLOCK_BIO_REMAP, 15, CURRENT) \
+	E(block_bio_backmerge, block_bio, COMPACT, BLOCK_BIO_BACKMERGE, 16, CURRENT) \
+	E(power_cpu_idle, power_cpu, COMPACT, POWER_CPU_IDLE, 17, NONE)		\
+	E(power_cpu_frequency, power_cpu, COMPACT, POWER_CPU_FREQUENCY, 18, NONE)
 
 #define EVT_SYSCALL_UNKNOWN_EVENTS(E)						\
 	E(sys_unknown, sys_unknown, COMPACT, SYS_UNKNOWN, 254, CURRENT)		\

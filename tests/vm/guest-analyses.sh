@@ -15,6 +15,17 @@ threads() { # file
 insmod "$EVTRACE_KO" num_subbuf=64
 workload --hold 60 --threads 3 &
 holder=$!
+# Block I/O (t-analyses boots with a virtio disk): a partition, so that
+# requests are remapped from vda1 to vda, and blkio's descriptors open
+# before START (the state dump names them).
+printf 'o\nn\np\n1\n2048\n\nw\n' | fdisk /dev/vda > /dev/null 2>&1 || true
+i=0
+while [ ! -b /dev/vda1 ] && [ "$i" -lt 50 ]; do sleep 0.1; i=$((i + 1)); done
+[ -b /dev/vda1 ] || fail "no partition /dev/vda1"
+blkio /dev/vda1 /tmp/blkio.go > "$OUT/blkio.out" &
+blk=$!
+until grep -q ready "$OUT/blkio.out" 2>/dev/null; do sleep 0.1; done
+echo "$blk" > "$OUT/blkio.pid"
 sleep 1
 threads "$OUT/threads-before.txt"
 evdrain -o "$OUT/trace" --stats-json "$OUT/summary.json" > "$OUT/evdrain.out" 2>&1 &
@@ -22,6 +33,9 @@ pid=$!
 wait_tracing
 threads "$OUT/threads-after.txt"
 workload --rounds 60
+touch /tmp/blkio.go
+wait $blk || fail "blkio exit $?"
+cat "$OUT/blkio.out"
 # A 32-bit task: its syscalls are compat_sys_<name> events.
 echo "32-bit $(sysloop32 500) ns per getppid"
 # Syscalls with known arguments, 64- and 32-bit (analyses-check.py).

@@ -13,7 +13,7 @@
 # numbers; screenshots in build/evview/.
 set -eu
 . "$(dirname "$0")/hostlib.sh"
-vm "$here/guest-analyses.sh"
+vm --disk 64 "$here/guest-analyses.sh"
 "$evtest" check "$out/trace"
 # (EVTRACE_KEEP_TRACE=DIR keeps a copy of the trace, to look at.)
 [ -z "${EVTRACE_KEEP_TRACE:-}" ] || cp -a "$out/trace" "$EVTRACE_KEEP_TRACE"

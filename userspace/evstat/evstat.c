@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evt_comps.h"
+#include "evt_comp_io.h"
 #include "evt_engine.h"
 #include "evt_format.h"
 #include "evt_report.h"
@@ -25,7 +26,9 @@ static void usage(FILE *f)
 "The statistics of the evtrace trace in DIR (a trace directory or a run of\n"
 "chunks): events per name, CPU and thread; the threads that ran most; system\n"
 "calls with their latency; interrupts and softirqs with their durations;\n"
-"scheduling latency (wakeup to switch-in); losses per stream and over time.\n"
+"scheduling latency (wakeup to switch-in); block I/O per device and request\n"
+"size, I/O system calls' bytes per process and file; losses per stream and\n"
+"over time.\n"
 "The whole trace is computed once and the results saved beside it\n"
 "(DIR/.evtrace-results/, or ~/.cache/evtrace/ when DIR is not writable): the\n"
 "next evstat of an unchanged trace reads no stream file.\n"
@@ -109,6 +112,7 @@ struct report {
 	struct evt_etrace *t;
 	struct evt_stats *st;
 	struct evt_state *state;
+	struct evt_io *io;
 	uint64_t offset_ns;
 	uint64_t from, to;		/* clock: the window, or 0 .. UINT64_MAX */
 	int window;
@@ -154,6 +158,79 @@ static uint32_t *sorted(const uint64_t *keys, uint32_t n)
 static uint32_t rows(const struct report *r, uint32_t n)
 {
 	return r->o->top && r->o->top < n ? (uint32_t)r->o->top : n;
+}
+
+/* Block I/O per device and request size; I/O syscalls' bytes per process and file. */
+static int print_io(const struct report *r)
+{
+	const struct evt_io *io = r->io;
+	uint64_t *keys = malloc(((io->nr_procs > io->nr_files ? io->nr_procs : io->nr_files) + 1) * sizeof(*keys));
+	char dev[32], size[32], name[4 * 255 + 3];
+	uint32_t *ix, i, k, b, n;
+
+	if (!keys)
+		return -1;
+	printf("\nBlock I/O (issue to completion)\n  %-12s %-9s %-5s %10s %12s %12s %12s %12s\n", "device", "dev",
+	       "op", "requests", "bytes", "min us", "avg us", "max us");
+	for (i = 0; i < io->nr_devs; i++)
+		for (k = 0; k < 2; k++) {
+			const struct evt_io_dev *d = &io->devs[i];
+			const struct evt_io_req_stats *q = &d->rw[k];
+
+			if (!q->count)
+				continue;
+			evt_fmt_text_string(name, d->name[0] ? d->name : "?", 31);
+			printf("  %-12s %-9s %-5s %10llu %12llu %12.3f %12.3f %12.3f\n", name,
+			       evt_dev_name(d->dev, dev, sizeof(dev)), k ? "write" : "read",
+			       (unsigned long long)q->count, (unsigned long long)q->bytes, us(q->lat.min_ns),
+			       avg_us(&q->lat), us(q->lat.max_ns));
+		}
+	if (!io->nr_devs)
+		printf("  none\n");
+	printf("\nBlock I/O by request size (up to)\n  %-12s %-5s %10s %10s %12s %12s %12s\n", "device", "op",
+	       "size", "requests", "min us", "avg us", "max us");
+	for (i = 0; i < io->nr_devs; i++)
+		for (k = 0; k < 2; k++)
+			for (b = 0; b < EVT_IO_SIZE_BUCKETS; b++) {
+				const struct evt_io_req_stats *q = &io->devs[i].size[k][b];
+
+				if (!q->count)
+					continue;
+				evt_fmt_text_string(name, io->devs[i].name[0] ? io->devs[i].name : "?", 31);
+				printf("  %-12s %-5s %10s %10llu %12.3f %12.3f %12.3f\n", name, k ? "write" : "read",
+				       evt_io_size_name(b, size, sizeof(size)), (unsigned long long)q->count,
+				       us(q->lat.min_ns), avg_us(&q->lat), us(q->lat.max_ns));
+			}
+	printf("\nI/O by process (bytes: system calls, block requests issued)\n  %8s %-18s %12s %12s %12s %12s\n",
+	       "pid", "comm", "read", "written", "block read", "block wr");
+	for (i = 0; i < io->nr_procs; i++)
+		keys[i] = io->procs[i].read + io->procs[i].write + io->procs[i].blk_read + io->procs[i].blk_write;
+	ix = sorted(keys, io->nr_procs);
+	for (i = 0, n = rows(r, io->nr_procs); ix && i < n; i++) {
+		const struct evt_io_proc *p = &io->procs[ix[i]];
+
+		if (!keys[ix[i]])
+			break;
+		evt_fmt_text_string(name, p->comm, 16);
+		printf("  %8d %-18s %12llu %12llu %12llu %12llu\n", p->pid, name, (unsigned long long)p->read,
+		       (unsigned long long)p->write, (unsigned long long)p->blk_read, (unsigned long long)p->blk_write);
+	}
+	free(ix);
+	printf("\nI/O by file (bytes of system calls)\n  %12s %12s  %s\n", "read", "written", "file");
+	for (i = 0; i < io->nr_files; i++)
+		keys[i] = io->files[i].read + io->files[i].write;
+	ix = sorted(keys, io->nr_files);
+	for (i = 0, n = rows(r, io->nr_files); ix && i < n; i++) {
+		const struct evt_io_file *f = &io->files[ix[i]];
+
+		if (!keys[ix[i]])
+			break;
+		evt_fmt_text_string(name, f->name, 255);
+		printf("  %12llu %12llu  %s\n", (unsigned long long)f->read, (unsigned long long)f->write, name);
+	}
+	free(ix);
+	free(keys);
+	return 0;
 }
 
 static int print_text(const struct report *r)
@@ -263,6 +340,9 @@ static int print_text(const struct report *r)
 	else
 		printf("  none\n");
 
+	if (r->io && print_io(r))
+		goto oom;
+
 	printf("\nLosses\n  %6s %5s %-8s %12s %12s\n", "stream", "cpu", "channel", "discarded", "lost packets");
 	for (i = 0; i < s->nr_streams; i++) {
 		const struct evt_stats_stream *q = &s->streams[i];
@@ -291,7 +371,7 @@ oom:
 static int print_json(const struct report *r)
 {
 	struct evt_report j = {
-		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state,
+		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .io = r->io,
 		.offset_ns = r->offset_ns, .window = r->window,
 	};
 
@@ -387,9 +467,11 @@ int main(int argc, char **argv)
 			bad = 1;
 		rep.st = w.st;
 		rep.state = w.state;
+		rep.io = w.io;
 	} else {
 		/* The background path: ready (saved) or one pass for both. */
-		if (evt_want(t, "stats", NULL, NULL, NULL) < 0 || evt_want(t, "state", NULL, NULL, NULL) < 0) {
+		if (evt_want(t, "stats", NULL, NULL, NULL) < 0 || evt_want(t, "state", NULL, NULL, NULL) < 0 ||
+		    evt_want(t, "io", NULL, NULL, NULL) < 0) {
 			fprintf(stderr, "evstat: out of memory\n");
 			ret = EXIT_TRACE;
 			goto out;
@@ -397,7 +479,8 @@ int main(int argc, char **argv)
 		evt_engine_run(e);
 		rep.st = evt_comp_result(t, "stats");
 		rep.state = evt_comp_result(t, "state");
-		if (!rep.st || !rep.state) {
+		rep.io = evt_comp_result(t, "io");
+		if (!rep.st || !rep.state || !rep.io) {
 			fprintf(stderr, "evstat: %s\n", evt_comp_error(t) ? evt_comp_error(t) : evt_etrace_error(t));
 			ret = EXIT_TRACE;
 			goto out;

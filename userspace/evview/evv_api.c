@@ -1515,7 +1515,7 @@ unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
 
 	if (!arg(c, "from") && !arg(c, "to")) {
 		evv_enter(s);
-		if (!s->ready_stats || !s->ready_state) {
+		if (!s->ready_stats || !s->ready_state || !s->ready_io) {
 			unsigned int p = evv_percent(s);
 
 			evv_leave(s);
@@ -1523,7 +1523,8 @@ unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
 		}
 		rep.st = evt_comp_result(s->t, "stats");
 		rep.state = evt_comp_result(s->t, "state");
-		*body = rep.st && rep.state ? report_text(&rep) : NULL;
+		rep.io = evt_comp_result(s->t, "io");
+		*body = rep.st && rep.state && rep.io ? report_text(&rep) : NULL;
 		evv_leave(s);
 		if (!*body)
 			return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "%s",
@@ -1543,6 +1544,7 @@ unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
 	if (!r) {
 		rep.st = w.st;
 		rep.state = w.state;
+		rep.io = w.io;
 		rep.window = 1;
 		*body = report_text(&rep);
 	} else if (w.req.errmsg[0]) {

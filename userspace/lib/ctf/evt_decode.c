@@ -427,14 +427,20 @@ int evt_event_field(const struct evt_event *ev, unsigned int idx, struct evt_fie
 	return (int)walk_fields(ev->desc, ev->payload, ev->payload_len, (int)idx, v);
 }
 
-int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct evt_field_val *v)
+int evt_payload_field(const struct evt_event_desc *d, const uint8_t *p, size_t len, const char *name,
+		      struct evt_field_val *v)
 {
 	unsigned int i;
 
-	for (i = 0; ev->desc && i < ev->desc->nr_fields; i++)
-		if (!strcmp(ev->desc->fields[i].name, name))
-			return evt_event_field(ev, i, v);
+	for (i = 0; d && i < d->nr_fields; i++)
+		if (!strcmp(d->fields[i].name, name))
+			return (int)walk_fields(d, p, len, (int)i, v);
 	return -1;
+}
+
+int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct evt_field_val *v)
+{
+	return evt_payload_field(ev->desc, ev->payload, ev->payload_len, name, v);
 }
 
 /* ---- The packet iterator ---- */

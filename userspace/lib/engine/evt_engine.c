@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evt_comp_index.h"
+#include "evt_comp_io.h"
 #include "evt_comps.h"
 #include "evt_engine.h"
 #include "evt_engine_priv.h"
@@ -1423,5 +1424,5 @@ int32_t evt_engine_running_tid(struct evt_etrace *t, unsigned int cpu, uint64_t 
 int evt_engine_register_builtin(struct evt_engine *e)
 {
 	return evt_engine_register(e, &evt_comp_state) || evt_engine_register(e, &evt_comp_stats) ||
-	       evt_engine_register(e, &evt_comp_index) ? -1 : 0;
+	       evt_engine_register(e, &evt_comp_index) || evt_engine_register(e, &evt_comp_io) ? -1 : 0;
 }

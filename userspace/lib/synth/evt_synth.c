@@ -645,10 +645,13 @@ static size_t kput_int(uint8_t *b, size_t off, enum evt_field_type t, int64_t v)
 	return off + n;
 }
 
-/* A syscall's entry event with plausible arguments, laid out by its fields. */
+/*
+ * A syscall's entry event with plausible arguments, laid out by its fields
+ * (paths as strings, as the module copies them).
+ */
 static void ksys_enter(struct ksim *k, const struct evt_event_desc *d, int32_t fd)
 {
-	uint8_t b[6 * 8];
+	uint8_t b[6 * 8 + 2 * 64];
 	size_t off = 0;
 	unsigned int i;
 
@@ -656,6 +659,11 @@ static void ksys_enter(struct ksim *k, const struct evt_event_desc *d, int32_t f
 		const char *n = d->fields[i].name;
 		int64_t v;
 
+		if (d->fields[i].type == EVT_F_STRING) {
+			off += (size_t)snprintf((char *)b + off, 64, "/srv/evsynth/file-%u",
+						(unsigned int)(rnd(&k->rs) % 1000)) + 1;
+			continue;
+		}
 		if (!strcmp(n, "fd") || !strcmp(n, "epfd") || !strcmp(n, "dfd"))
 			v = fd;
 		else if (d->fields[i].type == EVT_F_X64)
