@@ -176,6 +176,21 @@ static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int ch
 	return true;
 }
 
+/*
+ * Kernel stacks (evtrace_stacks.c): whether event @id of @channel is to be
+ * followed by its kernel_stack (one patched jump while no stack is on; @id
+ * and @channel are constants at most call sites), and the recording.
+ */
+DECLARE_STATIC_KEY_FALSE(evt_stack_key);
+extern unsigned long evt_stack_on;
+void evt_record_stack(struct evt_cpu_ring *cr, unsigned int id);
+
+static __always_inline bool evt_stack_wanted(unsigned int channel, unsigned int id)
+{
+	return static_branch_unlikely(&evt_stack_key) && channel == EVT_CHAN_COMPACT &&
+	       id < EVT_COMPACT_ID_WIDE && test_bit(id, &evt_stack_on);
+}
+
 static __always_inline int evt_no_ring(unsigned int channel)
 {
 	this_cpu_inc(evt_noring_refused[channel]);
@@ -223,6 +238,8 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 		this_cpu_dec(evt_nesting);
 	} else {
 		ret = evt_record_copy_windowed(&cr->ring, channel, id, payload, len);
+		if (evt_stack_wanted(channel, id) && !ret)
+			evt_record_stack(cr, id);
 		this_cpu_dec(evt_nesting);
 	}
 out:
@@ -282,10 +299,15 @@ out:
  * evtrace_end_inline() - publish an event begun with evtrace_begin_inline()
  * @cr: the ring it returned
  * @c: the reservation it filled in
+ * @channel: the event's channel, as given to evtrace_begin_inline()
+ * @id: its id, likewise
  */
-static __always_inline void evtrace_end_inline(struct evt_cpu_ring *cr, struct evt_rctx *c)
+static __always_inline void evtrace_end_inline(struct evt_cpu_ring *cr, struct evt_rctx *c,
+					       unsigned int channel, unsigned int id)
 {
 	evt_commit(&cr->ring, c);
+	if (evt_stack_wanted(channel, id))
+		evt_record_stack(cr, id);
 	this_cpu_dec(evt_nesting);
 	preempt_enable_notrace();
 }
@@ -414,6 +436,13 @@ int evt_filter_track(struct nlattr **a, struct netlink_ext_ack *extack);
 int evt_filter_untrack(struct nlattr **a, struct netlink_ext_ack *extack);
 int evt_filter_put_status(struct sk_buff *skb);
 bool evt_filter_active(void);
+
+/* evtrace_stacks.c */
+int evt_stacks_init(void);
+void evt_stacks_exit(void);
+bool evt_stack_allowed(const struct evt_event_desc *d);
+bool evt_stack_of(const struct evt_event_desc *d);
+int evt_set_stack(const struct evt_event_desc *d, bool on);
 
 /* evtrace_bench.c */
 int evt_bench_init(struct dentry *dir);

@@ -186,7 +186,7 @@ static noinline void evt_sys_enter_paths(struct pt_regs *regs, unsigned int word
 			off += 8;
 		}
 	}
-	evtrace_end_inline(cr, &c);
+	evtrace_end_inline(cr, &c, EVT_CHAN_COMPACT, id);
 }
 
 
@@ -221,7 +221,7 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool co
 		pl->arg3 = args[3];
 		pl->arg4 = args[4];
 		pl->arg5 = args[5];
-		evtrace_end_inline(cr, &c);
+		evtrace_end_inline(cr, &c, EVT_CHAN_OF_SYS_UNKNOWN, unknown);
 		return;
 	}
 	word = table[id];
@@ -256,7 +256,7 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool co
 			evt_put_u64(p + 8 * i, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
 #endif
 	}
-	evtrace_end_inline(cr, &c);
+	evtrace_end_inline(cr, &c, EVT_CHAN_COMPACT, base + id);
 }
 
 /* A 32-bit task's: out of the native path's line. */
@@ -289,7 +289,7 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 		return;
 	pl->id = (s32)syscall_get_nr(current, regs);
 	pl->ret = ret;
-	evtrace_end_inline(cr, &c);
+	evtrace_end_inline(cr, &c, EVT_CHAN_OF_EXIT_SYSCALL, EVT_ID_EXIT_SYSCALL);
 }
 
 /* Handler names are bounded: the event must fit a small stack buffer. */
@@ -646,6 +646,7 @@ static void evt_probe_reap_fn(struct work_struct *w)
 	mutex_lock(&evt_probe_lock);
 	evt_probes_detach_idle_locked();
 	mutex_unlock(&evt_probe_lock);
+	evt_stacks_exit();
 }
 
 /**
@@ -750,6 +751,7 @@ static struct miscdevice evt_marker_dev = {
 int evt_probes_init(void)
 {
 	unsigned int i;
+	int ret;
 
 	if (probe_linger_ms > EVT_PROBE_LINGER_MS_MAX) {
 		pr_err("probe_linger_ms=%u is invalid: it must be from 0 to "
@@ -779,7 +781,13 @@ int evt_probes_init(void)
 			evt_set_switch(evt_event_switch(evt_find_event_by_name(dump_events[i]) -
 							evt_events), false);
 	}
-	return misc_register(&evt_marker_dev);
+	ret = evt_stacks_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&evt_marker_dev);
+	if (ret)
+		evt_stacks_exit();
+	return ret;
 }
 
 /* After tracing has stopped: nothing may be rescheduled past this point. */

@@ -23,8 +23,8 @@
  * the README's note on it.
  * EVT_FIELDS_<class>(F, V): its fields in order, F(TYPE, name) for fixed-size
  * ones (EVT_F_<TYPE>: U8, U16, U32, U64, S32, S64, X64, COMM), then
- * V(TYPE, name) for the variable-size ones (STRING, SEQ_U8), which come
- * last. Fields are laid out as <evtrace/events.h> says (32- and 64-bit
+ * V(TYPE, name) for the variable-size ones (STRING, SEQ_U8, SEQ_X64), which
+ * come last. Fields are laid out as <evtrace/events.h> says (32- and 64-bit
  * integers 4-byte aligned, u16 2-byte, the rest byte-aligned); a packed
  * struct that does not lie that way (a U32 after a U8) fails to compile.
  *
@@ -73,7 +73,8 @@
 	C(block_rq_complete, "a request completed: its first sector and sectors done, the error (an errno, 0)") \
 	C(block_bio_remap, "a bio mapped from a partition (`old_dev`, `old_sector`) to its disk") \
 	C(block_bio, "a bio merged at the back of a request")			\
-	C(power_cpu, "`state`: for idle the C-state index (4294967295 on leaving it), for frequency kHz; `cpu_id` the CPU")
+	C(power_cpu, "`state`: for idle the C-state index (4294967295 on leaving it), for frequency kHz; `cpu_id` the CPU") \
+	C(kernel_stack, "the kernel call stack of the event just before it in its stream with the id `event_id` (`evctl enable --stack`): return addresses, innermost first")
 
 #define EVT_FIELDS_ping(F, V)
 #define EVT_FIELDS_statedump_bound(F, V)
@@ -119,6 +120,7 @@
 #define EVT_FIELDS_block_bio(F, V)						\
 	F(U32, dev) F(U64, sector) F(U32, nr_sector) F(U32, rwbs) F(S32, tid) F(COMM, comm)
 #define EVT_FIELDS_power_cpu(F, V) F(U32, state) F(U32, cpu_id)
+#define EVT_FIELDS_kernel_stack(F, V) F(U32, event_id) V(SEQ_X64, stack)
 
 #define EVT_EVENTS(E)								\
 	E(gen_compact, gen_compact, COMPACT, GEN_COMPACT, 0, CURRENT)		\
@@ -156,7 +158,8 @@
 	E(block_bio_remap, block_bio_remap, COMPACT, BLOCK_BIO_REMAP, 15, CURRENT) \
 	E(block_bio_backmerge, block_bio, COMPACT, BLOCK_BIO_BACKMERGE, 16, CURRENT) \
 	E(power_cpu_idle, power_cpu, COMPACT, POWER_CPU_IDLE, 17, NONE)		\
-	E(power_cpu_frequency, power_cpu, COMPACT, POWER_CPU_FREQUENCY, 18, NONE)
+	E(power_cpu_frequency, power_cpu, COMPACT, POWER_CPU_FREQUENCY, 18, NONE) \
+	E(kernel_stack, kernel_stack, COMPACT, KERNEL_STACK, 19, NONE)
 
 #define EVT_SYSCALL_UNKNOWN_EVENTS(E)						\
 	E(sys_unknown, sys_unknown, COMPACT, SYS_UNKNOWN, 254, CURRENT)		\

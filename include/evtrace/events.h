@@ -22,6 +22,7 @@ enum evt_field_type {
 	EVT_F_STRING,	/* NUL-terminated */
 	EVT_F_SEQ_U8,	/* u16 length, then that many bytes */
 	EVT_F_COMM,	/* char[16], NUL-padded (a task's comm) */
+	EVT_F_SEQ_X64,	/* u32 length, then that many u64 shown in hex (a stack) */
 };
 
 struct evt_field_desc {
@@ -31,8 +32,8 @@ struct evt_field_desc {
 
 /*
  * How a field lies in a payload, the one table of it: its alignment, and
- * its size (a string: 0, it runs to its NUL; a sequence: its u16 length,
- * the bytes follow). The decoder, the printer and the synthesizer use it;
+ * its size (a string: 0, it runs to its NUL; a sequence: its length's, u16
+ * for bytes, u32 for u64s; the elements follow). The decoder, the printer and the synthesizer use it;
  * the metadata's type names (uint64a32_t ...) say the same to other readers.
  */
 static inline unsigned int evt_field_align(enum evt_field_type t)
@@ -41,6 +42,7 @@ static inline unsigned int evt_field_align(enum evt_field_type t)
 	case EVT_F_U16: case EVT_F_SEQ_U8:
 		return 2;
 	case EVT_F_U32: case EVT_F_S32: case EVT_F_U64: case EVT_F_S64: case EVT_F_X64:
+	case EVT_F_SEQ_X64:
 		return 4;
 	default:
 		return 1;
@@ -52,11 +54,17 @@ static inline unsigned int evt_field_size(enum evt_field_type t)
 	switch (t) {
 	case EVT_F_U8: return 1;
 	case EVT_F_U16: case EVT_F_SEQ_U8: return 2;
-	case EVT_F_U32: case EVT_F_S32: return 4;
+	case EVT_F_U32: case EVT_F_S32: case EVT_F_SEQ_X64: return 4;
 	case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: return 8;
 	case EVT_F_COMM: return 16;
 	default: return 0;
 	}
+}
+
+/* A field whose size the payload says (a string, a sequence): what follows it moves. */
+static inline int evt_field_is_var(enum evt_field_type t)
+{
+	return t == EVT_F_STRING || t == EVT_F_SEQ_U8 || t == EVT_F_SEQ_X64;
 }
 
 struct evt_event_desc {

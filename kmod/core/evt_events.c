@@ -167,6 +167,7 @@ static const char *field_type(enum evt_field_type t)
 	case EVT_F_X64: return "uint64a32_hex_t";
 	case EVT_F_STRING: return "string";
 	case EVT_F_SEQ_U8: return "uint8_t";
+	case EVT_F_SEQ_X64: return "uint64a32_hex_t";
 	case EVT_F_COMM: return "char_t";
 	}
 	return "uint8_t";
@@ -288,6 +289,9 @@ unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_me
 				out(&o, "\t\tchar_t %s[16];\n", f->name);
 			else if (f->type == EVT_F_SEQ_U8)
 				out(&o, "\t\tuint16_t %s_len;\n\t\tuint8_t %s[%s_len];\n",
+				    f->name, f->name, f->name);
+			else if (f->type == EVT_F_SEQ_X64)
+				out(&o, "\t\tuint32_t %s_len;\n\t\tuint64a32_hex_t %s[%s_len];\n",
 				    f->name, f->name, f->name);
 			else
 				out(&o, "\t\t%s %s;\n", field_type(f->type), f->name);

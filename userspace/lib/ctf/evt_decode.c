@@ -96,13 +96,13 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 		for (j = 0; j < d->nr_fields; j++) {
 			enum evt_field_type ft = d->fields[j].type;
 
-			if ((unsigned int)ft > EVT_F_COMM) {
+			if ((unsigned int)ft > EVT_F_SEQ_X64) {
 				snprintf(err, errlen, "event %s, field %s: type %u is not one of evtrace's",
 					 d->name, d->fields[j].name, (unsigned int)ft);
 				c->bad = (int)i;
 			return -1;
 			}
-			var |= ft == EVT_F_STRING || ft == EVT_F_SEQ_U8;
+			var |= evt_field_is_var(ft);
 			fixed = align_up(fixed, evt_field_align(ft)) + evt_field_size(ft);
 		}
 		if (!var && fixed > sizeof(zeros)) {
@@ -122,7 +122,7 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 			for (j = 0; j + 1 < d->nr_fields; j++) {
 				enum evt_field_type ft = d->fields[j].type;
 
-				if (ft == EVT_F_STRING || ft == EVT_F_SEQ_U8)
+				if (evt_field_is_var(ft))
 					break;
 				off = align_up(off, evt_field_align(ft)) + evt_field_size(ft);
 			}
@@ -392,6 +392,14 @@ static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t
 			len = evt_ld16(p + off);
 			bytes = p + off + 2;
 			sz = 2 + (size_t)len;
+		} else if (f->type == EVT_F_SEQ_X64) {
+			if (avail - off < sz)
+				return -1;
+			len = evt_ld32(p + off);
+			if (len > (avail - off - 4) / 8)
+				return -1;
+			bytes = p + off + 4;
+			sz = 4 + 8 * (size_t)len;
 		}
 		if (avail - off < sz)
 			return -1;

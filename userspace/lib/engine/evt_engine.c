@@ -12,6 +12,7 @@
 #include <string.h>
 #include "evt_comp_index.h"
 #include "evt_comp_io.h"
+#include "evt_comp_power.h"
 #include "evt_comps.h"
 #include "evt_engine.h"
 #include "evt_engine_priv.h"
@@ -77,7 +78,7 @@ int evt_field_offset(const struct evt_event_desc *d, const char *name, enum evt_
 				*type = f->type;
 			return (int)off;
 		}
-		if (f->type == EVT_F_STRING || f->type == EVT_F_SEQ_U8)
+		if (evt_field_is_var(f->type))
 			return -1;	/* what follows moves with it */
 		off += evt_field_size(f->type);
 	}
@@ -1424,5 +1425,6 @@ int32_t evt_engine_running_tid(struct evt_etrace *t, unsigned int cpu, uint64_t 
 int evt_engine_register_builtin(struct evt_engine *e)
 {
 	return evt_engine_register(e, &evt_comp_state) || evt_engine_register(e, &evt_comp_stats) ||
-	       evt_engine_register(e, &evt_comp_index) || evt_engine_register(e, &evt_comp_io) ? -1 : 0;
+	       evt_engine_register(e, &evt_comp_index) || evt_engine_register(e, &evt_comp_io) ||
+	       evt_engine_register(e, &evt_comp_power) ? -1 : 0;
 }

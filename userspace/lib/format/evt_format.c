@@ -328,7 +328,7 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 			*p++ = ':';
 		} else {
 			*p++ = ' ';
-			if (f->type != EVT_F_SEQ_U8) {
+			if (f->type != EVT_F_SEQ_U8 && f->type != EVT_F_SEQ_X64) {
 				p = put(p, f->name, nl);
 				p = PUTS(p, " = ");
 			}
@@ -393,6 +393,42 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 			sz = 2 + (size_t)n;
 			break;
 		}
+		case EVT_F_SEQ_X64: {
+			unsigned int n = evt_ld32(pl + off), j;
+
+			if ((avail - off - 4) / 8 < n)
+				n = (unsigned int)((avail - off - 4) / 8);
+			if (json) {
+				*p++ = '[';
+				for (j = 0; j < n; j++) {
+					if (j)
+						*p++ = ',';
+					*p++ = '"';
+					p = put_hex(p, evt_ld64(pl + off + 4 + 8 * j));
+					*p++ = '"';
+				}
+				*p++ = ']';
+			} else {
+				/* babeltrace2: stack_len = 2, stack = [ [0] = 0xFFFF..., [1] = ... ] */
+				p = put(p, f->name, nl);
+				p = PUTS(p, "_len = ");
+				p = put_u64(p, n);
+				p = PUTS(p, ", ");
+				p = put(p, f->name, nl);
+				p = PUTS(p, " = [");
+				for (j = 0; j < n; j++) {
+					p = PUTS(p, " [");
+					p = put_u64(p, j);
+					p = PUTS(p, "] = ");
+					p = put_hex(p, evt_ld64(pl + off + 4 + 8 * j));
+					if (j + 1 < n)
+						*p++ = ',';
+				}
+				p = PUTS(p, " ]");
+			}
+			sz = 4 + 8 * (size_t)n;
+			break;
+		}
 		}
 		off += sz;
 	}
@@ -444,7 +480,7 @@ static struct evt_fmt_tmpl *build_tmpl(const struct evt_event_desc *d, int json)
 		size_t a = evt_field_align(f->type), sz = evt_field_size(f->type);
 
 		/* Variable-sized fields: the slow path (their offsets vary). */
-		if (f->type == EVT_F_STRING || f->type == EVT_F_SEQ_U8)
+		if (evt_field_is_var(f->type))
 			t->fast = 0;
 		off = (off + a - 1) & ~(a - 1);
 		ft->off = (uint16_t)off;

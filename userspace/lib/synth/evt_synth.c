@@ -229,6 +229,18 @@ static uint32_t build_payload(const struct evt_event_desc *d, uint8_t *buf, uint
 			off += 2 + (size_t)len;
 			break;
 		}
+		case EVT_F_SEQ_X64: {
+			uint32_t len = (uint32_t)((r >> 8) % 9), j2;
+
+			memcpy(buf + off, &len, 4);
+			for (j2 = 0; j2 < len; j2++) {
+				uint64_t ip = 0xffffffff81000000ULL + ((r >> (j2 % 24)) & 0xffffff);
+
+				memcpy(buf + off + 4 + 8 * j2, &ip, 8);
+			}
+			off += 4 + 8 * (size_t)len;
+			break;
+		}
 		case EVT_F_COMM:
 			memset(buf + off, 0, 16);
 			snprintf((char *)buf + off, 16, "task-%u", (unsigned int)(r % 100000));
