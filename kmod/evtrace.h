@@ -183,7 +183,7 @@ static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int ch
  */
 DECLARE_STATIC_KEY_FALSE(evt_stack_key);
 extern unsigned long evt_stack_on;
-void evt_record_stack(struct evt_cpu_ring *cr, unsigned int id);
+void evt_record_stack(struct evt_ring *r, unsigned int id);
 
 static __always_inline bool evt_stack_wanted(unsigned int channel, unsigned int id)
 {
@@ -239,7 +239,7 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 	} else {
 		ret = evt_record_copy_windowed(&cr->ring, channel, id, payload, len);
 		if (evt_stack_wanted(channel, id) && !ret)
-			evt_record_stack(cr, id);
+			evt_record_stack(&cr->ring, id);
 		this_cpu_dec(evt_nesting);
 	}
 out:
@@ -307,7 +307,7 @@ static __always_inline void evtrace_end_inline(struct evt_cpu_ring *cr, struct e
 {
 	evt_commit(&cr->ring, c);
 	if (evt_stack_wanted(channel, id))
-		evt_record_stack(cr, id);
+		evt_record_stack(&cr->ring, id);
 	this_cpu_dec(evt_nesting);
 	preempt_enable_notrace();
 }

@@ -93,7 +93,7 @@ int evt_set_stack(const struct evt_event_desc *d, bool on)
 
 /**
  * evt_record_stack() - record the stack of the event just committed
- * @cr: the ring the event went to (the current CPU's, compact)
+ * @r: the ring the event went to (the current CPU's compact one)
  * @id: its id
  *
  * Called by the writer of the event, after its commit, with preemption off
@@ -101,7 +101,7 @@ int evt_set_stack(const struct evt_event_desc *d, bool on)
  * evtrace_end_inline()). A stack that does not fit is counted as the ring's
  * losses count any event.
  */
-void evt_record_stack(struct evt_cpu_ring *cr, unsigned int id)
+void evt_record_stack(struct evt_ring *r, unsigned int id)
 {
 	unsigned int level = this_cpu_read(evt_nesting), depth = READ_ONCE(stack_depth), n, first = 0;
 	unsigned long *ip;
@@ -118,14 +118,13 @@ void evt_record_stack(struct evt_cpu_ring *cr, unsigned int id)
 	n -= first;
 	if (n > depth)
 		n = depth;
-	if (evt_reserve_ch(&cr->ring, EVT_CHAN_OF_KERNEL_STACK, EVT_ID_KERNEL_STACK, sizeof(*pl) + 4 + 8 * n, &c))
+	if (evt_reserve_ch(r, EVT_CHAN_OF_KERNEL_STACK, EVT_ID_KERNEL_STACK, sizeof(*pl) + 4 + 8 * n, &c))
 		return;
-	pl = (void *)evt_write_header_ch(&cr->ring, EVT_CHAN_OF_KERNEL_STACK, &c, EVT_ID_KERNEL_STACK,
-					 sizeof(*pl) + 4 + 8 * n);
+	pl = (void *)evt_write_header_ch(r, EVT_CHAN_OF_KERNEL_STACK, &c, EVT_ID_KERNEL_STACK, sizeof(*pl) + 4 + 8 * n);
 	pl->event_id = id;
 	evt_put_u32(pl->var, n);
 	memcpy(pl->var + 4, ip + first, 8 * n);
-	evt_commit(&cr->ring, &c);
+	evt_commit(r, &c);
 }
 
 /**

@@ -328,9 +328,9 @@ for e in events:
             del pending[(dev, f["sector"])]
             done[(names.get(dev, "?"), p[2])].append((e["ts"] - p[0], p[1] * 512))
             blk_by_pid[tid_pid.get(p[3], p[3])][p[2]] += p[1] * 512
-    elif ev.startswith("sys_p") and ev[4:] in ("pread64", "pwrite64"):
-        sc_open[current.get(cpu)] = (ev[4:], f, e["ts"])
-    elif ev == "exit_syscall" and current.get(cpu) in sc_open:
+    elif ev.startswith("sys_p") and ev[4:] in ("pread64", "pwrite64") and cpu in current:
+        sc_open[current[cpu]] = (ev[4:], f, e["ts"])
+    elif ev == "exit_syscall" and cpu in current and current[cpu] in sc_open:
         name, af, t = sc_open.pop(current[cpu])
         io_sc[(current[cpu], name)].append((t, e["ts"] - t, f["ret"], af["fd"]))
 blkio_pid = int(open(os.path.join(guest_out, "blkio.pid")).read())
@@ -361,8 +361,8 @@ for (w, b, n) in ((1, 65536, 16), (0, 4096, 64), (0, 131072, 8)):
              (sizes[(w, b)], "write" if w else "read", b, n))
 
 
-def mi(name):
-    out = run(["/usr/bin/" + name + "-mi", "--no-intersection", "--skip-validation", trace]).stdout
+def mi(name, *extra):
+    out = run(["/usr/bin/" + name + "-mi", "--no-intersection", "--skip-validation"] + list(extra) + [trace]).stdout
     res = json.loads(out)
     if "results" not in res:
         sys.exit("FAIL: %s-mi: %s" % (name, out[:2000]))
@@ -405,11 +405,12 @@ for t in tables(usage, "per-file-top"):
         files.setdefault(row[0]["path"], {})["written" if "written" in title(t) else "read"] = row[1]["value"]
 if files.get("/dev/vda1") != {"read": told["read"], "written": told["write"]}:
     fail("iousagetop per file /dev/vda1: %s, blkio did %s" % (files.get("/dev/vda1"), dict(told)))
-latency = mi("lttng-iolatencytop")
+# Every call listed (its top 10 may be others' slower calls).
+latency = mi("lttng-iolatencytop", "--limit", "100000")
 rows = 0
 for t in tables(latency, "top-syscall"):
     for row in t["data"]:
-        if row[5]["tid"] != blkio_pid:
+        if row[5]["tid"] != blkio_pid or row[3]["name"] not in ("pread64", "pwrite64"):
             continue
         rows += 1
         begin = row[0]["begin"]["value"] - offset_ns
@@ -417,8 +418,9 @@ for t in tables(latency, "top-syscall"):
         if not mine or mine[0][1] != row[2]["value"] or row[6]["path"] != "/dev/vda1":
             fail("iolatencytop %s at %d: %d ns on %s, ours %s" % (row[3]["name"], begin, row[2]["value"],
                  row[6]["path"], mine))
-if not rows:
-    fail("iolatencytop lists none of blkio's syscalls")
+if rows != len(io_sc[(blkio_pid, "pread64")]) + len(io_sc[(blkio_pid, "pwrite64")]):
+    fail("iolatencytop lists %d of blkio's %d pread64 and pwrite64" %
+         (rows, len(io_sc[(blkio_pid, "pread64")]) + len(io_sc[(blkio_pid, "pwrite64")])))
 print("iolatencytop: %d of blkio's syscalls listed, each with our duration; iousagetop: /dev/vda1 %s" % (rows, files["/dev/vda1"]))
 st = json.loads(run([evstat, trace, "--json"]).stdout)["io"]
 dev = next((d for d in st["devices"] if d["name"] == "vda1"), None)
@@ -441,6 +443,59 @@ if (pr.get("block_read"), pr.get("read"), fi.get("read"), fi.get("write")) != \
 print("evstat I/O: vda1 %d reads, %d writes, %d request sizes; blkio and /dev/vda1 as blkio says" %
       (dev["reads"]["count"], dev["writes"]["count"], len(dev["sizes"])))
 
+# ---- Kernel stacks (issue 45): power_cpu_frequency's (the stacks= parameter)
+# go through the fault module's write path, named from the saved symbols.
+ids = {n: int(i) for n, i, sid in re.findall(r'event \{\n\tname = "([^"]+)";\n\tid = (\d+);\n\tstream_id = (\d+);', md)
+       if sid == "0"}
+named = [json.loads(l) for l in run([evcat, trace, "--stacks", "--format", "json", "--event", "kernel_stack"]).stdout.splitlines()]
+cpus = sorted({e["cpu"] for e in events})
+fstacks = [e["fields"]["stack"] for e in named if e["fields"]["event_id"] == ids["power_cpu_frequency"]]
+bstacks = [e["fields"]["stack"] for e in named if e["fields"]["event_id"] == ids["block_rq_issue"]]
+path = ["evt_fault_freq", "evt_fault_write", "vfs_write", "ksys_write", "do_syscall_64"]
+for st in fstacks:
+    funcs = [f.split("+")[0] for f in st]
+    at = [funcs.index(p) if p in funcs else -1 for p in path]
+    if -1 in at or at != sorted(at) or any("[evtrace]" in f for f in st):
+        fail("a power_cpu_frequency stack is not the write path %s: %s" % (" <- ".join(path), st))
+        break
+print("kernel stacks: %d of power_cpu_frequency (3 per CPU: %d CPUs), innermost %s; %d of block_rq_issue, e.g. %s" %
+      (len(fstacks), len(cpus), " <- ".join((fstacks or [["?"]])[0][:6]), len(bstacks), (bstacks or [["?"]])[0][:3]))
+if len(fstacks) != 3 * len(cpus):
+    fail("%d power_cpu_frequency stacks, want 3 per CPU (%d CPUs)" % (len(fstacks), len(cpus)))
+if not bstacks or all(f.startswith("0x") for st in bstacks for f in st):
+    fail("block_rq_issue's stacks: none, or no function named: %s" % bstacks[:2])
+folded = run([evstat, trace, "--folded", "power_cpu_frequency"]).stdout.splitlines()
+total = sum(int(l.rsplit(" ", 1)[1]) for l in folded)
+if total != len(fstacks) or not all(l.startswith("power_cpu_frequency;") and
+                                    ";vfs_write;evt_fault_write [evt_fault];evt_fault_freq [evt_fault] " in l for l in folded):
+    fail("evstat --folded power_cpu_frequency: %d stacks, want %d; %s" % (total, len(fstacks), folded[:2]))
+print("evstat --folded power_cpu_frequency: %d lines, %d stacks" % (len(folded), total))
+
+# ---- CPU idle states and frequencies (issue 45): per CPU (the events' cpu_id),
+# each value from its event to the CPU's next one, the last to the trace's end.
+changes = collections.defaultdict(list)
+for e in events:
+    if e["event"] in ("power_cpu_idle", "power_cpu_frequency"):
+        k = (e["fields"]["cpu_id"], e["event"] == "power_cpu_idle")
+        if not changes[k] or changes[k][-1][1] != e["fields"]["state"]:
+            changes[k].append((e["ts"], e["fields"]["state"]))
+ours = collections.defaultdict(lambda: collections.Counter())
+for k, ch in changes.items():
+    for i, (ts, v) in enumerate(ch):
+        ours[k][v] += (ch[i + 1][0] if i + 1 < len(ch) else T1) - ts
+pw = {c["cpu"]: c for c in json.loads(run([evstat, trace, "--json"]).stdout)["power"]["cpus"]}
+for (cpu, idle), counter in sorted(ours.items()):
+    theirs = {x["state" if idle else "khz"]: x["ns"] for x in pw.get(cpu, {}).get("idle" if idle else "frequency", [])}
+    if theirs != dict(counter):
+        fail("evstat power cpu %d %s: %s, ours %s" % (cpu, "idle" if idle else "frequency", theirs, dict(counter)))
+for cpu in cpus:
+    f = ours[(cpu, False)]
+    if set(f) != {1200000, 2400000} or not 200e6 < f[2400000] < 2e9:
+        fail("cpu %d frequencies: %s (the fault module set 1.2, 2.4 then 1.2 GHz, 300 ms each)" % (cpu, dict(f)))
+print("power: frequencies per CPU %s; idle states per CPU %s: evstat agrees" %
+      ({c: sorted(ours[(c, False)]) for c in cpus}, {c: sorted(ours[(c, True)]) for c in cpus}))
+
 if failures:
     sys.exit("FAIL: %d mismatches" % len(failures))
-print("analyses: counts, cputop, syscallstats, irqstats, Trace Compass layout, state dump, block and file I/O agree")
+print("analyses: counts, cputop, syscallstats, irqstats, Trace Compass layout, state dump, block and file I/O, "
+      "kernel stacks and CPU power states agree")

@@ -131,15 +131,15 @@ static const char usage_text[] =
 "With a command, Ctrl-C (SIGINT) or SIGTERM is passed on to CMD, and tracing\n"
 "goes on until it exits; a second one stops at once.\n"
 "\n"
-"Exit status with a command: CMD's (128 + N when signal N killed it); 125\n"
-"evdrain failed (what failed is printed; before CMD started, CMD did not run);\n"
-"126 CMD could not be run; 127 no such command.\n"
-"Without: 0 done; 1 the kernel refused or another runtime error; 2 usage;\n"
+"Exit status: 0 done; 1 the kernel refused or another runtime error; 2 usage;\n"
 "3 another evdrain is running; 4 module not loaded or no permission;\n"
 "5 DIR is not writable or holds a trace (a trace recorded without rotation,\n"
 "when rotating); 6 a write failed (disk full): tracing\n"
 "is stopped and every whole packet written so far stays readable; 7 with\n"
-"--fail-on-loss, events were lost (the trace is complete otherwise).\n";
+"--fail-on-loss, events were lost (the trace is complete otherwise).\n"
+"With a command, evdrain exits with CMD's status (128 + N when signal N killed\n"
+"it), 125 when evdrain failed (what failed is printed; before CMD started, CMD\n"
+"did not run), 126 when CMD could not be run, 127 when there is no such command.\n";
 
 /* What the command line asks for. */
 struct options {
@@ -1055,6 +1055,38 @@ static int start_session(struct evt_ctl *ctl, struct evt_consumer *con, const st
 	return EXIT_OK;
 }
 
+/* The trace (or the chunk in progress) has the kernel's symbols of its start. */
+static int symbols_saved;
+
+/*
+ * The kernel's symbols beside the trace (evt_consumer_symbols()) when any
+ * event is recorded with its kernel stack: at START and at each new chunk
+ * (once each), and when the trace or chunk ends (@end: modules loaded
+ * meanwhile; also the only copy when stacks came on during the trace).
+ */
+static void save_symbols(struct evt_ctl *ctl, struct evt_consumer *con, int end)
+{
+	struct evt_status st;
+	size_t i;
+	int on = symbols_saved, r;
+
+	if ((symbols_saved && !end) || !con->o.out_dir)
+		return;
+	evt_status_init(&st);
+	if (evt_ctl_status(ctl, &st) == 0)
+		for (i = 0; i < st.nr_events; i++)
+			on |= st.events[i].stack;
+	evt_status_free(&st);
+	if (!on)
+		return;
+	symbols_saved = 1;
+	r = evt_consumer_symbols(con, end);
+	if (r < 0)
+		fprintf(stderr, "evdrain: the kernel's symbols: %s (the stacks stay addresses)\n", con->err);
+	else if (r > 0)
+		fprintf(stderr, "evdrain: /proc/kallsyms shows evdrain no addresses: no symbols for the stacks\n");
+}
+
 /* The module's overwritten count per ring now (for a chunk's summary): how many, *@out malloc'd. */
 static size_t ring_counts(struct evt_ctl *ctl, struct evd_rot_ring_count **out)
 {
@@ -1106,6 +1138,8 @@ static int cut_chunk(struct evt_ctl *ctl, struct evt_consumer *con, struct evd_r
 		return -1;
 	if (!chunk_bytes(con))
 		return 0;
+	/* The chunk ending knows the modules loaded meanwhile. */
+	save_symbols(ctl, con, 1);
 	if (evd_rot_open_chunk(rot, kdir, sizeof(kdir))) {
 		snprintf(con->err, sizeof(con->err), "cannot create the next chunk");
 		con->write_failed = 1;
@@ -1115,6 +1149,9 @@ static int cut_chunk(struct evt_ctl *ctl, struct evt_consumer *con, struct evd_r
 		con->write_failed = 1;
 		ret = -1;
 	}
+	symbols_saved = 0;
+	if (ret > 0)
+		save_symbols(ctl, con, 0);
 	/* The old chunk is whole either way: it is completed. */
 	n = ring_counts(ctl, &counts);
 	evd_rot_close_chunk(rot, counts, n);
@@ -1349,6 +1386,7 @@ int main(int argc, char **argv)
 		rc = EXIT_RUNTIME;
 		goto fail_early;
 	}
+	save_symbols(ctl, &con, 0);
 	start = now_ms();
 	if (cmdp) {
 		/* Tracing runs: the command may start. */
@@ -1366,6 +1404,8 @@ int main(int argc, char **argv)
 	if (cmdp)
 		command_untrack(ctl, cmdp);
 	evt_consumer_drain_final(&con);
+	if (!con.write_failed)
+		save_symbols(ctl, &con, 1);
 	if (evt_consumer_sync(&con))
 		fprintf(stderr, "evdrain: %s\n", con.err);
 	if (o.live) {

@@ -11,10 +11,12 @@
 #include <string.h>
 #include "evt_comps.h"
 #include "evt_comp_io.h"
+#include "evt_comp_power.h"
 #include "evt_engine.h"
 #include "evt_format.h"
 #include "evt_report.h"
 #include "evt_timearg.h"
+#include "evs_stacks.h"
 
 #define EXIT_TRACE 1
 #define EXIT_USAGE 2
@@ -37,6 +39,11 @@ static void usage(FILE *f)
 "  --from T, --to T    only the events in [T, T] (computed now, not saved);\n"
 "                      T as evcat(1) takes it (HH:MM:SS[.ns], +SECONDS, @CLOCK, ...)\n"
 "  --top N             rows of each table in text (default 10; 0: all)\n"
+"  --stacks            also the kernel stacks (evctl enable --stack): each\n"
+"                      event's most frequent ones, as function names from the\n"
+"                      symbols evdrain saved beside the trace\n"
+"  --folded EVENT      only EVENT's kernel stacks, folded for flamegraph.pl and\n"
+"                      speedscope: \"EVENT;outermost;...;innermost COUNT\" lines\n"
 "  --no-saved          neither read nor write saved results\n"
 "  --version           print the version\n"
 "  --help              this text\n"
@@ -46,8 +53,8 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	const char *dir, *from, *to;
-	int json, no_saved;
+	const char *dir, *from, *to, *folded;
+	int json, no_saved, stacks;
 	unsigned long top;
 };
 
@@ -69,6 +76,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = 1;
 		} else if (!strcmp(a, "--no-saved")) {
 			o->no_saved = 1;
+		} else if (!strcmp(a, "--stacks")) {
+			o->stacks = 1;
+		} else if (!strcmp(a, "--folded")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "evstat: --folded needs an event name\n");
+				return -1;
+			}
+			o->folded = argv[++i];
 		} else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--top")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "evstat: %s needs a value\n", a);
@@ -102,6 +117,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "evstat: which trace? (evstat DIR)\n");
 		return -1;
 	}
+	if (o->stacks && o->json) {
+		fprintf(stderr, "evstat: --stacks is a section of the text report: no --json\n");
+		return -1;
+	}
+	if (o->folded && (o->json || o->stacks || o->from || o->to)) {
+		fprintf(stderr, "evstat: --folded prints the folded stacks alone: no --json, --stacks, --from or --to\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -113,6 +136,7 @@ struct report {
 	struct evt_stats *st;
 	struct evt_state *state;
 	struct evt_io *io;
+	struct evt_power *power;
 	uint64_t offset_ns;
 	uint64_t from, to;		/* clock: the window, or 0 .. UINT64_MAX */
 	int window;
@@ -233,6 +257,45 @@ static int print_io(const struct report *r)
 	return 0;
 }
 
+/* Per CPU: the time in each idle state and at each frequency (the CPU's own events say which). */
+static void print_power(const struct report *r)
+{
+	const struct evt_power *pw = r->power;
+	uint32_t i, k;
+
+	printf("\nCPU idle states and frequencies (power_cpu_idle, power_cpu_frequency)\n"
+	       "  %5s %-10s %12s %14s %8s\n", "cpu", "what", "value", "ms", "% known");
+	for (i = 0; i < pw->nr_cpus; i++) {
+		const struct evt_power_cpu *c = &pw->cpus[i];
+		uint64_t known = 0;
+
+		for (k = 0; k < c->nr_idle_ns; k++)
+			known += c->idle_ns[k].ns;
+		for (k = 0; k < c->nr_idle_ns; k++) {
+			char v[24];
+
+			if (c->idle_ns[k].value == EVT_POWER_RUNNING)
+				snprintf(v, sizeof(v), "running");
+			else
+				snprintf(v, sizeof(v), "state %u", c->idle_ns[k].value);
+			printf("  %5u %-10s %12s %14.3f %8.2f\n", c->cpu, "idle", v, (double)c->idle_ns[k].ns / 1e6,
+			       known ? 100.0 * (double)c->idle_ns[k].ns / (double)known : 0.0);
+		}
+		known = 0;
+		for (k = 0; k < c->nr_freq_ns; k++)
+			known += c->freq_ns[k].ns;
+		for (k = 0; k < c->nr_freq_ns; k++) {
+			char v[24];
+
+			snprintf(v, sizeof(v), "%u MHz", c->freq_ns[k].value / 1000);
+			printf("  %5u %-10s %12s %14.3f %8.2f\n", c->cpu, "frequency", v, (double)c->freq_ns[k].ns / 1e6,
+			       known ? 100.0 * (double)c->freq_ns[k].ns / (double)known : 0.0);
+		}
+	}
+	if (!pw->nr_cpus)
+		printf("  none\n");
+}
+
 static int print_text(const struct report *r)
 {
 	const struct evt_stats *s = r->st;
@@ -342,6 +405,8 @@ static int print_text(const struct report *r)
 
 	if (r->io && print_io(r))
 		goto oom;
+	if (r->power)
+		print_power(r);
 
 	printf("\nLosses\n  %6s %5s %-8s %12s %12s\n", "stream", "cpu", "channel", "discarded", "lost packets");
 	for (i = 0; i < s->nr_streams; i++) {
@@ -371,7 +436,7 @@ oom:
 static int print_json(const struct report *r)
 {
 	struct evt_report j = {
-		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .io = r->io,
+		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .io = r->io, .power = r->power,
 		.offset_ns = r->offset_ns, .window = r->window,
 	};
 
@@ -394,7 +459,7 @@ int main(int argc, char **argv)
 	struct evt_etrace *t;
 	struct report rep = { .o = &o };
 	struct evt_report_window w = { 0 };
-	char err[EVT_ENGINE_ERRLEN];
+	char err[EVT_ENGINE_ERRLEN] = "";
 	int ret = 0, bad = 0;
 
 	if (parse_args(argc, argv, &o)) {
@@ -413,6 +478,13 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evstat: %s\n", err);
 		evt_engine_free(e);
 		return EXIT_TRACE;
+	}
+	if (o.folded) {
+		if (evs_stacks_report(e, t, o.folded, 0, stdout, err, sizeof(err)) || fflush(stdout)) {
+			fprintf(stderr, "evstat: %s\n", err);
+			ret = EXIT_TRACE;
+		}
+		goto out;
 	}
 	rep.t = t;
 	rep.offset_ns = evt_etrace_offset_ns(t);
@@ -471,7 +543,7 @@ int main(int argc, char **argv)
 	} else {
 		/* The background path: ready (saved) or one pass for both. */
 		if (evt_want(t, "stats", NULL, NULL, NULL) < 0 || evt_want(t, "state", NULL, NULL, NULL) < 0 ||
-		    evt_want(t, "io", NULL, NULL, NULL) < 0) {
+		    evt_want(t, "io", NULL, NULL, NULL) < 0 || evt_want(t, "power", NULL, NULL, NULL) < 0) {
 			fprintf(stderr, "evstat: out of memory\n");
 			ret = EXIT_TRACE;
 			goto out;
@@ -480,7 +552,8 @@ int main(int argc, char **argv)
 		rep.st = evt_comp_result(t, "stats");
 		rep.state = evt_comp_result(t, "state");
 		rep.io = evt_comp_result(t, "io");
-		if (!rep.st || !rep.state || !rep.io) {
+		rep.power = evt_comp_result(t, "power");
+		if (!rep.st || !rep.state || !rep.io || !rep.power) {
 			fprintf(stderr, "evstat: %s\n", evt_comp_error(t) ? evt_comp_error(t) : evt_etrace_error(t));
 			ret = EXIT_TRACE;
 			goto out;
@@ -490,7 +563,11 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 	}
-	if ((o.json ? print_json(&rep) : print_text(&rep)) || fflush(stdout) || ferror(stdout)) {
+	if ((o.json ? print_json(&rep) : print_text(&rep)) ||
+	    (o.stacks && evs_stacks_report(e, t, NULL, o.top, stdout, err, sizeof(err))) || fflush(stdout) ||
+	    ferror(stdout)) {
+		if (o.stacks && err[0])
+			fprintf(stderr, "evstat: --stacks: %s\n", err);
 		fprintf(stderr, "evstat: writing the output: %s\n", errno ? strerror(errno) : "out of memory");
 		ret = EXIT_TRACE;
 	}

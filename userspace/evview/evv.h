@@ -39,7 +39,7 @@ struct evv {
 	char error[EVT_ENGINE_ERRLEN];	/* a corrupt stream: where (the rest is served) */
 
 	/* The background pass (state, stats, index). */
-	int ready_state, ready_stats, ready_index, ready_marks, ready_io;
+	int ready_state, ready_stats, ready_index, ready_marks, ready_io, ready_power;
 	/* Wide windows (evv_api.c): running totals of the state, a reader for samples. */
 	struct evv_summary *summary;
 	struct evt_trace sample_tr;

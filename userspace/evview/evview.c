@@ -185,7 +185,8 @@ int evv_run_request(struct evv *s, struct evt_traceset *ts, struct evt_request *
 
 int evv_all_ready(const struct evv *s)
 {
-	return s->ready_state && s->ready_stats && s->ready_index && s->ready_marks && s->ready_io;
+	return s->ready_state && s->ready_stats && s->ready_index && s->ready_marks && s->ready_io &&
+	       s->ready_power;
 }
 
 unsigned int evv_percent(const struct evv *s)
@@ -590,7 +591,8 @@ static int open_trace(struct evv *s, const struct opts *o)
 	    (s->ready_stats = evt_want(s->t, "stats", s, comp_ready, &s->ready_stats)) < 0 ||
 	    (s->ready_index = evt_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0 ||
 	    (s->ready_marks = evt_want(s->t, "marks", s, comp_ready, &s->ready_marks)) < 0 ||
-	    (s->ready_io = evt_want(s->t, "io", s, comp_ready, &s->ready_io)) < 0) {
+	    (s->ready_io = evt_want(s->t, "io", s, comp_ready, &s->ready_io)) < 0 ||
+	    (s->ready_power = evt_want(s->t, "power", s, comp_ready, &s->ready_power)) < 0) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "evt_decode.h"
 #include "evt_format.h"
+#include "evt_symbols.h"
 #include "evt_io.h"
 
 int evt_out_init(struct evt_out *o, int fd, size_t cap)
@@ -294,10 +295,10 @@ size_t evt_fmt_text_string(char *out, const char *s, size_t max)
 	return (size_t)(e - out);
 }
 
-/* Bytes one line can take at most. */
-static size_t line_bound(const struct evt_event_desc *d, uint32_t len)
+/* Bytes one line can take at most (@syms: with function names for addresses). */
+static size_t line_bound(const struct evt_event_desc *d, uint32_t len, int syms)
 {
-	size_t n = 192 + strlen(d->name);
+	size_t n = 192 + strlen(d->name) + (syms ? (size_t)len / 8 * (6 * EVT_FMT_SYM_MAX + 8) : 0);
 	unsigned int i;
 
 	for (i = 0; i < d->nr_fields; i++)
@@ -307,7 +308,7 @@ static size_t line_bound(const struct evt_event_desc *d, uint32_t len)
 
 /* The fields, walked like evt_decode's walk_fields (payload already checked). */
 static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *pl, uint32_t avail,
-			int json)
+			int json, const struct evt_symbols *syms)
 {
 	size_t off = 0;
 	unsigned int i;
@@ -398,7 +399,27 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 
 			if ((avail - off - 4) / 8 < n)
 				n = (unsigned int)((avail - off - 4) / 8);
-			if (json) {
+			if (syms) {
+				/* --stacks: function names, innermost first. */
+				if (!json) {
+					p = put(p, f->name, nl);
+					p = PUTS(p, " = ");
+				}
+				*p++ = '[';
+				for (j = 0; j < n; j++) {
+					char name[EVT_FMT_SYM_MAX];
+
+					evt_symbols_name(syms, evt_ld64(pl + off + 4 + 8 * j), 1, name, sizeof(name));
+					if (j)
+						p = PUTS(p, ", ");
+					else if (!json)
+						*p++ = ' ';
+					p = put_str(p, (const uint8_t *)name, (unsigned int)strlen(name), json);
+				}
+				if (!json)
+					*p++ = ' ';
+				*p++ = ']';
+			} else if (json) {
 				*p++ = '[';
 				for (j = 0; j < n; j++) {
 					if (j)
@@ -584,7 +605,7 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 	char *p0, *p;
 
 	/* Fast events: a fixed bound; others: their payload's worth more. */
-	p0 = evt_out_room(o, t->fast ? t->bound : t->bound + line_bound(d, len));
+	p0 = evt_out_room(o, t->fast ? t->bound : t->bound + line_bound(d, len, f->syms != NULL));
 	if (!p0)
 		return -1;
 	p = p0;
@@ -612,7 +633,7 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 			p = put(p, d->name, strlen(d->name));
 			p = PUTS(p, "\",\"fields\":{");
 		}
-		p = t->fast ? put_fast_fields(p, t, payload, 1) : put_fields(p, d, payload, len, 1);
+		p = t->fast ? put_fast_fields(p, t, payload, 1) : put_fields(p, d, payload, len, 1, f->syms);
 		*p++ = '}';
 		if (flags & EVT_FMT_LATE)
 			p = PUTS(p, ",\"late\":true");
@@ -656,7 +677,7 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 			p = put(p, d->name, strlen(d->name));
 			p = PUTS(p, ": {");
 		}
-		p = t->fast ? put_fast_fields(p, t, payload, 0) : put_fields(p, d, payload, len, 0);
+		p = t->fast ? put_fast_fields(p, t, payload, 0) : put_fields(p, d, payload, len, 0, f->syms);
 		p = PUTS(p, " }");
 		if (flags & EVT_FMT_LATE)
 			p = PUTS(p, " (late)");

@@ -123,6 +123,28 @@ static void json_io(FILE *f, const struct evt_io *io)
 	fprintf(f, "]}");
 }
 
+/* The power result: per CPU, the time per idle state and per frequency. */
+static void json_power(FILE *f, const struct evt_power *pw)
+{
+	uint32_t i, k;
+
+	fprintf(f, ",\"power\":{\"cpus\":[");
+	for (i = 0; i < pw->nr_cpus; i++) {
+		const struct evt_power_cpu *c = &pw->cpus[i];
+
+		fprintf(f, "%s{\"cpu\":%u,\"idle\":[", i ? "," : "", c->cpu);
+		for (k = 0; k < c->nr_idle_ns; k++)
+			fprintf(f, "%s{\"state\":%u,\"ns\":%llu}", k ? "," : "", c->idle_ns[k].value,
+				(unsigned long long)c->idle_ns[k].ns);
+		fprintf(f, "],\"frequency\":[");
+		for (k = 0; k < c->nr_freq_ns; k++)
+			fprintf(f, "%s{\"khz\":%u,\"ns\":%llu}", k ? "," : "", c->freq_ns[k].value,
+				(unsigned long long)c->freq_ns[k].ns);
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}");
+}
+
 int evt_report_json(FILE *f, const struct evt_report *r)
 {
 	const struct evt_stats *s = r->st;
@@ -219,6 +241,8 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 	fprintf(f, "]");
 	if (r->io)
 		json_io(f, r->io);
+	if (r->power)
+		json_power(f, r->power);
 	fprintf(f, "}\n");
 	return ferror(f) ? -1 : 0;
 }

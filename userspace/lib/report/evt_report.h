@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include "evt_comps.h"
 #include "evt_comp_io.h"
+#include "evt_comp_power.h"
 #include "evt_engine.h"
 
 struct evt_report {
@@ -19,6 +20,7 @@ struct evt_report {
 	const struct evt_stats *st;
 	const struct evt_state *state;
 	const struct evt_io *io;	/* NULL: none */
+	const struct evt_power *power;	/* NULL: none */
 	uint64_t offset_ns;		/* realtime = clock + this */
 	int window;			/* the numbers are a window's */
 };
