@@ -402,6 +402,7 @@ struct kcpu {
 	struct kthr *t;
 	unsigned int nt, cap, live;
 	int cur;		/* running thread, -1: idle (swapper/N) */
+	int fast;		/* its frequency: the higher of its two */
 	unsigned int cpu_nr;
 	unsigned int rr;	/* where pick_next looks first */
 };
@@ -529,11 +530,31 @@ static void ksoftirq(struct ksim *k, unsigned int id, uint32_t vec, uint64_t gap
 	kemit(k, EVT_CHAN_OF_SOFTIRQ_ENTRY, id, &pl, sizeof(pl), gap);
 }
 
+/*
+ * The CPU's idle state (power_cpu_idle: 1 while idle, 4294967295 when it
+ * leaves it) and, now and then when it wakes, a new frequency (two of them
+ * per CPU, alternately).
+ */
+static void kpower(struct ksim *k, int idle)
+{
+	struct evt_pl_power_cpu pl = { .state = idle ? 1 : 4294967295u, .cpu_id = k->cpu };
+
+	KEMIT_FIXED(k, POWER_CPU_IDLE, &pl, kgap(k, k->p->period_ns / 4));
+	if (!idle && rnd(&k->rs) % 8 == 0) {
+		k->c->fast = !k->c->fast;
+		pl.state = (k->c->fast ? 2400000 : 1200000) + 100000 * (k->cpu % 4);
+		KEMIT_FIXED(k, POWER_CPU_FREQUENCY, &pl, kgap(k, k->p->period_ns / 4));
+	}
+}
+
 /* sched_switch from the current thread (or idle) to @next, with @state for prev. */
 static void kswitch(struct ksim *k, uint32_t state, int next)
 {
 	struct evt_pl_sched_switch pl;
 	int prev = k->c->cur;
+
+	if (prev < 0 && next >= 0)
+		kpower(k, 0);
 
 	memcpy(pl.prev_comm, kcomm(k, prev), 16);
 	pl.prev_tid = ktid(k, prev);
@@ -544,6 +565,8 @@ static void kswitch(struct ksim *k, uint32_t state, int next)
 	pl.next_prio = kprio(k, next);
 	KEMIT_FIXED(k, SCHED_SWITCH, &pl, kgap(k, k->p->period_ns / 2));
 	k->c->cur = next;
+	if (prev >= 0 && next < 0)
+		kpower(k, 1);
 }
 
 /* sched_wakeup, sched_wakeup_new, sched_waking: comm, tid, prio, target_cpu. */
