@@ -26,6 +26,8 @@ NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
 # The analysis engine's saved results carry a CRC-32 (zlib).
 Z_LIBS := -lz
+# The fuzz targets (and the unit tests that replay them) read JSON back with jansson.
+JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null)
 # evview alone: its HTTP server and JSON (LIBS_<program>, CFLAGS_<program>:
 # what one program adds to the common rule).
 EVVIEW_LIBS := $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null)
@@ -41,6 +43,8 @@ PROG_NAMES := $(patsubst userspace/%/,%,$(filter-out userspace/lib/ userspace/ma
 PROGS := $(patsubst %,$(BUILD)/bin/%,$(PROG_NAMES))
 # The unit tests link evctl's command line, not its main.
 UNIT_SRC := $(wildcard tests/unit/*.c) userspace/evctl/evctl_cli.c
+# The readers under the sanitizers (below).
+SAN_PROGS := $(patsubst %,$(BUILD)/tests/bin/%-san,evcat evstat evview)
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/bin/%,$(wildcard tests/tools/*.c))
 BENCH_SRC := $(wildcard scripts/bench/*.c)
 
@@ -62,7 +66,7 @@ module:
 	@cp "$(BUILD)/kmod/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)/evtrace.ko" evtrace.ko
 	@echo "  built evtrace.ko against $(KDIR)"
 
-userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(BUILD)/tests/bin/evcat-san $(BUILD)/bench/bench-native $(BUILD)/bench/bench-engine
+userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(SAN_PROGS) $(BUILD)/bench/bench-native $(BUILD)/bench/bench-engine
 
 # The syscall entry events of the kernel KDIR is (the module's catalogue is
 # the same: the module builds it from the same headers).
@@ -112,19 +116,19 @@ $(BUILD)/tests/bin/sysloop32: tests/tools/sysloop.c
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) $(JANSSON_LIBS) -lpthread
 
 $(BUILD)/tests/unit-san: $(UNIT_SRC) $(BUILD)/libevtrace-san.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) $(JANSSON_LIBS) -lpthread
 
-# evcat under ASan+UBSan+LSan: the unit tests run its error paths (a leak there
-# turns exit status 2 into 1).
-$(BUILD)/tests/bin/evcat-san: $(wildcard userspace/evcat/*.c) $(BUILD)/libevtrace-san.a $(HDRS) VERSION
+# The readers under ASan+UBSan+LSan: the unit tests run their error paths
+# and hostile inputs (a leak turns evcat's exit status 2 into 1).
+$(SAN_PROGS): $(BUILD)/tests/bin/%-san: $$(wildcard userspace/%/*.c) $(BUILD)/libevtrace-san.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evcat -DEVT_VERSION='"$(VERSION)"' $(CFLAGS_US) $(SANFLAGS) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace-san.a $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(CFLAGS_$*) $(CFLAGS_US) $(SANFLAGS) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace-san.a $(LIBS_$*) $(Z_LIBS) -lpthread
 
 # Native benchmark: the core as the module compiles it (-O2), not a test.
 $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)
@@ -152,7 +156,7 @@ readme-events: $(BUILD)/tests/bin/evcatalogue
 check:
 	@scripts/deps --if-missing
 	@$(MAKE) --no-print-directory all
-	@scripts/run-tests
+	@scripts/run-tests --strict
 
 unit:
 	@$(MAKE) --no-print-directory userspace

@@ -16,25 +16,40 @@
 # process per target, one target at a time (the machine is shared).
 
 FUZZ_SECONDS ?= 60
+comma := ,
 FUZZ_CC ?= $(shell command -v clang 2>/dev/null || command -v clang-14 2>/dev/null)
 FUZZ_SRC := $(wildcard tests/fuzz/fuzz_*.c)
 FUZZ_NAMES := $(patsubst tests/fuzz/fuzz_%.c,%,$(FUZZ_SRC))
 FUZZ_TARGETS ?= $(FUZZ_NAMES)
 FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
-# The library code the targets reach (no netlink; the ring core for evsynth's template traces).
+# The library code the targets reach (no netlink; the ring core for evsynth's
+# template traces; the engine and its reports for saved results).
 FUZZ_LIB := $(wildcard kmod/core/*.c) $(wildcard userspace/lib/ctf/*.c) userspace/lib/format/evt_format.c \
 	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/synth/evt_synth.c \
-	userspace/lib/chunk/evt_chunk.c
+	userspace/lib/chunk/evt_chunk.c $(wildcard userspace/lib/engine/*.c) userspace/lib/report/evt_report.c \
+	userspace/lib/util/evt_cpulist.c
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
 .PHONY: fuzz fuzz-build fuzz-smoke fuzz-corpus
 
-$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c tests/fuzz/fuzz_common.h $(FUZZ_LIB) $(HDRS)
+# The library is compiled once for every target (instrumented, not linked with libFuzzer's main).
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(FUZZ_LIB))
+
+$(BUILD)/fuzz/obj/%.o: %.c $(HDRS)
 	@test -n "$(FUZZ_CC)" || { echo "fuzz: clang is not installed (make deps)"; exit 1; }
 	@mkdir -p $(dir $@)
 	@echo '  CLANG   $@'
-	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(FUZZ_LIB) -o $@ -lpthread
+	@$(FUZZ_CC) $(CPPFLAGS_US) $(subst -fsanitize=fuzzer$(comma),-fsanitize=fuzzer-no-link$(comma),$(FUZZ_FLAGS)) -c $< -o $@
+
+$(BUILD)/fuzz/libfuzz.a: $(FUZZ_OBJS)
+	@rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(BUILD)/fuzz/libfuzz.a $(HDRS)
+	@test -n "$(FUZZ_CC)" || { echo "fuzz: clang is not installed (make deps)"; exit 1; }
+	@mkdir -p $(dir $@)
+	@echo '  CLANG   $@'
+	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(BUILD)/fuzz/libfuzz.a -o $@ $(Z_LIBS) $(JANSSON_LIBS) -lpthread
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -15,7 +15,10 @@ groups=${1:-4}
 msgs=${2:-20000}
 rounds=${3:-2}
 evt_events='sys_* exit_syscall sched_switch sched_waking sched_wakeup sched_wakeup_new sched_migrate_task'
-stream_bytes() { find "$1" -type f \( -name 'compact_*' -o -name 'normal_*' \) -exec cat {} + | wc -c; }
+# The stream files' bytes, the same files on both sides: the per-CPU data
+# files compact_N and normal_N, not LTTng's index/compact_N.idx (it writes an
+# index beside its streams, evtrace does not) nor either metadata.
+stream_bytes() { find "$1" -type f \( -name 'compact_[0-9]*' -o -name 'normal_[0-9]*' \) ! -name '*.idx' ! -path '*/index/*' -exec cat {} + | wc -c; }
 run_evtrace() { # round
 	echo "guest-bench-load: evtrace round $1"
 	insmod "$EVTRACE_KO" probes=0

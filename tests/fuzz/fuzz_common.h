@@ -22,6 +22,9 @@ void fz_fail(const char *file, int line, const char *what);
 int fz_trace_one(const uint8_t *data, size_t size);
 int fz_reorder_one(const uint8_t *data, size_t size);
 int fz_dir_one(const uint8_t *data, size_t size);
+int fz_results_one(const uint8_t *data, size_t size);
+int fz_run_one(const uint8_t *data, size_t size);
+int fz_text_one(const uint8_t *data, size_t size);
 
 /* The libFuzzer entry point of a target whose checks are in @one. */
 #ifndef FZ_NO_MAIN

@@ -31,7 +31,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "fuzz_common.h"
-#include "evt_merged.h"
+#include "fuzz_read.h"
 #include "evt_synth.h"
 
 #define FD_NAMES 14
@@ -154,31 +154,6 @@ static void fd_make(unsigned int name, unsigned int kind, size_t size)
 	}
 }
 
-/* Events the merge counts (tree or list) from the start, and its error. */
-static long fd_count(struct evt_trace *t, enum evt_merge_kind kind, char *err, size_t len)
-{
-	struct evt_merged mt;
-	long n, total = 0;
-	unsigned int i;
-
-	for (i = 0; i < t->nr_streams; i++)
-		evt_stream_seek(&t->streams[i], 0);
-	FZ_ASSERT(evt_merged_init(&mt, t, kind) == 0);
-	while ((n = evt_merged_count(&mt, 1U << 16)) > 0)
-		total += n;
-	err[0] = 0;
-	if (n < 0)
-		snprintf(err, len, "%s", mt.errmsg);
-	evt_merged_free(&mt);
-	return n < 0 ? -1 - total : total;
-}
-
-static void fd_printable(const char *s)
-{
-	for (; *s; s++)
-		FZ_ASSERT((unsigned char)*s >= 0x20 && *s != 0x7f);
-}
-
 int fz_dir_one(const uint8_t *data, size_t size)
 {
 	static uint8_t cpu0[1] = { 1 };
@@ -201,7 +176,7 @@ int fz_dir_one(const uint8_t *data, size_t size)
 	r1 = evt_trace_open(&t1, fd_dir, &o1);
 	if (r1) {
 		FZ_ASSERT(strstr(t1.err, fd_dir) && !strchr(t1.err, '\n'));
-		fd_printable(t1.err);
+		fz_printable(t1.err);
 	}
 	if (data[0] & 1) {
 		r3 = evt_trace_open(&t3, fd_dir, &o3);
@@ -221,10 +196,10 @@ int fz_dir_one(const uint8_t *data, size_t size)
 				 t1.streams[i].cpu);
 			FZ_ASSERT(!strcmp(name, t1.streams[i].name));
 		}
-		a = fd_count(&t1, EVT_MERGE_TREE, e1, sizeof(e1));
-		b = fd_count(&t1, EVT_MERGE_LIST, e2, sizeof(e2));
+		a = fz_count_events(&t1, EVT_MERGE_TREE, e1, sizeof(e1));
+		b = fz_count_events(&t1, EVT_MERGE_LIST, e2, sizeof(e2));
 		FZ_ASSERT(a == b && !strcmp(e1, e2));
-		fd_printable(e1);
+		fz_printable(e1);
 		if (data[0] & 2) {
 			/* Appended after the mapping: not read, nothing changes. */
 			for (i = 0; i < t1.nr_streams; i++) {
@@ -238,7 +213,7 @@ int fz_dir_one(const uint8_t *data, size_t size)
 					close(fd);
 				}
 			}
-			b = fd_count(&t1, EVT_MERGE_TREE, e2, sizeof(e2));
+			b = fz_count_events(&t1, EVT_MERGE_TREE, e2, sizeof(e2));
 			FZ_ASSERT(a == b && !strcmp(e1, e2));
 		}
 		evt_trace_close(&t1);

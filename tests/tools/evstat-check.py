@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-2.0
 """evstat's numbers against an independent computation and the LTTng analyses.
 
-usage: evstat-check.py EVCAT EVSTAT TRACE_DIR [--lttng]
+usage: evstat-check.py [--lttng] EVCAT EVSTAT TRACE_DIR
 
 - From `evcat --format json`, written here from the definitions (not from
   evstat's code): events per name and CPU; per syscall name the latencies
@@ -26,8 +26,11 @@ import re
 import subprocess
 import sys
 
-evcat, evstat, trace = sys.argv[1:4]
-lttng = "--lttng" in sys.argv[4:]
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evref  # noqa: E402
+
+lttng = "--lttng" in sys.argv[1:]
+evcat, evstat, trace = [a for a in sys.argv[1:] if a != "--lttng"][:3]
 failures = []
 
 
@@ -49,98 +52,9 @@ if not events:
 T0, T1 = events[0]["ts"], events[-1]["ts"]
 
 
-def replay(lo, hi, seed):
-    """The numbers of the events in [lo, hi]; @seed: each CPU's thread at lo."""
-    names = collections.Counter()
-    cpus = collections.Counter()
-    cur = dict(seed)
-    since = {}
-    cpu_ns = collections.Counter()
-    pend = {}
-    scs = collections.defaultdict(list)
-    pirq = {}
-    hirq = collections.defaultdict(list)
-    start0 = last = None
-    for e in events:
-        ts = e["ts"]
-        if ts < lo or ts > hi:
-            continue
-        ev, cpu, f = e["event"], e["cpu"], e["fields"]
-        names[ev] += 1
-        cpus[cpu] += 1
-        if start0 is None:
-            start0 = ts
-        last = ts
-        if ev == "sched_switch":
-            if f["prev_tid"] != 0:
-                cpu_ns[f["prev_tid"]] += ts - since.get(cpu, start0)
-            cur[cpu] = f["next_tid"]
-            since[cpu] = ts
-        elif ev.startswith("sys_") or ev.startswith("compat_sys_"):
-            tid = cur.get(cpu)
-            if tid:
-                pend[tid] = (ev, ts)
-        elif ev == "exit_syscall":
-            tid = cur.get(cpu)
-            if tid and tid in pend:
-                name, t = pend.pop(tid)
-                scs[name].append(ts - t)
-        elif ev == "irq_handler_entry":
-            pirq[cpu] = (f["irq"], ts)
-        elif ev == "irq_handler_exit":
-            p = pirq.pop(cpu, None)
-            if p and p[0] == f["irq"]:
-                hirq[p[0]].append(ts - p[1])
-    for cpu, tid in cur.items():
-        if tid and start0 is not None:
-            cpu_ns[tid] += last - since.get(cpu, start0)
-    return (names, cpus, {n: [len(d), min(d), max(d)] for n, d in scs.items()},
-            {i: [len(d), min(d), max(d)] for i, d in hirq.items()}, {t: v for t, v in cpu_ns.items() if v})
-
-
-def running_at(lo):
-    """Each CPU's thread at lo: the last switch before it."""
-    cur = {}
-    for e in events:
-        if e["ts"] >= lo:
-            break
-        if e["event"] == "sched_switch":
-            cur[e["cpu"]] = e["fields"]["next_tid"]
-    return cur
-
-
 def evstat_json(args=()):
     p = run([evstat, trace, "--json"] + list(args))
     return json.loads(p.stdout), p.stderr
-
-
-def compare(st, lo, hi, what, seed):
-    names, cpus, scs, hirq, cpu_ns = replay(lo, hi, seed)
-    if st["events"] != sum(names.values()):
-        fail("%s: evstat %d events, evcat %d" % (what, st["events"], sum(names.values())))
-    if st["events_by_name"] != dict(names):
-        fail("%s: events by name: %s" % (what, {k: (st["events_by_name"].get(k), names.get(k))
-                                               for k in set(names) | set(st["events_by_name"])
-                                               if st["events_by_name"].get(k) != names.get(k)}))
-    mine = {c["cpu"]: c["events"] for c in st["cpus"] if c["events"]}
-    if mine != dict(cpus):
-        fail("%s: events per CPU %s, evcat %s" % (what, mine, dict(cpus)))
-    theirs = {y["name"]: [y["latency"]["count"], y["latency"]["min_ns"], y["latency"]["max_ns"]]
-              for y in st["syscalls"] if y["latency"]["count"]}
-    if theirs != scs:
-        fail("%s: syscall latencies (evstat, ours): %s" % (what, {k: (theirs.get(k), scs.get(k))
-             for k in set(theirs) | set(scs) if theirs.get(k) != scs.get(k)}))
-    irq = {q["irq"]: [q["duration"]["count"], q["duration"]["min_ns"], q["duration"]["max_ns"]]
-           for q in st["irqs"] if q["duration"]["count"]}
-    if irq != hirq:
-        fail("%s: hard IRQs %s, ours %s" % (what, irq, hirq))
-    threads = {t["tid"]: t["cpu_ns"] for t in st["threads"] if t["cpu_ns"] and t["tid"] != 0}
-    if threads != cpu_ns:
-        diff = {t: (threads.get(t), cpu_ns.get(t)) for t in set(threads) | set(cpu_ns) if threads.get(t) != cpu_ns.get(t)}
-        fail("%s: CPU time of %d threads (evstat, ours): %s" % (what, len(diff), dict(list(diff.items())[:8])))
-    print("%s: %d events, %d syscalls with latencies, %d irqs, %d threads with CPU time: evstat agrees" %
-          (what, st["events"], sum(v[0] for v in theirs.values()), len(irq), len(threads)))
-    return threads, theirs
 
 
 results = os.path.join(trace, ".evtrace-results")
@@ -148,7 +62,7 @@ subprocess.run(["rm", "-rf", results])
 st, err = evstat_json()
 if err:
     fail("evstat's first run said: %s" % err.strip())
-threads, syscalls = compare(st, T0, T1, "whole trace", {})
+threads, syscalls = evref.compare(st, events, T0, T1, "whole trace", {}, fail)
 
 # The text's system calls: the JSON's latencies in microseconds, and "-" where
 # no call returned (exit_group has no exit; it printed 0.000 before).
@@ -216,7 +130,7 @@ print("second run: the same numbers from the saved results, %d stream files open
 
 # A window through the ad hoc path, seeded by the saved state.
 lo, hi = T0 + (T1 - T0) // 3, T0 + 2 * (T1 - T0) // 3
-compare(evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi])[0], lo, hi, "window", running_at(lo))
+evref.compare(evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi])[0], events, lo, hi, "window", evref.running_at(events, lo), fail)
 
 # A corrupt results file: a warning naming it, the same numbers.
 res = os.path.join(results, "stats.res")

@@ -125,26 +125,32 @@ os.makedirs(outdir, exist_ok=True)
 s = subprocess.Popen([evview, trace, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                      text=True)
 try:
-    m = re.search(r"(http://127\.0\.0\.1:\d+/)", s.stdout.readline())
+    m = re.search(r"(http://127\.0\.0\.1:\d+/)#token=([0-9a-f]+)", s.stdout.readline())
     if not m:
         sys.exit("FAIL: evview printed no URL")
-    url = m.group(1)
-    info = json.loads(urllib.request.urlopen(url + "api/trace").read())
+    url, token = m.group(1), m.group(2)
 
-    first = browse(url, os.path.join(outdir, "evview-start.png"))
+    def api(path):
+        """The API as the page calls it: with the URL's token."""
+        return urllib.request.urlopen(urllib.request.Request(url + path, headers={"Authorization": "Bearer " + token}))
+
+    info = json.loads(api("api/trace").read())
+
+    first = browse(url + "#token=" + token, os.path.join(outdir, "evview-start.png"))
     lanes = [e for e in first.find("lane") if "data-cpu" in e["attrs"]]
     check(sorted(int(e["attrs"]["data-cpu"]) for e in lanes) == sorted(ev_cpus) == info["cpus"],
           "lanes %s, evcat's CPUs %s, /api/trace's %s" % ([e["attrs"]["data-cpu"] for e in lanes], sorted(ev_cpus),
                                                          info["cpus"]))
 
-    urllib.request.urlopen(url + "api/progress").read()
-    stats = json.loads(urllib.request.urlopen(url + "api/stats").read())
+    api("api/progress").read()
+    stats = json.loads(api("api/stats").read())
     top = sorted((t for t in stats["threads"] if t["tid"]), key=lambda t: (-t["cpu_ns"], t["tid"]))[:15]
 
     span = info["last_rt"] - info["first_rt"]
     lanes_for = [t["tid"] for t in top[:2]]
-    for name, frag in (("whole", ""), ("zoom", "#view=%d-%d&threads=%s" % (span // 2, span // 2 + span // 100,
-                                                                           ",".join(map(str, lanes_for))))):
+    for name, frag in (("whole", "#token=" + token),
+                       ("zoom", "#view=%d-%d&threads=%s&token=%s" % (span // 2, span // 2 + span // 100,
+                                                                    ",".join(map(str, lanes_for)), token))):
         shot = os.path.join(outdir, "evview-%s.png" % name)
         d = browse(url + frag, shot)
         check(os.path.getsize(shot) > 10000, "%s: no screenshot" % shot)

@@ -10,7 +10,7 @@ and stopped at the end. Checked:
   /api/progress ends with "ready"; one background pass.
 - /api/window at three zoom levels (the whole span, 10 %, 0.1 %) against the
   rule below, computed here from evcat's events; the irq and softirq counts;
-  the lost marks against the losses evstat reports.
+  the lost marks against babeltrace2's loss warnings.
 - /api/events pages (offset, limit, more; cpu and event filters) equal
   evcat's JSON lines of the range, with "realtime" = ts + offset.
 - Paging by cursor (after=next): walking a range page by page equals
@@ -25,8 +25,10 @@ and stopped at the end. Checked:
   a run) up, and the filters.
 - /api/thread (a thread's lane): the running share per column of the three
   busiest threads equals the one computed from every CPU's switches.
-- /api/stats equals `evstat --json` once ready, and with from/to equals
-  `evstat --json --from @A --to @B`.
+- /api/stats, once ready and with from/to, against this script's own
+  numbers from evcat's events (tests/tools/evref.py: events per name and CPU,
+  syscall latencies, IRQ durations, CPU time per thread) and its losses
+  against babeltrace2's (evstat shares evview's engine: it is no judge).
 - Usage errors exit 2. Bad parameters: 400 naming the parameter; unknown paths 404; path
   traversal (.., %2e%2e, absolute, encoded slashes) 404 and never a byte of
   /etc/passwd; a Host header naming anything but an address or localhost
@@ -66,9 +68,11 @@ import tempfile
 import threading
 import time
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import evref  # noqa: E402
+
 evview, evcat, trace = sys.argv[1:4]
 nchunks = int(sys.argv[sys.argv.index("--chunks") + 1]) if "--chunks" in sys.argv else 0
-evstat = os.path.join(os.path.dirname(evcat), "evstat")
 evsynth = os.path.join(os.path.dirname(evview), "evsynth")
 failures = []
 
@@ -98,18 +102,22 @@ class Server:
         self.p = subprocess.Popen([evview, d, "--listen", "127.0.0.1:0"] + list(args),
                                   stdout=subprocess.PIPE, stderr=self.err, text=True)
         line = self.p.stdout.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)/", line)
+        m = re.search(r"http://127\.0\.0\.1:(\d+)/#token=([0-9a-f]{64})$", line.strip())
         if not m:
             self.p.kill()
             self.p.wait()
             self.err.seek(0)
             sys.exit("FAIL: evview printed no URL: %r %s" % (line, self.err.read()))
         self.port = int(m.group(1))
+        self.token = m.group(2)
         self.hint = self.p.stdout.readline()
 
-    def raw(self, path, method="GET"):
+    def raw(self, path, method="GET", token=True):
+        """token: True the server's (as the page sends it), a string that one, None none."""
         c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
         c.putrequest(method, path, skip_accept_encoding=True)
+        if token:
+            c.putheader("Authorization", "Bearer " + (self.token if token is True else token))
         c.endheaders()
         r = c.getresponse()
         body = r.read().decode("utf-8", "replace")
@@ -231,8 +239,29 @@ print("evview on port %d; %s" % (s.port, s.hint.strip()), flush=True)
 check("ssh -L %d:127.0.0.1:%d" % (s.port, s.port) in s.hint, "no ssh -L hint: %r" % s.hint)
 
 # /api/progress: progress events, then ready.
+check(s.hint.strip().endswith("/#token=" + s.token), "the ssh -L hint has no token: %r" % s.hint)
+
+# The API answers only with the URL's token (the page itself holds no data).
+for path in ["/api/trace", "/api/window?cols=10", "/api/events?limit=1", "/api/stats", "/api/thread?cols=1&tid=1",
+             "/api/progress", "/api/nothing"]:
+    for tok, how in [(None, "none"), ("0" * 64, "a wrong one"), (s.token[:-1], "one cut short"),
+                     (s.token + "0", "one too long")]:
+        status, body = s.raw(path, token=tok)
+        check(status == 401 and "token" in body, "%s with %s token: %d %s" % (path, how, status, body[:100]))
+    if path != "/api/progress":  # streams until the pass is done: below
+        status, body = s.raw(path + ("&" if "?" in path else "?") + "token=" + s.token, token=None)
+        check(status != 401, "%s?token=: %d" % (path, status))
+c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=30)
+c.request("GET", "/")
+r = c.getresponse()
+r.read()
+check(r.status == 200 and r.getheader("Referrer-Policy") == "no-referrer", "the page: %d, Referrer-Policy %r" %
+      (r.status, r.getheader("Referrer-Policy")))
+c.close()
+print("the API refuses requests without the token (none, wrong, cut, too long); the page is served", flush=True)
+
 c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=300)
-c.request("GET", "/api/progress")
+c.request("GET", "/api/progress?token=" + s.token)
 r = c.getresponse()
 check(r.getheader("Content-Type", "").startswith("text/event-stream"), "progress: not text/event-stream")
 stream = r.read().decode()
@@ -390,18 +419,18 @@ for lo, hi, cols in zooms[:2]:
         check(not bad, "thread %d over %d..%d/%d: running share differs in %d columns, first %s: %s vs %s" %
               (t["tid"], lo, hi, cols, len(bad), bad[:1], [got["running"][k] for k in bad[:1]],
                [want[k] for k in bad[:1]]))
-        check(got["comm"] == t["comm"], "thread %d: comm %s, evstat says %s" % (t["tid"], got["comm"], t["comm"]))
+        check(got["comm"] == t["comm"], "thread %d: comm %s, /api/stats says %s" % (t["tid"], got["comm"], t["comm"]))
         check(all(st in (None, "user", "syscall", "irq", "softirq", "runnable", "blocked", "exited", "unknown")
                   for st in got["state"]), "thread %d: states %s" % (t["tid"], set(got["state"])))
 print("thread lanes: running shares of the 3 busiest threads agree at 2 zoom levels", flush=True)
 
-# Lost marks: one per loss evstat reports in the window.
-st = json.loads(run([evstat, trace, "--json"]))
+# Lost marks over the whole span: one per loss babeltrace2 reports (each of
+# its "Tracer discarded" warnings is one gap in one stream).
 w = s.get("/api/window?from=%d&to=%d&cols=10" % (F, L))
 marks = sum(sum(c["lost"]) for c in w["cpus"])
-want = sum(1 for l in st["losses"] if F <= l["ts"] + OFF <= L)
-check(marks == want, "lost marks %d, evstat says %d losses" % (marks, want))
-print("lost marks: %d, as evstat's losses" % marks, flush=True)
+want = evref.bt_losses(trace)
+check(marks == want, "lost marks %d, babeltrace2 reports %d losses" % (marks, want))
+print("lost marks: %d, as babeltrace2's loss warnings" % marks, flush=True)
 
 # Event pages.
 lo, hi = zooms[1][0], zooms[1][1]
@@ -555,16 +584,18 @@ bad_cursors(s, lo, hi, ref)
 p = s.get("/api/events?from=%d&to=%d&limit=10" % (lo, hi))
 check(len(p["events"]) == 10 and p["more"], "a page of 10: %d events, more %s" % (len(p["events"]), p["more"]))
 
-# Statistics: evstat's numbers.
+# Statistics: against this script's own computation from evcat's events
+# (evref.py; evstat runs on the same engine as evview, so it is no judge):
+# events per name and CPU, syscall latencies, IRQ durations, CPU time per
+# thread; the losses against babeltrace2's.
 got = s.get("/api/stats")
-check(got == st, "/api/stats differs from evstat --json: %s" %
-      [k for k in st if got.get(k) != st[k]])
+evref.compare(got, events, events[0]["ts"], events[-1]["ts"], "/api/stats", {}, fail)
+check(len(got["losses"]) == evref.bt_losses(trace),
+      "/api/stats lists %d losses, babeltrace2 reports %d" % (len(got["losses"]), evref.bt_losses(trace)))
 a, b = zooms[1][0], zooms[1][1]
-sw = json.loads(run([evstat, trace, "--json", "--from", "@%d" % (a - OFF), "--to", "@%d" % (b - OFF)]))
 got = s.get("/api/stats?from=%d&to=%d" % (a, b))
-check(got == sw, "/api/stats?from&to differs from evstat --json --from --to: %s" %
-      [k for k in sw if got.get(k) != sw[k]])
-print("stats: whole trace and a window equal evstat --json", flush=True)
+evref.compare(got, events, a - OFF, b - OFF, "/api/stats?from&to", evref.running_at(events, a - OFF), fail)
+print("stats: whole trace and a window as computed from evcat's events", flush=True)
 
 # Bad parameters: 400 naming the parameter.
 for q, word in [("/api/window?cols=10&read=all", "read"), ("/api/window?cols=abc", "cols"), ("/api/window?cols=0", "cols"), ("/api/window?cols=4097", "cols"),
@@ -607,6 +638,7 @@ def host_get(port, host):
     c = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
     c.putrequest("GET", "/api/trace", skip_host=True, skip_accept_encoding=True)
     c.putheader("Host", host)
+    c.putheader("Authorization", "Bearer " + s.token)
     c.endheaders()
     r = c.getresponse()
     body = r.read().decode("utf-8", "replace")

@@ -15,6 +15,9 @@
 #include "../fuzz/fuzz_trace.c"
 #include "../fuzz/fuzz_reorder.c"
 #include "../fuzz/fuzz_dir.c"
+#include "../fuzz/fuzz_results.c"
+#include "../fuzz/fuzz_run.c"
+#include "../fuzz/fuzz_text.c"
 
 void fz_fail(const char *file, int line, const char *what)
 {
@@ -78,6 +81,95 @@ START_TEST(test_fuzz_reorder_corpus)
 }
 END_TEST
 
+START_TEST(test_fuzz_run_corpus)
+{
+	ck_assert_uint_gt(replay_dir("tests/fuzz/corpus/run", fz_run_one), 0);
+	replay_dir("tests/fuzz/regress/run", fz_run_one);
+}
+END_TEST
+
+START_TEST(test_fuzz_text_corpus)
+{
+	ck_assert_uint_gt(replay_dir("tests/fuzz/corpus/text", fz_text_one), 0);
+	replay_dir("tests/fuzz/regress/text", fz_text_one);
+}
+END_TEST
+
+/* A seed of the results corpus, malloc'd: its bytes and length. */
+static uint8_t *read_seed(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	uint8_t *buf;
+	long n;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fseek(f, 0, SEEK_END);
+	n = ftell(f);
+	fseek(f, 0, SEEK_SET);
+	buf = malloc((size_t)n);
+	ck_assert(buf != NULL && fread(buf, 1, (size_t)n, f) == (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/*
+ * Saved results with a valid header and checksum and a hostile payload,
+ * through the loaders as a program loads them: the seeds, then 1000
+ * mutants of them (repeatable: unit_rnd): bytes flipped, counts made huge,
+ * cut short, a part repeated. Loaded or refused, never a crash.
+ */
+START_TEST(test_fuzz_results_mutants)
+{
+	static const char *const seeds[] = { "real-stats", "real-state", "real-index", "real-marks" };
+	uint64_t st = 0x2545f4914f6cdd1dULL;
+	unsigned int i, k, done = 0;
+
+	ck_assert_uint_gt(replay_dir("tests/fuzz/corpus/results", fz_results_one), 0);
+	replay_dir("tests/fuzz/regress/results", fz_results_one);
+	for (i = 0; i < 4; i++) {
+		char path[128];
+		size_t len, n;
+		uint8_t *seed, *m;
+
+		snprintf(path, sizeof(path), "tests/fuzz/corpus/results/%s", seeds[i]);
+		seed = read_seed(path, &len);
+		m = malloc(2 * len);
+		ck_assert_ptr_nonnull(m);
+		for (k = 0; k < 250; k++, done++) {
+			size_t at = 1 + unit_rnd(&st) % (len - 1);
+
+			memcpy(m, seed, len);
+			n = len;
+			switch (k % 5) {
+			case 0:		/* a few bytes flipped */
+				for (unsigned int j = 0; j < 1 + k % 3; j++)
+					m[1 + unit_rnd(&st) % (len - 1)] ^= (uint8_t)(1u << (unit_rnd(&st) % 8));
+				break;
+			case 1:		/* a count or length made huge */
+				if (at + 4 <= len)
+					memset(m + at, 0xff, 4);
+				break;
+			case 2:		/* cut short */
+				n = at;
+				break;
+			case 3:		/* a part repeated: longer than it says */
+				memcpy(m + len, seed + at, len - at);
+				n = len + (len - at);
+				break;
+			default:	/* a byte set to each of 0, 0x80, 0x7f */
+				m[at] = (uint8_t)(k % 3 == 0 ? 0 : k % 3 == 1 ? 0x80 : 0x7f);
+				break;
+			}
+			fz_results_one(m, n);
+		}
+		free(m);
+		free(seed);
+	}
+	ck_assert_uint_eq(done, 1000);
+}
+END_TEST
+
 /* Random inputs through both targets: repeatable (unit_rnd), no crash, every check holds. */
 START_TEST(test_fuzz_random_inputs)
 {
@@ -92,6 +184,7 @@ START_TEST(test_fuzz_random_inputs)
 			buf[j] = (uint8_t)unit_rnd(&st);
 		fz_reorder_one(buf, len);
 		fz_trace_one(buf, len);
+		fz_text_one(buf, len);
 		if (i < 50)
 			fz_dir_one(buf, len);
 	}
@@ -108,6 +201,12 @@ Suite *fuzz_suite(void)
 	tcase_add_test(tc, test_fuzz_reorder_corpus);
 	tcase_add_test(tc, test_fuzz_dir_corpus);
 	tcase_add_test(tc, test_fuzz_random_inputs);
+	tcase_add_test(tc, test_fuzz_run_corpus);
+	tcase_add_test(tc, test_fuzz_text_corpus);
+	suite_add_tcase(s, tc);
+	tc = tcase_create("results");
+	tcase_set_timeout(tc, 300);
+	tcase_add_test(tc, test_fuzz_results_mutants);
 	suite_add_tcase(s, tc);
 	return s;
 }

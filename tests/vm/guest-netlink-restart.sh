@@ -9,7 +9,7 @@
 set -e
 insmod "$EVTRACE_KO" num_subbuf=64 flush_ms=200
 evctl enable all
-evtest drain /tmp/trace --sleep-ms 5 &
+evtest drain "$OUT/churn" --sleep-ms 5 &
 drain=$!
 evctl start
 i=0

@@ -3,6 +3,7 @@
 # Bad parameters fail insmod with -EINVAL and a line naming the parameter
 # and its range.
 . "$EVTRACE_TESTS/vm/lib.sh"
+set -e
 try() { # expected-dmesg-text params...
 	want=$1
 	shift
@@ -27,7 +28,12 @@ cat /tmp/err
 grep -q 'Cannot allocate memory' /tmp/err || fail "not ENOMEM"
 dmesg | grep -q 'cannot load: the rings need [0-9]* MiB (subbuf_size=4194304 x num_subbuf=4096 x 2 channels' ||
 	fail "no size in the ENOMEM message"
-# Good limits load.
-insmod "$EVTRACE_KO" subbuf_size=4096 num_subbuf=2 high_water=100 flush_ms=0 mode=overwrite
-rmmod evtrace
+# Good limits load, with the values asked for, and unload.
+insmod "$EVTRACE_KO" subbuf_size=4096 num_subbuf=2 high_water=100 flush_ms=0 mode=overwrite ||
+	fail "the smallest rings and the limits of every parameter do not load"
+for kv in subbuf_size=4096 num_subbuf=2 high_water=100 flush_ms=0; do
+	v=$(cat "/sys/module/evtrace/parameters/${kv%%=*}") || fail "no parameter ${kv%%=*} in sysfs"
+	[ "$v" = "${kv#*=}" ] || fail "${kv%%=*} is $v in sysfs, not ${kv#*=}"
+done
+rmmod evtrace || fail "rmmod after the good limits"
 echo params ok

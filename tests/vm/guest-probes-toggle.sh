@@ -11,7 +11,7 @@
 set -e
 rounds=${1:-50}
 insmod "$EVTRACE_KO" probe_linger_ms=0 num_subbuf=64 flush_ms=200
-evtest drain /tmp/trace --sleep-ms 5 &
+evtest drain "$OUT/churn" --sleep-ms 5 &
 drain=$!
 evctl start
 attached() { sed -n 's/.* probes_attached \([0-9]*\).*/\1/p' "$D/stats"; }

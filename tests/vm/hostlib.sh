@@ -8,7 +8,33 @@ trap 'rm -rf "$out"' EXIT
 
 die() { echo "FAIL: $*"; exit 1; }
 
-vm() { "$top/scripts/vm-run" --smp "${SMP:-2}" --out "$out" "$@"; }
+# Boot the VM on a guest script: vm [vm-run options] GUEST_SCRIPT [ARGS...],
+# once per test, as a plain command (not in $(...) or a pipe). Under
+# scripts/run-tests the boot may be shared with other tests' guest scripts
+# ("# vm-boot: GROUP", docs/testing.md): run-tests first runs the test with
+# EVTRACE_VM_PLAN=FILE, where vm records its call and what $out holds (the
+# guest finds it in $OUT) and ends the test; after the boot, it runs the test
+# again with EVTRACE_VM_RESULT=DIR, where vm takes the guest's $OUT, prints
+# what vm-run printed about this script and returns its status.
+vm() {
+	if [ -n "${EVTRACE_VM_PLAN:-}" ]; then
+		printf '%s\0' --smp "${SMP:-2}" "$@" > "$EVTRACE_VM_PLAN"
+		mkdir -p "$EVTRACE_VM_PLAN.in"
+		cp -a "$out/." "$EVTRACE_VM_PLAN.in/"
+		exit 0
+	fi
+	if [ -n "${EVTRACE_VM_RESULT:-}" ]; then
+		[ -z "${vm_called:-}" ] || die "vm called twice: a test that boots more than once says '# vm-boot: own'"
+		vm_called=1
+		printf '%s\0' --smp "${SMP:-2}" "$@" | cmp -s - "$EVTRACE_VM_RESULT.req" ||
+			die "vm called with other arguments than when run-tests planned the boot: $*"
+		rm -rf "$out"
+		mv "$EVTRACE_VM_RESULT" "$out"
+		cat "$EVTRACE_VM_RESULT.log"
+		return "$(cat "$EVTRACE_VM_RESULT.rc")"
+	fi
+	"$top/scripts/vm-run" --smp "${SMP:-2}" --out "$out" "$@"
+}
 
 # Sum a column of the guest's stats copy for a channel (or all).
 stats_sum() { # file col [channel]
@@ -39,9 +65,14 @@ build_faultmod() {
 		if [ -n "$kver" ]; then kdir=/lib/modules/$kver/build; else kdir=$("$top/scripts/find-kdir"); fi
 	fi
 	mod=$top/build/tests/faultmod/$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' "$kdir/include/generated/utsrelease.h")
-	rm -rf "$mod"; mkdir -p "$mod"
-	cp "$here/faultmod/Kbuild" "$here/faultmod/evt_fault.c" "$mod/"
-	make -s -C "$kdir" M="$mod" modules
+	# Built once per kernel and source (a test runs twice under run-tests'
+	# shared boots, and several tests use it).
+	if ! { [ -f "$mod/evt_fault.ko" ] && cmp -s "$here/faultmod/evt_fault.c" "$mod/evt_fault.c" &&
+	       cmp -s "$here/faultmod/Kbuild" "$mod/Kbuild" && [ "$mod/evt_fault.ko" -nt "$kdir/Module.symvers" ]; }; then
+		rm -rf "$mod"; mkdir -p "$mod"
+		cp "$here/faultmod/Kbuild" "$here/faultmod/evt_fault.c" "$mod/"
+		make -s -C "$kdir" M="$mod" modules
+	fi
 	debug=0 kcsan=0
 	grep -q '^CONFIG_KASAN=y' "$kdir/.config" 2>/dev/null && debug=1
 	grep -q '^CONFIG_KCSAN=y' "$kdir/.config" 2>/dev/null && kcsan=1
@@ -60,4 +91,22 @@ read_alone() { # DIR NAME
 	[ "${bt:-0}" = "$ev" ] || die "$n: babeltrace2 counts '${bt:-0}', evcat $ev"
 	"$top/build/bin/evcat" "$d" --format json > "$out/$n.json" || die "evcat --format json on $n"
 	echo "$n: $ev events (babeltrace2 agrees)"
+}
+
+# The traces a guest drained with nllib.sh's nl_stop_drain_then_exact, decoded
+# here: every event the module recorded while churning was read ($out/churn
+# against $out/churn.stats), and the last generator run is in its trace
+# exactly once ($out/final: evtest --exact, babeltrace2's count).
+check_churned_traces() {
+	local churn read_back final
+	"$evtest" check "$out/churn" > "$out/churn.check" || { tail -n 5 "$out/churn.check"; die "evtest check fails on the churned trace"; }
+	churn=$(stats_sum "$out/churn.stats" 4)
+	read_back=$(sed -n 's/^total events \([0-9]*\).*/\1/p' "$out/churn.check")
+	[ "$read_back" = "$churn" ] || die "the module recorded $churn events while churning, the trace holds $read_back"
+	[ "$(bt_count "$out/churn")" = "$churn" ] || die "babeltrace2 does not count the $churn events of the churned trace"
+	"$evtest" check "$out/final" --gen-events 5000 --exact > "$out/final.check" ||
+		{ tail -n 5 "$out/final.check"; die "the last generator run is not in its trace exactly once"; }
+	final=$(( $(stats_sum "$out/final.stats" 4) - churn ))
+	[ "$(bt_count "$out/final")" = "$final" ] || die "babeltrace2 counts '$(bt_count "$out/final")' events in the last run, the module recorded $final"
+	echo "churned trace: $churn events recorded = read back = babeltrace2's; last run: every generator event once ($final events)"
 }

@@ -101,18 +101,29 @@ nl_generator_only() {
 	evctl enable gen_compact gen_compact_wide gen_normal || fail "evctl enable"
 }
 
-# After a test that churned the session: stop the drainer (pid $1), then one
-# short generator run must still be exact, and the module must unload.
+# After a test that churned the session: stop the drainer (pid $1, which
+# drained into $OUT/churn), then one short generator run, drained into
+# $OUT/final, must still be exact, and the module must unload. The host
+# decodes both traces against the module's counters ($OUT/churn.stats,
+# $OUT/final.stats): what was recorded is what was read, and the last run
+# holds every generator event once (evtest --exact, babeltrace2's count), not
+# only the module's counters against its own generator's.
 nl_stop_drain_then_exact() {
 	evctl stop
 	kill -TERM "$1"
 	wait "$1"
+	cat "$D/stats" > "$OUT/churn.stats"
 	nl_generator_only
 	evctl status > /tmp/before
+	evtest drain "$OUT/final" &
+	_final=$!
 	evctl start
 	evctl generate --events 5000 --rate 0 --channel both --sizes mix
 	nl_wait_gen_done 120
 	evctl stop
+	kill -TERM "$_final"
+	wait "$_final"
 	nl_check_exact /tmp/before
+	cat "$D/stats" > "$OUT/final.stats"
 	rmmod evtrace
 }

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-smp: 2 4
+# vm-smp: 4
+# vm-boot: recorder
+# (vm-smp: at 4 vCPUs: evview's page shows a lane per CPU and the merge runs over 8 streams; the 2-vCPU run added nothing the 4-vCPU one does not check.)
 # The analysis tools on a real trace (issue 18): the LTTng analyses run on
 # what evdrain wrote and agree with our own computation from evcat's JSON;
 # babeltrace2 and babeltrace 1 read it; the metadata has Trace Compass's

@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-smp: 2 4
+# vm-smp: 4
+# vm-boot: recorder
+# (vm-smp: at 4 vCPUs only: the merge (list and tree, threads) over 8 streams with losses on every CPU; 2 CPUs are a special case of it.)
 # evcat on a real trace with losses: the generator flat out on every CPU
 # into small rings (discard mode) while evdrain writes the trace (guest).
 # On the host, evcat --count / --stats / text / json against babeltrace2

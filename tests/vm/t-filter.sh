@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-smp: 2
+# vm-boot: control
 # The task filter (evctl track): the guest runs each case on a fresh module
 # (guest-filter.sh); here evcat reads every case's trace and the rings'
 # figures are checked against who wrote what.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-smp: 4
+# vm-boot: own
 # The VM harness judges runs as its users rely on: a guest's exit status comes
 # back (3 stays 3, with $OUT's files on the host), a guest that never ends is
 # cut at --timeout (124), and a kernel report fails the run (125) with the
@@ -32,13 +33,21 @@ expect_line() { # log-name regex: vm-run printed it as the offending kernel line
 	[ -n "$found" ] || { tail -n 40 "$out.$1.log"; die "$1: no '$2' among the lines vm-run reported"; }
 	awk '!seen[$0]++' <<<"$found" | head -n 2 | sed "s/^/    $1 reported: /"
 }
-trap 'rm -rf "$out" "$out".*.log "$out.fakeqemu"' EXIT
+trap 'rm -rf "$out" "$out".*.log "$out.fakeqemu" "$out.bin" "$out.rule" "$out.rule.out" "$out.retries" "$out.batch"' EXIT
 
 run 0 clean "$here/guest-harness.sh" fault none
 # The checkers' boot banners (debug kernel), as proof for the lane's summary.
 grep '^vm-run: kernel checkers:' "$out.clean.log" || true
 run 3 exit3 "$here/guest-harness.sh" exit3
 grep -qx "written before exit 3" "$out/harness.txt" || die "exit3: \$OUT/harness.txt did not reach the host"
+# --copy-bin of a statically linked program: copied as it is (no libraries).
+mkdir -p "$out.bin"
+printf '#include <stdio.h>\nint main(int argc, char **argv) { for (int i = 2; i < argc; i++) printf("%%s%%s", argv[i], i + 1 < argc ? " " : "\\n"); return 0; }\n' |
+	gcc -static -O1 -o "$out.bin/evt-static" -x c - || die "gcc -static (the C library's static archive: make deps)"
+file "$out.bin/evt-static" | grep -q 'statically linked' || die "the test program is not static: $(file "$out.bin/evt-static")"
+run 0 static --copy-bin "$out.bin/evt-static" "$here/guest-harness.sh" static
+grep -qx "a static program ran" "$out/static.txt" || die "static: the program's output did not come back"
+echo "ok: static: a statically linked program copied with --copy-bin ran in the guest"
 run 125 warn "$here/guest-harness.sh" fault warn
 expect_line warn 'WARNING: .*evt_fault'
 if [ "$debug" = 1 ]; then
@@ -90,17 +99,89 @@ else
 	# fired) boots once more, without the first boot's files; any other
 	# stall fails (the hang case above runs to the limit, a real lockup is
 	# reported as such).
-	EVTRACE_VM_STALL_GRACE=2 run 0 lost-timer "$here/guest-harness.sh" lost-timer
+	# Every boot-again is logged for run-tests' summary (this test's own go
+	# to a log of its own: they are on purpose).
+	retries=$out.retries
+	EVTRACE_VM_RETRY_LOG=$retries EVTRACE_TEST_NAME=harness-lost-timer EVTRACE_VM_STALL_GRACE=2 \
+		run 0 lost-timer "$here/guest-harness.sh" lost-timer
 	grep -qx "booted again" "$out/harness.txt" || die "lost-timer: the second boot did not run"
-	grep -q '^vm-run: the guest stalled with its CPUs idle and a timer wakeup lost' "$out.lost-timer.log" ||
+	grep -q '^vm-run: the guest stalled: an RCU stall with every stalled CPU idle' "$out.lost-timer.log" ||
 		die "lost-timer: vm-run did not say why it booted again"
-	echo "ok: lost-timer: booted again after a simulated lost-timer stall"
+	IFS=$'\t' read -r rname rkver rwhy rreport < "$retries" || die "lost-timer: no line in EVTRACE_VM_RETRY_LOG"
+	[ "$rname" = harness-lost-timer ] && [ -n "$rkver" ] && [[ $rwhy == *"timer wakeup lost"* ]] ||
+		die "lost-timer: the retry log says '$rname' '$rkver' '$rwhy'"
+	grep -q "kthread timer wakeup didn't happen" "$rreport" || die "lost-timer: the first boot's report is not kept in $rreport"
+	rm -f "$rreport"
+	echo "ok: lost-timer: booted again after a simulated lost-timer stall, logged: $rname, $rkver, $rwhy"
+	# The same stall with evtrace loaded and CPU 1 not idle ("Task dump for
+	# CPU 1:", the non-idle form): a module bug could look like that, so
+	# it fails at once, no second boot.
+	: > "$retries"
+	EVTRACE_VM_RETRY_LOG=$retries EVTRACE_VM_STALL_GRACE=2 run 124 lost-timer-busy "$here/guest-harness.sh" lost-timer busy-loaded
+	! grep -q 'booting again' "$out.lost-timer-busy.log" || die "lost-timer-busy: vm-run booted again with evtrace loaded and a CPU not idle"
+	[ ! -s "$retries" ] || die "lost-timer-busy: a retry was logged: $(cat "$retries")"
+	echo "ok: lost-timer-busy: evtrace loaded, a CPU in a task dump: failed at once"
+	# The rule itself, on canned consoles (vm-run --retry-rule LOG: status 0
+	# when it would boot again): every form it names, and the near misses.
+	rule() { # want(0 boot again|1 not) name lines...
+		local want=$1 name=$2 got=0
+		shift 2
+		printf '%s\n' "$@" > "$out.rule"
+		"$top/scripts/vm-run" --retry-rule "$out.rule" > "$out.rule.out" || got=$?
+		[ "$got" = "$want" ] || die "retry rule, $name: status $got, want $want ($(cat "$out.rule.out"))"
+		echo "ok: retry rule, $name: $( [ "$want" = 0 ] && echo "boots again" || echo "fails at once")"
+	}
+	S='[   30.1] rcu: INFO: rcu_preempt detected stalls on CPUs/tasks:'
+	C1=$'[   30.1] rcu: \t1-...!: (0 ticks this GP) idle=1/0/0x0'
+	C0=$'[   30.1] rcu: \t0-...!: (0 ticks this GP) idle=1/0/0x0'
+	I1='[   30.2] NMI backtrace for cpu 1 skipped: idling at native_safe_halt+0xb/0x10'
+	I0='[   30.2] NMI backtrace for cpu 0 skipped: idling at default_idle+0xe/0x20'
+	T1='[   30.2] Task dump for CPU 1:'
+	N1='[   30.2] NMI backtrace for cpu 1'
+	LT="[   30.3] rcu: rcu_preempt kthread timer wakeup didn't happen for 5251 jiffies!"
+	L='[    3.6] evtrace: loaded, 2 CPUs, 32 x 16384 bytes per CPU and channel, mode discard'
+	U='[    9.6] evtrace: unloaded'
+	rule 0 "idle form, evtrace loaded" "$L" "$S" "$C1" "$I1" "$LT"
+	rule 0 "two CPUs idle, evtrace loaded" "$L" "$S" "$C0" "$C1" "$I0" "$I1" "$LT"
+	rule 1 "one of two stalled CPUs not shown idle, evtrace loaded" "$L" "$S" "$C0" "$C1" "$I1" "$LT"
+	rule 1 "Task dump for CPU 1, evtrace loaded" "$L" "$S" "$C1" "$T1" "$LT"
+	rule 1 "a whole NMI backtrace, evtrace loaded" "$L" "$S" "$C1" "$N1" "$LT"
+	rule 0 "Task dump for CPU 1, evtrace unloaded before" "$L" "$U" "$S" "$C1" "$T1" "$LT"
+	rule 0 "Task dump for CPU 1, evtrace never loaded" "$S" "$C1" "$T1" "$LT"
+	rule 1 "Task dump for CPU 1, evtrace loaded after an unload" "$L" "$U" "$L" "$S" "$C1" "$T1" "$LT"
+	rule 1 "no lost timer wakeup" "$S" "$C1" "$I1"
+	rule 1 "a soft lockup too, evtrace never loaded" "$S" "$C1" "$I1" "$LT" '[   31.0] watchdog: BUG: soft lockup - CPU#1 stuck for 22s!'
+	rule 1 "a self-detected stall" "$S" '[   30.1] rcu: INFO: rcu_preempt self-detected stall on CPU' "$C1" "$I1" "$LT" "$L"
 	# A kernel that fails before the guest script starts (here: no init)
 	# boots once more, then the run fails.
 	run 124 boot-fail --append "rdinit=/nonexistent init=/nonexistent" "$here/guest-harness.sh" exit3
 	[ "$(grep -c '^vm-run: the kernel failed before the guest script started' "$out.boot-fail.log")" = 1 ] ||
 		die "boot-fail: vm-run did not boot exactly once more"
 	echo "ok: boot-fail: booted once more, then failed"
+	# A boot that never reaches the guest script (here init is cat, reading a
+	# console nobody writes to) is stopped after EVTRACE_VM_BOOT_GRACE, not at
+	# the time limit, booted once more, then fails.
+	EVTRACE_VM_BOOT_GRACE=15 run 124 stuck-boot --timeout 600 --append "rdinit=/bin/cat" "$here/guest-harness.sh" exit3
+	[ "$(grep -c 'no guest script started within 15s: the boot is stuck' "$out.stuck-boot.log")" = 2 ] ||
+		die "stuck-boot: vm-run did not stop the stuck boot twice"
+	echo "ok: stuck-boot: stopped after 15 s, booted once more, then failed"
+	# vm-run --batch (run-tests' shared boots): each script judged on its
+	# own stretch; a kernel report fails that script only and ends the boot,
+	# the scripts after it boot anew.
+	b=$out.batch
+	mkdir -p "$b/out/warn"
+	cp "$mod/evt_fault.ko" "$b/out/warn/"
+	g=$here/guest-harness.sh
+	printf 'first\t60\t%s\texit3\nwarn\t60\t%s\tfault\twarn\nafter\t60\t%s\texit3\n' "$g" "$g" "$g" > "$b/list"
+	"$top/scripts/vm-run" --smp "${SMP:-2}" --out "$b/out" --batch "$b/list" > "$out.batch.log" 2>&1 ||
+		{ tail -n 30 "$out.batch.log"; die "batch: vm-run --batch exited $?"; }
+	got="$(cat "$b/out/first.rc") $(cat "$b/out/warn.rc") $(cat "$b/out/after.rc")"
+	[ "$got" = "3 125 3" ] || { tail -n 30 "$out.batch.log"; die "batch: statuses $got, want 3 125 3"; }
+	[ "$(grep -c '^vm-run: booting' "$out.batch.log")" = 2 ] || die "batch: not two boots (the WARN must end the first)"
+	grep -q 'WARNING: .*evt_fault' "$b/out/warn.log" || die "batch: the WARN is not in warn's verdict"
+	! grep -q 'WARNING:' "$b/out/first.log" "$b/out/after.log" || die "batch: another script was charged with the WARN"
+	grep -qx "written before exit 3" "$b/out/after/harness.txt" || die "batch: the script after the report did not run"
+	echo "ok: batch: exit 3, the WARN (125, ending the boot), exit 3 in a second boot"
 fi
 extra=""
 [ "$kcsan" = 0 ] || extra=", kcsan checks: 1"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-smp: 2
+# vm-boot: control
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 # FUZZ_SEED=N repeats a run (the seed is printed on the console).

@@ -11,4 +11,5 @@
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 vm --tcg-single --timeout 300 "$here/guest-probes-toggle.sh" 20
+check_churned_traces
 echo "every probe detached and attached 20 times under load: still tracing exactly"

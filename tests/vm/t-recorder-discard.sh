@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-smp: 2 4
+# vm-smp: 2
+# vm-boot: recorder
 # Discard mode, no reader: exact accounting per CPU (checked in the guest);
 # on the host, everything recorded reads back, babeltrace2 agrees on the
 # count and reports exactly the discarded events.

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-smp: 2
+# vm-boot: windows
 set -eu
 . "$(dirname "$0")/hostlib.sh"
 # The fault-injection build, against the kernel the VM boots.

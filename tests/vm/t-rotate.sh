@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
 # vm-smp: 2
+# vm-boot: evdrain
 # evdrain's rotation (issue 19): every chunk reads alone in babeltrace2,
 # babeltrace 1 and evcat; the chunks the hook shipped hold every generator
 # event exactly once (concatenated per stream they are the trace a drainer

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: GPL-2.0
-# vm-smp: 2 4
+# vm-smp: 2
+# vm-boot: control
 # evctl snapshot: see guest-snapshot.sh. Here: each snapshot read alone by
 # babeltrace2, evcat and evtest; no generator event in two snapshots; the
 # events saved add up to the module's counters.

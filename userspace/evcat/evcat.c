@@ -23,6 +23,14 @@
 #define EXIT_USAGE 2
 #define NREFS 1024
 
+/* An error message; what it quotes (a file name, a name from the trace) escaped. */
+static void say_err(const char *msg)
+{
+	fputs("evcat: ", stderr);
+	evt_fputs_esc(stderr, msg);
+	fputc('\n', stderr);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f,
@@ -105,8 +113,15 @@ static int resolve_times(const struct opts *o, struct evt_trace *t, uint64_t *fr
 	}
 	if (first == UINT64_MAX)
 		first = 0;
-	return (o->from && time_arg("--from", o->from, t, first, from)) ||
-	       (o->to && time_arg("--to", o->to, t, first, to)) ? -1 : 0;
+	if ((o->from && time_arg("--from", o->from, t, first, from)) ||
+	    (o->to && time_arg("--to", o->to, t, first, to)))
+		return -1;
+	/* An empty range is a mistake in the command, as evstat says, not a trace without events. */
+	if (o->from && o->to && *from > *to) {
+		fprintf(stderr, "evcat: --from is after --to\n");
+		return -1;
+	}
+	return 0;
 }
 
 /*
@@ -128,9 +143,13 @@ static int event_mask(struct opts *o, const struct evt_catalogue *cat)
 		if (!d) {
 			unsigned int i;
 
-			fprintf(stderr, "evcat: --event: the trace has no event \"%s\"; its events:", tok);
-			for (i = 0; i < cat->nr_events; i++)
-				fprintf(stderr, " %s", cat->events[i].name);
+			fputs("evcat: --event: the trace has no event \"", stderr);
+			evt_fputs_esc(stderr, tok);
+			fputs("\"; its events:", stderr);
+			for (i = 0; i < cat->nr_events; i++) {
+				fputc(' ', stderr);
+				evt_fputs_esc(stderr, cat->events[i].name);
+			}
 			fprintf(stderr, "\n");
 			return -1;
 		}
@@ -277,12 +296,13 @@ static void print_run(const struct opts *o, const struct evt_trace *t)
 {
 	const int json = o->fmt == EVT_FMT_JSON;
 	unsigned int k;
+	char e1[1024];
 
 	if (json)
 		printf(",\"chunks_in_dir\":%u,\"chunks\":[", t->run_chunks);
 	else
-		printf("run of %u chunks (of %u in %s): %s .. %s\n", t->nr_chunks, t->run_chunks, t->dir,
-		       t->chunks[0].name, t->chunks[t->nr_chunks - 1].name);
+		printf("run of %u chunks (of %u in %s): %s .. %s\n", t->nr_chunks, t->run_chunks,
+		       evt_fmt_esc(e1, sizeof(e1), t->dir), t->chunks[0].name, t->chunks[t->nr_chunks - 1].name);
 	for (k = 0; json && k < t->nr_chunks; k++)
 		printf("%s{\"name\":\"%s\",\"seq\":%llu}", k ? "," : "", t->chunks[k].name,
 		       (unsigned long long)t->chunks[k].seq);
@@ -317,6 +337,7 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 	unsigned int i, j;
 	const int json = o->fmt == EVT_FMT_JSON;
 	const struct evt_catalogue *cat = t->md.cat;
+	char e1[1024];
 
 	for (i = 0; i < t->nr_streams; i++) {
 		disc += t->streams[i].discarded;
@@ -331,7 +352,7 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 		       (unsigned long long)st->last, st->total ? a : "", st->total ? b : "",
 		       (unsigned long long)span, (unsigned long long)disc, (unsigned long long)lost);
 	} else {
-		printf("trace %s: %llu events in %u stream%s\n", t->dir,
+		printf("trace %s: %llu events in %u stream%s\n", evt_fmt_esc(e1, sizeof(e1), t->dir),
 		       (unsigned long long)st->total, t->nr_streams, t->nr_chunks ? "s" : " files");
 		if (t->nr_chunks)
 			print_run(o, t);
@@ -368,11 +389,18 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 	for (i = 0, j = 0; i < cat->nr_events; i++) {
 		if (!st->per_event[i])
 			continue;
-		if (json)
-			printf("%s\"%s\":%llu", j++ ? "," : "", cat->events[i].name,
+		/* Names are the metadata's: escaped like every string from a trace. */
+		if (json) {
+			char *q = malloc(6 * strlen(cat->events[i].name) + 3);
+
+			if (q)
+				evt_fmt_json_string(q, cat->events[i].name);
+			printf("%s%s:%llu", j++ ? "," : "", q ? q : "\"\"", (unsigned long long)st->per_event[i]);
+			free(q);
+		} else {
+			printf("%-24s %14llu\n", evt_fmt_esc(e1, sizeof(e1), cat->events[i].name),
 			       (unsigned long long)st->per_event[i]);
-		else
-			printf("%-24s %14llu\n", cat->events[i].name, (unsigned long long)st->per_event[i]);
+		}
 	}
 	if (json && t->nr_chunks) {
 		printf("}");
@@ -709,16 +737,18 @@ static void say_being_written(const struct evt_trace *t)
 {
 	unsigned int i, n = 0;
 	const char *first = NULL;
+	char dir[1024];
 
+	evt_fmt_esc(dir, sizeof(dir), t->dir);
 	for (i = 0; i < t->nr_streams; i++)
 		if (t->streams[i].partial_tail && !n++)
 			first = t->streams[i].name;
 	if (n == 1)
 		fprintf(stderr, "evcat: %s is being written (evdrain, pid %ld): %s is read up to its "
-			"last complete packet\n", t->dir, t->writer_pid, first);
+			"last complete packet\n", dir, t->writer_pid, first);
 	else if (n)
 		fprintf(stderr, "evcat: %s is being written (evdrain, pid %ld): %s and %u other streams "
-			"are read up to their last complete packet\n", t->dir, t->writer_pid, first, n - 1);
+			"are read up to their last complete packet\n", dir, t->writer_pid, first, n - 1);
 }
 
 static void close_trace(struct evt_engine *eng, struct evt_etrace *et, struct evt_trace *t)
@@ -774,7 +804,7 @@ int main(int argc, char **argv)
 			int bad;
 
 			if (evt_trace_open(&probe, first, NULL)) {
-				fprintf(stderr, "evcat: %s\n", probe.err);
+				say_err(probe.err);
 				free(first);
 				free_opts(&o);
 				return EXIT_TRACE;
@@ -800,14 +830,14 @@ int main(int argc, char **argv)
 		et = eng ? evt_trace_get_opts(eng, o.dir, &to, err, sizeof(err)) : NULL;
 		t = et ? evt_etrace_reader(et) : NULL;
 		if (!t) {
-			fprintf(stderr, "evcat: %s\n", !eng ? "out of memory" : et ? evt_etrace_error(et) : err);
+			say_err(!eng ? "out of memory" : et ? evt_etrace_error(et) : err);
 			evt_trace_put(et);
 			evt_engine_free(eng);
 			free_opts(&o);
 			return EXIT_TRACE;
 		}
 	} else if (evt_trace_open(t, o.dir, &to)) {
-		fprintf(stderr, "evcat: %s\n", t->err);
+		say_err(t->err);
 		free_opts(&o);
 		return EXIT_TRACE;
 	}
@@ -896,7 +926,7 @@ int main(int argc, char **argv)
 		}
 	}
 	if (c.err) {
-		fprintf(stderr, "evcat: %s\n", c.err);
+		say_err(c.err);
 		ret = EXIT_TRACE;
 	}
 	evt_out_free(&c.out);

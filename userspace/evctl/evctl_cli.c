@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <evtrace/events.h>
 #include "evt_cpulist.h"
+#include "evt_format.h"
 #include "evctl_cli.h"
 
 static const char *const op_names[EVCTL_NR_OPS] = {
@@ -784,6 +785,7 @@ static const char *yes(int b)
 void evt_status_print_text(FILE *f, const struct evt_status *st)
 {
 	size_t i;
+	char esc[1024];		/* a name, escaped as every program escapes them */
 
 	fprintf(f, "state        %s\n", st->tracing ? "tracing" : "stopped");
 	fprintf(f, "mode         %s\n", st->mode < 0 ? "-" : evt_mode_name(st->mode));
@@ -803,9 +805,9 @@ void evt_status_print_text(FILE *f, const struct evt_status *st)
 		fprintf(f, "filter       %" PRIu32 " process ID%s%s", st->filter.nr_pids,
 			st->filter.nr_pids == 1 ? "" : "s", st->filter.follow_fork ? " (follow fork)" : "");
 		for (i = 0; i < st->filter.nr_comms; i++)
-			fprintf(f, ", comm %s", st->filter.comms[i]);
+			fprintf(f, ", comm %s", evt_fmt_esc(esc, sizeof(esc), st->filter.comms[i]));
 		for (i = 0; i < st->filter.nr_cgroups; i++)
-			fprintf(f, ", cgroup %s", st->filter.cgroups[i]);
+			fprintf(f, ", cgroup %s", evt_fmt_esc(esc, sizeof(esc), st->filter.cgroups[i]));
 		fputc('\n', f);
 	} else {
 		fputs("filter       none (every task is recorded)\n", f);
@@ -815,8 +817,8 @@ void evt_status_print_text(FILE *f, const struct evt_status *st)
 	for (i = 0; i < st->nr_events; i++) {
 		const struct evt_status_event *e = &st->events[i];
 
-		fprintf(f, "  %-30s %-8s %-8s %s\n", e->name, e->channel < 0 ? "-" : chan_name(e->channel),
-			yes(e->enabled), yes(e->stack));
+		fprintf(f, "  %-30s %-8s %-8s %s\n", evt_fmt_esc(esc, sizeof(esc), e->name),
+			e->channel < 0 ? "-" : chan_name(e->channel), yes(e->enabled), yes(e->stack));
 	}
 
 	/* Ring rows: the columns of debugfs "stats" (channel first). */

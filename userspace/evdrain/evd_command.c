@@ -256,7 +256,7 @@ int evd_cmd_summary(const struct evd_cmd *c, const char *dir, unsigned int top)
 	uint64_t cpu_ns = 0, events = 0;
 	int ret = -1;
 
-	evt_fmt_text_string(cmd, c->argv[0], 64);
+	evt_fmt_esc(cmd, sizeof(cmd), c->argv[0]);
 	if (WIFSIGNALED(c->status))
 		printf("evdrain: %s (pid %d) was killed by signal %d after %.3f s\n", cmd, (int)c->pid,
 		       WTERMSIG(c->status), (double)(c->end_ms - c->start_ms) / 1000.0);
@@ -306,7 +306,7 @@ int evd_cmd_summary(const struct evd_cmd *c, const char *dir, unsigned int top)
 	for (i = 0; i < mine && (!top || i < top); i++) {
 		const struct evt_stats_thread *s = evt_stats_thread(ss, th[i]->tid);
 
-		evt_fmt_text_string(comm, th[i]->comm, 16);
+		evt_fmt_esc(comm, sizeof(comm), th[i]->comm);
 		printf("  %8d %8d %-18s %12.3f %12llu\n", th[i]->tid, th[i]->pid, comm,
 		       (double)th[i]->cpu_ns / 1e6, (unsigned long long)(s ? s->events : 0));
 	}

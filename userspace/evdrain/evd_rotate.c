@@ -843,9 +843,12 @@ static int recover_chunk(struct evd_rot *r, const char *name, uint64_t seq)
 		if (fstat(fd, &st) == 0) {
 			off_t whole = evt_whole_packets(fd, st.st_size);
 
+			char name[4 * sizeof(de->d_name) + 1];
+
 			if (whole != st.st_size && ftruncate(fd, whole) == 0 && !r->o.quiet)
 				fprintf(stderr, "evdrain: %s/%s: the packet an earlier evdrain was writing is "
-					"cut off (%lld bytes)\n", kdir, de->d_name, (long long)(st.st_size - whole));
+					"cut off (%lld bytes)\n", kdir, evt_fmt_esc(name, sizeof(name), de->d_name),
+					(long long)(st.st_size - whole));
 		}
 		close(fd);
 	}

@@ -170,7 +170,7 @@ int evs_stacks_report(struct evt_engine *e, struct evt_etrace *t, const char *fo
 			fprintf(out, "    %zu x\n", best);
 			for (uint32_t f = 0; f < s.v[best_at].n; f++) {
 				evt_symbols_name(syms, s.v[best_at].ip[f], 1, name, sizeof(name));
-				evt_fmt_text_string(quoted, name, sizeof(name) - 1);
+				evt_fmt_esc(quoted, sizeof(quoted), name);
 				fprintf(out, "      %s\n", quoted);
 			}
 			/* Shown: its run is marked so that the next pick is another. */

@@ -130,6 +130,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- What is printed ---- */
 
+/*
+ * Names come from the trace, chosen by whoever ran the process (a comm
+ * set with prctl(PR_SET_NAME), an IRQ's name): escaped as evcat escapes
+ * them, never written raw to a terminal.
+ */
+#define EVT_ESC_NAME 512
+#define ESC(s) evt_fmt_esc(e1, sizeof(e1), (s))
+
 struct report {
 	const struct opts *o;
 	struct evt_etrace *t;
@@ -203,7 +211,7 @@ static int print_io(const struct report *r)
 
 			if (!q->count)
 				continue;
-			evt_fmt_text_string(name, d->name[0] ? d->name : "?", 31);
+			evt_fmt_esc(name, sizeof(name), d->name[0] ? d->name : "?");
 			printf("  %-12s %-9s %-5s %10llu %12llu %12.3f %12.3f %12.3f\n", name,
 			       evt_dev_name(d->dev, dev, sizeof(dev)), k ? "write" : "read",
 			       (unsigned long long)q->count, (unsigned long long)q->bytes, us(q->lat.min_ns),
@@ -220,7 +228,7 @@ static int print_io(const struct report *r)
 
 				if (!q->count)
 					continue;
-				evt_fmt_text_string(name, io->devs[i].name[0] ? io->devs[i].name : "?", 31);
+				evt_fmt_esc(name, sizeof(name), io->devs[i].name[0] ? io->devs[i].name : "?");
 				printf("  %-12s %-5s %10s %10llu %12.3f %12.3f %12.3f\n", name, k ? "write" : "read",
 				       evt_io_size_name(b, size, sizeof(size)), (unsigned long long)q->count,
 				       us(q->lat.min_ns), avg_us(&q->lat), us(q->lat.max_ns));
@@ -235,7 +243,7 @@ static int print_io(const struct report *r)
 
 		if (!keys[ix[i]])
 			break;
-		evt_fmt_text_string(name, p->comm, 16);
+		evt_fmt_esc(name, sizeof(name), p->comm);
 		printf("  %8d %-18s %12llu %12llu %12llu %12llu\n", p->pid, name, (unsigned long long)p->read,
 		       (unsigned long long)p->write, (unsigned long long)p->blk_read, (unsigned long long)p->blk_write);
 	}
@@ -249,7 +257,7 @@ static int print_io(const struct report *r)
 
 		if (!keys[ix[i]])
 			break;
-		evt_fmt_text_string(name, f->name, 255);
+		evt_fmt_esc(name, sizeof(name), f->name);
 		printf("  %12llu %12llu  %s\n", (unsigned long long)f->read, (unsigned long long)f->write, name);
 	}
 	free(ix);
@@ -303,19 +311,28 @@ static int print_text(const struct report *r)
 	uint64_t *keys = NULL, span;
 	uint32_t *ix = NULL, i, n, cap;
 	char b1[40], b2[40], name[16];
-	size_t ntop;
+	size_t ntop, nthreads;
+	const char *saved;
+	char e1[EVT_ESC_NAME];
 
 	cap = s->nr_ev;
 	if (s->nr_sys > cap)
 		cap = s->nr_sys;
 	if (s->nr_irqs > cap)
 		cap = s->nr_irqs;
+	/* No more rows than threads, whatever --top says: --top 2^61 must not wrap the size. */
+	nthreads = evt_state_nr_threads(r->state);
+	if (r->o->top && r->o->top < nthreads)
+		nthreads = r->o->top;
 	keys = malloc((cap ? cap : 1) * sizeof(*keys));
-	top = malloc((r->o->top ? r->o->top : evt_state_nr_threads(r->state) + 1) * sizeof(*top));
+	top = malloc((nthreads ? nthreads : 1) * sizeof(*top));
 	if (!keys || !top)
 		goto oom;
 
-	printf("Trace %s%s\n", evt_etrace_path(r->t), r->window ? " (a window)" : "");
+	printf("Trace %s%s\n", ESC(evt_etrace_path(r->t)), r->window ? " (a window)" : "");
+	/* Figures an earlier run saved are said to be, with where (whoever can write there made them). */
+	if (!r->window && (saved = evt_comp_saved_from(r->t, "stats")))
+		printf("  (saved results: %s; --no-saved computes them again)\n", ESC(saved));
 	span = s->events ? s->last_ts - s->first_ts : 0;
 	if (s->events)
 		printf("  %s .. %s UTC (%.9f s), %llu events\n", when(r, s->first_ts, b1), when(r, s->last_ts, b2),
@@ -335,16 +352,16 @@ static int print_text(const struct report *r)
 	if (!ix)
 		goto oom;
 	for (i = 0, n = rows(r, s->nr_ev); i < n; i++)
-		printf("  %-32s %12llu\n", s->ev[ix[i]].name, (unsigned long long)s->ev[ix[i]].count);
+		printf("  %-32s %12llu\n", ESC(s->ev[ix[i]].name), (unsigned long long)s->ev[ix[i]].count);
 	free(ix);
 
-	ntop = evt_state_top_threads(r->state, top, r->o->top ? r->o->top : evt_state_nr_threads(r->state));
+	ntop = evt_state_top_threads(r->state, top, nthreads);
 	printf("\nThreads by CPU time\n  %8s %8s %-16s %14s %7s %12s\n", "tid", "pid", "comm", "cpu ms",
 	       "% span", "events");
 	for (i = 0; i < ntop; i++) {
 		const struct evt_stats_thread *th = evt_stats_thread(s, top[i]->tid);
 
-		printf("  %8d %8d %-16s %14.3f %7.2f %12llu\n", top[i]->tid, top[i]->pid, top[i]->comm,
+		printf("  %8d %8d %-16s %14.3f %7.2f %12llu\n", top[i]->tid, top[i]->pid, ESC(top[i]->comm),
 		       (double)top[i]->cpu_ns / 1e6, span ? 100.0 * (double)top[i]->cpu_ns / (double)span : 0.0,
 		       (unsigned long long)(th ? th->events : 0));
 	}
@@ -359,7 +376,7 @@ static int print_text(const struct report *r)
 	for (i = 0, n = rows(r, s->nr_sys); i < n; i++) {
 		const struct evt_stats_syscall *y = &s->sys[ix[i]];
 
-		printf("  %-28s %10llu %8llu ", y->name, (unsigned long long)y->count, (unsigned long long)y->errors);
+		printf("  %-28s %10llu %8llu ", ESC(y->name), (unsigned long long)y->count, (unsigned long long)y->errors);
 		/* No latency where no call returned (exit_group): none rather than 0. */
 		if (y->lat.count)
 			printf("%12.3f %12.3f %12.3f\n", us(y->lat.min_ns), avg_us(&y->lat), us(y->lat.max_ns));
@@ -378,7 +395,7 @@ static int print_text(const struct report *r)
 	for (i = 0, n = rows(r, s->nr_irqs); i < n; i++) {
 		const struct evt_stats_irq *q = &s->irqs[ix[i]];
 
-		printf("  %6d %-20s %10llu %12.3f %12.3f %12.3f\n", q->irq, q->name, (unsigned long long)q->count,
+		printf("  %6d %-20s %10llu %12.3f %12.3f %12.3f\n", q->irq, ESC(q->name), (unsigned long long)q->count,
 		       q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur), us(q->dur.max_ns));
 	}
 	free(ix);
@@ -445,10 +462,13 @@ static int print_json(const struct report *r)
 
 /* ---- Getting the results ---- */
 
+/* A message to stderr; what it quotes (a file name, a name) escaped. */
 static void say(void *data, const char *msg)
 {
 	(void)data;
-	fprintf(stderr, "evstat: %s\n", msg);
+	fputs("evstat: ", stderr);
+	evt_fputs_esc(stderr, msg);
+	fputc('\n', stderr);
 }
 
 int main(int argc, char **argv)
@@ -475,7 +495,7 @@ int main(int argc, char **argv)
 	}
 	t = evt_trace_get(e, o.dir, err, sizeof(err));
 	if (!t) {
-		fprintf(stderr, "evstat: %s\n", err);
+		say(NULL, err);
 		evt_engine_free(e);
 		return EXIT_TRACE;
 	}
@@ -487,6 +507,7 @@ int main(int argc, char **argv)
 		goto out;
 	}
 	rep.t = t;
+	evt_etrace_catch_cut(t, "evstat");
 	rep.offset_ns = evt_etrace_offset_ns(t);
 	rep.from = 0;
 	rep.to = UINT64_MAX;
@@ -496,7 +517,7 @@ int main(int argc, char **argv)
 
 		/* The first event's time (relative times count from it), from the packet index. */
 		if (evt_etrace_span(t, &first, &last)) {
-			fprintf(stderr, "evstat: %s\n", evt_etrace_error(t));
+			say(NULL, evt_etrace_error(t));
 			ret = EXIT_TRACE;
 			goto out;
 		}
@@ -524,14 +545,14 @@ int main(int argc, char **argv)
 		snprintf(err, sizeof(err), "out of memory");
 		if (evt_report_window_init(&w, e, t, rep.from, rep.to, err, sizeof(err)) ||
 		    evt_request_submit(w.ts, &w.req)) {
-			fprintf(stderr, "evstat: %s\n", w.req.errmsg[0] ? w.req.errmsg : err);
+			say(NULL, w.req.errmsg[0] ? w.req.errmsg : err);
 			ret = EXIT_TRACE;
 			goto out;
 		}
 		evt_engine_run(e);
 		r = evt_report_window_finish(&w, t, err, sizeof(err));
 		if (r < 0) {
-			fprintf(stderr, "evstat: %s\n", err);
+			say(NULL, err);
 			ret = EXIT_TRACE;
 			goto out;
 		}
@@ -554,7 +575,7 @@ int main(int argc, char **argv)
 		rep.io = evt_comp_result(t, "io");
 		rep.power = evt_comp_result(t, "power");
 		if (!rep.st || !rep.state || !rep.io || !rep.power) {
-			fprintf(stderr, "evstat: %s\n", evt_comp_error(t) ? evt_comp_error(t) : evt_etrace_error(t));
+			say(NULL, evt_comp_error(t) ? evt_comp_error(t) : evt_etrace_error(t));
 			ret = EXIT_TRACE;
 			goto out;
 		}
@@ -572,7 +593,9 @@ int main(int argc, char **argv)
 		ret = EXIT_TRACE;
 	}
 	if (bad) {
-		fprintf(stderr, "evstat: %s (the statistics are those of the events before it)\n", err);
+		fputs("evstat: ", stderr);
+		evt_fputs_esc(stderr, err);
+		fputs(" (the statistics are those of the events before it)\n", stderr);
 		ret = EXIT_TRACE;
 	}
 out:

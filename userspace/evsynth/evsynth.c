@@ -141,6 +141,11 @@ int main(int argc, char **argv)
 			}
 			if (num(a, v, &x))
 				return 2;
+			/* Counts are unsigned int inside: one that does not fit is refused, not cut. */
+			if (x > UINT32_MAX && (k == 5 || k == 6 || k == 8 || k == 9 || k == 11 || k == 12)) {
+				fprintf(stderr, "evsynth: %s is at most %u\n", a, UINT32_MAX);
+				return 2;
+			}
 			i++;
 			switch (k) {
 			case 0: p.cpus = (unsigned int)(x > EVT_SYNTH_MAX_CPUS ? 0 : x); break;

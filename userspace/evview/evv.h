@@ -8,6 +8,7 @@
 #ifndef EVV_H
 #define EVV_H
 
+#include <netinet/in.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdint.h>
@@ -34,7 +35,11 @@ struct evv {
 	struct evt_traceset *ts;	/* every ad hoc request goes here */
 	uint64_t offset_ns;		/* realtime = clock + this */
 	uint64_t first_rt, last_rt;	/* the span, from the packet index */
+	/* The CPUs that have a stream (a lone compact_8191 is one CPU, not 8192). */
 	unsigned int nr_cpus;
+	unsigned int *cpu_of;		/* [nr_cpus]: their numbers, ascending */
+	int32_t *slot_of;		/* [nr_slot_of]: a CPU's index in cpu_of, or -1 */
+	unsigned int nr_slot_of;
 	struct evt_stats *losses;	/* the packet index's losses (no events read) */
 	char error[EVT_ENGINE_ERRLEN];	/* a corrupt stream: where (the rest is served) */
 
@@ -49,6 +54,8 @@ struct evv {
 	unsigned int percent;
 
 	char www[4096];			/* the page's files */
+	char token[65];			/* the API's secret (evview.c) */
+	struct sockaddr_in self;	/* where it listens */
 };
 
 /* Take the lock as a handler (the engine thread lets it in between chunks). */

@@ -20,6 +20,12 @@
 #include "evv.h"
 
 #define MAX_COLS 4096
+/*
+ * Cells (columns x CPUs) of one window at most: a window's memory and its
+ * answer grow with both (4096 columns of 8192 CPUs were half a gigabyte of
+ * JSON and 6.8 GB of memory). /api/trace says the columns this allows.
+ */
+#define MAX_CELLS (1U << 20)
 #define MAX_LIMIT 1000
 #define MAX_EVENT_NAMES 64
 
@@ -67,9 +73,24 @@ static unsigned int get_range(struct evv *s, struct MHD_Connection *c, uint64_t 
 	return 0;
 }
 
+/* The columns a window may have: MAX_COLS, fewer when there are many CPUs. */
+static uint32_t max_cols(const struct evv *s)
+{
+	uint32_t n = MAX_CELLS / (s->nr_cpus ? s->nr_cpus : 1);
+
+	return n < MAX_COLS ? (n ? n : 1) : MAX_COLS;
+}
+
+/* A count as JSON: jansson's integers are signed, so one past INT64_MAX is null, never negative. */
+static json_t *json_u64(uint64_t v)
+{
+	return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_null();
+}
+
+/* ASCII only: a name's C1 control or bidi override goes out as \uXXXX, never raw to a terminal (curl). */
 static unsigned int reply(json_t *o, char **body)
 {
-	*body = o ? json_dumps(o, JSON_COMPACT | JSON_REAL_PRECISION(6)) : NULL;
+	*body = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII | JSON_REAL_PRECISION(6)) : NULL;
 	json_decref(o);
 	return *body ? MHD_HTTP_OK : evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "out of memory");
 }
@@ -104,8 +125,9 @@ unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
 	evt_fmt_clock(when, s->last_rt, 1);
 	json_object_set_new(o, "last", json_string(when));
 	for (i = 0; i < s->nr_cpus; i++)
-		json_array_append_new(cpus, json_integer(i));
+		json_array_append_new(cpus, json_integer(s->cpu_of[i]));
 	json_object_set_new(o, "cpus", cpus);
+	json_object_set_new(o, "max_cols", json_integer(max_cols(s)));
 	for (i = 0; i < s->tr->nr_streams; i++) {
 		const struct evt_stream *st = &s->tr->streams[i];
 
@@ -124,7 +146,7 @@ unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
 	}
 	json_object_set_new(o, "chunks", chunks);
 	ix = s->ready_index ? evt_comp_result(s->t, "index") : NULL;
-	json_object_set_new(o, "events", ix ? json_integer((json_int_t)ix->total) : json_null());
+	json_object_set_new(o, "events", ix ? json_u64(ix->total) : json_null());
 	json_object_set_new(o, "passes", json_integer((json_int_t)bi.passes));
 	json_object_set_new(o, "ready", json_pack("{s:b,s:b,s:b,s:b}", "state", s->ready_state,
 						  "stats", s->ready_stats, "index", s->ready_index, "marks",
@@ -190,7 +212,10 @@ struct window {
 	uint64_t from, to;		/* clock */
 	uint64_t n;			/* to - from + 1 */
 	uint32_t cols;
-	unsigned int nr_cpus;
+	unsigned int nr_cpus;		/* CPUs with a stream: w->cpu[slot] */
+	const unsigned int *cpu_of;	/* slot -> CPU */
+	const int32_t *slot_of;		/* CPU -> slot, -1: no stream */
+	unsigned int nr_slot_of;
 	struct wcpu *cpu;
 	struct wkind *kinds;
 	unsigned int nr_kinds;
@@ -367,9 +392,9 @@ static int window_event(void *data, void *call)
 	const struct wkind *k = kind_of(w, ev);
 	struct wcpu *c;
 
-	if (!k || ev->cpu >= w->nr_cpus || ev->ts < w->from || ev->ts > w->to)
+	if (!k || ev->cpu >= w->nr_slot_of || w->slot_of[ev->cpu] < 0 || ev->ts < w->from || ev->ts > w->to)
 		return 0;
-	c = &w->cpu[ev->cpu];
+	c = &w->cpu[w->slot_of[ev->cpu]];
 	if (!c->seen) {
 		c->seen = 1;
 		c->first = ev->ts;
@@ -429,6 +454,9 @@ static int window_init(struct window *w, const struct evv *s, uint64_t from, uin
 	w->n = to - from + 1;
 	w->cols = cols;
 	w->nr_cpus = s->nr_cpus;
+	w->cpu_of = s->cpu_of;
+	w->slot_of = s->slot_of;
+	w->nr_slot_of = s->nr_slot_of;
 	w->state_ready = ready != NULL;
 	w->cpu = calloc(w->nr_cpus ? w->nr_cpus : 1, sizeof(*w->cpu));
 	if (!w->cpu)
@@ -445,7 +473,7 @@ static int window_init(struct window *w, const struct evv *s, uint64_t from, uin
 			return -1;
 		for (uint32_t k = 0; k < cols; k++)
 			c->tid[k] = -1;
-		c->cur = ready ? evt_state_cpu_tid_at(ready, i, from) : -1;
+		c->cur = ready ? evt_state_cpu_tid_at(ready, w->cpu_of[i], from) : -1;
 		c->since = from;
 	}
 	/* Losses from the packet headers, known from the start. */
@@ -453,8 +481,8 @@ static int window_init(struct window *w, const struct evv *s, uint64_t from, uin
 		const struct evt_stats_loss *l = &s->losses->losses[i];
 
 		if (l->ts >= from && l->ts <= to && l->stream < s->losses->nr_streams &&
-		    s->losses->streams[l->stream].cpu < w->nr_cpus)
-			w->cpu[s->losses->streams[l->stream].cpu].lost[col_of(w, l->ts)]++;
+		    s->losses->streams[l->stream].cpu < w->nr_slot_of && w->slot_of[s->losses->streams[l->stream].cpu] >= 0)
+			w->cpu[w->slot_of[s->losses->streams[l->stream].cpu]].lost[col_of(w, l->ts)]++;
 	}
 	return 0;
 }
@@ -541,10 +569,11 @@ static json_t *window_json(const struct window *w, const struct evv *s, const ch
 		incomplete |= c->incomplete;
 		est = estimated ? json_array_get(estimated, i) : NULL;
 		json_array_append_new(cpus, json_pack("{s:I,s:b,s:o,s:o,s:o,s:o,s:o,s:O,s:o,s:o}", "cpu",
-						      (json_int_t)i, "incomplete", c->incomplete, "tid", tid,
-						      "busy", busy, "irq", irq, "softirq", soft, "lost", lost,
-						      "estimated", est ? est : empty, "idle", power_column(power, w, i, 1),
-						      "freq", power_column(power, w, i, 0)));
+						      (json_int_t)w->cpu_of[i], "incomplete", c->incomplete,
+						      "tid", tid, "busy", busy, "irq", irq, "softirq", soft,
+						      "lost", lost, "estimated", est ? est : empty,
+						      "idle", power_column(power, w, w->cpu_of[i], 1),
+						      "freq", power_column(power, w, w->cpu_of[i], 0)));
 	}
 	json_object_set_new(o, "from", json_integer((json_int_t)(w->from + s->offset_ns)));
 	json_object_set_new(o, "to", json_integer((json_int_t)(w->to + s->offset_ns)));
@@ -727,7 +756,7 @@ static long iv_find(const struct evt_state *st, unsigned int cpu, size_t n, uint
  * event by event) when the state's first real switch is not the marks'.
  */
 static struct sum_cpu *sum_cpu_get(struct evv *s, const struct evt_state *st, const struct evt_marks *m,
-				   unsigned int cpu)
+				   unsigned int slot, unsigned int cpu)
 {
 	struct evv_summary *sm = s->summary;
 	const struct evt_marks_cpu *mc = evt_marks_cpu(m, cpu);
@@ -747,9 +776,9 @@ static struct sum_cpu *sum_cpu_get(struct evv *s, const struct evt_state *st, co
 			return NULL;
 		}
 	}
-	if (cpu >= sm->nr)
+	if (slot >= sm->nr)
 		return NULL;
-	sc = &sm->cpu[cpu];
+	sc = &sm->cpu[slot];
 	if (sc->built)
 		return sc;
 	sc->n = cpu < evt_state_nr_cpus(st) ? evt_state_cpu_nr_intervals(st, cpu) : 0;
@@ -810,10 +839,11 @@ static int window_summary(struct window *w, struct evv *s, json_t *estimated)
 
 	if (!acc || !st || !m || !evt_marks_complete(m))
 		goto out;
-	for (unsigned int i = 0; i < w->nr_cpus; i++) {
-		struct wcpu *c = &w->cpu[i];
+	for (unsigned int slot = 0; slot < w->nr_cpus; slot++) {
+		const unsigned int i = w->cpu_of[slot];	/* the CPU */
+		struct wcpu *c = &w->cpu[slot];
 		const struct evt_marks_cpu *mc = evt_marks_cpu(m, i);
-		struct sum_cpu *sc = sum_cpu_get(s, st, m, i);
+		struct sum_cpu *sc = sum_cpu_get(s, st, m, slot, i);
 		json_t *est = json_array();
 		uint64_t s1 = w->to + 1, since0 = w->from, prev_busy;
 		struct evt_state_interval iv;
@@ -985,9 +1015,9 @@ static int sample_stream(struct window *w, struct evt_trace *tr, unsigned int si
 	struct colacc acc;
 	uint32_t p = 0;
 
-	if (st->cpu >= w->nr_cpus || !st->npk)
+	if (st->cpu >= w->nr_slot_of || w->slot_of[st->cpu] < 0 || !st->npk)
 		return 0;
-	c = &w->cpu[st->cpu];
+	c = &w->cpu[w->slot_of[st->cpu]];
 	d.ev.tr = tr;
 	d.ev.cpu = st->cpu;
 	d.ev.stream = si;
@@ -1110,6 +1140,10 @@ unsigned int evv_api_window(struct evv *s, struct MHD_Connection *c, char **body
 		return st;
 	if (!arg(c, "cols") || cols < 1 || cols > MAX_COLS)
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "cols: a number of columns 1..%d is needed", MAX_COLS);
+	if (cols > max_cols(s))
+		return evv_error(MHD_HTTP_BAD_REQUEST, body,
+				 "cols: at most %u columns for this trace's %u CPUs (columns x CPUs at most %u)",
+				 max_cols(s), s->nr_cpus, MAX_CELLS);
 	if (read && strcmp(read, "auto") && strcmp(read, "events") && strcmp(read, "summary") && strcmp(read, "sample"))
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "read: auto, events, summary or sample, not \"%s\"", read);
 	evt_request_init(&r, s);
@@ -1421,8 +1455,9 @@ unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body
 		return st;
 	if (limit < 1 || limit > MAX_LIMIT)
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "limit: 1..%d events a page", MAX_LIMIT);
-	if (offset > UINT64_MAX - MAX_LIMIT - 1)
-		return evv_error(MHD_HTTP_BAD_REQUEST, body, "offset: too large");
+	/* Echoed back as a JSON integer (signed): never more than it holds. */
+	if (offset > (uint64_t)INT64_MAX - MAX_LIMIT - 1)
+		return evv_error(MHD_HTTP_BAD_REQUEST, body, "offset: %llu is too large", (unsigned long long)offset);
 	if (cpus && evt_cpulist_parse(cpus, set, err, sizeof(err)))
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "cpu: %s", err);
 	if (names) {

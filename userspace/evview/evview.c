@@ -17,13 +17,19 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/sock_diag.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
 #include "evt_comp_index.h"
 #include "evt_comp_marks.h"
+#include "evt_format.h"
 #include "evv.h"
 
 #define EXIT_TRACE 1
@@ -31,13 +37,28 @@
 /* Without --listen: the first free port from here. */
 #define DEFAULT_PORT 8080
 #define DEFAULT_PORT_TRIES 100
-/* Connections at once (a thread each), and how long an idle one stays open. */
+/*
+ * Connections at once (a thread each), and how long an idle one stays
+ * open: short, so that connections that never send a request (someone
+ * holding every slot) are closed soon; a browser opens a new one when it
+ * needs it. Another user's are refused as they arrive (peer_allowed).
+ */
 #define MAX_CONNECTIONS 64
-#define IDLE_TIMEOUT_S 300
+#define IDLE_TIMEOUT_S 15
+/* The secret in the printed URL: 32 random bytes, in hex. */
+#define TOKEN_BYTES 32
 
 #ifndef EVT_VIEWDIR
 #define EVT_VIEWDIR "/usr/local/share/evtrace/view"
 #endif
+
+/* An error message; what it quotes (a file name, a name from the trace) escaped. */
+static void say_err(const char *msg)
+{
+	fputs("evview: ", stderr);
+	evt_fputs_esc(stderr, msg);
+	fputc('\n', stderr);
+}
 
 static void usage(FILE *f)
 {
@@ -50,8 +71,10 @@ static void usage(FILE *f)
 "the trace, as evstat(1) saves them). evview prints the URL to open.\n"
 "\n"
 "  --listen ADDR:PORT  where to listen (default 127.0.0.1 and the first free port\n"
-"                      from 8080; PORT 0: any free port). Only the loopback is\n"
-"                      safe: the page has no login. From another machine:\n"
+"                      from 8080; PORT 0: any free port). The trace is served to\n"
+"                      whoever has the URL's secret token (#token=...): its API\n"
+"                      answers nothing without it, and connections of other\n"
+"                      users are refused. From another machine:\n"
 "                      ssh -L PORT:127.0.0.1:PORT HOST, then open the URL\n"
 "  --no-saved          neither read nor write saved results\n"
 "  --version           print the version\n"
@@ -397,7 +420,7 @@ unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
 	vsnprintf(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	o = json_pack("{s:s}", "error", msg);
-	*body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	*body = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
 	json_decref(o);
 	return status;
 }
@@ -437,6 +460,93 @@ static int host_allowed(struct MHD_Connection *c)
 	       inet_pton(AF_INET6, name, addr) == 1;
 }
 
+/*
+ * The owner of the peer's socket: the kernel's socket diagnostics asked for
+ * exactly that TCP connection (sock_diag, as ss(8) asks). -1 when it does
+ * not say (no sock_diag, another namespace).
+ */
+static long peer_uid(const struct sockaddr_in *peer, const struct sockaddr_in *self)
+{
+	struct {
+		struct nlmsghdr nlh;
+		struct inet_diag_req_v2 r;
+	} req = {
+		.nlh = { .nlmsg_len = sizeof(req), .nlmsg_type = SOCK_DIAG_BY_FAMILY, .nlmsg_flags = NLM_F_REQUEST },
+		.r = {
+			.sdiag_family = AF_INET, .sdiag_protocol = IPPROTO_TCP, .idiag_states = ~0U,
+			.id = {
+				.idiag_sport = peer->sin_port, .idiag_dport = self->sin_port,
+				.idiag_src = { peer->sin_addr.s_addr }, .idiag_dst = { self->sin_addr.s_addr },
+				.idiag_cookie = { INET_DIAG_NOCOOKIE, INET_DIAG_NOCOOKIE },
+			},
+		},
+	};
+	struct sockaddr_nl kernel = { .nl_family = AF_NETLINK };
+	long buf[2048 / sizeof(long)];
+	const struct nlmsghdr *h = (const struct nlmsghdr *)buf;
+	struct timeval tv = { 1, 0 };
+	long uid = -1;
+	ssize_t n;
+	int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
+
+	if (fd < 0)
+		return -1;
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (sendto(fd, &req, sizeof(req), 0, (struct sockaddr *)&kernel, sizeof(kernel)) == (ssize_t)sizeof(req) &&
+	    (n = recv(fd, buf, sizeof(buf), 0)) > 0 && NLMSG_OK(h, (size_t)n) &&
+	    h->nlmsg_type == SOCK_DIAG_BY_FAMILY && h->nlmsg_len >= NLMSG_LENGTH(sizeof(struct inet_diag_msg)))
+		uid = (long)((const struct inet_diag_msg *)NLMSG_DATA(h))->idiag_uid;
+	close(fd);
+	return uid;
+}
+
+/*
+ * The loopback is no boundary between users: a connection is taken only
+ * from a socket of the user running evview (or root's). Through ssh -L the
+ * peer is the user's own sshd. When the kernel does not say, the token
+ * still guards.
+ */
+static enum MHD_Result peer_allowed(void *cls, const struct sockaddr *addr, socklen_t addrlen)
+{
+	const struct evv *s = cls;
+	long uid;
+
+	if (addr->sa_family != AF_INET || addrlen < sizeof(struct sockaddr_in))
+		return MHD_YES;
+	uid = peer_uid((const struct sockaddr_in *)addr, &s->self);
+	return uid < 0 || uid == (long)geteuid() || uid == 0 ? MHD_YES : MHD_NO;
+}
+
+/* Equal in a time that does not depend on where they differ. */
+static int same_secret(const char *a, const char *b)
+{
+	size_t n = strlen(b), i;
+	unsigned char d = 0;
+
+	if (strlen(a) != n)
+		return 0;
+	for (i = 0; i < n; i++)
+		d |= (unsigned char)(a[i] ^ b[i]);
+	return !d;
+}
+
+/*
+ * The API answers only with the token: "Authorization: Bearer TOKEN" (the
+ * page's calls), or ?token=TOKEN (the progress stream, which a browser
+ * opens without headers, and curl). The page itself holds no data and is
+ * served to anyone who connects; it reads the token from the URL's
+ * fragment, which the browser never sends (no Referer, no log carries it).
+ */
+static int authorized(const struct evv *s, struct MHD_Connection *c)
+{
+	const char *h = MHD_lookup_connection_value(c, MHD_HEADER_KIND, MHD_HTTP_HEADER_AUTHORIZATION);
+	const char *q = MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token");
+
+	if (h && !strncasecmp(h, "Bearer ", 7) && same_secret(h + 7, s->token))
+		return 1;
+	return q && same_secret(q, s->token);
+}
+
 static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *url, const char *method,
 			      const char *version, const char *upload, size_t *upload_size, void **con_cls)
 {
@@ -466,6 +576,9 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 				   "Host: evview answers requests for an address or localhost only, as its URL says");
 	} else if (strcmp(method, MHD_HTTP_METHOD_GET) && strcmp(method, MHD_HTTP_METHOD_HEAD)) {
 		status = evv_error(MHD_HTTP_METHOD_NOT_ALLOWED, &body, "%s: only GET", method);
+	} else if (!strncmp(url, "/api/", 5) && !authorized(s, c)) {
+		status = evv_error(MHD_HTTP_UNAUTHORIZED, &body,
+				   "this needs the token of the URL evview printed (http://HOST:PORT/#token=...)");
 	} else if (!strcmp(url, "/api/progress")) {
 		resp = progress_stream(s);
 		status = MHD_HTTP_OK;
@@ -497,6 +610,10 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/json");
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CACHE_CONTROL, "no-store");
+	/* No address of this page goes anywhere, and no other site frames it. */
+	MHD_add_response_header(resp, "Referrer-Policy", "no-referrer");
+	MHD_add_response_header(resp, "X-Frame-Options", "DENY");
+	MHD_add_response_header(resp, "X-Content-Type-Options", "nosniff");
 	ret = MHD_queue_response(c, status, resp);
 	MHD_destroy_response(resp);
 	return ret;
@@ -561,12 +678,14 @@ static int open_trace(struct evv *s, const struct opts *o)
 	s->t = evt_trace_get_opts(s->eng, o->dir, &(struct evt_trace_opts){ .threads = EVT_TRACE_OPEN_THREADS },
 				  err, sizeof(err));
 	if (!s->t) {
-		fprintf(stderr, "evview: %s\n", err);
+		say_err(err);
 		return -1;
 	}
+	/* A stream file cut under the server (a copy over the trace): a message and exit 1, not SIGBUS. */
+	evt_etrace_catch_cut(s->t, "evview");
 	s->tr = evt_etrace_reader(s->t);
 	if (!s->tr || evt_etrace_span(s->t, &s->first_rt, &s->last_rt)) {
-		fprintf(stderr, "evview: %s\n", evt_etrace_error(s->t));
+		say_err(evt_etrace_error(s->t));
 		return -1;
 	}
 	if (evt_traceset_add(s->ts, s->t)) {
@@ -574,12 +693,35 @@ static int open_trace(struct evv *s, const struct opts *o)
 		return -1;
 	}
 	s->offset_ns = evt_etrace_offset_ns(s->t);
+	/* Times go out as JSON integers (signed): a trace whose times do not fit is refused. */
+	if (s->last_rt > (uint64_t)INT64_MAX) {
+		fprintf(stderr, "evview: %s: its times reach beyond 2^63 ns (the year 2262): not served\n",
+			evt_etrace_path(s->t));
+		return -1;
+	}
 	for (i = 0; i < s->tr->nr_streams; i++) {
-		if (s->tr->streams[i].cpu + 1 > s->nr_cpus)
-			s->nr_cpus = s->tr->streams[i].cpu + 1;
+		if (s->tr->streams[i].cpu + 1 > s->nr_slot_of)
+			s->nr_slot_of = s->tr->streams[i].cpu + 1;
 		/* A bad packet header ends a stream's index: the events before it are served. */
 		if (s->tr->streams[i].tail_err && !s->error[0])
 			snprintf(s->error, sizeof(s->error), "%s", s->tr->streams[i].tail_errmsg);
+	}
+	/* Streams are sorted by CPU: each CPU once, in order. */
+	s->slot_of = malloc((s->nr_slot_of ? s->nr_slot_of : 1) * sizeof(*s->slot_of));
+	s->cpu_of = malloc((s->tr->nr_streams ? s->tr->nr_streams : 1) * sizeof(*s->cpu_of));
+	if (!s->slot_of || !s->cpu_of) {
+		fprintf(stderr, "evview: out of memory\n");
+		return -1;
+	}
+	for (i = 0; i < s->nr_slot_of; i++)
+		s->slot_of[i] = -1;
+	for (i = 0; i < s->tr->nr_streams; i++) {
+		unsigned int cpu = s->tr->streams[i].cpu;
+
+		if (s->slot_of[cpu] < 0) {
+			s->slot_of[cpu] = (int32_t)s->nr_cpus;
+			s->cpu_of[s->nr_cpus++] = cpu;
+		}
 	}
 	s->losses = evt_stats_new();
 	if (!s->losses || evt_stats_read_losses(s->losses, s->tr)) {
@@ -602,6 +744,8 @@ static int open_trace(struct evv *s, const struct opts *o)
 static void close_trace(struct evv *s)
 {
 	evv_summary_free(s);
+	free(s->slot_of);
+	free(s->cpu_of);
 	if (s->sample_open)
 		evt_trace_close(&s->sample_tr);
 	if (s->losses)
@@ -616,6 +760,25 @@ static void close_trace(struct evv *s)
 		evt_engine_free(s->eng);
 }
 
+/* TOKEN_BYTES from the kernel's random source, in hex, into @out: 0 or -1 with errno. */
+static int make_token(char *out)
+{
+	unsigned char b[TOKEN_BYTES];
+	size_t got = 0;
+
+	while (got < sizeof(b)) {
+		ssize_t n = getrandom(b + got, sizeof(b) - got, 0);
+
+		if (n < 0 && errno != EINTR)
+			return -1;
+		if (n > 0)
+			got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof(b); i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	static struct evv s = {
@@ -628,7 +791,7 @@ int main(int argc, char **argv)
 	struct sockaddr_in sa;
 	socklen_t salen = sizeof(sa);
 	pthread_t engine;
-	char host[INET_ADDRSTRLEN], self[256];
+	char host[INET_ADDRSTRLEN], self[256], esc[4 * EVT_ENGINE_ERRLEN + 1];
 	sigset_t sigs;
 	int fd = -1, port, sig, ret = EXIT_TRACE;
 
@@ -667,13 +830,18 @@ int main(int argc, char **argv)
 		}
 	}
 	if (getsockname(fd, (struct sockaddr *)&sa, &salen)) {
-		fprintf(stderr, "evview: %s\n", strerror(errno));
+		say_err(strerror(errno));
 		goto out;
 	}
 	port = ntohs(sa.sin_port);
+	s.self = sa;
+	if (make_token(s.token)) {
+		fprintf(stderr, "evview: no random bytes for the token: %s\n", strerror(errno));
+		goto out;
+	}
 	/* A thread per connection: a handler may wait for the engine, and /api/progress streams. */
 	d = MHD_start_daemon(MHD_USE_THREAD_PER_CONNECTION | MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG,
-			     0, NULL, NULL, answer, &s, MHD_OPTION_LISTEN_SOCKET, fd,
+			     0, peer_allowed, &s, answer, &s, MHD_OPTION_LISTEN_SOCKET, fd,
 			     MHD_OPTION_UNESCAPE_CALLBACK, unescape, NULL,
 			     /* A thread each: bounded, and an idle one closed. */
 			     MHD_OPTION_CONNECTION_LIMIT, (unsigned int)MAX_CONNECTIONS,
@@ -687,14 +855,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "evview: cannot start the engine thread\n");
 		goto out;
 	}
-	printf("evview: serving %s at http://%s:%d/\n", evt_etrace_path(s.t), host, port);
+	/* The token in the fragment: the browser keeps it to itself (evview(1), SECURITY). */
+	printf("evview: serving %s at http://%s:%d/#token=%s\n", evt_fmt_esc(esc, sizeof(esc), evt_etrace_path(s.t)),
+	       host, port, s.token);
 	if (gethostname(self, sizeof(self)) || !self[0])
 		snprintf(self, sizeof(self), "HOST");
 	self[sizeof(self) - 1] = 0;
-	printf("evview: from another machine: ssh -L %d:127.0.0.1:%d %s, then open http://127.0.0.1:%d/\n",
-	       port, port, self, port);
+	printf("evview: from another machine: ssh -L %d:127.0.0.1:%d %s, then open http://127.0.0.1:%d/#token=%s\n",
+	       port, port, self, port, s.token);
 	if (s.error[0])
-		printf("evview: %s (the events before it are shown)\n", s.error);
+		printf("evview: %s (the events before it are shown)\n", evt_fmt_esc(esc, sizeof(esc), s.error));
 	fflush(stdout);
 	while (sigwait(&sigs, &sig))
 		;

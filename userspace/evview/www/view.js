@@ -10,8 +10,24 @@
 // trace's first_rt (Numbers: exact up to 104 days).
 const BIG_KEYS = /"(first_rt|last_rt|offset_ns|from|to|realtime|ts|begin_rt|end_rt)":(\d{16,})/g;
 
+// The API's secret: from the address evview printed (#token=..., a fragment
+// the browser never sends anywhere), kept for this tab (sessionStorage is
+// per origin: this server's port alone) and taken out of the address, so
+// that a view's link carries no secret.
+const TOKEN = (() => {
+	const m = /(?:^#|&)token=([0-9a-f]+)/.exec(location.hash);
+	if (m) {
+		sessionStorage.setItem("evview-token", m[1]);
+		const rest = location.hash.slice(1).split("&").filter((p) => !p.startsWith("token=")).join("&");
+		history.replaceState(null, "", rest ? "#" + rest : location.pathname);
+	}
+	return sessionStorage.getItem("evview-token") || "";
+})();
+
 async function getJSON(url) {
-	const r = await fetch(url);
+	const r = await fetch(url, { headers: { Authorization: "Bearer " + TOKEN }, referrerPolicy: "no-referrer" });
+	if (r.status === 401)
+		throw new Error("this page needs the address evview printed, with its #token=...");
 	const text = await r.text();
 	const data = JSON.parse(text.replace(BIG_KEYS, '"$1":"$2"'));
 	if (!r.ok)
@@ -101,7 +117,9 @@ function laneCanvases() {
 
 function columns() {
 	const c = laneCanvases()[0];
-	return c ? Math.max(1, Math.min(4096, Math.floor(c.clientWidth))) : 800;
+	// As many as the server allows for this many CPUs (/api/trace's max_cols).
+	const most = view.trace && view.trace.max_cols ? view.trace.max_cols : 4096;
+	return c ? Math.max(1, Math.min(most, Math.floor(c.clientWidth))) : Math.min(most, 800);
 }
 
 // A lane's label says its frequencies and idle share in view (null: the VM or trace had none).
@@ -645,7 +663,7 @@ async function loadStats() {
 }
 
 function followProgress() {
-	const es = new EventSource("/api/progress");
+	const es = new EventSource("/api/progress?token=" + encodeURIComponent(TOKEN));
 	es.addEventListener("progress", (ev) => {
 		if (!view.statsReady)
 			$("#stats-status").textContent = "computing " + JSON.parse(ev.data).percent + " %";

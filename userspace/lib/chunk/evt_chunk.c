@@ -111,6 +111,14 @@ int evt_chunk_parse(const char *name, uint64_t *begin_ns, uint64_t *end_ns, uint
 	return parse_seq(name + 2 * TIME_LEN + 2, seq);
 }
 
+int evt_chunk_like(const char *name)
+{
+	uint64_t b, e;
+
+	return strlen(name) >= 2 * TIME_LEN + 2 && name[TIME_LEN] == '-' && name[2 * TIME_LEN + 1] == '-' &&
+	       !parse_time(name, &b) && !parse_time(name + TIME_LEN + 1, &e);
+}
+
 int evt_chunk_parse_hidden(const char *name, const char *prefix, uint64_t *seq)
 {
 	size_t l = strlen(prefix);

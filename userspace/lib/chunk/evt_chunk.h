@@ -31,6 +31,13 @@ int evt_chunk_name(char *buf, size_t len, uint64_t begin_ns, uint64_t end_ns, ui
  */
 int evt_chunk_parse(const char *name, uint64_t *begin_ns, uint64_t *end_ns, uint64_t *seq);
 
+/*
+ * @name starts as a complete chunk's does (BEGIN-END-): a name that does
+ * and is not one (a sequence number with a leading zero, "-01") is
+ * refused by the reader rather than skipped (a chunk would go missing).
+ */
+int evt_chunk_like(const char *name);
+
 /* ".inprogress-SEQ" (@prefix EVT_CHUNK_TMP_PREFIX or _DEL_PREFIX): 0 with *@seq, else -1. */
 int evt_chunk_parse_hidden(const char *name, const char *prefix, uint64_t *seq);
 

@@ -252,7 +252,8 @@ static int open_run_stream(const struct evt_trace *t, struct evt_stream *s, char
 			return -1;
 		}
 		if (size && mmap(base + g->off, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
-			evt_errf(err, EVT_TRACE_ERRLEN, "%s: mmap: %s", path, strerror(errno));
+			evt_errf(err, EVT_TRACE_ERRLEN, "%s: mmap: %s%s", path, strerror(errno),
+				 errno == ENOMEM ? " (or the process's mappings reached vm.max_map_count)" : "");
 			close(fd);
 			return -1;
 		}
@@ -414,9 +415,10 @@ static int chunk_seq_cmp(const void *a, const void *b)
 
 /*
  * The complete chunks in @dir (a name BEGIN-END-SEQ with a kernel/ in it),
- * by sequence number: how many (*@out malloc'd), or -1 with errno.
+ * by sequence number: how many (*@out malloc'd), or -1 with errno (EINVAL:
+ * a name that starts like a chunk's and is not one, into @bad).
  */
-static int list_chunks(const char *dir, struct evt_chunk_ref **out)
+static int list_chunks(const char *dir, struct evt_chunk_ref **out, char *bad, size_t badlen)
 {
 	struct evt_chunk_ref *v = NULL;
 	struct dirent *de;
@@ -432,8 +434,15 @@ static int list_chunks(const char *dir, struct evt_chunk_ref **out)
 		struct stat st;
 
 		if (strlen(de->d_name) >= sizeof(c.name) ||
-		    evt_chunk_parse(de->d_name, &c.begin_rt, &c.end_rt, &c.seq))
+		    evt_chunk_parse(de->d_name, &c.begin_rt, &c.end_rt, &c.seq)) {
+			/* Refused, not skipped: its events would be missing and nothing would say so. */
+			if (evt_chunk_like(de->d_name)) {
+				snprintf(bad, badlen, "%s", de->d_name);
+				errno = EINVAL;
+				goto fail;
+			}
 			continue;
+		}
 		snprintf(path, sizeof(path), "%s/%s/kernel", dir, de->d_name);
 		if (stat(path, &st) || !S_ISDIR(st.st_mode))
 			continue;
@@ -459,11 +468,17 @@ static int list_chunks(const char *dir, struct evt_chunk_ref **out)
 	*out = v;
 	return (int)n;
 nomem:
-	while (n)
-		free(v[--n].dir);
-	free(v);
-	closedir(d);
 	errno = ENOMEM;
+fail:
+	{
+		int e = errno;
+
+		while (n)
+			free(v[--n].dir);
+		free(v);
+		closedir(d);
+		errno = e;
+	}
 	return -1;
 }
 
@@ -482,13 +497,14 @@ static int has_own_trace(const char *dir)
 
 char *evt_trace_run_first(const char *dir)
 {
+	char bad[256];
 	struct evt_chunk_ref *v;
 	char *first = NULL;
 	int n, i;
 
 	if (has_own_trace(dir))
 		return NULL;
-	n = list_chunks(dir, &v);
+	n = list_chunks(dir, &v, bad, sizeof(bad));
 	if (n > 0) {
 		first = v[0].dir;
 		v[0].dir = NULL;
@@ -497,6 +513,65 @@ char *evt_trace_run_first(const char *dir)
 		free(v[i].dir);
 	free(v);
 	return first;
+}
+
+/*
+ * Mappings a process may still make: vm.max_map_count (or the
+ * EVTRACE_MAX_MAP_COUNT environment variable, lower, for tests) less those
+ * it has now and a reserve for the rest of the program (threads' stacks,
+ * the allocator, an HTTP server's connections).
+ */
+#define EVT_MAP_RESERVE 512
+
+static void map_count(long *limit, long *used)
+{
+	const char *env = getenv("EVTRACE_MAX_MAP_COUNT");
+	char line[256];
+	FILE *f;
+
+	*limit = 65530;
+	*used = 0;
+	f = fopen("/proc/sys/vm/max_map_count", "re");
+	if (f) {
+		if (!fgets(line, sizeof(line), f) || (*limit = strtol(line, NULL, 10)) <= 0)
+			*limit = 65530;
+		fclose(f);
+	}
+	if (env && *env && strtol(env, NULL, 10) > 0 && strtol(env, NULL, 10) < *limit)
+		*limit = strtol(env, NULL, 10);
+	f = fopen("/proc/self/maps", "re");
+	if (f) {
+		while (fgets(line, sizeof(line), f))
+			if (strchr(line, '\n'))
+				(*used)++;
+		fclose(f);
+	}
+}
+
+/*
+ * A run maps each chunk's stream file apart: one mapping each, and a
+ * process has at most vm.max_map_count (65530 by default: 64 CPUs in 1024
+ * chunks). A run that needs more is refused before anything is mapped,
+ * with what to do, rather than failing on the way with ENOMEM. 0 or -1.
+ */
+static int check_map_count(struct evt_trace *t, const char *dir)
+{
+	unsigned long need = 0;
+	long limit, used;
+	unsigned int i, j;
+
+	for (i = 0; i < t->nr_streams; i++)
+		for (j = 0; j < t->streams[i].nsegs; j++)
+			need += t->streams[i].segs[j].size ? 1 : 0;
+	map_count(&limit, &used);
+	if ((long)need + used + EVT_MAP_RESERVE <= limit)
+		return 0;
+	evt_errf(t->err, sizeof(t->err),
+		 "%s: its %u chunks hold %lu stream files to map, more than vm.max_map_count (%ld) allows "
+		 "with the %ld mappings in use and %d kept for the rest: read a part of the run (--from/--to, "
+		 "--cpu), or raise the limit (sysctl -w vm.max_map_count=%lu)", dir, t->nr_chunks, need, limit,
+		 used, EVT_MAP_RESERVE, need + (unsigned long)used + EVT_MAP_RESERVE);
+	return -1;
 }
 
 /* Open @v[0..n) (the run's chunks by sequence number) as one trace. */
@@ -598,6 +673,8 @@ static int open_run(struct evt_trace *t, const char *dir, const struct evt_trace
 		evt_errf(t->err, sizeof(t->err), "%s: no stream file of the CPUs asked for in its chunks", dir);
 		goto out;
 	}
+	if (check_map_count(t, dir))
+		goto out;
 	ret = open_indexed(t, o);
 out:
 	free(first_text);
@@ -615,7 +692,15 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	memset(t, 0, sizeof(*t));
 	if (!has_own_trace(dir)) {
 		struct evt_chunk_ref *v;
-		int n = list_chunks(dir, &v);
+		char bad[256];
+		int n = list_chunks(dir, &v, bad, sizeof(bad));
+
+		if (n < 0 && errno == EINVAL) {
+			evt_errf(t->err, sizeof(t->err),
+				 "%s/%.80s: not a chunk name evdrain writes (BEGIN-END-SEQ, SEQ without leading "
+				 "zeros): rename or remove it", dir, bad);
+			return -1;
+		}
 
 		if (n > 0) {
 			t->dir = strdup(dir);

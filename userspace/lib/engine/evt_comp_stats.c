@@ -666,6 +666,26 @@ static int stats_save(const void *r, struct evt_buf *b)
 	return err || b->oom ? -1 : 0;
 }
 
+/*
+ * A saved result is cross-checked where it can be: the event count is the
+ * sum of the per-CPU counts and of the per-name counts (a forged total,
+ * its checksum mended, is refused rather than printed beside rows that
+ * say otherwise).
+ */
+static int totals_agree(const struct evt_stats *s)
+{
+	uint64_t by_cpu = 0, by_name = 0;
+	uint32_t i;
+
+	for (i = 0; i < s->nr_cpus; i++)
+		if (__builtin_add_overflow(by_cpu, s->cpus[i].events, &by_cpu))
+			return 0;
+	for (i = 0; i < s->nr_ev; i++)
+		if (__builtin_add_overflow(by_name, s->ev[i].count, &by_name))
+			return 0;
+	return by_cpu == s->events && by_name == s->events;
+}
+
 static int load_into(struct evt_stats *s, struct evt_rbuf *r)
 {
 	uint32_t magic, version, n, i;
@@ -771,7 +791,7 @@ static int load_into(struct evt_stats *s, struct evt_rbuf *r)
 		    evt_get_u64(r, &q->discarded) || evt_get_u64(r, &q->lost_packets))
 			return -1;
 	}
-	return r->off == r->n ? 0 : -1;
+	return r->off == r->n && totals_agree(s) ? 0 : -1;
 }
 
 static int stats_load(void *res, const uint8_t *p, size_t n)

@@ -351,7 +351,9 @@ static void slot_clear(struct comp_slot *s)
 	if (s->result)
 		s->c->destroy(s->result);
 	s->result = NULL;
-	s->ready = s->in_progress = 0;
+	s->ready = s->in_progress = s->loaded = 0;
+	free(s->loaded_from);
+	s->loaded_from = NULL;
 }
 
 int evt_engine_register(struct evt_engine *e, const struct evt_computation *c)
@@ -538,6 +540,12 @@ const char *evt_etrace_path(const struct evt_etrace *t)
 	return t->path;
 }
 
+int evt_etrace_catch_cut(struct evt_etrace *t, const char *prog)
+{
+	/* The reader's struct, opened now or later: its mappings are what the handler looks at. */
+	return evt_trace_catch_cut(&t->tr, prog);
+}
+
 struct evt_trace *evt_etrace_reader(struct evt_etrace *t)
 {
 	if (t->opened)
@@ -623,6 +631,13 @@ int evt_comp_ready(const struct evt_etrace *t, const char *name)
 	const struct comp_slot *s = slot_by_name(t, name);
 
 	return s ? s->ready : 0;
+}
+
+const char *evt_comp_saved_from(const struct evt_etrace *t, const char *name)
+{
+	const struct comp_slot *s = slot_by_name(t, name);
+
+	return s && s->ready && s->loaded ? s->loaded_from : NULL;
 }
 
 void *evt_comp_result(const struct evt_etrace *t, const char *name)

@@ -211,6 +211,13 @@ uint64_t evt_etrace_offset_ns(const struct evt_etrace *t);
  * with evt_etrace_error() set when the trace cannot be opened.
  */
 struct evt_trace *evt_etrace_reader(struct evt_etrace *t);
+/*
+ * A stream file of @t cut while it is read (a truncate, a copy over it)
+ * ends the process with a message naming the file, exit status 1, not
+ * SIGBUS (evt_trace_catch_cut), whether the reader is open yet or not.
+ * One trace per process. 0, or -1 with errno.
+ */
+int evt_etrace_catch_cut(struct evt_etrace *t, const char *prog);
 const char *evt_etrace_error(const struct evt_etrace *t);
 /* The trace's time span (realtime ns) from the packet index: opens the reader. 0 or -1. */
 int evt_etrace_span(struct evt_etrace *t, uint64_t *begin_rt, uint64_t *end_rt);
@@ -224,6 +231,11 @@ int evt_comp_in_progress(const struct evt_etrace *t, const char *name);
 int evt_comp_ready(const struct evt_etrace *t, const char *name);
 /* The result of @name for @t once ready (else NULL). */
 void *evt_comp_result(const struct evt_etrace *t, const char *name);
+/*
+ * The file @name's ready result was loaded from (saved by an earlier run:
+ * a program says so beside the figures), or NULL when it was computed.
+ */
+const char *evt_comp_saved_from(const struct evt_etrace *t, const char *name);
 /* The decoding error that ended the pass which made the ready results, or NULL. */
 const char *evt_comp_error(const struct evt_etrace *t);
 

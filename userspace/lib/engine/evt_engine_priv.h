@@ -33,6 +33,7 @@ struct comp_slot {
 	void *result;
 	int in_progress, ready;
 	int loaded;				/* ready from a saved result */
+	char *loaded_from;			/* its file */
 };
 
 struct evt_etrace {
@@ -46,6 +47,10 @@ struct evt_etrace {
 	uint64_t key[2];
 	char *key_files;			/* how many files, for messages */
 	int growing;				/* an evdrain writes it: nothing is saved */
+	/* Its metadata file's mode and group: saved results are never readable by more. */
+	unsigned int mode;
+	unsigned int gid;
+	uint64_t bytes;				/* the trace's files, added up */
 	/* The reader, opened on first use. */
 	int opened, open_failed;
 	struct evt_trace_opts open_opts;

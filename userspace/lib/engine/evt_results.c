@@ -11,12 +11,23 @@
  *   u64 payload length, payload (the computation's save()),
  *   u32 CRC-32 (zlib) of all the bytes before it.
  *
- * The key hashes every file of the trace (path, size, mtime in ns; dot
+ * The key hashes every file of the trace as the reader reads it (symbolic
+ * links followed: path, device, inode, size, mtime and ctime in ns; dot
  * entries, such as the results themselves and chunks in progress, left
- * out): a changed or growing trace, a new chunk, gives another key and the
- * result is computed again. A file that is not a result (magic, checksum,
- * a payload its computation refuses) is ignored with a warning: a result
- * is never trusted on less.
+ * out): a changed or growing trace, a new chunk, a link pointed elsewhere,
+ * a copy (cp -a keeps mtimes, not inodes or ctimes) gives another key and
+ * the result is computed again. A file that is not a result (magic,
+ * checksum, a payload its computation refuses, totals that do not add up)
+ * is ignored with a warning: a result is never trusted on less.
+ *
+ * Who may read and write them (docs/design.md, "Who may read what"): the
+ * results directory is opened with O_NOFOLLOW | O_DIRECTORY and used only
+ * when the user running owns it (root's is read too), files are created
+ * and renamed inside it with openat/renameat (never through a link), and
+ * their mode is the trace metadata's, less the umask, in the trace's group
+ * (owner-only in the user's cache): never readable by more people than
+ * the trace. The header is checked before the payload is read, and a file
+ * larger than the trace could give is refused unread.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -36,12 +47,13 @@
 
 struct key_file {
 	char *rel;
-	uint64_t size, mtime_ns;
+	uint64_t id[5];			/* device, inode, size, mtime, ctime (ns) */
 };
 
 struct key_walk {
 	struct key_file *v;
 	size_t n, cap;
+	uint64_t bytes;			/* the files' sizes added up */
 	int oom;
 };
 
@@ -63,7 +75,8 @@ static void walk(struct key_walk *kw, const char *root, const char *rel, int dep
 			continue;
 		if ((size_t)snprintf(sub, sizeof(sub), "%s%s%s", rel, *rel ? "/" : "", de->d_name) >= sizeof(sub))
 			continue;
-		if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, sub) >= sizeof(path) || lstat(path, &st))
+		/* Followed, as the reader follows them: a link pointed elsewhere is another trace. */
+		if ((size_t)snprintf(path, sizeof(path), "%s/%s", root, sub) >= sizeof(path) || stat(path, &st))
 			continue;
 		if (S_ISDIR(st.st_mode)) {
 			if (depth < RES_MAX_DEPTH)
@@ -88,8 +101,12 @@ static void walk(struct key_walk *kw, const char *root, const char *rel, int dep
 			kw->oom = 1;
 			break;
 		}
-		kw->v[kw->n].size = (uint64_t)st.st_size;
-		kw->v[kw->n].mtime_ns = (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec;
+		kw->v[kw->n].id[0] = (uint64_t)st.st_dev;
+		kw->v[kw->n].id[1] = (uint64_t)st.st_ino;
+		kw->v[kw->n].id[2] = (uint64_t)st.st_size;
+		kw->v[kw->n].id[3] = (uint64_t)st.st_mtim.tv_sec * 1000000000ULL + (uint64_t)st.st_mtim.tv_nsec;
+		kw->v[kw->n].id[4] = (uint64_t)st.st_ctim.tv_sec * 1000000000ULL + (uint64_t)st.st_ctim.tv_nsec;
+		kw->bytes += (uint64_t)st.st_size;
 		kw->n++;
 	}
 	closedir(d);
@@ -117,6 +134,7 @@ int evt_results_key(struct evt_etrace *t, char *err, size_t errlen)
 	char *first = evt_trace_run_first(t->path);
 	char *dir = first ? first : evt_trace_dir(t->path);
 	struct evt_metadata md;
+	struct stat mst;
 	struct key_walk kw = { 0 };
 	char *text = NULL, mpath[4096];
 	size_t len, i;
@@ -132,6 +150,10 @@ int evt_results_key(struct evt_etrace *t, char *err, size_t errlen)
 	if (fd < 0) {
 		evt_errf(err, errlen, "%s: not a trace (%s: %s)", t->path, mpath, strerror(errno));
 		goto out;
+	}
+	if (!fstat(fd, &mst)) {
+		t->mode = mst.st_mode & 0777;
+		t->gid = mst.st_gid;
 	}
 	if (evt_metadata_read(fd, &text, &len, err, errlen)) {
 		close(fd);
@@ -159,13 +181,12 @@ int evt_results_key(struct evt_etrace *t, char *err, size_t errlen)
 	t->key[0] = fnv(0xcbf29ce484222325ULL, t->uuid, sizeof(t->uuid));
 	t->key[1] = fnv(0x84222325cbf29ce4ULL, t->uuid, sizeof(t->uuid));
 	for (i = 0; i < kw.n; i++) {
-		uint64_t sz[2] = { kw.v[i].size, kw.v[i].mtime_ns };
-
 		for (int k = 0; k < 2; k++) {
 			t->key[k] = fnv(t->key[k], kw.v[i].rel, strlen(kw.v[i].rel) + 1);
-			t->key[k] = fnv(t->key[k], sz, sizeof(sz));
+			t->key[k] = fnv(t->key[k], kw.v[i].id, sizeof(kw.v[i].id));
 		}
 	}
+	t->bytes = kw.bytes;
 	ret = 0;
 free_walk:
 	for (i = 0; i < kw.n; i++)
@@ -177,42 +198,94 @@ out:
 	return ret;
 }
 
-/* The cache directory for @t's results (when its own is not writable), into @buf. */
-static int cache_dir(const struct evt_etrace *t, char *buf, size_t len)
+/*
+ * A directory @name under the directory @parent, made (@mode, less the
+ * umask) when missing, opened without following a link and used only when
+ * the user running owns it, or root does and @write is not asked, and no
+ * one else may write into it. An fd, or -1 with errno (ELOOP: a link,
+ * EPERM: someone else's).
+ */
+static int sub_dir(int parent, const char *name, mode_t mode, int write)
+{
+	struct stat st;
+	int fd;
+
+	if (write && mkdirat(parent, name, mode) && errno != EEXIST)
+		return -1;
+	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) || (st.st_uid != geteuid() && (write || st.st_uid != 0)) ||
+	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * The directory that holds @t's results, opened: beside the trace
+ * (TRACE/.evtrace-results, its mode the trace's) or in the user's cache
+ * (CACHE/evtrace/results/HASH, the user's alone). An fd, or -1 with errno.
+ */
+static int res_dir(const struct evt_etrace *t, int in_cache, int write, char *where, size_t wlen)
 {
 	const char *base = t->eng->o.cache_dir, *home;
-	char tmp[4096];
+	char hash[20];
+	const char *parts[3];
+	unsigned int n = 0, i;
+	mode_t mode = 0700;
+	struct stat st;
+	int fd, sub;
 
+	if (!in_cache) {
+		/* The trace's own directory: whoever owns it decides what is there, so check what is in it. */
+		snprintf(where, wlen, "%s/" RES_DIR, t->path);
+		fd = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		/* The metadata's bits, x where r (0640 gives 0750): nothing wider than the trace. */
+		mode = (mode_t)(t->mode & 0666) | 0600;
+		mode |= (mode & 0444) >> 2;
+		sub = sub_dir(fd, RES_DIR, mode, write);
+		close(fd);
+		/* In the trace's group, or in none. */
+		if (sub >= 0 && write && !fstat(sub, &st) && st.st_gid != (gid_t)t->gid &&
+		    fchown(sub, (uid_t)-1, (gid_t)t->gid))
+			fchmod(sub, st.st_mode & 0700);
+		return sub;
+	}
+	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)fnv(0xcbf29ce484222325ULL, t->path, strlen(t->path)));
 	if (!base) {
 		base = getenv("XDG_CACHE_HOME");
 		if (!base || !*base) {
 			home = getenv("HOME");
-			if (!home || !*home)
+			if (!home || !*home) {
+				errno = ENOENT;
 				return -1;
-			snprintf(tmp, sizeof(tmp), "%s/.cache/evtrace", home);
-			base = tmp;
+			}
+			snprintf(where, wlen, "%s/.cache", home);
 		} else {
-			snprintf(tmp, sizeof(tmp), "%s/evtrace", base);
-			base = tmp;
+			snprintf(where, wlen, "%s", base);
 		}
+		parts[n++] = "evtrace";
+	} else {
+		snprintf(where, wlen, "%s", base);
 	}
-	if ((size_t)snprintf(buf, len, "%s/results/%016llx", base,
-			     (unsigned long long)fnv(0xcbf29ce484222325ULL, t->path, strlen(t->path))) >= len)
+	parts[n++] = "results";
+	parts[n++] = hash;
+	/* The base as the user names it; below it nothing is followed (a link there is someone's trap). */
+	if (write && mkdir(where, 0700) && errno != EEXIST)
 		return -1;
-	return 0;
-}
-
-static int res_path(const struct evt_etrace *t, int in_cache, const char *name, char *buf, size_t len)
-{
-	char dir[4096];
-
-	if (in_cache) {
-		if (cache_dir(t, dir, sizeof(dir)))
-			return -1;
-	} else if ((size_t)snprintf(dir, sizeof(dir), "%s/" RES_DIR, t->path) >= sizeof(dir)) {
-		return -1;
+	fd = open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (i = 0; fd >= 0 && i < n; i++) {
+		sub = sub_dir(fd, parts[i], 0700, write);
+		close(fd);
+		fd = sub;
+		snprintf(where + strlen(where), wlen - strlen(where), "/%s", parts[i]);
 	}
-	return (size_t)snprintf(buf, len, "%s/%s.res", dir, name) >= len ? -1 : 0;
+	return fd;
 }
 
 static void reject(struct evt_etrace *t, const char *path, const char *name, const char *why)
@@ -225,27 +298,63 @@ static void reject(struct evt_etrace *t, const char *path, const char *name, con
 	t->eng->stats.results_rejected++;
 }
 
+/* The fixed part before the payload: magic, version, name length. */
+#define RES_HEAD (8 + 4 + 4)
+
 /* 1: loaded, 0: none there or another trace's (stale), -1: rejected. */
-static int load_one(struct evt_etrace *t, struct comp_slot *s, const char *path)
+static int load_one(struct evt_etrace *t, struct comp_slot *s, int dfd, const char *path)
 {
 	const struct evt_computation *c = s->c;
+	/* What a result can be, at most: far more than any computation saves from a trace's bytes. */
+	const uint64_t max = (64ULL << 20) + 4 * t->bytes;
 	struct evt_rbuf r;
 	struct stat st;
-	uint8_t *buf;
+	uint8_t *buf = NULL, head[RES_HEAD + 255 + 16 + 16 + 8];
 	char magic[8], name[256];
 	uint32_t version, nlen, crc;
 	uint8_t uuid[16];
 	uint64_t key[2], plen;
+	size_t hlen;
 	void *res;
 	int fd, ret = -1;
 
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	fd = openat(dfd, strrchr(path, '/') + 1, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (fd < 0)
 		return 0;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < 8 + 8 + 16 + 16 + 8 + 4 ||
-	    (uint64_t)st.st_size > (1ULL << 40)) {
+	if (fstat(fd, &st) || !S_ISREG(st.st_mode) || st.st_size < RES_HEAD + 16 + 16 + 8 + 4) {
 		close(fd);
 		reject(t, path, c->name, "not a results file");
+		return -1;
+	}
+	/* The header first: a file that is no result, or another trace's, is not read further. */
+	r = (struct evt_rbuf){ .p = head, .n = (size_t)pread(fd, head, sizeof(head), 0) };
+	if (r.n > sizeof(head) || evt_rbuf_get(&r, magic, 8) || memcmp(magic, RES_MAGIC, 8)) {
+		close(fd);
+		reject(t, path, c->name, "bad magic");
+		return -1;
+	}
+	if (evt_rbuf_get(&r, &version, 4) || evt_rbuf_get(&r, &nlen, 4) || nlen >= sizeof(name) ||
+	    evt_rbuf_get(&r, name, nlen) || evt_rbuf_get(&r, uuid, 16) || evt_rbuf_get(&r, key, 16) ||
+	    evt_rbuf_u64(&r, &plen)) {
+		close(fd);
+		reject(t, path, c->name, "bad header");
+		return -1;
+	}
+	name[nlen] = 0;
+	hlen = r.off;
+	if (strcmp(name, c->name)) {
+		close(fd);
+		reject(t, path, c->name, "another computation's");
+		return -1;
+	}
+	/* Another version, or the trace changed since: computed again, no fuss. */
+	if (version != c->version || memcmp(uuid, t->uuid, 16) || key[0] != t->key[0] || key[1] != t->key[1]) {
+		close(fd);
+		return 0;
+	}
+	if (plen > max || (uint64_t)st.st_size != hlen + plen + 4) {
+		close(fd);
+		reject(t, path, c->name, plen > max ? "larger than this trace's result can be" : "bad header");
 		return -1;
 	}
 	buf = malloc((size_t)st.st_size);
@@ -256,40 +365,15 @@ static int load_one(struct evt_etrace *t, struct comp_slot *s, const char *path)
 		return -1;
 	}
 	close(fd);
-	r = (struct evt_rbuf){ .p = buf, .n = (size_t)st.st_size - 4 };
-	memcpy(&crc, buf + r.n, 4);
-	if (evt_rbuf_get(&r, magic, 8) || memcmp(magic, RES_MAGIC, 8)) {
-		reject(t, path, c->name, "bad magic");
-		goto out;
-	}
-	if (crc != (uint32_t)crc32_z(0, buf, r.n)) {
+	memcpy(&crc, buf + hlen + plen, 4);
+	if (memcmp(buf, head, hlen) || crc != (uint32_t)crc32_z(0, buf, hlen + plen)) {
 		reject(t, path, c->name, "checksum mismatch");
-		goto out;
-	}
-	if (evt_rbuf_get(&r, &version, 4) || evt_rbuf_get(&r, &nlen, 4) || nlen >= sizeof(name) ||
-	    evt_rbuf_get(&r, name, nlen)) {
-		reject(t, path, c->name, "bad header");
-		goto out;
-	}
-	name[nlen] = 0;
-	if (strcmp(name, c->name)) {
-		reject(t, path, c->name, "another computation's");
-		goto out;
-	}
-	if (evt_rbuf_get(&r, uuid, 16) || evt_rbuf_get(&r, key, 16) || evt_rbuf_u64(&r, &plen) ||
-	    plen != r.n - r.off) {
-		reject(t, path, c->name, "bad header");
-		goto out;
-	}
-	/* Another version, or the trace changed since: computed again, no fuss. */
-	if (version != c->version || memcmp(uuid, t->uuid, 16) || key[0] != t->key[0] || key[1] != t->key[1]) {
-		ret = 0;
 		goto out;
 	}
 	res = c->create(t);
 	if (!res)
 		goto out;
-	if (c->load(res, r.p + r.off, (size_t)plen)) {
+	if (c->load(res, buf + hlen, (size_t)plen)) {
 		c->destroy(res);
 		reject(t, path, c->name, "its contents do not hold together");
 		goto out;
@@ -297,6 +381,8 @@ static int load_one(struct evt_etrace *t, struct comp_slot *s, const char *path)
 	s->result = res;
 	s->ready = 1;
 	s->loaded = 1;
+	free(s->loaded_from);
+	s->loaded_from = strdup(path);
 	t->eng->stats.results_loaded++;
 	ret = 1;
 out:
@@ -306,61 +392,55 @@ out:
 
 void evt_results_try_load(struct evt_etrace *t, struct comp_slot *s)
 {
-	char path[4200];
-	int in_cache;
+	char dir[4096], path[4400];
+	int in_cache, fd, r;
 
 	if (t->eng->o.no_saved_results || !s->c->load || s->ready || s->in_progress)
 		return;
-	for (in_cache = 0; in_cache < 2; in_cache++)
-		if (!res_path(t, in_cache, s->c->name, path, sizeof(path)) && load_one(t, s, path) == 1)
-			return;
-}
-
-static int mkdirs(const char *dir)
-{
-	char p[4096];
-	size_t i;
-
-	if ((size_t)snprintf(p, sizeof(p), "%s", dir) >= sizeof(p))
-		return -1;
-	for (i = 1; p[i]; i++)
-		if (p[i] == '/') {
-			p[i] = 0;
-			if (mkdir(p, 0755) && errno != EEXIST)
-				return -1;
-			p[i] = '/';
+	for (in_cache = 0; in_cache < 2; in_cache++) {
+		fd = res_dir(t, in_cache, 0, dir, sizeof(dir));
+		if (fd < 0) {
+			/*
+			 * Never read: a link where the directory should be (said: someone
+			 * set a trap), or another user's (not said: reading a colleague's
+			 * trace is ordinary; this user's own results go to its cache).
+			 */
+			if (errno == ELOOP || errno == ENOTDIR) {
+				snprintf(path, sizeof(path), "%s: a symbolic link or not a directory, not the results "
+					 "directory: not read", dir);
+				evt_engine_warn(t->eng, path);
+			}
+			continue;
 		}
-	return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+		snprintf(path, sizeof(path), "%s/%s.res", dir, s->c->name);
+		r = load_one(t, s, fd, path);
+		close(fd);
+		if (r == 1)
+			return;
+	}
 }
 
-/* Write @b atomically as @path: 0 or -1 with errno. */
-static int write_file(const char *path, const struct evt_buf *b)
+/* Write @b atomically as @name in the directory @dfd, with @mode and @gid: 0 or -1 with errno. */
+static int write_file(int dfd, const char *name, const struct evt_buf *b, mode_t mode, gid_t gid)
 {
-	char tmp[4300], dir[4200], *slash;
-	int fd;
+	char tmp[400];
+	unsigned int tries;
+	int fd = -1, e;
 
-	snprintf(dir, sizeof(dir), "%s", path);
-	slash = strrchr(dir, '/');
-	if (!slash)
-		return -1;
-	*slash = 0;
-	if (mkdirs(dir))
-		return -1;
-	snprintf(tmp, sizeof(tmp), "%s.XXXXXX", path);
-	fd = mkstemp(tmp);
+	for (tries = 0; tries < 100 && fd < 0; tries++) {
+		snprintf(tmp, sizeof(tmp), ".%s.%ld.%u", name, (long)getpid(), (unsigned int)rand());
+		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+		if (fd < 0 && errno != EEXIST)
+			return -1;
+	}
 	if (fd < 0)
 		return -1;
-	if (evt_write_all(fd, b->p, b->n) || fchmod(fd, 0644) || close(fd)) {
-		int e = errno;
-
-		unlink(tmp);
-		errno = e;
-		return -1;
-	}
-	if (rename(tmp, path)) {
-		int e = errno;
-
-		unlink(tmp);
+	/* The trace's group, or none: a group the process happens to be in must not read it. */
+	if (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid))
+		fchmod(fd, mode & 0700);
+	if (evt_write_all(fd, b->p, b->n) || close(fd) || renameat(dfd, tmp, dfd, name)) {
+		e = errno;
+		unlinkat(dfd, tmp, 0);
 		errno = e;
 		return -1;
 	}
@@ -374,7 +454,7 @@ void evt_results_save(struct evt_etrace *t, struct comp_slot *s)
 	uint32_t version = c->version, nlen = (uint32_t)strlen(c->name), crc;
 	size_t plen_at;
 	uint64_t plen = 0;
-	char path[4200], msg[4600];
+	char dir[4096], where[4096] = "", name[300], msg[4600];
 	int in_cache, saved = 0, err = 0;
 
 	/* A trace being written changes under the result; a pass cut by an error is not the trace's. */
@@ -399,19 +479,26 @@ void evt_results_save(struct evt_etrace *t, struct comp_slot *s)
 		evt_buf_free(&b);
 		return;
 	}
+	snprintf(name, sizeof(name), "%s.res", c->name);
 	for (in_cache = 0; in_cache < 2 && !saved; in_cache++) {
-		if (res_path(t, in_cache, c->name, path, sizeof(path)))
-			continue;
-		if (!write_file(path, &b))
+		/* Beside the trace: its mode, less the umask, in its group; in the cache: the user's alone. */
+		const mode_t mode = in_cache ? (mode_t)(t->mode & 0600) | 0600 : (mode_t)(t->mode & 0666) | 0600;
+		int fd = res_dir(t, in_cache, 1, dir, sizeof(dir));
+
+		if (fd >= 0 && !write_file(fd, name, &b, in_cache ? mode & 0600 : mode,
+					   in_cache ? (gid_t)-1 : (gid_t)t->gid))
 			saved = 1;
 		else if (!err)
-			err = errno;
+			err = errno, snprintf(where, sizeof(where), "%s", dir);
+		if (fd >= 0)
+			close(fd);
 	}
 	if (saved) {
 		t->eng->stats.results_saved++;
 	} else {
-		snprintf(msg, sizeof(msg), "%s: cannot save the result of %s (%s): it will be computed again next time",
-			 t->path, c->name, strerror(err ? err : ENOENT));
+		snprintf(msg, sizeof(msg), "%s: cannot save the result of %s (%s%s): it will be computed again next time",
+			 where, c->name, strerror(err ? err : ENOENT),
+			 err == EPERM || err == ELOOP ? ": a link, or another user's directory" : "");
 		evt_engine_warn(t->eng, msg);
 	}
 	evt_buf_free(&b);

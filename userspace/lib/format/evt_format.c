@@ -242,39 +242,81 @@ static unsigned int utf8_len(const uint8_t *s, unsigned int n)
 }
 
 /*
- * A quoted string, escaped for text (babeltrace2 prints strings as they
- * are) or JSON: there, well-formed UTF-8 goes through as it is and a byte
- * that is not part of one is written \u00XX (U+00XX: the byte's value), so
- * that every line stays valid JSON.
+ * Whether the well-formed UTF-8 sequence @s (@u bytes) is a character a
+ * terminal acts on rather than shows: a C1 control (U+0080..U+009F: 0x9b
+ * is CSI on many terminals) or a bidirectional override or isolate
+ * (U+202A..U+202E, U+2066..U+2069: they reorder what follows on the line).
  */
-static char *put_str(char *p, const uint8_t *s, unsigned int n, int json)
+static int utf8_control(const uint8_t *s, unsigned int u)
+{
+	return (u == 2 && s[0] == 0xc2 && s[1] <= 0x9f) ||
+	       (u == 3 && s[0] == 0xe2 && ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
+					   (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)));
+}
+
+enum esc_mode { ESC_JSON, ESC_TEXT, ESC_BARE };
+
+/*
+ * The one escaper of names and strings from a trace (a thread's comm, an
+ * IRQ's name, a file name), for every program's output: whoever ran the
+ * process chose them. ESC_TEXT (evcat's fields) and ESC_BARE (tables,
+ * messages: no quotes around, quotes and backslashes left as they are, so
+ * that escaping twice changes nothing) write every control byte (C0,
+ * DEL), every C1 control or bidirectional override and every byte that is
+ * not part of well-formed UTF-8 as \xhh (ESC_TEXT also a backslash as
+ * \\): what reaches a terminal is shown, never acted on. ESC_JSON keeps
+ * well-formed UTF-8 but the controls and overrides (\uXXXX, their code
+ * points) and writes other bytes \u00XX (U+00XX: the byte's value), so that
+ * every line stays valid JSON and safe on a terminal. At most 6 bytes out
+ * per byte in.
+ */
+static char *put_esc(char *p, const uint8_t *s, unsigned int n, enum esc_mode mode)
 {
 	static const char hx[] = "0123456789abcdef";
 	unsigned int i, u;
 
-	*p++ = '"';
 	for (i = 0; i < n; i++) {
 		uint8_t c = s[i];
 
-		if (c == '"' || c == '\\') {
+		if ((c == '\\' || c == '"') && mode != ESC_BARE) {
 			*p++ = '\\';
 			*p++ = (char)c;
 		} else if (c == '\n') {
 			p = PUTS(p, "\\n");
 		} else if (c == '\t') {
 			p = PUTS(p, "\\t");
-		} else if (json && c >= 0x80 && (u = utf8_len(s + i, n - i))) {
+		} else if (c >= 0x80 && (u = utf8_len(s + i, n - i)) && !utf8_control(s + i, u)) {
 			memcpy(p, s + i, u);
 			p += u;
 			i += u - 1;
-		} else if (c < 0x20 || c == 0x7f || (json && c >= 0x80)) {
-			p = json ? PUTS(p, "\\u00") : PUTS(p, "\\x");
+		} else if (c >= 0x80 && u && mode == ESC_JSON) {
+			/* A control as its code point: the same string, nothing a terminal acts on. */
+			const unsigned int cp = u == 2 ? (unsigned int)(c & 0x1f) << 6 | (s[i + 1] & 0x3f) :
+					       (unsigned int)(c & 0x0f) << 12 | (unsigned int)(s[i + 1] & 0x3f) << 6 |
+					       (s[i + 2] & 0x3f);
+
+			p = PUTS(p, "\\u");
+			*p++ = hx[cp >> 12];
+			*p++ = hx[(cp >> 8) & 15];
+			*p++ = hx[(cp >> 4) & 15];
+			*p++ = hx[cp & 15];
+			i += u - 1;
+		} else if (c < 0x20 || c >= 0x7f) {
+			p = mode == ESC_JSON ? PUTS(p, "\\u00") : PUTS(p, "\\x");
 			*p++ = hx[c >> 4];
 			*p++ = hx[c & 15];
 		} else {
 			*p++ = (char)c;
 		}
 	}
+	return p;
+}
+
+/* A quoted string, escaped for text or JSON (put_esc). */
+static char *put_str(char *p, const uint8_t *s, unsigned int n, int json)
+{
+	*p++ = '"';
+	p = put_esc(p, s, n, json ? ESC_JSON : ESC_TEXT);
 	*p++ = '"';
 	return p;
 }
@@ -287,12 +329,52 @@ size_t evt_fmt_json_string(char *out, const char *s)
 	return (size_t)(e - out);
 }
 
-size_t evt_fmt_text_string(char *out, const char *s, size_t max)
+const char *evt_fmt_esc(char *out, size_t len, const char *s)
 {
-	char *e = put_str(out, (const uint8_t *)s, (unsigned int)strnlen(s, max), 0);
+	const uint8_t *b = (const uint8_t *)s;
+	size_t o = 0, i = 0, n = strlen(s);
 
-	*e = 0;
-	return (size_t)(e - out);
+	if (!len)
+		return out;
+	/* A character at a time, so that an escape or a UTF-8 sequence is never cut. */
+	while (i < n) {
+		unsigned int u = b[i] >= 0x80 ? utf8_len(b + i, (unsigned int)(n - i)) : 0;
+		char tmp[16];
+		size_t w;
+
+		u = u ? u : 1;
+		w = (size_t)(put_esc(tmp, b + i, u, ESC_BARE) - tmp);
+		if (o + w + 1 > len)
+			break;
+		memcpy(out + o, tmp, w);
+		o += w;
+		i += u;
+	}
+	out[o] = 0;
+	return out;
+}
+
+int evt_fputs_esc(FILE *f, const char *s)
+{
+	const uint8_t *b = (const uint8_t *)s;
+	size_t n = strlen(s), i = 0;
+	char buf[512];
+
+	/* In pieces of whole characters: a message of any length is written whole. */
+	while (i < n) {
+		char *p = buf;
+
+		while (i < n && p + 16 < buf + sizeof(buf)) {
+			unsigned int u = b[i] >= 0x80 ? utf8_len(b + i, (unsigned int)(n - i)) : 0;
+
+			u = u ? u : 1;
+			p = put_esc(p, b + i, u, ESC_BARE);
+			i += u;
+		}
+		if (fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf))
+			return -1;
+	}
+	return 0;
 }
 
 /* Bytes one line can take at most (@syms: with function names for addresses). */

@@ -14,6 +14,7 @@
 #define EVT_FORMAT_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <evtrace/events.h>
 
@@ -84,10 +85,15 @@ size_t evt_fmt_u64(char *out, uint64_t v);
  */
 size_t evt_fmt_json_string(char *out, const char *s);
 /*
- * At most @max bytes of @s (to its NUL) quoted for a terminal, as evcat
- * prints string fields (control bytes \xXX), into @out of at least
- * 4 * @max + 3 bytes, NUL-terminated. Returns its length.
+ * @s for a terminal, unquoted: the escaper of evcat's text fields (control
+ * bytes, C1 controls, bidirectional overrides and bytes outside
+ * well-formed UTF-8 as \xhh; escaping twice changes nothing), for every name or string
+ * from a trace that a program prints as text (tables, messages). Into
+ * @out of @len bytes, cut at a whole character when it does not fit;
+ * returns @out. 4 * strlen(@s) + 1 bytes always fit.
  */
-size_t evt_fmt_text_string(char *out, const char *s, size_t max);
+const char *evt_fmt_esc(char *out, size_t len, const char *s);
+/* The same, written to @f whatever its length: 0, or -1 (a write error). */
+int evt_fputs_esc(FILE *f, const char *s);
 
 #endif /* EVT_FORMAT_H */

@@ -12,6 +12,7 @@
 #include "evt_synth.h"
 #include <evtrace/events.h>
 #include <evtrace/event-layout.h>
+#include <evtrace/limits.h>
 
 void evt_synth_defaults(struct evt_synth_params *p)
 {
@@ -1191,6 +1192,14 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 	res->first_ts = UINT64_MAX;
 	if (!p->cpus || p->cpus > EVT_SYNTH_MAX_CPUS) {
 		evt_errf(err, errlen, "cpus must be 1..%d", EVT_SYNTH_MAX_CPUS);
+		return -1;
+	}
+	/* The module's bounds: the sizes below multiply them (a stall's length, the rings' memory). */
+	if (p->subbuf_size < EVT_SUBBUF_SIZE_MIN || p->subbuf_size > EVT_SUBBUF_SIZE_MAX ||
+	    p->num_subbuf < EVT_NUM_SUBBUF_MIN || p->num_subbuf > EVT_NUM_SUBBUF_MAX) {
+		evt_errf(err, errlen, "the sub-buffer size must be %d..%d and their number %d..%d, not %lu and %lu",
+			 EVT_SUBBUF_SIZE_MIN, EVT_SUBBUF_SIZE_MAX, EVT_NUM_SUBBUF_MIN, EVT_NUM_SUBBUF_MAX,
+			 p->subbuf_size, p->num_subbuf);
 		return -1;
 	}
 	if (p->kernel) {

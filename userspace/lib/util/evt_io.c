@@ -3,6 +3,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <unistd.h>
+#include "evt_format.h"
 #include "evt_io.h"
 
 int evt_write_all(int fd, const void *buf, size_t len)
@@ -31,7 +32,6 @@ int evt_write_all(int fd, const void *buf, size_t len)
 void evt_errf(char *buf, size_t len, const char *fmt, ...)
 {
 	char raw[1024];
-	size_t i, o = 0;
 	va_list ap;
 
 	if (!len)
@@ -40,20 +40,9 @@ void evt_errf(char *buf, size_t len, const char *fmt, ...)
 	vsnprintf(raw, sizeof(raw), fmt, ap);
 	va_end(ap);
 	/*
-	 * A message quotes what it read (a metadata value, a file name): its
-	 * control bytes are written as \xNN, never sent raw to a terminal.
+	 * A message quotes what it read (a metadata value, a file name): the
+	 * programs' escaper (evt_fmt_esc) writes its control bytes as \xNN,
+	 * never raw to a terminal.
 	 */
-	for (i = 0; raw[i] && o + 1 < len; i++) {
-		const unsigned char ch = (unsigned char)raw[i];
-
-		if (ch >= 0x20 && ch != 0x7f) {
-			buf[o++] = (char)ch;
-		} else if (o + 4 < len) {
-			snprintf(buf + o, len - o, "\\x%02x", ch);
-			o += 4;
-		} else {
-			break;
-		}
-	}
-	buf[o] = 0;
+	evt_fmt_esc(buf, len, raw);
 }
