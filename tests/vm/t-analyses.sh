@@ -23,7 +23,7 @@ set -eu
 # a known call path (the kernel stacks' test).
 build_faultmod
 cp "$mod/evt_fault.ko" "$out/"
-vm --disk 64 "$here/guest-analyses.sh"
+vm "$here/guest-analyses.sh"
 "$evtest" check "$out/trace"
 # (EVTRACE_KEEP_TRACE=DIR keeps a copy of the trace, to look at.)
 [ -z "${EVTRACE_KEEP_TRACE:-}" ] || cp -a "$out/trace" "$EVTRACE_KEEP_TRACE"
