@@ -31,7 +31,12 @@
  * EVT_EVENTS(E): E(name, class, CHAN, ID, id, by): the event @name of
  * @class, in channel EVT_CHAN_<CHAN> with the id @id there (EVT_ID_<ID>).
  * Compact ids 0-29 take the one-word header; keep ids stable (a trace names
- * its events by them, readers go by the metadata). @by says whose task
+ * its events by them, readers go by the metadata). Events of fixed size (or
+ * whose size their fields say) belong in the compact channel: its header is
+ * half the normal one's (4 bytes); the normal channel is for big or
+ * user-sized ones (a marker's text, the state dump). Issue 45 moved the
+ * wakeups, migrations, forks, execs, exits, frees and user page faults
+ * there (normal ids 1-5, 7-10 until then). @by says whose task
  * filter applies (evtrace_filter.c): CURRENT, the task running; SUBJECT,
  * the task(s) the event is about, which its probe checks; NONE, never
  * filtered (a completion, a CPU's state: no task's). The order is the
@@ -135,15 +140,15 @@
 	E(softirq_exit, softirq, COMPACT, SOFTIRQ_EXIT, 9, CURRENT)		\
 	E(softirq_raise, softirq, COMPACT, SOFTIRQ_RAISE, 11, CURRENT)		\
 	E(sched_switch, sched_switch, COMPACT, SCHED_SWITCH, 10, SUBJECT)	\
-	E(sched_wakeup, sched_wakeup, NORMAL, SCHED_WAKEUP, 1, SUBJECT)		\
-	E(sched_wakeup_new, sched_wakeup, NORMAL, SCHED_WAKEUP_NEW, 8, SUBJECT)	\
-	E(sched_waking, sched_wakeup, NORMAL, SCHED_WAKING, 9, SUBJECT)		\
-	E(sched_migrate_task, sched_migrate, NORMAL, SCHED_MIGRATE, 10, SUBJECT) \
-	E(sched_process_fork, sched_fork, NORMAL, SCHED_FORK, 2, CURRENT)	\
-	E(sched_process_exec, sched_exec, NORMAL, SCHED_EXEC, 3, CURRENT)	\
-	E(sched_process_exit, sched_task, NORMAL, SCHED_EXIT, 4, SUBJECT)	\
-	E(sched_process_free, sched_task, NORMAL, SCHED_FREE, 7, SUBJECT)	\
-	E(page_fault_user, page_fault, NORMAL, PAGE_FAULT_USER, 5, CURRENT)	\
+	E(sched_wakeup, sched_wakeup, COMPACT, SCHED_WAKEUP, 20, SUBJECT)		\
+	E(sched_wakeup_new, sched_wakeup, COMPACT, SCHED_WAKEUP_NEW, 21, SUBJECT)	\
+	E(sched_waking, sched_wakeup, COMPACT, SCHED_WAKING, 22, SUBJECT)		\
+	E(sched_migrate_task, sched_migrate, COMPACT, SCHED_MIGRATE, 23, SUBJECT) \
+	E(sched_process_fork, sched_fork, COMPACT, SCHED_FORK, 24, CURRENT)	\
+	E(sched_process_exec, sched_exec, COMPACT, SCHED_EXEC, 25, CURRENT)	\
+	E(sched_process_exit, sched_task, COMPACT, SCHED_EXIT, 26, SUBJECT)	\
+	E(sched_process_free, sched_task, COMPACT, SCHED_FREE, 27, SUBJECT)	\
+	E(page_fault_user, page_fault, COMPACT, PAGE_FAULT_USER, 28, CURRENT)	\
 	E(marker, marker, NORMAL, MARKER, 6, CURRENT)				\
 	E(evtrace_trigger, trigger, NORMAL, TRIGGER, 15, NONE)			\
 	E(lttng_statedump_start, statedump_bound, NORMAL, STATEDUMP_START, 11, NONE)	\

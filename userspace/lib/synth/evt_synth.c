@@ -454,25 +454,24 @@ static void kemit(struct ksim *k, unsigned int ch, unsigned int id, const void *
 		res->first_ts = k->now;
 	if (k->now > res->last_ts)
 		res->last_ts = k->now;
-	if (ch == EVT_CHAN_COMPACT) {
-		if (id >= EVT_ID_SYS_BASE)
-			res->syscalls++;
-		else if (id == EVT_ID_EXIT_SYSCALL)
-			res->syscall_exits++;
-		else if (id == EVT_ID_SCHED_SWITCH)
-			res->switches++;
-		else if (id == EVT_ID_IRQ_ENTRY)
-			res->irqs++;
-		else if (id == EVT_ID_SOFTIRQ_ENTRY)
-			res->softirqs++;
-	} else {
-		if (id == EVT_ID_SCHED_WAKEUP || id == EVT_ID_SCHED_WAKEUP_NEW)
-			res->wakeups++;
-		else if (id == EVT_ID_SCHED_FORK)
-			res->forks++;
-		else if (id == EVT_ID_STATEDUMP_PROCESS)
-			res->dumped++;
-	}
+#define IS(ev) (ch == EVT_CHAN_OF_##ev && id == EVT_ID_##ev)
+	if (ch == EVT_CHAN_COMPACT && id >= EVT_ID_SYS_BASE)
+		res->syscalls++;
+	else if (IS(EXIT_SYSCALL))
+		res->syscall_exits++;
+	else if (IS(SCHED_SWITCH))
+		res->switches++;
+	else if (IS(IRQ_ENTRY))
+		res->irqs++;
+	else if (IS(SOFTIRQ_ENTRY))
+		res->softirqs++;
+	else if (IS(SCHED_WAKEUP) || IS(SCHED_WAKEUP_NEW))
+		res->wakeups++;
+	else if (IS(SCHED_FORK))
+		res->forks++;
+	else if (IS(STATEDUMP_PROCESS))
+		res->dumped++;
+#undef IS
 	evt_record_copy(&k->rings[ch].r, id, pl, len);
 	if (k->p->stall_every && k->e % k->p->stall_every == k->p->stall_every - 1)
 		k->stall_left = (unsigned int)k->stall_len;
