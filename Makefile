@@ -34,6 +34,9 @@ EVVIEW_LIBS := $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null)
 EVVIEW_CFLAGS := $(shell pkg-config --cflags libmicrohttpd jansson 2>/dev/null) -DEVT_VIEWDIR='"$(VIEWDIR)"'
 LIBS_evview = $(EVVIEW_LIBS)
 CFLAGS_evview = $(EVVIEW_CFLAGS)
+# The exporter's rows (lib/export) and evsynth's chunks' summaries are JSON made with jansson too.
+LIBS_evexport = $(JANSSON_LIBS)
+LIBS_evsynth = $(JANSSON_LIBS)
 
 # The portable ring-buffer core: compiled into the module, the unit tests and
 # the native benchmark.

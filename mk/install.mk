@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # Installation (issue 9), included at the end of the top-level Makefile.
 #   make install            programs, man pages, systemd unit, /etc/default/evdrain,
-#                           the modprobe.d example, the --on-chunk hooks (PREFIX,
-#                           DESTDIR honoured)
+#                           the modprobe.d example, the --on-chunk hooks, the
+#                           ClickHouse loader and its DDL (PREFIX, DESTDIR honoured)
 #   make uninstall          removes what install put there (an edited
 #                           /etc/default/evdrain is kept)
 #   make install-list       prints the installed paths (under DESTDIR), one a line
@@ -10,7 +10,8 @@
 #                           for dkms add/build/install (DESTDIR honoured)
 #   make dkms-uninstall     dkms remove evtrace/VERSION --all, then the sources
 # Knobs: PREFIX (/usr/local), DESTDIR, BINDIR, SBINDIR, MANDIR, DOCDIR, UNITDIR, HOOKDIR,
-# DATADIR (PREFIX/share; evview's page in DATADIR/evtrace/view, compiled into evview),
+# DATADIR (PREFIX/share; evview's page in DATADIR/evtrace/view, compiled into evview;
+# the ClickHouse DDL in CHDIR, DATADIR/evtrace/clickhouse),
 # SYSCONFDIR (/etc), DKMS_SRCDIR (/usr/src/evtrace-VERSION).
 
 PREFIX ?= /usr/local
@@ -25,6 +26,8 @@ UNITDIR ?= $(PREFIX)/lib/systemd/system
 HOOKDIR ?= $(PREFIX)/lib/evtrace/hooks
 DATADIR ?= $(PREFIX)/share
 VIEWDIR ?= $(DATADIR)/evtrace/view
+# The ClickHouse tables' DDL (evtrace-ch-load reads it there).
+CHDIR ?= $(DATADIR)/evtrace/clickhouse
 SYSCONFDIR ?= /etc
 DKMS_SRCDIR ?= /usr/src/evtrace-$(VERSION)
 
@@ -39,6 +42,9 @@ INSTALL_ITEMS := \
 	$(BUILD)/bin/evcat $(BINDIR)/evcat 0755 \
 	$(BUILD)/bin/evstat $(BINDIR)/evstat 0755 \
 	$(BUILD)/bin/evview $(BINDIR)/evview 0755 \
+	$(BUILD)/bin/evexport $(BINDIR)/evexport 0755 \
+	userspace/dist/clickhouse/evtrace-ch-load $(BINDIR)/evtrace-ch-load 0755 \
+	userspace/dist/clickhouse/evtrace-schema.sql $(CHDIR)/evtrace-schema.sql 0644 \
 	userspace/evview/www/index.html $(VIEWDIR)/index.html 0644 \
 	userspace/evview/www/view.js $(VIEWDIR)/view.js 0644 \
 	userspace/evview/www/view.css $(VIEWDIR)/view.css 0644 \
@@ -47,6 +53,8 @@ INSTALL_ITEMS := \
 	userspace/man/evcat.1 $(MANDIR)/man1/evcat.1 0644 \
 	userspace/man/evstat.1 $(MANDIR)/man1/evstat.1 0644 \
 	userspace/man/evview.1 $(MANDIR)/man1/evview.1 0644 \
+	userspace/man/evexport.1 $(MANDIR)/man1/evexport.1 0644 \
+	userspace/man/evtrace-ch-load.1 $(MANDIR)/man1/evtrace-ch-load.1 0644 \
 	userspace/man/evtrace.4 $(MANDIR)/man4/evtrace.4 0644 \
 	userspace/dist/evdrain.service.in $(UNITDIR)/evdrain.service 0644 \
 	userspace/dist/evtrace.modprobe.conf $(DOCDIR)/examples/evtrace.modprobe.conf 0644 \
@@ -61,13 +69,14 @@ DKMS_FILES := dkms.conf Kbuild VERSION kmod/gen-syscalls $(wildcard kmod/*.[ch] 
 
 .PHONY: install uninstall install-list dkms-install dkms-uninstall
 
-# @VERSION@, @SBINDIR@, @UNITDIR@, @DOCDIR@, @HOOKDIR@, @VIEWDIR@ in man pages, the unit and the defaults
-# (evview's page has none: it goes through unchanged).
-SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' \
+# @VERSION@, @SBINDIR@, @BINDIR@, @UNITDIR@, @DOCDIR@, @HOOKDIR@, @VIEWDIR@, @CHDIR@, @SYSCONFDIR@ in
+# man pages, the unit, the defaults and the loader (evview's page has none: it goes through unchanged).
+SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
 	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@HOOKDIR@|$(HOOKDIR)|g' \
-	-e 's|@VIEWDIR@|$(VIEWDIR)|g'
+	-e 's|@VIEWDIR@|$(VIEWDIR)|g' -e 's|@CHDIR@|$(CHDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
 
-install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat $(BUILD)/bin/evstat $(BUILD)/bin/evview
+install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat $(BUILD)/bin/evstat $(BUILD)/bin/evview \
+	$(BUILD)/bin/evexport
 	@set -e; set -- $(INSTALL_ITEMS); \
 	while [ $$# -gt 0 ]; do \
 		src=$$1 dst=$(D)$$2 mode=$$3; shift 3; \
@@ -99,7 +108,7 @@ uninstall:
 		else echo "  KEEP    $$dst (edited)"; fi; \
 	fi; \
 	rmdir "$(D)$(DOCDIR)/examples" "$(D)$(DOCDIR)" "$(D)$(HOOKDIR)" "$$(dirname "$(D)$(HOOKDIR)")" \
-		"$(D)$(VIEWDIR)" "$$(dirname "$(D)$(VIEWDIR)")" 2>/dev/null || true; \
+		"$(D)$(VIEWDIR)" "$(D)$(CHDIR)" "$$(dirname "$(D)$(VIEWDIR)")" 2>/dev/null || true; \
 	if [ -z "$(DESTDIR)" ] && [ -d /run/systemd/system ]; then systemctl daemon-reload || true; fi
 
 install-list:

@@ -34,7 +34,7 @@ grep -q '^ExecStart=.* /usr/sbin/evdrain ' "$d/usr/lib/systemd/system/evdrain.se
 	die "unit does not run /usr/sbin/evdrain"
 grep -q '^ExecStart=.* /usr/local/sbin/evdrain ' "$tmp/dest/usr/local/lib/systemd/system/evdrain.service" ||
 	die "unit (default PREFIX) does not run /usr/local/sbin/evdrain"
-! grep -rl '@[A-Z]*@' "$d/usr/share/man" "$d/usr/lib/systemd" || die "unsubstituted @PLACEHOLDER@"
+! grep -rl '@[A-Z]*@' "$d/usr/share/man" "$d/usr/lib/systemd" "$d/usr/bin/evtrace-ch-load" "$d/etc" || die "unsubstituted @PLACEHOLDER@"
 
 # 2. Programs.
 [ "$("$d/usr/sbin/evdrain" --version)" = "evdrain $version" ] || die "evdrain --version"
@@ -42,6 +42,14 @@ grep -q '^ExecStart=.* /usr/local/sbin/evdrain ' "$tmp/dest/usr/local/lib/system
 "$d/usr/bin/evcat" --help > /dev/null || die "evcat --help"
 [ "$("$d/usr/bin/evstat" --version)" = "evstat $version" ] || die "evstat --version"
 [ "$("$d/usr/bin/evview" --version)" = "evview $version" ] || die "evview --version"
+[ "$("$d/usr/bin/evexport" --version)" = "evexport $version" ] || die "evexport --version"
+# The loader finds the installed DDL and names the installed evexport and configuration file.
+sh -n "$d/usr/bin/evtrace-ch-load" || die "evtrace-ch-load: not valid sh"
+EVTRACE_CH_SCHEMA=$d/usr/share/evtrace/clickhouse/evtrace-schema.sql EVTRACE_CH_DB=fleet "$d/usr/bin/evtrace-ch-load" --print-schema |
+	grep -q 'CREATE TABLE IF NOT EXISTS fleet.events AS fleet.events_local' || die "evtrace-ch-load --print-schema"
+grep -q '^schema_default=/usr/share/evtrace/clickhouse/evtrace-schema.sql$' "$d/usr/bin/evtrace-ch-load" &&
+	grep -q '^evexport_default=/usr/bin/evexport$' "$d/usr/bin/evtrace-ch-load" &&
+	grep -q '^conf_default=/etc/evtrace/clickhouse.conf$' "$d/usr/bin/evtrace-ch-load" || die "evtrace-ch-load's paths are not the install's"
 # evview serves its page from the installed folder (no source tree beside it).
 for f in index.html view.js view.css; do
 	[ -s "$d/usr/share/evtrace/view/$f" ] || die "evview's $f not installed"
@@ -80,6 +88,8 @@ check_page() { # page program section...
 "$d/usr/bin/evcat" --help > "$tmp/help.evcat"
 "$d/usr/bin/evstat" --help > "$tmp/help.evstat"
 "$d/usr/bin/evview" --help > "$tmp/help.evview"
+"$d/usr/bin/evexport" --help > "$tmp/help.evexport"
+"$d/usr/bin/evtrace-ch-load" --help > "$tmp/help.evtrace-ch-load"
 "$d/usr/sbin/evctl" --help > "$tmp/help.evctl"
 for c in $(sed -n '/^commands:/,/^$/s/^  \([a-z-]*\).*/\1/p' "$tmp/help.evctl"); do
 	"$d/usr/sbin/evctl" "$c" --help >> "$tmp/help.evctl"
@@ -90,8 +100,11 @@ check_page "$d/usr/share/man/man8/evctl.8" evctl COMMANDS
 check_page "$d/usr/share/man/man1/evcat.1" evcat OPTIONS
 check_page "$d/usr/share/man/man1/evstat.1" evstat OPTIONS
 check_page "$d/usr/share/man/man1/evview.1" evview OPTIONS API
+check_page "$d/usr/share/man/man1/evexport.1" evexport OPTIONS
+check_page "$d/usr/share/man/man1/evtrace-ch-load.1" evtrace-ch-load OPTIONS ENVIRONMENT
 # Exit codes: every code of the help's "Exit status" line is in the page.
-for prog in evdrain:man8/evdrain.8 evctl:man8/evctl.8 evcat:man1/evcat.1 evstat:man1/evstat.1 evview:man1/evview.1; do
+for prog in evdrain:man8/evdrain.8 evctl:man8/evctl.8 evcat:man1/evcat.1 evstat:man1/evstat.1 evview:man1/evview.1 \
+	evexport:man1/evexport.1 evtrace-ch-load:man1/evtrace-ch-load.1; do
 	p=${prog%%:*} page=$d/usr/share/man/${prog#*:}
 	codes=$(tr '\n' ' ' < "$tmp/help.$p" | grep -io 'exit status:.*' | grep -o '\b[0-6] [a-zA-Z]' | cut -c1 | sort -u)
 	sect=$(MANWIDTH=80 man -l "$page" 2>/dev/null | sed -n '/^EXIT STATUS/,/^[A-Z]/p')

@@ -145,87 +145,15 @@ static int read_all(struct evt_trace *t, const char *dir, const struct evt_trace
 	return n < 0 ? -1 : 0;
 }
 
-static void copy_bytes(const char *from, off_t off, size_t len, const char *to)
-{
-	int in = open(from, O_RDONLY), out = open(to, O_WRONLY | O_CREAT | O_APPEND, 0644);
-	char *buf = malloc(len ? len : 1);
-
-	ck_assert_int_ge(in, 0);
-	ck_assert_int_ge(out, 0);
-	ck_assert_ptr_nonnull(buf);
-	ck_assert_int_eq(pread(in, buf, len, off), (ssize_t)len);
-	ck_assert_int_eq(write(out, buf, len), (ssize_t)len);
-	free(buf);
-	close(in);
-	close(out);
-}
-
-/*
- * Cut the trace at @whole into @nchunks chunks under @run, as a rotating
- * evdrain does: chunk k holds, per stream, the packets that end at or
- * before the k-th cut time (every stream file is made, empty or not).
- * With @drop_seam, chunk 1 of the first stream starts one packet late (a
- * packet lost at the seam). The chunks' names go into @names.
- */
+/* Cut the trace at @whole into @nchunks chunks under @run (evt_chunk_split()), their names into @names. */
 static void cut_into_chunks(const char *whole, const char *run, unsigned int nchunks, int drop_seam,
 			    char names[][EVT_CHUNK_NAME_MAX])
 {
-	struct evt_trace t;
-	uint64_t first = UINT64_MAX, last = 0, off_ns;
-	uint32_t *next;
-	unsigned int k, i;
-	char path[4096], cmd[8400];
+	struct evt_chunk_split_opts o = { .nchunks = nchunks, .host = "unit", .lose_seam_packet = drop_seam };
+	char err[1024];
 
-	ck_assert_int_eq(evt_trace_open(&t, whole, NULL), 0);
-	off_ns = evt_trace_offset_ns(&t);
-	for (i = 0; i < t.nr_streams; i++) {
-		if (t.streams[i].npk && t.streams[i].first_ts < first)
-			first = t.streams[i].first_ts;
-		if (t.streams[i].end_ts > last)
-			last = t.streams[i].end_ts;
-	}
-	next = calloc(t.nr_streams, sizeof(*next));
-	ck_assert_ptr_nonnull(next);
-	mkdir(run, 0755);
-	for (k = 0; k < nchunks; k++) {
-		const uint64_t cut = k + 1 == nchunks ? UINT64_MAX : first + (last - first) * (k + 1) / nchunks;
-		uint64_t b = UINT64_MAX, e = 0;
-		char tmp[1024];
-
-		snprintf(tmp, sizeof(tmp), "%s/.inprogress-%u", run, k);
-		snprintf(path, sizeof(path), "%s/kernel", tmp);
-		ck_assert_int_eq(mkdir(tmp, 0755), 0);
-		ck_assert_int_eq(mkdir(path, 0755), 0);
-		snprintf(cmd, sizeof(cmd), "cp '%s/metadata' '%s/'", t.dir, path);
-		ck_assert_int_eq(system(cmd), 0);
-		for (i = 0; i < t.nr_streams; i++) {
-			const struct evt_stream *s = &t.streams[i];
-			char src[4200], dst[4200];
-
-			snprintf(src, sizeof(src), "%s/%s", t.dir, s->name);
-			snprintf(dst, sizeof(dst), "%s/%s", path, s->name);
-			close(open(dst, O_WRONLY | O_CREAT, 0644));
-			if (drop_seam && k == 1 && i == 0 && next[i] < s->npk)
-				next[i]++;
-			while (next[i] < s->npk && s->pk[next[i]].end <= cut) {
-				const uint64_t o = s->pk[next[i]].off;
-				const uint64_t end = next[i] + 1 < s->npk ? s->pk[next[i] + 1].off : s->size;
-
-				copy_bytes(src, (off_t)o, (size_t)(end - o), dst);
-				if (s->pk[next[i]].begin < b)
-					b = s->pk[next[i]].begin;
-				if (s->pk[next[i]].end > e)
-					e = s->pk[next[i]].end;
-				next[i]++;
-			}
-		}
-		ck_assert_uint_ne(e, 0);
-		ck_assert_int_eq(evt_chunk_name(names[k], EVT_CHUNK_NAME_MAX, b + off_ns, e + off_ns, k), 0);
-		snprintf(path, sizeof(path), "%s/%s", run, names[k]);
-		ck_assert_int_eq(rename(tmp, path), 0);
-	}
-	free(next);
-	evt_trace_close(&t);
+	if (evt_chunk_split(whole, run, &o, names, err, sizeof(err)))
+		ck_abort_msg("evt_chunk_split: %s", err);
 }
 
 /* evview on a run of chunks: the same checks as on a whole trace, and its chunks listed. */

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "evt_comp_marks.h"
 #include "evt_comps.h"
+#include "evt_curtask.h"
 #include "evt_trace.h"
 
 static struct evt_trace fake_tr;
@@ -17,6 +18,7 @@ static struct evt_trace fake_tr;
 static struct evt_state *g_st;
 static struct evt_stats *g_ss;
 static struct evt_marks *g_mk;
+static struct evt_curtask *g_ct;
 
 static void targets(struct evt_state *st, struct evt_stats *ss)
 {
@@ -25,6 +27,7 @@ static void targets(struct evt_state *st, struct evt_stats *ss)
 	g_st = st;
 	g_ss = ss;
 	g_mk = NULL;
+	g_ct = NULL;
 }
 
 struct tev {
@@ -87,6 +90,8 @@ static void tev_send(const struct tev *e, unsigned int cpu, uint64_t ts)
 		ck_assert_int_eq(evt_stats_event_hook(g_ss, &ev), 0);
 	if (g_mk)
 		ck_assert_int_eq(evt_marks_event_hook(g_mk, &ev), 0);
+	if (g_ct)
+		ck_assert_int_eq(evt_curtask_event(g_ct, &ev), 0);
 }
 
 /* ---- The events ---- */
@@ -439,6 +444,207 @@ START_TEST(cpu_time)
 	ck_assert_uint_eq(iv.end, 1000);
 	ck_assert_int_eq(iv.state, BL);
 	evt_state_free(st);
+}
+END_TEST
+
+/* ---- The current-task tracker ---- */
+
+struct slices {
+	struct evt_slice v[32];
+	unsigned int n;
+};
+
+static void keep_slice(void *data, const struct evt_slice *s)
+{
+	struct slices *k = data;
+
+	ck_assert_uint_lt(k->n, 32);
+	k->v[k->n++] = *s;
+}
+
+static void check_slice(const struct evt_slice *s, unsigned int cpu, int32_t tid, uint64_t b, uint64_t e,
+			int64_t end_state)
+{
+	ck_assert_msg(s->cpu == cpu && s->tid == tid && s->begin == b && s->end == e && s->end_state == end_state,
+		      "slice cpu %u tid %d [%llu, %llu) %lld, not cpu %u tid %d [%llu, %llu) %lld", s->cpu, s->tid,
+		      (unsigned long long)s->begin, (unsigned long long)s->end, (long long)s->end_state, cpu, tid,
+		      (unsigned long long)b, (unsigned long long)e, (long long)end_state);
+}
+
+static void check_task(const struct evt_curtask *c, unsigned int cpu, int32_t tid, int32_t pid, const char *comm)
+{
+	struct evt_task t;
+
+	evt_curtask_on_cpu(c, cpu, &t);
+	ck_assert_msg(t.tid == tid && t.pid == pid && !strcmp(t.comm, comm),
+		      "cpu %u: %d %d \"%s\", not %d %d \"%s\"", cpu, t.tid, t.pid, t.comm, tid, pid, comm);
+}
+
+/*
+ * Who runs where, from the switches; names and pids from the state dump,
+ * fork, exec and the switches; the first switch's prev counted from the
+ * first event (as the state computation counts it); CPU time as its; a
+ * saved tracker goes on as the original; freed threads are not saved.
+ */
+START_TEST(curtask_follows_the_scheduler)
+{
+	struct evt_curtask *c = evt_curtask_new(), *d = evt_curtask_new();
+	struct evt_state *st = evt_state_new();
+	struct slices k = { .n = 0 }, k2 = { .n = 0 };
+	struct evt_buf b = { 0 };
+	struct evt_rbuf r;
+	struct evt_task t;
+	struct tev e;
+
+	targets(st, NULL);
+	g_ct = c;
+	evt_curtask_on_slice(c, keep_slice, &k);
+	ev_plain("timer_tick", 0, 100);
+	check_task(c, 0, -1, -1, "");
+	ev_dump(150, 5, 4, 1, "worker", 5);
+	ev_switch(0, 200, 5, 1, 7);		/* 5 ran since 100 */
+	check_slice(&k.v[0], 0, 5, 100, 200, 1);
+	check_task(c, 0, 7, -1, "t7");
+	ev_fork(250, 7, 7, 9, 9, "child");
+	ev_switch(1, 300, 0, 0, 9);		/* CPU 1 idle since 100 */
+	check_slice(&k.v[1], 1, 0, 100, 300, 0);
+	check_task(c, 1, 9, 9, "t9");		/* the switch's name is the latest */
+	ev_exec(350, 9, "/usr/bin/a-very-long-program-name");
+	check_task(c, 1, 9, 9, "a-very-long-pro");
+	ck_assert_int_eq(evt_curtask_thread(c, 5, &t), 0);
+	ck_assert_int_eq(t.pid, 4);
+	ck_assert_str_eq(t.comm, "t5");
+	ck_assert_int_eq(evt_curtask_thread(c, 42, &t), -1);
+	ck_assert_int_eq(t.pid, -1);
+
+	/* A control byte and a byte that is no UTF-8 in a name: kept as they are (writers escape them). */
+	tev_init(&e, "sched_switch");
+	tev_str(&e, "prev_comm", "child");
+	tev_int(&e, "prev_tid", 9);
+	tev_int(&e, "prev_state", 0);
+	tev_str(&e, "next_comm", "\x1b[2J\xff");
+	tev_int(&e, "next_tid", 11);
+	tev_send(&e, 1, 400);
+	check_task(c, 1, 11, -1, "\x1b[2J\xff");
+	check_slice(&k.v[2], 1, 9, 300, 400, 0);
+
+	/* Saved mid-way, loaded into another: the two go on alike. */
+	ev_plain("sched_process_free", 0, 450);	/* (tid 0 in the payload: ignored) */
+	tev_init(&e, "sched_process_free");
+	tev_str(&e, "comm", "t5");
+	tev_int(&e, "tid", 5);
+	tev_send(&e, 0, 460);
+	ck_assert_int_eq(evt_curtask_save(c, &b), 0);
+	r = (struct evt_rbuf){ b.p, b.n, 0 };
+	ck_assert_int_eq(evt_curtask_load(d, &r), 0);
+	ck_assert_uint_eq(r.off, r.n);
+	ck_assert_int_eq(evt_curtask_thread(d, 5, &t), -1);	/* freed: not saved */
+	check_task(d, 0, 7, -1, "t7");
+	check_task(d, 1, 11, -1, "\x1b[2J\xff");
+	ck_assert_uint_eq(evt_curtask_first_ts(d), 100);
+	evt_curtask_on_slice(d, keep_slice, &k2);
+	g_ct = d;
+	ev_switch(0, 500, 7, 0, 0);
+	check_slice(&k2.v[0], 0, 7, 200, 500, 0);
+	/* Cut: each CPU's slice ends there and goes on. */
+	evt_curtask_cut(d, 600);
+	ck_assert_uint_eq(k2.n, 3);
+	check_slice(&k2.v[1], 0, 0, 500, 600, -1);
+	check_slice(&k2.v[2], 1, 11, 400, 600, -1);
+	ev_switch(1, 700, 11, 64, 0);
+	check_slice(&k2.v[3], 1, 11, 600, 700, 64);
+
+	/* CPU time as the state computation counts it (state saw c's events up to 460, then d's). */
+	evt_state_close(st);
+	ck_assert_uint_eq(evt_state_thread(st, 7)->cpu_ns, 500 - 200);
+	ck_assert_uint_eq(evt_state_thread(st, 9)->cpu_ns, 400 - 300);
+	ck_assert_uint_eq(evt_state_thread(st, 11)->cpu_ns, 700 - 400);
+	ck_assert_uint_eq(evt_state_thread(st, 5)->cpu_ns, 200 - 100);
+
+	/* A damaged saved form is refused whole. */
+	for (size_t cut = 0; cut < b.n; cut += 7) {
+		r = (struct evt_rbuf){ b.p, cut, 0 };
+		ck_assert_int_eq(evt_curtask_load(d, &r), -1);
+		check_task(d, 0, -1, -1, "");
+	}
+	b.p[0] ^= 1;
+	r = (struct evt_rbuf){ b.p, b.n, 0 };
+	ck_assert_int_eq(evt_curtask_load(d, &r), -1);
+	evt_buf_free(&b);
+	evt_curtask_free(c);
+	evt_curtask_free(d);
+	evt_state_free(st);
+}
+END_TEST
+
+/*
+ * The stats computation's observer sees every pair its latencies count,
+ * and a carried in-flight state pairs what the chunk before entered.
+ */
+struct pairs {
+	unsigned int sys, sched;
+	uint64_t sys_ns, sched_ns;
+};
+
+static void obs_sys(void *data, const struct evt_engine_event *ev, int32_t tid, const char *name, uint64_t entry,
+		    int64_t ret)
+{
+	struct pairs *p = data;
+
+	(void)tid;
+	(void)name;
+	(void)ret;
+	p->sys++;
+	p->sys_ns += ev->ts - entry;
+}
+
+static void obs_sched(void *data, const struct evt_engine_event *ev, int32_t tid, uint64_t wakeup)
+{
+	struct pairs *p = data;
+
+	(void)tid;
+	p->sched++;
+	p->sched_ns += ev->ts - wakeup;
+}
+
+START_TEST(stats_observer_and_seeds)
+{
+	struct evt_stats *s = evt_stats_new(), *s2 = evt_stats_new();
+	struct pairs p = { 0 }, p2 = { 0 };
+	const struct evt_stats_observer o = { obs_sys, obs_sched, &p }, o2 = { obs_sys, obs_sched, &p2 };
+
+	targets(NULL, s);
+	evt_stats_set_observer(s, &o);
+	ev_switch(0, 100, 0, 0, 1);
+	ev_sys(0, 110, "sys_read");
+	ev_exit(0, 150, 3);
+	ev_sys(0, 200, "sys_openat");
+	ev_wakeup("sched_wakeup", 0, 210, 2);
+	ck_assert_uint_eq(p.sys, 1);
+	ck_assert_uint_eq(p.sys_ns, 40);
+	/* The chunk ends: tid 1 in sys_openat since 200, tid 2 woken at 210, CPU 0 runs 1. */
+	ck_assert_int_eq(s->threads[evt_stats_thread(s, 1) - s->threads].sys >= 0, 1);
+	ck_assert_int_eq(evt_stats_seed_cpu(s2, 0, 1), 0);
+	ck_assert_int_eq(evt_stats_seed_syscall(s2, 1, "sys_openat", 200), 0);
+	ck_assert_int_eq(evt_stats_seed_wakeup(s2, 2, 210), 0);
+	targets(NULL, s2);
+	evt_stats_set_observer(s2, &o2);
+	ev_exit(0, 260, -2);
+	ev_switch(0, 300, 1, 1, 2);
+	ck_assert_uint_eq(p2.sys, 1);
+	ck_assert_uint_eq(p2.sys_ns, 60);
+	ck_assert_uint_eq(p2.sched, 1);
+	ck_assert_uint_eq(p2.sched_ns, 90);
+	/* The entry was counted in the chunk before; its pair and error here. */
+	ck_assert_uint_eq(evt_stats_syscall(s2, "sys_openat")->count, 0);
+	ck_assert_uint_eq(evt_stats_syscall(s2, "sys_openat")->errors, 1);
+	check_lat(&evt_stats_syscall(s2, "sys_openat")->lat, 1, 60, 60, 60);
+	check_lat(&s2->sched_lat, 1, 90, 90, 90);
+	ck_assert_uint_eq(s2->sys_unmatched, 0);
+	ck_assert_int_eq(evt_stats_seed_wakeup(s2, 0, 1), -1);
+	ck_assert_int_eq(evt_stats_seed_syscall(s2, -1, "sys_read", 1), -1);
+	evt_stats_free(s);
+	evt_stats_free(s2);
 }
 END_TEST
 
@@ -849,6 +1055,8 @@ Suite *comps_suite(void)
 	tcase_add_test(tc, saved_forms);
 	tcase_add_test(tc, marks);
 	tcase_add_test(tc, hooks_in_ctx);
+	tcase_add_test(tc, curtask_follows_the_scheduler);
+	tcase_add_test(tc, stats_observer_and_seeds);
 	suite_add_tcase(s, tc);
 	return s;
 }

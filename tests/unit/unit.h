@@ -27,6 +27,7 @@ Suite *chunk_suite(void);
 Suite *comps_suite(void);
 Suite *engine_suite(void);
 Suite *events_suite(void);
+Suite *export_suite(void);
 Suite *edges_suite(void);
 
 /* xorshift64*: repeatable pseudo-random numbers from *state (non-zero). */

@@ -159,7 +159,7 @@ rmmod evtrace
 
 # (6) evctl rotate alone cuts (the size is never reached); a slow hook that
 # fails every other chunk while --keep 1 wants its chunk gone.
-printf '#!/bin/sh\nsleep 1\n[ -d "$1" ] || echo "MISSING $1" >> /tmp/slow.log\necho "$EVT_CHUNK_SEQ" >> /tmp/slow.log\nexit $((EVT_CHUNK_SEQ %% 2))\n' > /tmp/failhook
+printf '#!/bin/sh\nsleep 0.5\n[ -d "$1" ] || echo "MISSING $1" >> /tmp/slow.log\necho "$EVT_CHUNK_SEQ" >> /tmp/slow.log\nexit $((EVT_CHUNK_SEQ %% 2))\n' > /tmp/failhook
 chmod +x /tmp/failhook
 insmod "$EVTRACE_KO" probes=0 num_subbuf=32
 evdrain -o /tmp/manual --rotate-size 64M --stats-json "$OUT/manual.json" > "$OUT/manual.out" 2>&1 &
@@ -176,14 +176,62 @@ wait $pid || { cat "$OUT/manual.out"; fail "evdrain (evctl rotate) exit $?"; }
 cat "$OUT/manual.out"
 cp -r /tmp/manual "$OUT/manual"
 evctl generate --events 100000000 --rate 6000 --channel both
-evdrain -o /tmp/slow --rotate-size 96K --keep 1 --on-chunk /tmp/failhook --stats-json "$OUT/slow.json" \
-	> "$OUT/slow.out" 2>&1 &
+evdrain -o /tmp/slow --rotate-size 96K --keep 1 --on-chunk /tmp/failhook --hook-retries 0 \
+	--stats-json "$OUT/slow.json" > "$OUT/slow.out" 2>&1 &
 pid=$!
-sleep 8
+# (5 s: at its stop evdrain waits for the queued hooks, half a second each: --keep takes no unshipped chunk)
+sleep 5
 kill -TERM $pid
 wait $pid || { cat "$OUT/slow.out"; fail "evdrain (slow hook) exit $?"; }
 evctl generate-stop
 cat "$OUT/slow.out"
 cp /tmp/slow.log "$OUT/slow.log"
+ls /tmp/slow > "$OUT/slow.ls"
+
+# (7) A hook that fails twice per chunk, then succeeds: retried after a
+# pause, every chunk shipped once it succeeds, in order; the last chunk says
+# it ends the session.
+cat > /tmp/flaky <<'EOF'
+#!/bin/sh
+n=$(cat "/tmp/flaky.$EVT_CHUNK_SEQ" 2> /dev/null || echo 0)
+n=$((n + 1))
+echo "$n" > "/tmp/flaky.$EVT_CHUNK_SEQ"
+echo "$EVT_CHUNK_SEQ $EVT_CHUNK_ATTEMPT $EVT_CHUNK_FINAL" >> /tmp/flaky.log
+[ "$n" -ge 3 ] || exit 1
+cp -r "$1" /tmp/flaky-shipped/
+EOF
+chmod +x /tmp/flaky
+mkdir -p /tmp/flaky-shipped
+evctl generate --events 24000 --rate 8000 --channel both
+evdrain -o /tmp/flaky-dir --rotate-size 96K --keep 1 --on-chunk /tmp/flaky --hook-retries 2 --hook-backoff 100ms:200ms \
+	--stats-json "$OUT/flaky.json" > "$OUT/flaky.out" 2>&1 &
+pid=$!
+wait_gen_done 100
+kill -TERM $pid
+wait $pid || { cat "$OUT/flaky.out"; fail "evdrain (flaky hook) exit $?"; }
+cat "$OUT/flaky.out"
+cp /tmp/flaky.log "$OUT/flaky.log"
+cp -r /tmp/flaky-shipped "$OUT/flaky-shipped"
+ls /tmp/flaky-dir > "$OUT/flaky.ls"
+
+# (8) A hook that always fails and --max-total: the oldest unshipped chunks
+# go only because the bound forces them, and evdrain says so; (9) the next
+# evdrain in the directory ships the ones left, oldest first.
+printf '#!/bin/sh\nexit 3\n' > /tmp/nohook
+chmod +x /tmp/nohook
+evctl generate --events 30000 --rate 10000 --channel both
+evdrain -o /tmp/forced --rotate-size 128K --max-total 384K --on-chunk /tmp/nohook --hook-retries 1 \
+	--hook-backoff 50ms --stats-json "$OUT/forced.json" > "$OUT/forced.out" 2>&1 &
+pid=$!
+wait_gen_done 100
+kill -TERM $pid
+wait $pid || { cat "$OUT/forced.out"; fail "evdrain (failing hook, --max-total) exit $?"; }
+cat "$OUT/forced.out"
+ls /tmp/forced > "$OUT/forced.ls"
+printf '#!/bin/sh\necho "$EVT_CHUNK_NAME" >> /tmp/reship.log\n' > /tmp/reship
+chmod +x /tmp/reship
+evdrain -o /tmp/forced --rotate-size 128K --on-chunk /tmp/reship --duration 2 --stats-json "$OUT/reship.json" \
+	> "$OUT/reship.out" 2>&1 || { cat "$OUT/reship.out"; fail "evdrain (the next one) exit $?"; }
+cp /tmp/reship.log "$OUT/reship.log"
 rmmod evtrace
 echo rotate ok

@@ -217,17 +217,64 @@ d = json.loads(open(sys.argv[1]).read())
 assert d["path"] == sys.argv[2] and d["events"] == json.load(open(sys.argv[2] + "/summary.json"))["events"], d
 PY
 echo "evctl rotate: 3 chunks of one round each; evtrace-chunk-log prints JSON"
-# A slow hook that fails every other chunk, --keep 1: its chunk is never removed under it.
+# A slow hook that fails every other chunk (no retries), --keep 1: no chunk
+# is removed under its hook, and none that is not shipped (--keep never
+# takes one: the failed ones stay).
 ! grep -q MISSING "$out/slow.log" || die "retention removed a chunk while its hook ran: $(grep -m1 MISSING "$out/slow.log")"
-python3 - "$out/slow.json" "$out/slow.log" <<'PY' || die "the hook accounting"
-import json, sys
+python3 - "$out/slow.json" "$out/slow.log" "$out/slow.ls" <<'PY' || die "the hook accounting"
+import json, re, sys
 c = json.load(open(sys.argv[1]))["chunks"]
 ran = [int(l) for l in open(sys.argv[2]) if l.strip().isdigit()]
-assert c["hooks_run"] == len(ran) > 0, (c, ran)
-assert c["hooks_failed"] == sum(1 for s in ran if s % 2), (c, ran)
-assert c["hooks_skipped"] > 0 and c["hook_queue_max"] > 1, c
-assert c["completed"] == c["hooks_run"] + c["hooks_skipped"] + c["hooks_not_run"], c
-print("slow hook: %(completed)d chunks, %(hooks_run)d hooked (%(hooks_failed)d failed), %(hooks_skipped)d removed before "
-      "their hook ran, queue at most %(hook_queue_max)d" % c)
+left = sorted(int(n.split("-")[-1]) for n in open(sys.argv[3]).read().split() if re.match(r"^\d{8}T", n))
+failed = sorted(s for s in ran if s % 2)
+assert c["hooks_run"] == len(ran) > 0 and c["hooks_retried"] == 0, (c, ran)
+assert c["hooks_failed"] == c["hooks_given_up"] == len(failed), (c, ran)
+assert c["hooks_skipped"] == 0 and c["removed_unshipped"] == 0 and c["hook_queue_max"] > 1, c
+assert c["completed"] == c["hooks_run"] + c["hooks_not_run"], c
+assert set(failed) <= set(left), ("a chunk whose hook failed was removed", failed, left)
+print("slow hook, --keep 1: %(completed)d chunks, %(hooks_run)d hooked (%(hooks_failed)d failed), none removed "
+      "unshipped; queue at most %(hook_queue_max)d" % c, "; %d failed chunks kept" % len(failed))
 PY
 grep -q 'on-chunk /tmp/failhook .*: exit status 1' "$out/slow.out" || die "a failed hook is not logged"
+
+# (7) A hook that fails twice then succeeds ships every chunk, in order, on its third run.
+python3 - "$out/flaky.json" "$out/flaky.log" "$out/flaky-shipped" "$out/flaky.ls" <<'PY' || die "the retried hook"
+import json, os, re, sys
+c = json.load(open(sys.argv[1]))["chunks"]
+runs = [tuple(map(int, l.split())) for l in open(sys.argv[2]) if l.strip()]
+shipped = sorted(os.listdir(sys.argv[3]), key=lambda n: int(n.split("-")[-1]))
+n = c["completed"]
+assert n >= 3 and c["hooks_given_up"] == 0 and c["removed_unshipped"] == 0 and c["hooks_skipped"] == 0, c
+assert c["hooks_run"] == 3 * n and c["hooks_retried"] == 2 * n and c["hooks_failed"] == 2 * n, c
+assert [int(s.split("-")[-1]) for s in shipped] == list(range(n)), shipped
+assert [(s, a) for s, a, f in runs] == [(s, a) for s in range(n) for a in (1, 2, 3)], runs
+assert [f for s, a, f in runs] == [0] * (3 * n - 3) + [1] * 3, ("EVT_CHUNK_FINAL", runs)
+for name in shipped:
+    d = json.load(open(os.path.join(sys.argv[3], name, "summary.json")))
+    assert d["final"] == (name == shipped[-1]), (name, d["final"])
+kept = [l for l in open(sys.argv[4]).read().split() if re.match(r"^\d{8}T", l)]
+assert len(kept) == 1, ("--keep 1 once every chunk is shipped", kept)
+print("flaky hook: %d chunks, each shipped on its 3rd run (%d retries), in order; the last one final" % (n, c["hooks_retried"]))
+PY
+grep -q 'on-chunk /tmp/flaky .*: exit status 1 (run 2)' "$out/flaky.out" || die "a failed retry is not logged"
+
+# (8) Unshipped chunks go only when --max-total forces them, said; (9) the next evdrain ships what is left.
+python3 - "$out/forced.json" "$out/forced.ls" "$out/reship.log" <<'PY' || die "--max-total and unshipped chunks"
+import json, re, sys
+c = json.load(open(sys.argv[1]))["chunks"]
+left = [l for l in open(sys.argv[2]).read().split() if re.match(r"^\d{8}T", l)]
+reshipped = open(sys.argv[3]).read().split()
+assert c["removed_unshipped"] > 0 and c["removed_unshipped"] == c["deleted"], c
+assert c["hooks_given_up"] == c["completed"] - c["hooks_skipped"] - c["hooks_not_run"], c
+assert c["hooks_run"] == 2 * c["hooks_given_up"] and c["hooks_retried"] == c["hooks_given_up"], c
+assert left and set(left) <= set(reshipped), ("the next evdrain ships the chunks left", left, reshipped)
+assert reshipped[:len(left)] == sorted(left, key=lambda n: int(n.split("-")[-1])), ("oldest first", reshipped, left)
+print("failing hook, --max-total: %d chunks, %d removed unshipped (forced);" % (c["completed"], c["removed_unshipped"]),
+      "the next evdrain shipped the %d left first" % len(left))
+PY
+grep -q 'retention: removed .* before its hook succeeded (--max-total)' "$out/forced.out" || die "a forced removal is not said"
+
+# The fleet (issue 47): the interval run's chunks and two synthetic hosts'
+# loaded into a real 2-shard ClickHouse cluster, every query of
+# docs/fleet.md compared with evstat (on the host: no boot of its own).
+bash "$here/fleet-cluster.sh" "$out/intv" || die "the fleet on ClickHouse"

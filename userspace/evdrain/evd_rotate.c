@@ -27,10 +27,11 @@ extern char **environ;
 
 #define NO_SEQ		UINT64_MAX
 /*
- * DIR's record of the chunks whose hook has run (one sequence number a
- * line): a chunk completed but not hooked when evdrain was killed gets its
- * hook from the next evdrain (a hook killed mid-way runs again: at least
- * once, so hooks should be idempotent, as rsync is).
+ * DIR's record of the chunks whose hook has succeeded (one sequence number
+ * a line): a chunk completed but not shipped when evdrain stopped or was
+ * killed (its hook failed every retry, or never ran) gets its hook from the
+ * next evdrain (a hook killed mid-way runs again: at least once, so hooks
+ * should be idempotent, as rsync is).
  */
 #define HOOKED_FILE	".hooked"
 /* The output directory's name at most; every path below it fits its buffer. */
@@ -46,6 +47,7 @@ struct closed {
 	struct evd_rot_ring_count *counts;
 	size_t ncounts;
 	int recovered;
+	int final;			/* the session's last chunk */
 	struct closed *next;
 };
 
@@ -54,6 +56,8 @@ struct done {
 	uint64_t seq, bytes;
 	char name[EVT_CHUNK_NAME_MAX];
 	int hook_queued;
+	int shipped;			/* its hook succeeded (or there is none): retention may take it */
+	int final;
 	uint64_t begin_ns, end_ns, events, discarded, overwritten, lost_packets;
 };
 
@@ -81,6 +85,13 @@ struct evd_rot {
 	uint64_t *hookq;			/* seqs waiting for the hook, in order */
 	size_t nhookq, caphookq;
 	uint64_t hooking;			/* the seq whose hook runs, or NO_SEQ */
+	/*
+	 * The last completed chunk, its hook held until the chunk after it
+	 * records a packet (then it is not the session's last) or turns out
+	 * empty at the stop (then it is: final), or NO_SEQ.
+	 */
+	uint64_t held;
+	atomic_int held_waiting;		/* held != NO_SEQ, for the drain loop's look without the lock */
 	int stopping;
 	int finisher_done;			/* no chunk will be completed any more */
 	uint64_t hook_deadline_ms;		/* set by evd_rot_stop: kill hooks after it */
@@ -364,9 +375,9 @@ static int write_summary(const struct evd_rot *r, const char *dir, const char *n
 	json_str(f, u.version);
 	fprintf(f, ", \"begin\": \"%s\", \"end\": \"%s\", \"begin_ns\": %llu, \"end_ns\": %llu", b, e,
 		(unsigned long long)cs->begin_ns, (unsigned long long)cs->end_ns);
-	fprintf(f, ", \"recovered\": %s, \"bytes\": %llu, \"events\": %llu, \"discarded\": %llu, "
+	fprintf(f, ", \"recovered\": %s, \"final\": %s, \"bytes\": %llu, \"events\": %llu, \"discarded\": %llu, "
 		"\"overwritten\": %llu, \"lost_packets\": %llu, \"events_per_channel\": {",
-		c->recovered ? "true" : "false", (unsigned long long)cs->bytes,
+		c->recovered ? "true" : "false", c->final ? "true" : "false", (unsigned long long)cs->bytes,
 		(unsigned long long)cs->events, (unsigned long long)cs->discarded,
 		(unsigned long long)cs->overwritten, (unsigned long long)cs->lost);
 	for (i = 0; i < EVT_NR_CHANNELS; i++)
@@ -444,7 +455,29 @@ static int push_hook(struct evd_rot *r, uint64_t seq)
 	return 0;
 }
 
-/* Oldest complete chunks out while a limit is passed; never the one whose hook runs. */
+/*
+ * The chunk retention takes now (an index in r->done), or -1. The oldest
+ * shipped one (its hook succeeded, or there is no hook); an unshipped one
+ * only when --max-total is passed and every shipped one is gone: *@forced
+ * then. Never the chunk whose hook runs. Under r->mu.
+ */
+static long retention_victim(const struct evd_rot *r, int over_total, int *forced)
+{
+	size_t i;
+
+	*forced = 0;
+	for (i = 0; i < r->ndone; i++)
+		if (r->done[i].seq != r->hooking && r->done[i].shipped)
+			return (long)i;
+	for (i = 0; over_total && i < r->ndone; i++)
+		if (r->done[i].seq != r->hooking) {
+			*forced = 1;
+			return (long)i;
+		}
+	return -1;
+}
+
+/* Oldest complete chunks out while a limit is passed (see retention_victim()). */
 static void retention(struct evd_rot *r)
 {
 	for (;;) {
@@ -452,23 +485,25 @@ static void retention(struct evd_rot *r)
 		uint64_t total = atomic_load(&r->current_bytes);
 		struct done victim;
 		size_t i;
-		int over;
+		long v;
+		int over_keep, over_total, forced;
 
 		pthread_mutex_lock(&r->mu);
 		for (i = 0; i < r->ndone; i++)
 			total += r->done[i].bytes;
-		over = (r->o.keep && r->ndone > r->o.keep) || (r->o.max_total && total > r->o.max_total);
-		for (i = 0; over && i < r->ndone && r->done[i].seq == r->hooking; i++)
-			;
-		if (!over || i == r->ndone) {
+		over_keep = r->o.keep && r->ndone > r->o.keep;
+		over_total = r->o.max_total && total > r->o.max_total;
+		v = over_keep || over_total ? retention_victim(r, over_total, &forced) : -1;
+		if (v < 0) {
 			pthread_mutex_unlock(&r->mu);
 			return;
 		}
-		victim = r->done[i];
-		memmove(&r->done[i], &r->done[i + 1], (r->ndone - i - 1) * sizeof(*r->done));
+		victim = r->done[v];
+		memmove(&r->done[v], &r->done[v + 1], (r->ndone - (size_t)v - 1) * sizeof(*r->done));
 		r->ndone--;
 		if (victim.hook_queued)
 			r->st.hooks_skipped++;
+		r->st.removed_unshipped += (uint64_t)forced;
 		r->st.deleted++;
 		pthread_mutex_unlock(&r->mu);
 		/* Renamed first: nobody sees a half-removed chunk as complete. */
@@ -477,9 +512,79 @@ static void retention(struct evd_rot *r)
 			 (unsigned long long)victim.seq);
 		if (rename(from, to) || remove_tree(to))
 			fprintf(stderr, "evdrain: retention: cannot remove %s: %s\n", from, strerror(errno));
+		else if (forced)
+			fprintf(stderr, "evdrain: retention: removed %s before its hook succeeded (--max-total)\n",
+				victim.name);
 		else if (!r->o.quiet)
 			fprintf(stderr, "evdrain: retention: removed %s\n", victim.name);
 	}
+}
+
+/* The held chunk's hook is queued (the chunk after it has a packet, or evdrain stops). Under r->mu. */
+static void release_held(struct evd_rot *r)
+{
+	if (r->held == NO_SEQ)
+		return;
+	push_hook(r, r->held);
+	r->held = NO_SEQ;
+	atomic_store(&r->held_waiting, 0);
+}
+
+/*
+ * A completed chunk's hook, queued now or held until the chunk after it
+ * shows it is not the last of its session (see held). Under r->mu.
+ */
+static void queue_hook(struct evd_rot *r, uint64_t seq, int final)
+{
+	release_held(r);
+	if (final || atomic_load(&r->current_bytes)) {
+		push_hook(r, seq);
+		return;
+	}
+	r->held = seq;
+	atomic_store(&r->held_waiting, 1);
+}
+
+/*
+ * The session's last chunk closed empty (nothing recorded since the cut
+ * before it): the held chunk is the last. Its summary.json says so now
+ * ("final": false becomes "final": true in place: the file keeps its
+ * owner and mode, and a reader sees either), then its hook is queued.
+ */
+static void held_is_final(struct evd_rot *r)
+{
+	char path[DIR_LEN + 32], buf[8192];
+	uint64_t seq;
+	size_t i;
+	ssize_t n;
+	char *at;
+	int fd;
+
+	pthread_mutex_lock(&r->mu);
+	seq = r->held;
+	for (i = 0; seq != NO_SEQ && i < r->ndone && r->done[i].seq != seq; i++)
+		;
+	if (seq == NO_SEQ || i == r->ndone) {
+		release_held(r);
+		pthread_mutex_unlock(&r->mu);
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/%s/" EVT_CHUNK_SUMMARY, r->outdir, r->done[i].name);
+	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
+	n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
+	if (n > 0) {
+		buf[n] = '\0';
+		at = strstr(buf, "\"final\": false");
+		if (at && pwrite(fd, "true ", 5, at - buf + 9) == 5 && !fsync(fd))
+			r->done[i].final = 1;
+	}
+	if (fd >= 0)
+		close(fd);
+	if (!r->done[i].final)
+		fprintf(stderr, "evdrain: %s: cannot mark it the session's last chunk: %s\n", path,
+			fd < 0 || n < 0 ? strerror(errno) : "no \"final\" in it");
+	release_held(r);
+	pthread_mutex_unlock(&r->mu);
 }
 
 /* The finisher's work on one closed chunk. */
@@ -500,9 +605,11 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	memset(&cs, 0, sizeof(cs));
 	rc = stream_bytes(kdir) ? scan_chunk(r, c, kdir, &cs) : 1;
 	if (rc == 1) {
-		/* Nothing recorded in it: no chunk to keep. */
+		/* Nothing recorded in it: no chunk to keep (the last of the session: the one before is). */
 		remove_tree(c->dir);
 		free(cs.s);
+		if (c->final && r->o.hook)
+			held_is_final(r);
 		return;
 	}
 	if (rc < 0) {
@@ -547,6 +654,8 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	d.overwritten = cs.overwritten;
 	d.lost_packets = cs.lost;
 	d.hook_queued = r->o.hook != NULL;
+	d.shipped = r->o.hook == NULL;
+	d.final = c->final;
 	pthread_mutex_lock(&r->mu);
 	r->st.completed++;
 	r->st.recovered += (uint64_t)c->recovered;
@@ -554,7 +663,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	r->st.bytes += d.bytes;
 	r->st.lost_packets += cs.lost;
 	if (add_done(r, &d) == 0 && r->o.hook)
-		push_hook(r, d.seq);
+		queue_hook(r, d.seq, d.final);
 	pthread_mutex_unlock(&r->mu);
 	if (!r->o.quiet)
 		fprintf(stderr, "evdrain: chunk %s: %llu events, %llu bytes%s\n", name,
@@ -607,8 +716,8 @@ static void set_env(char **env, size_t *n, const char *key, unsigned long long v
 		(*n)++;
 }
 
-/* The hook's exit status (as waitpid() gives it), or -1 when it could not be run. */
-static int run_hook(struct evd_rot *r, const struct done *d)
+/* The hook's exit status (as waitpid() gives it), or -1 when it could not be run. @attempt: 1, 2, ... */
+static int run_hook(struct evd_rot *r, const struct done *d, unsigned int attempt)
 {
 	char path[DIR_LEN], b[48], e[48];
 	char *argv[3], **env;
@@ -643,6 +752,8 @@ static int run_hook(struct evd_rot *r, const struct done *d)
 	set_env(env, &nenv, "EVT_CHUNK_DISCARDED", d->discarded, NULL);
 	set_env(env, &nenv, "EVT_CHUNK_OVERWRITTEN", d->overwritten, NULL);
 	set_env(env, &nenv, "EVT_CHUNK_LOST_PACKETS", d->lost_packets, NULL);
+	set_env(env, &nenv, "EVT_CHUNK_FINAL", (unsigned long long)d->final, NULL);
+	set_env(env, &nenv, "EVT_CHUNK_ATTEMPT", attempt, NULL);
 	argv[0] = (char *)r->o.hook;
 	argv[1] = path;
 	argv[2] = NULL;
@@ -688,7 +799,7 @@ static int run_hook(struct evd_rot *r, const struct done *d)
 	return pid > 0 ? status : -1;
 }
 
-/* The hook of chunk @seq has run (whatever its status): recorded in DIR/.hooked. */
+/* The hook of chunk @seq has succeeded: recorded in DIR/.hooked. */
 static void note_hooked(const struct evd_rot *r, uint64_t seq)
 {
 	char path[DIR_LEN], line[24];
@@ -736,6 +847,7 @@ static void queue_unhooked(struct evd_rot *r)
 		for (j = 0; j < nseen && seen[j] != r->done[i].seq; j++)
 			;
 		if (j < nseen) {
+			r->done[i].shipped = 1;
 			if (f)
 				fprintf(f, "%llu\n", (unsigned long long)r->done[i].seq);
 		} else {
@@ -748,6 +860,96 @@ static void queue_unhooked(struct evd_rot *r)
 	free(seen);
 }
 
+/* A failed run of the hook, said. */
+static void hook_failed(const struct evd_rot *r, const struct done *d, int status, unsigned int attempt)
+{
+	char when[64] = "";
+
+	if (attempt > 1)
+		snprintf(when, sizeof(when), " (run %u)", attempt);
+	/* -1: run_hook() said why it could not start it. */
+	if (status != -1 && WIFEXITED(status))
+		fprintf(stderr, "evdrain: --on-chunk %s %s/%s: exit status %d%s\n", r->o.hook, r->outdir, d->name,
+			WEXITSTATUS(status), when);
+	else if (status != -1 && WIFSIGNALED(status))
+		fprintf(stderr, "evdrain: --on-chunk %s %s/%s: killed by signal %d%s\n", r->o.hook, r->outdir,
+			d->name, WTERMSIG(status), when);
+}
+
+/*
+ * The pause before retry @attempt + 1: the backoff doubled per failure, at
+ * most the maximum. 0 after it, -1 when evdrain's wait for hooks at exit
+ * ran out meanwhile (no retry then).
+ */
+static int hook_backoff(struct evd_rot *r, unsigned int attempt)
+{
+	uint64_t ms = r->o.hook_backoff_ms, end;
+	unsigned int i;
+
+	for (i = 1; i < attempt && ms < r->o.hook_backoff_max_ms; i++)
+		ms *= 2;
+	if (ms > r->o.hook_backoff_max_ms)
+		ms = r->o.hook_backoff_max_ms;
+	end = monotonic_ms() + ms;
+	for (;;) {
+		uint64_t now = monotonic_ms(), deadline;
+
+		pthread_mutex_lock(&r->mu);
+		deadline = r->hook_deadline_ms;
+		pthread_mutex_unlock(&r->mu);
+		if (deadline && now >= deadline)
+			return -1;
+		if (now >= end)
+			return 0;
+		usleep(20000);
+	}
+}
+
+/*
+ * Chunk @d's hook, run again after a failure (--hook-retries, with
+ * --hook-backoff pauses) while the chunk is there. 1 when it succeeded.
+ * Called without r->mu.
+ */
+static int ship_chunk(struct evd_rot *r, struct done *d)
+{
+	unsigned int attempt;
+
+	for (attempt = 1;; attempt++) {
+		int status = run_hook(r, d, attempt), there;
+		size_t i;
+
+		pthread_mutex_lock(&r->mu);
+		r->st.hooks_run++;
+		r->st.hooks_retried += attempt > 1;
+		if (status)
+			r->st.hooks_failed++;
+		for (i = 0; i < r->ndone && r->done[i].seq != d->seq; i++)
+			;
+		there = i < r->ndone;
+		pthread_mutex_unlock(&r->mu);
+		if (!status)
+			return 1;
+		hook_failed(r, d, status, attempt);
+		/* Removed meanwhile (--max-total said so): nothing to ship any more. */
+		if (!there)
+			return 0;
+		if (attempt > r->o.hook_retries)
+			break;
+		if (hook_backoff(r, attempt)) {
+			fprintf(stderr, "evdrain: --on-chunk %s %s/%s: not run again as evdrain stops (the next "
+				"evdrain in %s runs it)\n", r->o.hook, r->outdir, d->name, r->outdir);
+			break;
+		}
+	}
+	pthread_mutex_lock(&r->mu);
+	r->st.hooks_given_up++;
+	pthread_mutex_unlock(&r->mu);
+	if (r->o.hook_retries && attempt > r->o.hook_retries)
+		fprintf(stderr, "evdrain: --on-chunk %s %s/%s: failed %u times: given up for now (the next evdrain "
+			"in %s runs it again)\n", r->o.hook, r->outdir, d->name, attempt, r->outdir);
+	return 0;
+}
+
 static void *hooker_main(void *arg)
 {
 	struct evd_rot *r = arg;
@@ -757,7 +959,7 @@ static void *hooker_main(void *arg)
 		struct done d;
 		uint64_t seq;
 		size_t i;
-		int status;
+		int ok;
 
 		while (!r->nhookq && !(r->stopping && !r->queue && r->finisher_done))
 			pthread_cond_wait(&r->hook_cv, &r->mu);
@@ -778,24 +980,21 @@ static void *hooker_main(void *arg)
 		d = r->done[i];
 		r->hooking = seq;
 		pthread_mutex_unlock(&r->mu);
-		status = run_hook(r, &d);
-		note_hooked(r, seq);
+		ok = ship_chunk(r, &d);
+		if (ok)
+			note_hooked(r, seq);
 		pthread_mutex_lock(&r->mu);
 		r->hooking = NO_SEQ;
 		for (i = 0; i < r->ndone; i++)
-			if (r->done[i].seq == seq)
+			if (r->done[i].seq == seq) {
 				r->done[i].hook_queued = 0;
-		r->st.hooks_run++;
-		if (status != 0) {
-			r->st.hooks_failed++;
-			/* -1: run_hook() said why it could not start it. */
-			if (status != -1 && WIFEXITED(status))
-				fprintf(stderr, "evdrain: --on-chunk %s %s/%s: exit status %d\n", r->o.hook,
-					r->outdir, d.name, WEXITSTATUS(status));
-			else if (status != -1 && WIFSIGNALED(status))
-				fprintf(stderr, "evdrain: --on-chunk %s %s/%s: killed by signal %d\n", r->o.hook,
-					r->outdir, d.name, WTERMSIG(status));
-		}
+				r->done[i].shipped = ok;
+			}
+		pthread_mutex_unlock(&r->mu);
+		/* Shipped: --keep may take it now. */
+		if (ok)
+			retention(r);
+		pthread_mutex_lock(&r->mu);
 	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
@@ -865,6 +1064,24 @@ static int recover_chunk(struct evd_rot *r, const char *name, uint64_t seq)
 	return 0;
 }
 
+/* A complete chunk's summary.json says it ended its session ("final": true). */
+static int summary_says_final(const char *chunk)
+{
+	char path[DIR_LEN + 32], buf[8192];
+	size_t n;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/" EVT_CHUNK_SUMMARY, chunk);
+	f = fopen(path, "r");
+	if (!f)
+		return 0;
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	/* evdrain writes it: this spelling, before the streams' list. */
+	return strstr(buf, "\"final\": true") != NULL;
+}
+
 /* The complete chunks, the leftovers, the next sequence number. */
 static int scan_outdir(struct evd_rot *r)
 {
@@ -887,12 +1104,13 @@ static int scan_outdir(struct evd_rot *r)
 				"to a directory of their own\n", r->outdir, de->d_name);
 			ret = -1;
 		} else if (evt_chunk_parse(de->d_name, &b, &e, &seq) == 0) {
-			struct done dn = { .seq = seq, .begin_ns = b, .end_ns = e };
+			struct done dn = { .seq = seq, .begin_ns = b, .end_ns = e, .shipped = r->o.hook == NULL };
 
 			if (strlen(de->d_name) >= sizeof(dn.name))
 				continue;
 			memcpy(dn.name, de->d_name, strlen(de->d_name) + 1);
 			dn.bytes = tree_bytes(path);
+			dn.final = summary_says_final(path);
 			if (add_done(r, &dn))
 				ret = -1;
 		} else if (evt_chunk_parse_hidden(de->d_name, EVT_CHUNK_DEL_PREFIX, &seq) == 0) {
@@ -931,6 +1149,7 @@ int evd_rot_start(struct evd_rot **rp, const struct evd_rot_opts *o)
 	}
 	snprintf(r->outdir, sizeof(r->outdir), "%s", o->outdir);
 	r->hooking = NO_SEQ;
+	r->held = NO_SEQ;
 	r->queue_tail = &r->queue;
 	pthread_mutex_init(&r->mu, NULL);
 	pthread_cond_init(&r->fin_cv, NULL);
@@ -1009,6 +1228,13 @@ int evd_rot_open_chunk(struct evd_rot *r, char *kernel_dir, size_t len)
 	return 0;
 }
 
+void evd_rot_close_final_chunk(struct evd_rot *r, const struct evd_rot_ring_count *counts, size_t n)
+{
+	if (r->current)
+		r->current->final = 1;
+	evd_rot_close_chunk(r, counts, n);
+}
+
 void evd_rot_close_chunk(struct evd_rot *r, const struct evd_rot_ring_count *counts, size_t n)
 {
 	struct closed *c = r->current;
@@ -1056,6 +1282,12 @@ void evd_rot_abandon_chunk(struct evd_rot *r, const char *why)
 void evd_rot_set_current_bytes(struct evd_rot *r, uint64_t bytes)
 {
 	atomic_store(&r->current_bytes, bytes);
+	/* The chunk in progress has a packet: the one before it is not the session's last. */
+	if (bytes && atomic_load(&r->held_waiting)) {
+		pthread_mutex_lock(&r->mu);
+		release_held(r);
+		pthread_mutex_unlock(&r->mu);
+	}
 }
 
 void evd_rot_stop(struct evd_rot *r, unsigned int hook_wait_s, struct evd_rot_stats *st)
@@ -1066,6 +1298,8 @@ void evd_rot_stop(struct evd_rot *r, unsigned int hook_wait_s, struct evd_rot_st
 	pthread_mutex_unlock(&r->mu);
 	pthread_join(r->finisher, NULL);
 	pthread_mutex_lock(&r->mu);
+	/* (a run that ended without its last chunk: a failed write, a failed start) */
+	release_held(r);
 	r->hook_deadline_ms = monotonic_ms() + (uint64_t)hook_wait_s * 1000;
 	if (!r->hook_deadline_ms)
 		r->hook_deadline_ms = 1;

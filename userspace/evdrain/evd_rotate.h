@@ -4,8 +4,10 @@
  * names). The drain loop cuts (evd_rot_cut_*); a finisher thread completes
  * each closed chunk off the drain's path (fsync, event counts, summary.json,
  * the rename, retention) and a hook thread runs --on-chunk for completed
- * chunks, one at a time, so that neither disk syncs nor slow hooks hold up
- * the rings.
+ * chunks, one at a time and in order, so that neither disk syncs nor slow
+ * hooks hold up the rings. A failed hook is run again after a doubling
+ * pause (at least once delivery); retention keeps a chunk until its hook
+ * succeeded unless --max-total forces it out.
  */
 #ifndef EVD_ROTATE_H
 #define EVD_ROTATE_H
@@ -21,6 +23,9 @@ struct evd_rot_opts {
 	unsigned int keep;		/* complete chunks kept; 0: any number */
 	uint64_t max_total;		/* bytes of all chunks; 0: no limit */
 	const char *hook;		/* --on-chunk program, or NULL */
+	unsigned int hook_retries;	/* a failed hook is run again this many times at most */
+	uint64_t hook_backoff_ms;	/* before the first retry; doubling ... */
+	uint64_t hook_backoff_max_ms;	/* ... up to this */
 	int has_group;
 	gid_t group;
 	int quiet;
@@ -33,8 +38,11 @@ struct evd_rot_stats {
 	uint64_t events, bytes;		/* in the chunks completed */
 	uint64_t lost_packets;		/* packet_seq_num gaps, seams included */
 	uint64_t deleted;		/* complete chunks removed by retention */
-	uint64_t hooks_run, hooks_failed;
+	uint64_t hooks_run, hooks_failed;	/* runs of the hook (retries included), and those that failed */
+	uint64_t hooks_retried;		/* of the runs: after a failure of the same chunk's */
+	uint64_t hooks_given_up;	/* chunks whose every run failed (the next evdrain runs it again) */
 	uint64_t hooks_skipped;		/* chunks removed by retention before their hook ran */
+	uint64_t removed_unshipped;	/* chunks --max-total removed before their hook succeeded */
 	uint64_t hooks_not_run;		/* queued when evdrain stopped, its wait for hooks over */
 	uint64_t hooks_pending_max;	/* the longest the hook queue was */
 	uint64_t errors;		/* chunks that could not be completed (left in progress) */
@@ -68,6 +76,13 @@ int evd_rot_open_chunk(struct evd_rot *r, char *kernel_dir, size_t len);
  * place. @counts: the module's counters now (may be NULL).
  */
 void evd_rot_close_chunk(struct evd_rot *r, const struct evd_rot_ring_count *counts, size_t n);
+
+/*
+ * The same for the last chunk of the tracing session (evdrain stops: nothing
+ * follows it): its summary.json says "final": true, its hook gets
+ * EVT_CHUNK_FINAL=1.
+ */
+void evd_rot_close_final_chunk(struct evd_rot *r, const struct evd_rot_ring_count *counts, size_t n);
 
 /* The chunk in progress stays as it is, under its hidden name (a failed write): reported. */
 void evd_rot_abandon_chunk(struct evd_rot *r, const char *why);

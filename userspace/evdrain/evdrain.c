@@ -60,6 +60,10 @@
 #define FALLBACK_MS	1000
 /* At exit, hooks still running after this long are killed (the service's stop timeout is 120 s). */
 #define HOOK_WAIT_S	60
+/* A failed hook's retries (--hook-retries, --hook-backoff): 2+4+8+16+32 s before the last of 5. */
+#define HOOK_RETRIES		5
+#define HOOK_BACKOFF_MS		2000
+#define HOOK_BACKOFF_MAX_MS	60000
 /*
  * A ring whose last pass took packets is looked at again after this nap
  * instead of at its next high-water wakeup: under a steady flow the drainer
@@ -102,8 +106,15 @@ static const char usage_text[] =
 "      --max-total SIZE     remove the oldest complete chunks while all chunks\n"
 "                           take more than SIZE bytes\n"
 "      --on-chunk PROGRAM   run PROGRAM CHUNK_DIR for every completed chunk, one\n"
-"                           at a time, beside the drain (EVT_CHUNK_* variables\n"
-"                           give its times and counts)\n"
+"                           at a time and in order, beside the drain\n"
+"                           (EVT_CHUNK_* variables give its times and counts);\n"
+"                           at least once: a failed run is run again, a chunk\n"
+"                           stays until its hook succeeded (unless --max-total\n"
+"                           forces it out), the next evdrain reruns the rest\n"
+"      --hook-retries N     run a failed hook again N times at most, 0 to 1000\n"
+"                           (default 5)\n"
+"      --hook-backoff D[:M] pause D before the first retry, doubling up to M\n"
+"                           (ms, s, m, h; default 2s:1m)\n"
 "      --copy               read()/write() instead of splicing (sendfile())\n"
 "  -q, --quiet              no progress line, no summary\n"
 "      --stats-json FILE    write the final summary as JSON to FILE\n"
@@ -140,6 +151,35 @@ static const char usage_text[] =
 "With a command, evdrain exits with CMD's status (128 + N when signal N killed\n"
 "it), 125 when evdrain failed (what failed is printed; before CMD started, CMD\n"
 "did not run), 126 when CMD could not be run, 127 when there is no such command.\n";
+
+/*
+ * --hook-backoff D[:M]: the first pause D (10 ms to an hour), doubling up to
+ * M (D to a day; default: D's 30 times, within that). 0, or -1 said.
+ */
+static int parse_backoff(const char *arg, struct evd_rot_opts *r)
+{
+	char first[64];
+	const char *colon = strchr(arg, ':');
+	size_t n = colon ? (size_t)(colon - arg) : strlen(arg);
+	uint64_t d, m;
+
+	if (n >= sizeof(first))
+		goto bad;
+	memcpy(first, arg, n);
+	first[n] = '\0';
+	if (evt_parse_duration_ms(first, &d) || d < 10 || d > 3600000)
+		goto bad;
+	m = d * 30 < 86400000 ? d * 30 : 86400000;
+	if (colon && (evt_parse_duration_ms(colon + 1, &m) || m < d || m > 86400000))
+		goto bad;
+	r->hook_backoff_ms = d;
+	r->hook_backoff_max_ms = m;
+	return 0;
+bad:
+	fprintf(stderr, "evdrain: --hook-backoff wants D or D:M, durations (ms, s, m, h) with D from 10ms to 1h "
+		"and M from D to a day, e.g. 2s:1m; not \"%s\"\n", arg);
+	return -1;
+}
 
 /* What the command line asks for. */
 struct options {
@@ -255,6 +295,8 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "keep", required_argument, NULL, 'K' },
 		{ "max-total", required_argument, NULL, 'M' },
 		{ "on-chunk", required_argument, NULL, 'H' },
+		{ "hook-retries", required_argument, NULL, 'R' },
+		{ "hook-backoff", required_argument, NULL, 'B' },
 		{ "snapshots", required_argument, NULL, 'P' },
 		{ "keep-ms", required_argument, NULL, 'k' },
 		{ "keep-mb", required_argument, NULL, 'b' },
@@ -262,10 +304,13 @@ static int parse_args(int argc, char **argv, struct options *o)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	int c;
+	int c, hook_opts = 0;
 
 	*o = (struct options){ .channels = (1U << EVT_NR_CHANNELS) - 1, .mode = -1,
 			       .live_kind = EVT_FMT_TEXT, .delay_ticks = 2, .tick_ms = 100 };
+	o->rot.hook_retries = HOOK_RETRIES;
+	o->rot.hook_backoff_ms = HOOK_BACKOFF_MS;
+	o->rot.hook_backoff_max_ms = HOOK_BACKOFF_MAX_MS;
 	/* "+": options end at the first argument that is not one (a command follows "--"). */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, "+:o:d:c:m:aqhV", opts, NULL)) != -1) {
@@ -403,6 +448,22 @@ static int parse_args(int argc, char **argv, struct options *o)
 				return -1;
 			o->rot.hook = optarg;
 			break;
+		case 'R':
+			errno = 0;
+			v = strtol(optarg, &end, 10);
+			if (end == optarg || *end || errno || v < 0 || v > 1000) {
+				fprintf(stderr, "evdrain: --hook-retries wants a number from 0 to 1000, not \"%s\"\n",
+					optarg);
+				return -1;
+			}
+			o->rot.hook_retries = (unsigned int)v;
+			hook_opts = 1;
+			break;
+		case 'B':
+			if (parse_backoff(optarg, &o->rot))
+				return -1;
+			hook_opts = 1;
+			break;
 		case 'P':
 			if (!optarg[0]) {
 				fprintf(stderr, "evdrain: --snapshots wants a directory, not ''\n");
@@ -498,6 +559,10 @@ static int parse_args(int argc, char **argv, struct options *o)
 	if (!rotating(o) && (o->rot.keep || o->rot.max_total || o->rot.hook)) {
 		fprintf(stderr, "evdrain: --keep, --max-total and --on-chunk go with --rotate-size or "
 			"--rotate-interval\n");
+		return -1;
+	}
+	if (hook_opts && !o->rot.hook) {
+		fprintf(stderr, "evdrain: --hook-retries and --hook-backoff go with --on-chunk\n");
 		return -1;
 	}
 	if (rotating(o) && !o->outdir) {
@@ -941,11 +1006,13 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 		       (unsigned long long)rs->recovered, (unsigned long long)rs->deleted,
 		       (unsigned long long)rs->errors);
 		if (o->rot.hook)
-			printf("hooks: %llu run, %llu failed, %llu chunks removed before their hook ran, "
-			       "%llu not run at exit; the queue held at most %llu\n",
-			       (unsigned long long)rs->hooks_run, (unsigned long long)rs->hooks_failed,
-			       (unsigned long long)rs->hooks_skipped, (unsigned long long)rs->hooks_not_run,
-			       (unsigned long long)rs->hooks_pending_max);
+			printf("hooks: %llu run (%llu of them retries), %llu failed, %llu chunks given up "
+			       "(shipped by the next evdrain), %llu chunks removed by --max-total before their hook "
+			       "succeeded (%llu before it ran), %llu not run at exit; the queue held at most %llu\n",
+			       (unsigned long long)rs->hooks_run, (unsigned long long)rs->hooks_retried,
+			       (unsigned long long)rs->hooks_failed, (unsigned long long)rs->hooks_given_up,
+			       (unsigned long long)rs->removed_unshipped, (unsigned long long)rs->hooks_skipped,
+			       (unsigned long long)rs->hooks_not_run, (unsigned long long)rs->hooks_pending_max);
 	}
 	if (js) {
 		fprintf(js, "], \"recorded\": %llu, \"discarded\": %llu, \"overwritten\": %llu",
@@ -954,13 +1021,16 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 			fprintf(js, ", \"chunks\": {\"completed\": %llu, \"recovered\": %llu, \"events\": %llu, "
 				"\"bytes\": %llu, \"lost_packets\": %llu, \"deleted\": %llu, \"errors\": %llu, "
 				"\"hooks_run\": %llu, \"hooks_failed\": %llu, \"hooks_skipped\": %llu, "
-				"\"hooks_not_run\": %llu, \"hook_queue_max\": %llu}",
+				"\"hooks_not_run\": %llu, \"hook_queue_max\": %llu, \"hooks_retried\": %llu, "
+				"\"hooks_given_up\": %llu, \"removed_unshipped\": %llu}",
 				(unsigned long long)rs->completed, (unsigned long long)rs->recovered,
 				(unsigned long long)rs->events, (unsigned long long)rs->bytes,
 				(unsigned long long)rs->lost_packets, (unsigned long long)rs->deleted,
 				(unsigned long long)rs->errors, (unsigned long long)rs->hooks_run,
 				(unsigned long long)rs->hooks_failed, (unsigned long long)rs->hooks_skipped,
-				(unsigned long long)rs->hooks_not_run, (unsigned long long)rs->hooks_pending_max);
+				(unsigned long long)rs->hooks_not_run, (unsigned long long)rs->hooks_pending_max,
+				(unsigned long long)rs->hooks_retried, (unsigned long long)rs->hooks_given_up,
+				(unsigned long long)rs->removed_unshipped);
 		fputs("}\n", js);
 		fclose(js);
 	}
@@ -1424,7 +1494,8 @@ int main(int argc, char **argv)
 			struct evd_rot_ring_count *counts;
 			size_t n = ring_counts(ctl, &counts);
 
-			evd_rot_close_chunk(rot, counts, n);
+			/* Tracing has stopped: nothing follows this chunk in its session. */
+			evd_rot_close_final_chunk(rot, counts, n);
 			free(counts);
 		}
 		evd_rot_stop(rot, HOOK_WAIT_S, &rst);

@@ -48,6 +48,12 @@ static void usage(FILE *f)
 "  --block-pct P       P%% of the syscalls that can block do (30)\n"
 "  --error-pct P       P%% of the syscalls fail (10)\n"
 "  --fork-every N      a thread forks about once every N steps (5000; 0: never)\n"
+"Chunks: the trace cut into N chunks in DIR, as a rotating evdrain writes them\n"
+"(every ring flushed at each cut, each stream cut at packet boundaries, a\n"
+"summary.json each; for tests and benchmarks of what reads chunks):\n"
+"  --chunks N          N chunks (2..100000) instead of one trace\n"
+"  --host NAME         the host their summary.json names (default synth)\n"
+"  --kernel-release R  the kernel it names (default synthetic)\n"
 "Prints a summary: events generated, recorded, discarded, overwritten, written\n"
 "(and with --kernel, the events generated of each kind).\n"
 "Exit status: 0 ok, 1 error writing, 2 usage.\n");
@@ -77,8 +83,9 @@ int main(int argc, char **argv)
 	static uint8_t idle[EVT_SYNTH_MAX_CPUS], offline[EVT_SYNTH_MAX_CPUS];
 	struct evt_synth_params p;
 	struct evt_synth_result r;
-	const char *dir = NULL;
-	char err[512];
+	const char *dir = NULL, *host = "synth", *release = "synthetic";
+	char err[1024];
+	uint64_t chunks = 0;
 	int quiet = 0, i, have_idle = 0, have_off = 0;
 
 	evt_synth_defaults(&p);
@@ -97,6 +104,28 @@ int main(int argc, char **argv)
 			p.mix = 1;
 		} else if (!strcmp(a, "--kernel")) {
 			p.kernel = 1;
+		} else if (!strcmp(a, "--host")) {
+			if (!v || !*v || strlen(v) > 200) {
+				fprintf(stderr, "evsynth: --host wants a name of 1 to 200 bytes\n");
+				return 2;
+			}
+			host = v;
+			i++;
+		} else if (!strcmp(a, "--kernel-release")) {
+			if (!v || !*v || strlen(v) > 200) {
+				fprintf(stderr, "evsynth: --kernel-release wants a name of 1 to 200 bytes\n");
+				return 2;
+			}
+			release = v;
+			i++;
+		} else if (!strcmp(a, "--chunks")) {
+			if (num(a, v, &chunks))
+				return 2;
+			if (chunks < 2 || chunks > 100000) {
+				fprintf(stderr, "evsynth: --chunks is 2..100000\n");
+				return 2;
+			}
+			i++;
 		} else if (!strcmp(a, "--skew")) {
 			char *end;
 
@@ -213,16 +242,18 @@ int main(int argc, char **argv)
 #endif
 	p.idle = have_idle ? idle : NULL;
 	p.offline = have_off ? offline : NULL;
-	if (evt_synth_write(dir, &p, &r, err, sizeof(err))) {
+	if (chunks ? evt_synth_write_chunks(dir, &p, (unsigned int)chunks, host, release, &r, err, sizeof(err)) :
+		     evt_synth_write(dir, &p, &r, err, sizeof(err))) {
 		fprintf(stderr, "evsynth: %s\n", err);
 		return 1;
 	}
 	if (!quiet)
 		printf("%s: %llu events written (generated %llu, recorded %llu, discarded %llu, "
-		       "overwritten %llu), %llu packets\n", dir,
+		       "overwritten %llu), %llu packets%s\n", dir,
 		       (unsigned long long)r.written, (unsigned long long)r.generated,
 		       (unsigned long long)r.recorded, (unsigned long long)r.discarded,
-		       (unsigned long long)r.overwritten, (unsigned long long)r.packets);
+		       (unsigned long long)r.overwritten, (unsigned long long)r.packets,
+		       chunks ? ", cut into chunks" : "");
 	if (!quiet && p.kernel)
 		printf("kernel: %llu sched_switch, %llu syscall entries, %llu exits, %llu hard IRQs, "
 		       "%llu softirqs, %llu wakeups, %llu forks, %llu threads in the state dump "

@@ -60,4 +60,29 @@ int evt_parse_size(const char *s, uint64_t *bytes);
 /* A duration: seconds, or with ms, s, m, h, d. 0, or -1 (not one, or more than a year). */
 int evt_parse_duration_ms(const char *s, uint64_t *ms);
 
+/*
+ * Cut the whole trace @trace_dir (a trace directory, or DIR with DIR/kernel)
+ * into @o->nchunks chunks under @run_dir (made if absent), as a rotating
+ * evdrain writes them: chunk k holds, of each stream, the packets that end
+ * at or before the k-th cut (@o->cuts, else the k-th of nchunks equal steps
+ * of the trace's time span; chunks overlap a little in time, as evdrain's
+ * do; a trace whose rings were flushed at the cuts, as evdrain's cut does,
+ * is cut as evdrain would have: evt_synth_write_chunks()), a copy of the
+ * metadata and a summary.json with "chunk", "seq", "host" (@o->host),
+ * "kernel" (@o->kernel),
+ * "begin"/"end" (and _ns) and "final" (the last chunk). With
+ * @o->lose_seam_packet, chunk 1 of the first stream starts one packet late
+ * (a packet lost at a seam). The names go to @names (NULL: nowhere). 0, or
+ * -1 with @err. For tests and benchmarks (evsynth --chunks).
+ */
+struct evt_chunk_split_opts {
+	unsigned int nchunks;
+	const char *host;
+	const char *kernel;		/* summary.json's "kernel" (NULL: none) */
+	int lose_seam_packet;
+	const uint64_t *cuts;		/* the nchunks - 1 cut times (clock values); NULL: equal steps */
+};
+int evt_chunk_split(const char *trace_dir, const char *run_dir, const struct evt_chunk_split_opts *o,
+		    char (*names)[EVT_CHUNK_NAME_MAX], char *err, size_t errlen);
+
 #endif

@@ -426,21 +426,13 @@ static void on_fork(struct evt_state *st, const struct evt_engine_event *ev, con
 
 static void on_exec(struct evt_state *st, const struct evt_engine_event *ev, const struct evt_kind_entry *ke)
 {
-	const int32_t tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_X_TID);
-	char file[256];
-	const char *base;
 	struct evt_state_thread *t;
+	char comm[16];
+	int32_t tid;
 
-	if (tid <= 0 || !evt_kf_str(ev, ke, EVT_KF_X_FILENAME, file, sizeof(file)))
+	if (evt_kf_exec_comm(ev, ke, &tid, comm) || !(t = get_thread(st, tid, NULL)))
 		return;
-	t = get_thread(st, tid, NULL);
-	if (!t)
-		return;
-	/* The kernel names the task after the file's base name (TASK_COMM_LEN - 1 bytes). */
-	base = strrchr(file, '/');
-	base = base ? base + 1 : file;
-	memset(t->comm, 0, sizeof(t->comm));
-	memcpy(t->comm, base, strnlen(base, sizeof(t->comm) - 1));
+	memcpy(t->comm, comm, sizeof(t->comm));
 }
 
 static void on_exit_free(struct evt_state *st, const struct evt_engine_event *ev,

@@ -28,6 +28,7 @@ struct evt_stats_priv {
 	uint32_t nmap;
 	struct evt_tidmap tmap;
 	const struct evt_trace *tr;	/* the last event's reader (for the losses) */
+	struct evt_stats_observer obs;
 };
 
 unsigned int evt_stats_hist_bucket(uint64_t ns)
@@ -331,6 +332,8 @@ static void on_switch(struct evt_stats *s, struct evt_stats_cpu *c, const struct
 
 		lat_add(&s->sched_lat, lat);
 		s->sched_hist[evt_hist_bucket(lat)]++;
+		if (s->priv->obs.sched_latency)
+			s->priv->obs.sched_latency(s->priv->obs.data, ev, next, t->wakeup_ts);
 	}
 	t->wakeup_pending = 0;
 	t->running = 1;
@@ -396,11 +399,14 @@ int evt_stats_event_hook(void *data, void *call_data)
 		if (c->cur >= 0 && t->sys >= 0 && ev->ts >= t->sys_ts) {
 			struct evt_stats_syscall *q = &s->sys[t->sys];
 			const uint64_t lat = ev->ts - t->sys_ts;
+			const int64_t ret = evt_kf_int(ev, ke, EVT_KF_RET);
 
 			lat_add(&q->lat, lat);
 			q->hist[evt_hist_bucket(lat)]++;
-			if (evt_kf_int(ev, ke, EVT_KF_RET) < 0)
+			if (ret < 0)
 				q->errors++;
+			if (s->priv->obs.syscall)
+				s->priv->obs.syscall(s->priv->obs.data, ev, t->tid, q->name, t->sys_ts, ret);
 		} else {
 			s->sys_unmatched++;
 		}
@@ -439,6 +445,36 @@ int evt_stats_seed_cpu(struct evt_stats *s, unsigned int cpu, int32_t tid)
 	c->cur_th = (uint32_t)i;
 	s->threads[i].running = 1;
 	return 0;
+}
+
+int evt_stats_seed_syscall(struct evt_stats *s, int32_t tid, const char *name, uint64_t entry_ts)
+{
+	long i = tid >= 0 ? thread_idx(s, tid) : -1, k;
+
+	if (i < 0 || (k = sys_slot(s, name)) < 0)
+		return -1;
+	s->threads[i].sys = (int32_t)k;
+	s->threads[i].sys_ts = entry_ts;
+	return 0;
+}
+
+int evt_stats_seed_wakeup(struct evt_stats *s, int32_t tid, uint64_t ts)
+{
+	long i = tid > 0 ? thread_idx(s, tid) : -1;
+
+	if (i < 0)
+		return -1;
+	s->threads[i].wakeup_pending = 1;
+	s->threads[i].wakeup_ts = ts;
+	return 0;
+}
+
+void evt_stats_set_observer(struct evt_stats *s, const struct evt_stats_observer *o)
+{
+	if (o)
+		s->priv->obs = *o;
+	else
+		memset(&s->priv->obs, 0, sizeof(s->priv->obs));
 }
 
 /* ---- Losses ---- */

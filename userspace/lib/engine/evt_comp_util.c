@@ -108,6 +108,21 @@ int evt_kf_str(const struct evt_engine_event *ev, const struct evt_kind_entry *k
 	return 1;
 }
 
+int evt_kf_exec_comm(const struct evt_engine_event *ev, const struct evt_kind_entry *ke, int32_t *tid, char *comm)
+{
+	char file[256];
+	const char *base;
+
+	*tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_X_TID);
+	if (*tid <= 0 || !evt_kf_str(ev, ke, EVT_KF_X_FILENAME, file, sizeof(file)))
+		return -1;
+	base = strrchr(file, '/');
+	base = base ? base + 1 : file;
+	memset(comm, 0, 16);
+	memcpy(comm, base, strnlen(base, 15));
+	return 0;
+}
+
 /* ---- tid -> index ---- */
 
 static uint32_t tid_hash(int32_t tid)

@@ -224,6 +224,32 @@ void evt_stats_free(struct evt_stats *s);
 int evt_stats_event_hook(void *stats, void *call_data);
 /* @tid runs on @cpu from the next event (a window's start). 0 or -1. */
 int evt_stats_seed_cpu(struct evt_stats *s, unsigned int cpu, int32_t tid);
+/*
+ * What the computation has in flight at a chunk's end, carried into the
+ * next chunk's result (an exporter's seam): @tid is in syscall @name
+ * entered at @entry_ts (its entry was counted in the chunk before), or was
+ * woken at @ts and waits for a CPU. Seed the CPUs (evt_stats_seed_cpu())
+ * first. The in-flight state itself is read from the public fields
+ * (cpus[].cur, threads[].sys, sys_ts, wakeup_pending, wakeup_ts). 0 or -1.
+ */
+int evt_stats_seed_syscall(struct evt_stats *s, int32_t tid, const char *name, uint64_t entry_ts);
+int evt_stats_seed_wakeup(struct evt_stats *s, int32_t tid, uint64_t ts);
+
+/*
+ * Told of each pairing as the computation makes it, so that a caller can
+ * keep one row per pair (every pair the latencies count, and no other):
+ * a syscall's exit matched to its thread's entry (@ev the exit), a woken
+ * thread switched in (@ev the sched_switch). Either may be NULL.
+ */
+struct evt_stats_observer {
+	void (*syscall)(void *data, const struct evt_engine_event *ev, int32_t tid, const char *name,
+			uint64_t entry_ts, int64_t ret);
+	void (*sched_latency)(void *data, const struct evt_engine_event *ev, int32_t tid, uint64_t wakeup_ts);
+	void *data;
+};
+/* @o is copied; NULL: nobody is told. */
+void evt_stats_set_observer(struct evt_stats *s, const struct evt_stats_observer *o);
+
 /* Read the streams' losses from @tr's packet index (finish() does). 0 or -1 (no memory). */
 int evt_stats_read_losses(struct evt_stats *s, const struct evt_trace *tr);
 

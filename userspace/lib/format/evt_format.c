@@ -770,3 +770,22 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 	o->len += (size_t)(p - p0);
 	return 0;
 }
+
+int evt_fmt_fields_json(struct evt_fmt *f, struct evt_out *o, const struct evt_event_desc *d,
+			const uint8_t *payload, uint32_t len)
+{
+	const struct evt_fmt_tmpl *t = ((struct evt_fmt_tmpl *const *)f->tmpl)[d - f->events];
+	char *p0, *p;
+
+	if (f->kind != EVT_FMT_JSON)
+		return -1;
+	p0 = evt_out_room(o, t->fast ? t->bound : t->bound + line_bound(d, len, 0));
+	if (!p0)
+		return -1;
+	p = p0;
+	*p++ = '{';
+	p = t->fast ? put_fast_fields(p, t, payload, 1) : put_fields(p, d, payload, len, 1, NULL);
+	*p++ = '}';
+	o->len += (size_t)(p - p0);
+	return 0;
+}

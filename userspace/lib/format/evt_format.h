@@ -74,6 +74,14 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 		  const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
 		  unsigned int flags);
 
+/*
+ * Only the event's fields, as the JSON object evt_fmt_event() prints
+ * ({"fd":3,"buf":"0x7ffd..."}; @f made with EVT_FMT_JSON), appended to
+ * @o without a newline: 0 or -1 (output error).
+ */
+int evt_fmt_fields_json(struct evt_fmt *f, struct evt_out *o, const struct evt_event_desc *d,
+			const uint8_t *payload, uint32_t len);
+
 /* Helpers also used for statistics: "HH:MM:SS.nnnnnnnnn" of a realtime ns value. */
 size_t evt_fmt_clock(char *out, uint64_t realtime_ns, int with_date);
 /* Decimal digits of @v at @out (no NUL): the length. */

@@ -1,7 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "evt_format.h"
 #include "evt_io.h"
@@ -27,6 +31,43 @@ int evt_write_all(int fd, const void *buf, size_t len)
 		len -= (size_t)n;
 	}
 	return 0;
+}
+
+int evt_write_file_atomic(const char *path, const void *buf, size_t len, mode_t mode, int sync)
+{
+	size_t n = strlen(path);
+	char *tmp = malloc(n + 8);
+	int fd, e;
+
+	if (!tmp) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(tmp, path, n);
+	memcpy(tmp + n, ".XXXXXX", 8);
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		e = errno;
+		free(tmp);
+		errno = e;
+		return -1;
+	}
+	if (evt_write_all(fd, buf, len) || fchmod(fd, mode) || (sync && fsync(fd))) {
+		e = errno;
+		close(fd);
+		goto fail;
+	}
+	if (close(fd) || rename(tmp, path)) {
+		e = errno;
+		goto fail;
+	}
+	free(tmp);
+	return 0;
+fail:
+	unlink(tmp);
+	free(tmp);
+	errno = e;
+	return -1;
 }
 
 void evt_errf(char *buf, size_t len, const char *fmt, ...)
