@@ -88,15 +88,19 @@ static void copy_comm(char dst[16], const struct task_struct *t)
 /*
  * Syscall entries are the hottest events: one event per syscall
  * (sys_<name>, its number in the id), its arguments written straight into
- * the reserved slot, each as 8 bytes, widened from its C type's width as
- * the generated table says (nr of arguments in bits 0-3, then 2 bits per
- * argument: 0 as is, 1 from s32, 2 from u32, 3 from u16; then from bit 16
- * one bit per argument that is a path, copied as a string).
+ * the reserved slot, each at its C type's width as the generated table
+ * says (nr of arguments in bits 0-3, then 2 bits per argument: 0 eight
+ * bytes, 1 four, 2 two, 3 a path; from bit 16 one bit per argument that is
+ * a path, copied as a string; from bit 24 the payload's size when there is
+ * none). A 32-bit task's are 4 bytes each (2 for a u16).
  */
 #include "evt_syscall_args.h"
 static const u32 evt_sc_args[] = EVT_SYSCALL_ARGS;
 static const u32 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
-#define EVT_SC_PATHS(word)	((word) >> 16)
+#define EVT_SC_NR(word)		((word) & 15)
+#define EVT_SC_WIDTH(word, i)	(((word) >> (4 + 2 * (i))) & 3)
+#define EVT_SC_PATHS(word)	(((word) >> 16) & 0x3f)
+#define EVT_SC_SIZE(word)	((word) >> 24)
 /* A path's bytes, NUL included; no syscall has more than two. */
 #define EVT_SC_PATH_MAX		256
 #define EVT_SC_MAX_PATHS	2
@@ -112,15 +116,30 @@ static const u32 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
 #endif
 
 /*
- * Without a branch per argument: the sign-extended and the masked value
- * are both computed, a conditional move picks one.
+ * One argument at offset @off of the payload, @w its width class: 8 or 4
+ * bytes 4-byte aligned, 2 bytes 2-byte aligned (the metadata's alignments).
+ * Returns the offset after it. The padding bytes are zeroed.
  */
-static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
+static __always_inline unsigned int evt_sc_put(char *p, unsigned int off, unsigned long v, unsigned int w)
 {
-	static const u64 mask[4] = { ~0ULL, ~0ULL, 0xffffffffULL, 0xffffULL };
-	u64 sx = (u64)(s64)(s32)v, masked = v & mask[kind];
+	if (w == 2) {
+		if (off & 1)
+			p[off++] = 0;
+		evt_put_u16(p + off, (u16)v);
+		return off + 2;
+	}
+	if (off & 3) {		/* after a u16 or a path */
+		unsigned int a = (off + 3) & ~3U;
 
-	return kind == 1 ? sx : masked;
+		for (; off < a; off++)
+			p[off] = 0;
+	}
+	if (w == 1) {
+		evt_put_u32(p + off, (u32)v);
+		return off + 4;
+	}
+	evt_put_u64(p + off, v);
+	return off + 8;
 }
 
 /*
@@ -142,7 +161,7 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
 static noinline void evt_sys_enter_paths(struct pt_regs *regs, unsigned int word, unsigned int id)
 {
 	char path[EVT_SC_MAX_PATHS][EVT_SC_PATH_MAX];
-	unsigned int i, n = word & 15, np = 0, len = 0, off = 0;
+	unsigned int i, n = EVT_SC_NR(word), np = 0, len = 0, off = 0;
 	unsigned long args[6] evt_noinit;
 	unsigned int plen[6];
 	struct evt_cpu_ring *cr;
@@ -151,12 +170,17 @@ static noinline void evt_sys_enter_paths(struct pt_regs *regs, unsigned int word
 
 	syscall_get_arguments(current, regs, args);
 	for (i = 0; i < n; i++) {
+		unsigned int w = EVT_SC_WIDTH(word, i);
+
+		plen[i] = 0;
 		if (EVT_SC_PATHS(word) & BIT(i) && np < EVT_SC_MAX_PATHS) {
+			/* A 32-bit task's pointer is its register's low half. */
+			unsigned long u = evt_compat_syscall() ? (u32)args[i] : args[i];
 			long r;
 
 			/* strncpy_from_user_nofault() is not exported: the same, by hand. */
 			pagefault_disable();
-			r = strncpy_from_user(path[np], (const char __user *)args[i], EVT_SC_PATH_MAX);
+			r = strncpy_from_user(path[np], (const char __user *)u, EVT_SC_PATH_MAX);
 			pagefault_enable();
 
 			if (r < 0)
@@ -167,9 +191,10 @@ static noinline void evt_sys_enter_paths(struct pt_regs *regs, unsigned int word
 			plen[i] = r + 1;
 			len += plen[i];
 			np++;
+		} else if (w == 2) {
+			len = ALIGN(len, 2) + 2;
 		} else {
-			plen[i] = 0;
-			len = ALIGN(len, 4) + 8;
+			len = ALIGN(len, 4) + (w ? 4 : 8);
 		}
 	}
 	p = evtrace_begin_inline(EVT_CHAN_COMPACT, id, len, &cr, &c);
@@ -180,10 +205,7 @@ static noinline void evt_sys_enter_paths(struct pt_regs *regs, unsigned int word
 			memcpy(p + off, path[np++], plen[i]);
 			off += plen[i];
 		} else {
-			for (; off & 3; off++)
-				p[off] = 0;
-			evt_put_u64(p + off, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
-			off += 8;
+			off = evt_sc_put(p, off, args[i], EVT_SC_WIDTH(word, i));
 		}
 	}
 	evtrace_end_inline(cr, &c, EVT_CHAN_COMPACT, id);
@@ -229,31 +251,31 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool co
 		evt_sys_enter_paths(regs, word, base + id);
 		return;
 	}
-	p = evtrace_begin_inline(EVT_CHAN_COMPACT, base + id, (word & 15) * 8, &cr, &c);
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, base + id, EVT_SC_SIZE(word), &cr, &c);
 	if (!p)
 		return;
 	/* getppid() and friends: no argument to fetch. */
-	if (word & 15) {
+	if (EVT_SC_NR(word)) {
+		unsigned int off = 0;
 #ifdef CONFIG_X86_64
 		/* The registers straight from pt_regs: one load per argument. */
 #define EVT_SC_ARG(n, native, ia32) \
-		evt_put_u64(p + 8 * (n), evt_sc_widen(compat ? regs->ia32 : regs->native, (word >> (4 + 2 * (n))) & 3))
-		switch (word & 15) {
-		default: EVT_SC_ARG(5, r9, bp); fallthrough;
-		case 5: EVT_SC_ARG(4, r8, di); fallthrough;
-		case 4: EVT_SC_ARG(3, r10, si); fallthrough;
-		case 3: EVT_SC_ARG(2, dx, dx); fallthrough;
-		case 2: EVT_SC_ARG(1, si, cx); fallthrough;
-		case 1: EVT_SC_ARG(0, di, bx);
-		}
+		if (EVT_SC_NR(word) > (n)) \
+			off = evt_sc_put(p, off, compat ? regs->ia32 : regs->native, EVT_SC_WIDTH(word, n))
+		EVT_SC_ARG(0, di, bx);
+		EVT_SC_ARG(1, si, cx);
+		EVT_SC_ARG(2, dx, dx);
+		EVT_SC_ARG(3, r10, si);
+		EVT_SC_ARG(4, r8, di);
+		EVT_SC_ARG(5, r9, bp);
 #undef EVT_SC_ARG
 #else
 		unsigned long args[6] evt_noinit;
 		unsigned int i;
 
 		syscall_get_arguments(current, regs, args);
-		for (i = 0; i < (word & 15); i++)
-			evt_put_u64(p + 8 * i, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
+		for (i = 0; i < EVT_SC_NR(word); i++)
+			off = evt_sc_put(p, off, args[i], EVT_SC_WIDTH(word, i));
 #endif
 	}
 	evtrace_end_inline(cr, &c, EVT_CHAN_COMPACT, base + id);

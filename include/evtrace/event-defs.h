@@ -56,6 +56,7 @@
 	C(gen_normal, "the generator's, with a byte sequence of 0 to 63 bytes")	\
 	C(sys_unknown, "a number beyond the kernel's syscall table (x32)")	\
 	C(sc_generic, "a syscall without a single prototype: its six registers") \
+	C(sc32_generic, "a 32-bit task's syscall without a single prototype: its six registers") \
 	C(exit_syscall, "the syscall's number and its return value")		\
 	C(irq_entry, "`name` is the handler's, at most 63 bytes")		\
 	C(irq_exit, "the handler's return value")				\
@@ -90,6 +91,8 @@
 	F(S32, id) F(X64, arg0) F(X64, arg1) F(X64, arg2) F(X64, arg3) F(X64, arg4) F(X64, arg5)
 #define EVT_FIELDS_sc_generic(F, V)						\
 	F(X64, arg0) F(X64, arg1) F(X64, arg2) F(X64, arg3) F(X64, arg4) F(X64, arg5)
+#define EVT_FIELDS_sc32_generic(F, V)						\
+	F(X32, arg0) F(X32, arg1) F(X32, arg2) F(X32, arg3) F(X32, arg4) F(X32, arg5)
 #define EVT_FIELDS_exit_syscall(F, V) F(S32, id) F(S64, ret)
 #define EVT_FIELDS_irq_entry(F, V) F(S32, irq) V(STRING, name)
 #define EVT_FIELDS_irq_exit(F, V) F(S32, irq) F(S32, ret)

@@ -34,6 +34,7 @@
 #define EVT_CT_S32	__s32
 #define EVT_CT_S64	__s64
 #define EVT_CT_X64	__u64
+#define EVT_CT_X32	__u32
 #define EVT_CT_COMM	char
 #define EVT_DIM_U8
 #define EVT_DIM_U16
@@ -42,6 +43,7 @@
 #define EVT_DIM_S32
 #define EVT_DIM_S64
 #define EVT_DIM_X64
+#define EVT_DIM_X32
 #define EVT_DIM_COMM	[16]
 
 /* The metadata's alignment of each type (<evtrace/events.h>), as C types. */
@@ -52,6 +54,7 @@ typedef __u64 evt_ca_U64 __attribute__((aligned(4)));
 typedef __s32 evt_ca_S32 __attribute__((aligned(4)));
 typedef __s64 evt_ca_S64 __attribute__((aligned(4)));
 typedef __u64 evt_ca_X64 __attribute__((aligned(4)));
+typedef __u32 evt_ca_X32 __attribute__((aligned(4)));
 typedef char evt_ca_COMM;
 
 #define EVT_PL_FIELD(T, n)	EVT_CT_##T n EVT_DIM_##T;

@@ -23,7 +23,10 @@ enum evt_field_type {
 	EVT_F_SEQ_U8,	/* u16 length, then that many bytes */
 	EVT_F_COMM,	/* char[16], NUL-padded (a task's comm) */
 	EVT_F_SEQ_X64,	/* u32 length, then that many u64 shown in hex (a stack) */
+	EVT_F_X32,	/* u32 shown in hex (a 32-bit task's pointer) */
 };
+/* The last type (a new one goes after it, and this follows). */
+#define EVT_F_LAST	EVT_F_X32
 
 struct evt_field_desc {
 	const char *name;
@@ -41,7 +44,7 @@ static inline unsigned int evt_field_align(enum evt_field_type t)
 	switch (t) {
 	case EVT_F_U16: case EVT_F_SEQ_U8:
 		return 2;
-	case EVT_F_U32: case EVT_F_S32: case EVT_F_U64: case EVT_F_S64: case EVT_F_X64:
+	case EVT_F_U32: case EVT_F_S32: case EVT_F_X32: case EVT_F_U64: case EVT_F_S64: case EVT_F_X64:
 	case EVT_F_SEQ_X64:
 		return 4;
 	default:
@@ -54,7 +57,7 @@ static inline unsigned int evt_field_size(enum evt_field_type t)
 	switch (t) {
 	case EVT_F_U8: return 1;
 	case EVT_F_U16: case EVT_F_SEQ_U8: return 2;
-	case EVT_F_U32: case EVT_F_S32: case EVT_F_SEQ_X64: return 4;
+	case EVT_F_U32: case EVT_F_S32: case EVT_F_X32: case EVT_F_SEQ_X64: return 4;
 	case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: return 8;
 	case EVT_F_COMM: return 16;
 	default: return 0;

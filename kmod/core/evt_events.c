@@ -169,6 +169,7 @@ static const char *field_type(enum evt_field_type t)
 	case EVT_F_SEQ_U8: return "uint8_t";
 	case EVT_F_SEQ_X64: return "uint64a32_hex_t";
 	case EVT_F_COMM: return "char_t";
+	case EVT_F_X32: return "uint32_hex_t";
 	}
 	return "uint8_t";
 }
@@ -180,6 +181,7 @@ static const char metadata_head[] =
 	"typealias integer { size = 16; align = 16; signed = false; } := uint16_t;\n"
 	"typealias integer { size = 32; align = 32; signed = false; } := uint32_t;\n"
 	"typealias integer { size = 32; align = 32; signed = true; } := int32_t;\n"
+	"typealias integer { size = 32; align = 32; signed = false; base = 16; } := uint32_hex_t;\n"
 	"typealias integer { size = 32; align = 1; signed = false; } := uint32a1_t;\n"
 	"typealias integer { size = 64; align = 64; signed = false; } := uint64_t;\n"
 	"/* Events are 4-byte aligned, so are their 64-bit fields. */\n"

@@ -222,9 +222,11 @@ print("32-bit getppid: %d compat_sys_getppid events, %d followed by their exit_s
 if len(compat) < 500 or exits < 400:
     fail("compat syscalls: %d entries, %d exits" % (len(compat), exits))
 
-# ---- Arguments as the syscall's C types say (sysloop N args, 64- and 32-bit):
-# an int sign-extended (-999999), unsigned ints masked to 32 bits (-5, -3), a
-# 64-bit offset as is, pointers in hex; each register in its place.
+# ---- Arguments as the syscall's C types say (sysloop N args, 64- and 32-bit),
+# each in the width of its type (a 32-bit task's in 4 bytes): an int
+# -999999, unsigned ints 32 bits (-5, -3), a 64-bit offset as is, pointers
+# in hex; each register in its place (compat lseek's prototype names no
+# argument). The metadata says each field's width.
 want_args = {
     "sys_kill": {"pid": -999999, "sig": 0},
     "sys_futex": {"op": 129, "val": 1, "utime": "0x1000", "uaddr2": "0x2000", "val3": 4294967291},
@@ -233,6 +235,20 @@ want_args = {
     "compat_sys_futex": {"op": 129, "val": 1, "utime": "0x1000", "uaddr2": "0x2000", "val3": 4294967291},
     "compat_sys_lseek": {"arg0": 4294967293, "arg1": -1, "arg2": 1},
 }
+want_types = {
+    "sys_lseek": {"fd": "uint32_t", "offset": "int64a32_t", "whence": "uint32_t"},
+    "sys_futex": {"uaddr": "uint64a32_hex_t", "op": "int32_t", "val": "uint32_t", "val3": "uint32_t"},
+    "sys_openat": {"dfd": "int32_t", "filename": "string", "flags": "int32_t", "mode": "uint16_t"},
+    "sys_read": {"fd": "uint32_t", "buf": "uint64a32_hex_t", "count": "uint64a32_t"},
+    "compat_sys_futex": {"uaddr": "uint32_hex_t", "op": "int32_t", "utime": "uint32_hex_t", "val3": "uint32_t"},
+    "compat_sys_read": {"fd": "uint32_t", "buf": "uint32_hex_t", "count": "uint32_t"},
+    "compat_sys_lseek": {"arg0": "uint32_t", "arg1": "int32_t", "arg2": "uint32_t"},
+}
+for name, want in sorted(want_types.items()):
+    for f, t in want.items():
+        if blocks.get(name, {}).get(f) != t:
+            fail("%s.%s: %s in the metadata, want %s (the width of its C type)" % (name, f, blocks.get(name, {}).get(f), t))
+print("syscall argument types: %d events as their C types say" % len(want_types))
 for name, want in sorted(want_args.items()):
     seen = [e["fields"] for e in events if e["event"] == name]
     match = sum(1 for f in seen if all(f.get(k) == v for k, v in want.items()))

@@ -96,7 +96,7 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 		for (j = 0; j < d->nr_fields; j++) {
 			enum evt_field_type ft = d->fields[j].type;
 
-			if ((unsigned int)ft > EVT_F_SEQ_X64) {
+			if ((unsigned int)ft > EVT_F_LAST) {
 				snprintf(err, errlen, "event %s, field %s: type %u is not one of evtrace's",
 					 d->name, d->fields[j].name, (unsigned int)ft);
 				c->bad = (int)i;
@@ -406,7 +406,7 @@ static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t
 		switch (f->type) {
 		case EVT_F_U8: u = p[off]; break;
 		case EVT_F_U16: u = evt_ld16(p + off); break;
-		case EVT_F_U32: u = evt_ld32(p + off); break;
+		case EVT_F_U32: case EVT_F_X32: u = evt_ld32(p + off); break;
 		case EVT_F_S32: u = (uint64_t)(int64_t)(int32_t)evt_ld32(p + off); break;
 		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: u = evt_ld64(p + off); break;
 		default: break;

@@ -716,7 +716,7 @@ static int field_of(struct parser *ps, const struct evt_tsdl_field *f, const cha
 		if (i->size == 16 && i->align == 16 && !i->is_signed)
 			return EVT_F_U16;
 		if (i->size == 32 && i->align == 32)
-			return i->is_signed ? EVT_F_S32 : EVT_F_U32;
+			return i->is_signed ? EVT_F_S32 : i->base == 16 ? EVT_F_X32 : EVT_F_U32;
 		if (i->size == 64 && i->align == 32)
 			return i->is_signed ? EVT_F_S64 : i->base == 16 ? EVT_F_X64 : EVT_F_U64;
 	}

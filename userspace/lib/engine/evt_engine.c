@@ -94,7 +94,7 @@ int64_t evt_event_int(const struct evt_engine_event *ev, int off, enum evt_field
 	switch (type) {
 	case EVT_F_U8: return ev->payload[off];
 	case EVT_F_U16: return evt_ld16(ev->payload + off);
-	case EVT_F_U32: return evt_ld32(ev->payload + off);
+	case EVT_F_U32: case EVT_F_X32: return evt_ld32(ev->payload + off);
 	case EVT_F_S32: return (int32_t)evt_ld32(ev->payload + off);
 	default: return (int64_t)evt_ld64(ev->payload + off);
 	}

@@ -423,10 +423,10 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 		case EVT_F_U64: p = put_u64(p, evt_ld64(pl + off)); break;
 		case EVT_F_S32: p = put_s64(p, (int32_t)evt_ld32(pl + off)); break;
 		case EVT_F_S64: p = put_s64(p, (int64_t)evt_ld64(pl + off)); break;
-		case EVT_F_X64:
+		case EVT_F_X64: case EVT_F_X32:
 			if (json)
 				*p++ = '"';
-			p = put_hex(p, evt_ld64(pl + off));
+			p = put_hex(p, f->type == EVT_F_X64 ? evt_ld64(pl + off) : evt_ld32(pl + off));
 			if (json)
 				*p++ = '"';
 			break;
@@ -659,10 +659,10 @@ static inline char *put_fast_fields(char *p, const struct evt_fmt_tmpl *t, const
 		case EVT_F_U64: p = put_u64(p, evt_ld64(v)); break;
 		case EVT_F_S32: p = put_s64(p, (int32_t)evt_ld32(v)); break;
 		case EVT_F_S64: p = put_s64(p, (int64_t)evt_ld64(v)); break;
-		case EVT_F_X64:
+		case EVT_F_X64: case EVT_F_X32:
 			if (json)
 				*p++ = '"';
-			p = put_hex(p, evt_ld64(v));
+			p = put_hex(p, ft->type == EVT_F_X64 ? evt_ld64(v) : evt_ld32(v));
 			if (json)
 				*p++ = '"';
 			break;

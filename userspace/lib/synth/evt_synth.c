@@ -219,7 +219,7 @@ static uint32_t build_payload(const struct evt_event_desc *d, uint8_t *buf, uint
 		switch (f->type) {
 		case EVT_F_U8: buf[off++] = (uint8_t)v; break;
 		case EVT_F_U16: memcpy(buf + off, &v, 2); off += 2; break;
-		case EVT_F_U32: memcpy(buf + off, &v, 4); off += 4; break;
+		case EVT_F_U32: case EVT_F_X32: memcpy(buf + off, &v, 4); off += 4; break;
 		case EVT_F_S32: {
 			int32_t x = (int32_t)(v % 2000) - 100;
 
@@ -734,6 +734,8 @@ static void ksys_enter(struct ksim *k, const struct evt_event_desc *d, int32_t f
 			v = fd;
 		else if (d->fields[i].type == EVT_F_X64)
 			v = (int64_t)(0x7ffc00000000ULL + ((rnd(&k->rs) & 0xffffff) << 4));
+		else if (d->fields[i].type == EVT_F_X32)
+			v = (int64_t)(0xff800000U + ((rnd(&k->rs) & 0x3ffff) << 4));
 		else if (!strcmp(n, "count") || !strcmp(n, "len") || !strcmp(n, "size"))
 			v = 4096;
 		else
