@@ -44,11 +44,38 @@ for k in $kernels; do
 			rc=1
 		fi
 	done
-	for want in 'f_sc_sys_read[] = { F("fd", EVT_F_U64), F("buf", EVT_F_X64), F("count", EVT_F_U64) }' \
-		    'f_sc_sys_sendto[] = { F("fd", EVT_F_S64), F("buff", EVT_F_X64), F("len", EVT_F_U64),' \
+	# Each argument at its C type's width (0.2), a 32-bit task's in 4 bytes.
+	for want in 'f_sc_sys_read[] = { F("fd", EVT_F_U32), F("buf", EVT_F_X64), F("count", EVT_F_U64) }' \
+		    'f_sc_sys_sendto[] = { F("fd", EVT_F_S32), F("buff", EVT_F_X64), F("len", EVT_F_U64),' \
+		    'f_sc32_sys_read[] = { F("fd", EVT_F_U32), F("buf", EVT_F_X32), F("count", EVT_F_U32) }' \
 		    'EV0("sys_getppid", EVT_CHAN_COMPACT, EVT_ID_SYS_BASE + 110)'; do
 		grep -qF "$want" "$gen" || { echo "FAIL: $k: $gen lacks $want"; rc=1; }
 	done
 	echo "$k: $(grep -c '"sys_' "$gen") syscall entry events, $(grep -c '"compat_sys_' "$gen") compat ones"
 done
+
+# A kernel whose syscall tables outgrow their id ranges (EVT_ID_SYS_BASE up to
+# EVT_ID_COMPAT_SYS_BASE, then up to EVT_ID_SYS_END) fails the build with a
+# message, rather than giving two syscalls one id: the catalogue of a made-up
+# kernel (N native, M compat syscalls) compiled as the module compiles it.
+fake_tables() { # DIR N M
+	mkdir -p "$1/arch/x86/include/generated/asm"
+	seq 0 $(($2 - 1)) | sed 's/.*/__SYSCALL(&, sys_ni_x&)/' > "$1/arch/x86/include/generated/asm/syscalls_64.h"
+	seq 0 $(($3 - 1)) | sed 's/.*/__SYSCALL(&, sys_ni_y&)/' > "$1/arch/x86/include/generated/asm/syscalls_32.h"
+	kmod/gen-syscalls events "$1" "$1" > "$1/evt_syscalls.h"
+}
+ids_build() { # DIR: compile the catalogue against DIR's tables
+	${CC:-cc} -std=gnu11 -fsyntax-only -D_GNU_SOURCE -Iinclude -Ikmod/core -I"$1" kmod/core/evt_events.c 2>&1
+}
+for t in "768 1024 ok" "769 0 more native syscalls" "0 1025 more compat syscalls"; do
+	set -- $t
+	fake=$tmp/ids-$1-$2
+	fake_tables "$fake" "$1" "$2"
+	if out=$(ids_build "$fake"); then
+		[ "$3" = ok ] || { echo "FAIL: $1 native and $2 compat syscalls built: no id range check"; rc=1; }
+	elif [ "$3" = ok ] || ! grep -q "$3" <<<"$out"; then
+		echo "FAIL: $1 native and $2 compat syscalls: $(grep -m1 error <<<"$out")"; rc=1
+	fi
+done
+[ $rc -ne 0 ] || echo "syscall id ranges: 768 native + 1024 compat build, 769 native or 1025 compat fail naming the range"
 exit $rc
