@@ -97,7 +97,7 @@ static u32 dump_status(struct task_struct *p)
 }
 
 /* Under rcu_read_lock(). */
-static void dump_thread(struct task_struct *p)
+static void dump_thread(struct task_struct *p, void *unused)
 {
 	struct evt_pl_statedump_process pl;
 
@@ -115,7 +115,12 @@ static void dump_thread(struct task_struct *p)
 	EVT_RECORD_FIXED(STATEDUMP_PROCESS, &pl);
 }
 
-static void dump_threads(void)
+/*
+ * Call @fn for the task of every pid of @type (PIDTYPE_PID: every thread;
+ * PIDTYPE_TGID: every thread group leader) under rcu_read_lock(), in
+ * batches with a pause between them, while tracing lasts.
+ */
+static void dump_each_task(enum pid_type type, void (*fn)(struct task_struct *p, void *arg), void *arg)
 {
 	unsigned int n;
 	int nr = 1;
@@ -132,9 +137,9 @@ static void dump_threads(void)
 				return;
 			}
 			nr = pid_nr(pid) + 1;
-			p = pid_task(pid, PIDTYPE_PID);
+			p = pid_task(pid, type);
 			if (p)
-				dump_thread(p);
+				fn(p, arg);
 		}
 		rcu_read_unlock();
 		cond_resched();
@@ -178,44 +183,29 @@ static int dump_one_fd(const void *arg, struct file *file, unsigned int fd)
  * it): the path (at most EVT_DUMP_PATH_MAX - 1 bytes), the flags with
  * O_CLOEXEC, f_mode.
  */
+static void dump_task_files(struct task_struct *p, void *arg)
+{
+	struct dump_fd_ctx *ctx = arg;
+
+	/* task_lock keeps p->files (exit clears it under the lock). */
+	task_lock(p);
+	if (p->files) {
+		ctx->files = p->files;
+		ctx->pid = p->tgid;
+		iterate_fd(p->files, 0, dump_one_fd, ctx);
+	}
+	task_unlock(p);
+}
+
 static void dump_files(void)
 {
 	struct dump_fd_ctx ctx;
-	unsigned int n;
-	int nr = 1;
 
 	static_assert(sizeof(struct evt_pl_statedump_fd) + EVT_DUMP_PATH_MAX + 1024 <= PAGE_SIZE);
 	ctx.page = (char *)__get_free_page(GFP_KERNEL);
 	if (!ctx.page)
 		return;
-	while (READ_ONCE(evt_tracing)) {
-		rcu_read_lock();
-		for (n = 0; n < EVT_DUMP_BATCH; n++) {
-			struct pid *pid = find_ge_pid(nr, &init_pid_ns);
-			struct task_struct *p;
-
-			if (!pid) {
-				rcu_read_unlock();
-				goto out;
-			}
-			nr = pid_nr(pid) + 1;
-			p = pid_task(pid, PIDTYPE_TGID);
-			if (!p)
-				continue;
-			/* task_lock keeps p->files (exit clears it under the lock). */
-			task_lock(p);
-			if (p->files) {
-				ctx.files = p->files;
-				ctx.pid = p->tgid;
-				iterate_fd(p->files, 0, dump_one_fd, &ctx);
-			}
-			task_unlock(p);
-		}
-		rcu_read_unlock();
-		cond_resched();
-		dump_pace();
-	}
-out:
+	dump_each_task(PIDTYPE_TGID, dump_task_files, &ctx);
 	free_page((unsigned long)ctx.page);
 }
 
@@ -294,7 +284,7 @@ static void evt_statedump_fn(struct work_struct *w)
 	if (dump_enabled(STATEDUMP_START))
 		evtrace_record_inline(EVT_CHAN_OF_STATEDUMP_START, EVT_ID_STATEDUMP_START, NULL, 0);
 	if (dump_enabled(STATEDUMP_PROCESS))
-		dump_threads();
+		dump_each_task(PIDTYPE_PID, dump_thread, NULL);
 	if (dump_enabled(STATEDUMP_INTERRUPT))
 		dump_interrupts();
 	if (dump_enabled(STATEDUMP_FD))

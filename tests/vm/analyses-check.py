@@ -485,6 +485,17 @@ if len(fstacks) != 3 * len(cpus):
     fail("%d power_cpu_frequency stacks, want 3 per CPU (%d CPUs)" % (len(fstacks), len(cpus)))
 if not bstacks or all(f.startswith("0x") for st in bstacks for f in st):
     fail("block_rq_issue's stacks: none, or no function named: %s" % bstacks[:2])
+# The stacks as text (addresses), as babeltrace2 prints them: the same fields.
+def stack_fields(lines):
+    return sorted(l.split(" kernel_stack: ", 1)[1] for l in lines if " kernel_stack: " in l)
+
+
+ours_text = stack_fields(run([evcat, trace, "--event", "kernel_stack"]).stdout.splitlines())
+bt2_text = stack_fields(run(["babeltrace2", trace]).stdout.splitlines())
+if not ours_text or ours_text != bt2_text:
+    diff = [(a, b) for a, b in zip(ours_text, bt2_text) if a != b][:1]
+    fail("evcat's kernel_stack text: %d events, babeltrace2's %d; first difference %s" % (len(ours_text), len(bt2_text), diff))
+print("kernel stacks as text: %d, babeltrace2's fields each" % len(ours_text))
 folded = run([evstat, trace, "--folded", "power_cpu_frequency"]).stdout.splitlines()
 total = sum(int(l.rsplit(" ", 1)[1]) for l in folded)
 if total != len(fstacks) or not all(l.startswith("power_cpu_frequency;") and

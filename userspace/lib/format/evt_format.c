@@ -388,6 +388,53 @@ static size_t line_bound(const struct evt_event_desc *d, uint32_t len, int syms)
 	return n + (size_t)len * 16;
 }
 
+/*
+ * A sequence field of @n elements at @el: bytes, or with @x64 addresses
+ * (64-bit, in hex). Text as babeltrace2 prints it (fill_len = 2, fill =
+ * [ [0] = 7, [1] = 7 ]), JSON as an array (addresses as strings).
+ */
+static char *put_seq(char *p, const char *name, size_t nl, const uint8_t *el, unsigned int n, int x64,
+		     int json)
+{
+	unsigned int j;
+
+	if (json) {
+		*p++ = '[';
+	} else {
+		p = put(p, name, nl);
+		p = PUTS(p, "_len = ");
+		p = put_u64(p, n);
+		p = PUTS(p, ", ");
+		p = put(p, name, nl);
+		p = PUTS(p, " = [");
+	}
+	for (j = 0; j < n; j++) {
+		if (json && j) {
+			*p++ = ',';
+		} else if (!json) {
+			p = PUTS(p, " [");
+			p = put_u64(p, j);
+			p = PUTS(p, "] = ");
+		}
+		if (!x64) {
+			p = put_u64(p, el[j]);
+		} else {
+			if (json)
+				*p++ = '"';
+			p = put_hex(p, evt_ld64(el + 8 * (size_t)j));
+			if (json)
+				*p++ = '"';
+		}
+		if (!json && j + 1 < n)
+			*p++ = ',';
+	}
+	if (json)
+		*p++ = ']';
+	else
+		p = PUTS(p, " ]");
+	return p;
+}
+
 /* The fields, walked like evt_decode's walk_fields (payload already checked). */
 static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *pl, uint32_t avail,
 			int json, const struct evt_symbols *syms)
@@ -443,36 +490,11 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 			p = put_str(p, pl + off, (unsigned int)strnlen((const char *)pl + off, 16), json);
 			break;
 		case EVT_F_SEQ_U8: {
-			unsigned int n = evt_ld16(pl + off), j;
+			unsigned int n = evt_ld16(pl + off);
 
 			if (avail - off - 2 < n)
 				n = avail - (unsigned int)off - 2;
-			if (json) {
-				*p++ = '[';
-				for (j = 0; j < n; j++) {
-					if (j)
-						*p++ = ',';
-					p = put_u64(p, pl[off + 2 + j]);
-				}
-				*p++ = ']';
-			} else {
-				/* babeltrace2: fill_len = 2, fill = [ [0] = 7, [1] = 7 ] */
-				p = put(p, f->name, nl);
-				p = PUTS(p, "_len = ");
-				p = put_u64(p, n);
-				p = PUTS(p, ", ");
-				p = put(p, f->name, nl);
-				p = PUTS(p, " = [");
-				for (j = 0; j < n; j++) {
-					p = PUTS(p, " [");
-					p = put_u64(p, j);
-					p = PUTS(p, "] = ");
-					p = put_u64(p, pl[off + 2 + j]);
-					if (j + 1 < n)
-						*p++ = ',';
-				}
-				p = PUTS(p, " ]");
-			}
+			p = put_seq(p, f->name, nl, pl + off + 2, n, 0, json);
 			sz = 2 + (size_t)n;
 			break;
 		}
@@ -501,33 +523,8 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 				if (!json)
 					*p++ = ' ';
 				*p++ = ']';
-			} else if (json) {
-				*p++ = '[';
-				for (j = 0; j < n; j++) {
-					if (j)
-						*p++ = ',';
-					*p++ = '"';
-					p = put_hex(p, evt_ld64(pl + off + 4 + 8 * j));
-					*p++ = '"';
-				}
-				*p++ = ']';
 			} else {
-				/* babeltrace2: stack_len = 2, stack = [ [0] = 0xFFFF..., [1] = ... ] */
-				p = put(p, f->name, nl);
-				p = PUTS(p, "_len = ");
-				p = put_u64(p, n);
-				p = PUTS(p, ", ");
-				p = put(p, f->name, nl);
-				p = PUTS(p, " = [");
-				for (j = 0; j < n; j++) {
-					p = PUTS(p, " [");
-					p = put_u64(p, j);
-					p = PUTS(p, "] = ");
-					p = put_hex(p, evt_ld64(pl + off + 4 + 8 * j));
-					if (j + 1 < n)
-						*p++ = ',';
-				}
-				p = PUTS(p, " ]");
+				p = put_seq(p, f->name, nl, pl + off + 4, n, 1, json);
 			}
 			sz = 4 + 8 * (size_t)n;
 			break;
