@@ -20,6 +20,7 @@ Prints the text outputs of lttng-cputop and lttng-syscallstats.
 """
 import calendar
 import collections
+import http.client
 import json
 import os
 import re
@@ -486,8 +487,10 @@ if len(fstacks) != 3 * len(cpus):
 if not bstacks or all(f.startswith("0x") for st in bstacks for f in st):
     fail("block_rq_issue's stacks: none, or no function named: %s" % bstacks[:2])
 # The stacks as text (addresses), as babeltrace2 prints them: the same fields.
+# (babeltrace2 puts the stream's context first, "{ cpu_id = 0 }, ", evcat not)
 def stack_fields(lines):
-    return sorted(l.split(" kernel_stack: ", 1)[1] for l in lines if " kernel_stack: " in l)
+    return sorted(re.sub(r"^\{ cpu_id = \d+ \}, ", "", l.split(" kernel_stack: ", 1)[1])
+                  for l in lines if " kernel_stack: " in l)
 
 
 ours_text = stack_fields(run([evcat, trace, "--event", "kernel_stack"]).stdout.splitlines())
@@ -496,6 +499,25 @@ if not ours_text or ours_text != bt2_text:
     diff = [(a, b) for a, b in zip(ours_text, bt2_text) if a != b][:1]
     fail("evcat's kernel_stack text: %d events, babeltrace2's %d; first difference %s" % (len(ours_text), len(bt2_text), diff))
 print("kernel stacks as text: %d, babeltrace2's fields each" % len(ours_text))
+# evview names them too: /api/events' kernel_stack events carry evcat --stacks' names.
+evview = os.path.join(os.path.dirname(evcat), "evview")
+srv = subprocess.Popen([evview, trace, "--listen", "127.0.0.1:0"], stdout=subprocess.PIPE,
+                       stderr=subprocess.DEVNULL, text=True)
+try:
+    m = re.search(r"http://127\.0\.0\.1:(\d+)/#token=([0-9a-f]{64})$", srv.stdout.readline().strip())
+    seen = []
+    if m:
+        c = http.client.HTTPConnection("127.0.0.1", int(m.group(1)), timeout=120)
+        c.request("GET", "/api/events?event=kernel_stack&limit=1000", headers={"Authorization": "Bearer " + m.group(2)})
+        seen = [e["fields"]["stack"] for e in json.loads(c.getresponse().read()).get("events", [])]
+        c.close()
+finally:
+    srv.terminate()
+    srv.wait(timeout=30)
+want = [e["fields"]["stack"] for e in named]
+if not want or sorted(map(tuple, seen)) != sorted(map(tuple, want)):
+    fail("evview's kernel stacks: %d, evcat --stacks' %d; e.g. %s" % (len(seen), len(want), seen[:1]))
+print("evview: %d kernel stacks, named as evcat --stacks names them" % len(seen))
 folded = run([evstat, trace, "--folded", "power_cpu_frequency"]).stdout.splitlines()
 total = sum(int(l.rsplit(" ", 1)[1]) for l in folded)
 if total != len(fstacks) or not all(l.startswith("power_cpu_frequency;") and

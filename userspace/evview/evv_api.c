@@ -1340,6 +1340,7 @@ struct page {
 	struct evt_request *req;
 	struct evt_fmt fmt;
 	int fmt_ok;
+	const struct evt_symbols *syms;	/* kernel_stack's addresses named */
 	struct evt_out out;
 	json_t *events;
 	int oom;
@@ -1398,6 +1399,7 @@ static int page_event(void *data, void *call)
 			p->oom = 1;
 			return 0;
 		}
+		p->fmt.syms = p->syms;
 		p->fmt_ok = 1;
 	}
 	p->out.len = 0;
@@ -1445,7 +1447,7 @@ unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body
 	const char *list[MAX_EVENT_NAMES + 1];
 	uint8_t set[EVT_CPUSET_BYTES];
 	char err[256], cur[CURSOR_LEN], after[CURSOR_LEN], *copy = NULL;
-	struct page p = { 0 };
+	struct page p = { .syms = s->syms };
 	struct evt_request r;
 	unsigned int st, n = 0;
 	json_t *o = NULL;

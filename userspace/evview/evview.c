@@ -688,6 +688,13 @@ static int open_trace(struct evv *s, const struct opts *o)
 		say_err(evt_etrace_error(s->t));
 		return -1;
 	}
+	/* Kernel stacks by function name where the trace has the symbols (evdrain saved them). */
+	s->syms = evt_symbols_of_trace(s->tr, err, sizeof(err));
+	if (!s->syms && errno != ENOENT) {
+		char esc[1024];
+
+		fprintf(stderr, "evview: kernel stacks shown as addresses: %s\n", evt_fmt_esc(esc, sizeof(esc), err));
+	}
 	if (evt_traceset_add(s->ts, s->t)) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
@@ -744,6 +751,7 @@ static int open_trace(struct evv *s, const struct opts *o)
 static void close_trace(struct evv *s)
 {
 	evv_summary_free(s);
+	evt_symbols_free(s->syms);
 	free(s->slot_of);
 	free(s->cpu_of);
 	if (s->sample_open)
