@@ -587,6 +587,15 @@ static void held_is_final(struct evd_rot *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* A chunk left under its temporary name: said in one wording wherever it happens. */
+static void left_incomplete(struct evd_rot *r, const char *dir, const char *why)
+{
+	fprintf(stderr, "evdrain: %s: %s; this chunk stays under its temporary name, not complete "
+		"(its whole packets read with babeltrace2; the next evdrain in %s completes it)\n",
+		dir, why, r->outdir);
+	count_error(r);
+}
+
 /* The finisher's work on one closed chunk. */
 static void complete_chunk(struct evd_rot *r, struct closed *c)
 {
@@ -597,9 +606,10 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 
 	snprintf(kdir, sizeof(kdir), "%s/kernel", c->dir);
 	if (sync_files(kdir)) {
-		fprintf(stderr, "evdrain: %s: fsync: %s; the chunk stays there, not complete\n", c->dir,
-			strerror(errno));
-		count_error(r);
+		char why[160];
+
+		snprintf(why, sizeof(why), "fsync: %s", strerror(errno));
+		left_incomplete(r, c->dir, why);
 		return;
 	}
 	memset(&cs, 0, sizeof(cs));
@@ -613,8 +623,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 		return;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "evdrain: %s: %s; the chunk stays there, not complete\n", c->dir, cs.err);
-		count_error(r);
+		left_incomplete(r, c->dir, cs.err);
 		free(cs.s);
 		return;
 	}
@@ -629,9 +638,10 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	evt_chunk_name(name, sizeof(name), cs.begin_ns, cs.end_ns, c->seq);
 	cs.bytes = tree_bytes(c->dir);
 	if (write_summary(r, c->dir, name, c, &cs)) {
-		fprintf(stderr, "evdrain: %s: cannot write %s: %s; the chunk stays there, not complete\n",
-			c->dir, EVT_CHUNK_SUMMARY, strerror(errno));
-		count_error(r);
+		char why[160];
+
+		snprintf(why, sizeof(why), "cannot write %s: %s", EVT_CHUNK_SUMMARY, strerror(errno));
+		left_incomplete(r, c->dir, why);
 		free(cs.s);
 		return;
 	}
@@ -1270,10 +1280,7 @@ void evd_rot_abandon_chunk(struct evd_rot *r, const char *why)
 		/* Nothing recorded into it (the failure came first): no chunk at all. */
 		remove_tree(r->current->dir);
 	} else {
-		fprintf(stderr, "evdrain: %s: %s; this chunk stays under its temporary name, not complete "
-			"(its whole packets read with babeltrace2; the next evdrain in %s completes it)\n",
-			r->current->dir, why, r->outdir);
-		count_error(r);
+		left_incomplete(r, r->current->dir, why);
 	}
 	free(r->current);
 	r->current = NULL;
