@@ -17,6 +17,7 @@ int main(void)
 	srunner_add_suite(sr, chunk_suite());
 	srunner_add_suite(sr, comps_suite());
 	srunner_add_suite(sr, engine_suite());
+	srunner_add_suite(sr, events_suite());
 	srunner_add_suite(sr, export_suite());
 	srunner_add_suite(sr, edges_suite());
 	srunner_add_suite(sr, pindex_suite());

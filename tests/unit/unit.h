@@ -26,6 +26,7 @@ Suite *consumer_suite(void);
 Suite *chunk_suite(void);
 Suite *comps_suite(void);
 Suite *engine_suite(void);
+Suite *events_suite(void);
 Suite *export_suite(void);
 Suite *edges_suite(void);
 Suite *pindex_suite(void);

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include "evt_cpulist.h"
 #include "evt_format.h"
+#include "evt_symbols.h"
 #include "evt_io.h"
 #include "evt_engine.h"
 #include "evt_timearg.h"
@@ -53,6 +54,8 @@ static void usage(FILE *f)
 "                        @CLOCK                     a raw clock value (ns)\n"
 "  --cpu LIST          only these CPUs, e.g. 0,2-3\n"
 "  --event NAME        only these events (repeat, or NAME,NAME)\n"
+"  --stacks            kernel_stack events' addresses as function names, from the\n"
+"                      kernel symbols evdrain saved beside the trace\n"
 "  --count             print the number of events (decoded and merged like printing)\n"
 "  --stats             print per-CPU and per-event counts, time span and losses\n"
 "                      (events_discarded, packet_seq_num gaps), text or json\n"
@@ -75,7 +78,7 @@ struct opts {
 	uint8_t *cpu_set;
 	char *events;		/* the --event lists, joined by commas */
 	uint8_t *event_mask;	/* by index in the trace's catalogue, once it is open */
-	int count, stats;
+	int count, stats, stacks;
 	enum evt_merge_kind merge;
 	unsigned int threads;
 	uint64_t slice_bytes;
@@ -168,6 +171,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			exit(0);
 		} else if (!strcmp(a, "--count")) {
 			o->count = 1;
+		} else if (!strcmp(a, "--stacks")) {
+			o->stacks = 1;
 		} else if (!strcmp(a, "--stats")) {
 			o->stats = 1;
 		} else if (!strcmp(a, "--threads") || !strcmp(a, "--slice-bytes")) {
@@ -775,6 +780,7 @@ int main(int argc, char **argv)
 	struct evt_engine *eng = NULL;
 	struct evt_etrace *et = NULL;
 	struct cat c = { 0 };
+	struct evt_symbols *syms = NULL;
 	uint64_t from = 0, tov = UINT64_MAX;
 	char err[512];
 	int ret = 0, rc, run_times = 0;
@@ -862,6 +868,21 @@ int main(int argc, char **argv)
 		close_trace(eng, et, t);
 		free_opts(&o);
 		return EXIT_TRACE;
+	}
+	if (o.stacks) {
+		syms = evt_symbols_of_trace(t, err, sizeof(err));
+		if (!syms) {
+			fprintf(stderr, "evcat: --stacks: %s (evdrain saves the kernel's symbols when stacks are on)\n",
+				err);
+			evt_fmt_free(&c.fmt);
+	evt_symbols_free(syms);
+			free(c.st.per_stream);
+			free(c.st.per_event);
+			close_trace(eng, et, t);
+			free_opts(&o);
+			return EXIT_TRACE;
+		}
+		c.fmt.syms = syms;
 	}
 	{
 		struct evt_par_opts po = {

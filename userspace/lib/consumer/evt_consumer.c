@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <evtrace/events.h>
 #include "evt_consumer.h"
+#include "evt_symbols.h"
 #include "evt_io.h"
 #include "evt_metadata.h"
 
@@ -306,6 +307,97 @@ out:
 		evt_metadata_free(md);
 	free(text);
 	return ret;
+}
+
+/* Copy @src (a /proc file: its size unknown) to @name in directory @dfd, atomically. 0 or -1. */
+static int copy_proc_file(struct evt_consumer *c, int dfd, const char *src, const char *name, int *addresses)
+{
+	char tmp[64], buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = -1, in_addr = 1;
+	ssize_t n;
+
+	if (in < 0) {
+		evt_errf(c->err, sizeof(c->err), "cannot read %s: %s", src, strerror(errno));
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	unlinkat(dfd, tmp, 0);
+	out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, EVT_CONSUMER_FILE_MODE);
+	if (out < 0 || give_to_group(c, out)) {
+		evt_errf(c->err, sizeof(c->err), "cannot write symbols/%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		/*
+		 * A line whose address is not all zeros: this process sees
+		 * them (kptr_restrict shows every one as zeros; per-CPU
+		 * variables are at 0 anyway).
+		 */
+		for (ssize_t i = 0; addresses && !*addresses && i < n; i++) {
+			if (buf[i] == '\n')
+				in_addr = 1;
+			else if (buf[i] == ' ')
+				in_addr = 0;
+			else if (in_addr && buf[i] != '0')
+				*addresses = 1;
+		}
+		if (evt_write_all(out, buf, (size_t)n)) {
+			evt_errf(c->err, sizeof(c->err), "cannot write symbols/%s: %s", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	if (n < 0 || fsync(out)) {
+		evt_errf(c->err, sizeof(c->err), "cannot copy %s: %s", src, strerror(errno));
+		goto out;
+	}
+	if (addresses && !*addresses) {
+		ret = 1;
+		goto out;
+	}
+	if (renameat(dfd, tmp, dfd, name)) {
+		evt_errf(c->err, sizeof(c->err), "cannot rename symbols/%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		unlinkat(dfd, tmp, 0);
+	if (out >= 0)
+		close(out);
+	close(in);
+	return ret;
+}
+
+int evt_consumer_symbols(struct evt_consumer *c, int end)
+{
+	char path[4200], *slash;
+	int dfd, r, addresses = 0;
+
+	if (!c->o.out_dir) {
+		evt_errf(c->err, sizeof(c->err), "no output directory for the symbols");
+		return -1;
+	}
+	evt_symbols_path(c->o.out_dir, path, sizeof(path));
+	slash = strrchr(path, '/');
+	*slash = '\0';		/* TRACE/symbols */
+	if (mkdir(path, 0750) && errno != EEXIST) {
+		evt_errf(c->err, sizeof(c->err), "cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || (c->o.has_group && fchown(dfd, (uid_t)-1, c->o.group))) {
+		evt_errf(c->err, sizeof(c->err), "%s: %s", path, strerror(errno));
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	r = copy_proc_file(c, dfd, "/proc/kallsyms", end ? "kallsyms-end" : "kallsyms", &addresses);
+	if (!r)
+		r = copy_proc_file(c, dfd, "/proc/modules", end ? "modules-end" : "modules", NULL);
+	if (!r)
+		fsync(dfd);
+	close(dfd);
+	return r;
 }
 
 /*

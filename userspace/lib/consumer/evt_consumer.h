@@ -110,6 +110,20 @@ struct evt_consumer_ring *evt_consumer_find(struct evt_consumer *c, unsigned int
 int evt_consumer_metadata(struct evt_consumer *c, struct evt_metadata *md);
 
 /*
+ * The kernel's symbols for the trace's kernel stacks: /proc/kallsyms and
+ * /proc/modules (as this process may read them: root sees the addresses)
+ * copied to TRACE/symbols/kallsyms and TRACE/symbols/modules, beside
+ * TRACE/kernel/ (evt_symbols_path()), the directory 0750 and the files
+ * EVT_CONSUMER_FILE_MODE, given to the group as the trace's files are,
+ * never written through a link. 0; 1 when kallsyms shows no addresses to
+ * this process (nothing written: such symbols name nothing); -1 with c->err.
+ * With @end, the copy taken when the trace ends goes to kallsyms-end and
+ * modules-end instead: modules loaded while tracing are in it (one
+ * unloaded meanwhile is in the first), readers take both.
+ */
+int evt_consumer_symbols(struct evt_consumer *c, int end);
+
+/*
  * Take the ring's next complete sub-buffer, releasing the held one first.
  * 1 taken, 0 none complete (nothing is held then), -1 with c->err.
  */

@@ -519,5 +519,8 @@ int evt_packet_next(struct evt_packet_iter *it, struct evt_event *ev);
 int evt_event_field(const struct evt_event *ev, unsigned int idx, struct evt_field_val *v);
 /* Field by name; 0 or -1. */
 int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct evt_field_val *v);
+/* The same in @len bytes of payload of event @d (variable-sized fields walked). */
+int evt_payload_field(const struct evt_event_desc *d, const uint8_t *p, size_t len, const char *name,
+		      struct evt_field_val *v);
 
 #endif /* EVT_DECODE_H */
