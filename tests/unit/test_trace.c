@@ -30,16 +30,7 @@ static uint64_t rnd(void)
 
 static void mktmp(char *dir, size_t len)
 {
-	snprintf(dir, len, "/tmp/evt-trace-XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-}
-
-static void rmtree(const char *dir)
-{
-	char cmd[600];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
+	unit_mktmp(dir, len, "trace");
 }
 
 static void synth(const char *dir, const struct evt_synth_params *p, struct evt_synth_result *r)
@@ -323,7 +314,7 @@ START_TEST(read_synth_traces)
 	evt_trace_close(&t2);
 	free(a.ev);
 	free(b.ev);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -444,7 +435,7 @@ START_TEST(synth_kernel_is_consistent)
 out:
 	evt_trace_close(&t);
 	free(m.ev);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -514,7 +505,7 @@ START_TEST(parallel_equals_sequential)
 	}
 	evt_trace_close(&t1);
 	free(a.ev);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -725,7 +716,7 @@ START_TEST(count_equals_references)
 		}
 	}
 	free(mask);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -777,7 +768,7 @@ START_TEST(read_losses_and_missing_cpus)
 	check_order(&t, &a);
 	evt_trace_close(&t);
 	free(a.ev);
-	rmtree(dir);
+	unit_rmtree(dir);
 
 	/* Overwrite mode: whole packets lost, seen as sequence gaps. */
 	mktmp(dir, sizeof(dir));
@@ -818,7 +809,7 @@ START_TEST(read_losses_and_missing_cpus)
 		evt_trace_close(&t);
 		free(a.ev);
 	}
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -1233,7 +1224,7 @@ START_TEST(reading_keeps_memory_bounded)
 		      resident_kib() - before, (unsigned long long)n);
 	evt_merged_free(&mt);
 	evt_trace_close(&t);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -1258,7 +1249,7 @@ START_TEST(fifo_in_a_trace_is_refused)
 		ck_assert_int_eq(mkfifo(path, 0600), 0);
 		ck_assert_int_eq(evt_trace_open(&t, dir, NULL), -1);
 		ck_assert_msg(strstr(t.err, "not a regular file") && strstr(t.err, names[i]), "%s", t.err);
-		rmtree(dir);
+		unit_rmtree(dir);
 	}
 }
 END_TEST
@@ -1308,7 +1299,7 @@ START_TEST(open_on_threads_is_the_same)
 		ck_assert_int_eq(evt_trace_open(&t4, dir, &o), -1);
 		ck_assert_msg(strstr(t4.err, "compact_2: not a regular file"), "%s", t4.err);
 	}
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -1331,7 +1322,7 @@ START_TEST(synth_refuses_times_beyond_63_bits)
 	p.start_ns = 9223372036000000000ULL;
 	ck_assert_msg(evt_synth_write(dir, &p, &r, err, sizeof(err)) == 0, "%s", err);
 	ck_assert_uint_eq(r.first_ts, p.start_ns);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -1543,6 +1534,8 @@ static void make_original(struct tcopy *c, char *dir, size_t dirlen)
 	p.mix = 1;
 	p.normal_pct = 20;
 	p.period_ns = 30000000;		/* extended headers every few events */
+	/* Every corruption writes the files again: their index files would only be said stale (test_pindex.c). */
+	p.no_index = 1;
 	synth(dir, &p, &r);
 	memset(c, 0, sizeof(*c));
 	for (i = 0; i < 4; i++) {
@@ -1609,8 +1602,14 @@ static int try_corrupt(const char *dir, const struct tcopy *c, unsigned int whic
 	struct merged m;
 	unsigned int i;
 
-	for (i = 0; i < c->n; i++)
+	for (i = 0; i < c->n; i++) {
+		char idx[320];
+
 		spit(dir, c->f[i].name, i == which ? buf : c->f[i].buf, i == which ? len : c->f[i].len);
+		/* An index a reader saved of the files before: said stale at every round (test_pindex.c has that). */
+		snprintf(idx, sizeof(idx), "%s/" EVT_PIDX_DIR "/%s.idx", dir, c->f[i].name);
+		unlink(idx);
+	}
 	merge_dir(&t, dir, kind, NULL, &m);
 	if (m.rc == 0)
 		evt_trace_close(&t);
@@ -1707,7 +1706,7 @@ START_TEST(late_event_in_a_run)
 		free(m.ev);
 	}
 	free(b);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -1848,7 +1847,7 @@ START_TEST(corrupt_traces_give_errors)
 	}
 	free(b);
 	free_original(&c);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -1917,7 +1916,7 @@ START_TEST(corrupt_random_flips_never_crash)
 	ck_assert_uint_gt(errors, 30);
 	free(b);
 	free_original(&c);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -1977,7 +1976,7 @@ START_TEST(empty_and_odd_directories)
 		ck_assert_msg(strstr(t.err, "no stream files") && strstr(t.err, "held.bin") &&
 			      strstr(t.err, "metadata"), "%s", t.err);
 	}
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -2225,7 +2224,7 @@ START_TEST(evcat_refuses_bad_input)
 		}
 	}
 	ck_assert_int_ge(ran, 1);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -2264,7 +2263,7 @@ START_TEST(evcat_file_cut_while_read)
 			      "%s: %s", modes[i], out);
 		free(out);
 	}
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -2313,7 +2312,7 @@ START_TEST(evcat_refuses_other_ctf_traces)
 	}
 	ck_assert_uint_eq(traces, 62);
 	free(list);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -2443,7 +2442,7 @@ START_TEST(evcat_follows_the_metadata)
 	ck_assert_msg(strstr(out, "the trace has no event \"exit_syscall\"") && strstr(out, " syscall_exit"),
 		      "%s", out);
 	free(out);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -2482,7 +2481,7 @@ START_TEST(evcat_reads_old_traces)
 		ck_assert_msg(st == 0, "%s: evcat --stats differs from tests/data/%s.stats:\n%s", fixtures[i],
 			      fixtures[i], out);
 		free(out);
-		rmtree(dir);
+		unit_rmtree(dir);
 	}
 }
 END_TEST
@@ -2636,7 +2635,7 @@ START_TEST(evcat_against_babeltrace2)
 	ck_assert_int_eq(st, 1);
 	ck_assert_msg(strstr(out, "compact_2: offset ") && strstr(out, "truncated packet"), "%s", out);
 	free(out);
-	rmtree(dir);
+	unit_rmtree(dir);
 }
 END_TEST
 

@@ -136,12 +136,13 @@ static int du_entry(const char *path, const struct stat *sb, int flag, struct FT
 {
 	(void)path;
 	(void)ftw;
-	if (flag == FTW_F)
+	/* Directories too, as du -sb counts them (a chunk has three: itself, kernel/, .evtrace-index/). */
+	if (flag == FTW_F || flag == FTW_D)
 		du_total += (uint64_t)sb->st_size;
 	return 0;
 }
 
-/* Bytes of the files under @path (the finisher's thread and start only: one at a time). */
+/* Bytes of the files and directories under @path, as du -sb (the finisher's thread and start only: one at a time). */
 static uint64_t tree_bytes(const char *path)
 {
 	du_total = 0;
@@ -255,7 +256,8 @@ static const struct evd_rot_ring_count *find_count(const struct closed *c, unsig
  */
 static int scan_chunk(struct evd_rot *r, const struct closed *c, const char *kdir, struct chunk_sum *cs)
 {
-	struct evt_trace_opts topts = { 0 };
+	/* The chunk is whole and nobody writes it: its packet indexes saved sealed for its readers. */
+	struct evt_trace_opts topts = { .settle = 1 };
 	struct evt_trace t;
 	uint64_t first = UINT64_MAX, last = 0, packets = 0;
 	unsigned int i;

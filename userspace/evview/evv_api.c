@@ -942,18 +942,23 @@ struct sdec {
 	int32_t cur;			/* who runs at the look-ahead, -1: unknown */
 };
 
+/* Packet @k in hand (its header checked, its run's file mapped, as the reader loads it). */
 static void sdec_start(struct sdec *d, uint32_t k)
 {
 	const struct evt_pkt *p = &d->st->pk[k];
 
 	d->pk = k;
+	d->have = d->eof = 0;
+	d->st->ipk = k;
+	if (evt_stream_load_packet(d->tr, d->st)) {
+		d->err = 1;
+		return;
+	}
 	d->pkt = d->st->map + p->off;
-	d->st->pkt_off = (size_t)p->off;
 	d->pos = EVT_PACKET_HEADER_SIZE;
 	d->end = (size_t)p->content;
 	d->prev = p->begin;
 	d->tend = p->end;
-	d->have = d->eof = 0;
 }
 
 /* The next event in d->ev: 1, 0 at the stream's end, -1 on a decoding error. */
@@ -966,13 +971,15 @@ static int sdec_peek(struct sdec *d)
 		return 1;
 	if (d->err)
 		return -1;
-	while (!d->eof && d->pos >= d->end) {
+	while (!d->eof && !d->err && d->pos >= d->end) {
 		if (d->pk + 1 >= d->st->npk) {
 			d->eof = 1;
 			break;
 		}
 		sdec_start(d, d->pk + 1);
 	}
+	if (d->err)
+		return -1;
 	if (d->eof)
 		return 0;
 	if (evt_stream_decode_one(d->tr, d->st, d->pkt, d->pos, d->end, d->tend, d->prev, &e, &next)) {

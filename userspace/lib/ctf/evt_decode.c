@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evt_decode.h"
+#include "evt_pindex.h"
 
 
 static struct evt_catalogue builtin;
@@ -243,6 +244,10 @@ static void message(char *buf, size_t len, const struct evt_decode_err *e)
 	case EVT_DERR_PKT_OUT_OF_REACH:
 		snprintf(buf, len, "timestamp_end %llu lies more than %llu ns after the trace's first "
 			 "packet begins (%llu): too far apart to merge", a, b, c);
+		break;
+	case EVT_DERR_PKT_NOT_INDEXED:
+		snprintf(buf, len, "the packet header is not what the stream's packet index (" EVT_PIDX_DIR
+			 ") says: the file changed since it was indexed; read it again");
 		break;
 	case EVT_DERR_HDR_TRUNCATED:
 		snprintf(buf, len, "truncated %s event header",

@@ -46,6 +46,7 @@ enum evt_derr {
 	EVT_DERR_PKT_DISCARDED_BACK,	/* a: events_discarded, b: the previous packet's */
 	EVT_DERR_PKT_TIME_BACK,		/* a: timestamp_begin, b: previous timestamp_end */
 	EVT_DERR_PKT_OUT_OF_REACH,	/* a: timestamp_end, b: the reach (ns), c: the base */
+	EVT_DERR_PKT_NOT_INDEXED,	/* the header differs from its index file's entry */
 	/* Events. */
 	EVT_DERR_HDR_TRUNCATED,		/* chan: which header */
 	EVT_DERR_EXT_HDR_TRUNCATED,

@@ -490,7 +490,6 @@ int evt_stats_read_losses(struct evt_stats *s, const struct evt_trace *tr)
 		return -1;
 	for (i = 0; i < tr->nr_streams; i++) {
 		const struct evt_stream *st = &tr->streams[i];
-		const size_t mapped = st->map_len > st->size ? st->map_len : st->size;
 		uint64_t discarded = 0, seq = 0;
 
 		streams[i].id = st->id;
@@ -498,21 +497,16 @@ int evt_stats_read_losses(struct evt_stats *s, const struct evt_trace *tr)
 		streams[i].channel = st->channel;
 		streams[i].discarded = st->discarded;
 		streams[i].lost_packets = st->seq_gaps;
-		/* The index keeps no counters: the headers it checked are read again. */
-		for (k = 0; st->map && k < st->npk; k++) {
+		/* From the packet index's counters: no page of the stream is read. */
+		for (k = 0; k < st->npk; k++) {
 			const struct evt_pkt *pk = &st->pk[k];
-			struct evt_packet_info pi;
-			char err[256];
 			uint64_t dd, dl;
 
-			if (pk->off >= mapped ||
-			    evt_packet_parse(st->map + pk->off, mapped - pk->off, &pi, err, sizeof(err)))
-				break;
 			/* The first packet's running total counts from the stream's start; its seq does not. */
-			dd = pi.h.events_discarded > discarded ? pi.h.events_discarded - discarded : 0;
-			dl = k && pi.h.packet_seq_num > seq + 1 ? pi.h.packet_seq_num - seq - 1 : 0;
-			discarded = pi.h.events_discarded;
-			seq = pi.h.packet_seq_num;
+			dd = pk->discarded > discarded ? pk->discarded - discarded : 0;
+			dl = k && pk->seq > seq + 1 ? pk->seq - seq - 1 : 0;
+			discarded = pk->discarded;
+			seq = pk->seq;
 			if (!dd && !dl)
 				continue;
 			if (evt_grow(&losses, &cap, (size_t)nl + 1, sizeof(*losses))) {

@@ -10,6 +10,7 @@
 #include "evt_ring.h"
 #include "evt_io.h"
 #include "evt_synth.h"
+#include "evt_pindex.h"
 #include <evtrace/events.h>
 #include <evtrace/event-layout.h>
 #include <evtrace/limits.h>
@@ -57,6 +58,7 @@ struct sring {
 	struct evt_subbuf *sb;
 	FILE *f;
 	char *fbuf;
+	struct evt_pidx_writer idx;	/* the stream's packet index, as evdrain writes it */
 };
 
 static int drain(struct sring *s, struct evt_synth_result *res)
@@ -70,6 +72,7 @@ static int drain(struct sring *s, struct evt_synth_result *res)
 			evt_ring_put(&s->r, pos);
 			return -1;
 		}
+		evt_pidx_writer_add(&s->idx, h, (uint32_t)s->r.subbuf_size);
 		res->packets++;
 		evt_ring_put(&s->r, pos);
 	}
@@ -87,6 +90,7 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 	char path[4096];
 
 	memset(s, 0, sizeof(*s));
+	s->idx.fd = -1;
 	if (evt_ring_check_params(&rp)) {
 		evt_errf(err, errlen, "bad ring geometry: subbuf_size %lu, num_subbuf %lu "
 		       "(powers of two, >= 1024 and >= 2)", p->subbuf_size, p->num_subbuf);
@@ -107,6 +111,12 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 		return -1;
 	}
 	setvbuf(s->f, s->fbuf, _IOFBF, 1 << 20);
+	if (!p->no_index) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s_%u", evt_channel_name(ch), cpu);
+		evt_pidx_writer_open(&s->idx, dir, name, ch, cpu, 0644, (gid_t)-1, -1, 0);
+	}
 	return 0;
 }
 
@@ -152,6 +162,15 @@ static int sring_close(struct sring *s, struct evt_synth_result *res)
 		res->skipped += st.skipped;
 		res->written += st.recorded - st.overwritten;
 	}
+	/*
+	 * Its index written whole and sealed: the stream's mtime set back so
+	 * that it has settled (evt_pindex.h) and a later write shows, rather
+	 * than a wait of EVT_PIDX_SETTLE_NS per run. A stream not whole (a
+	 * failed write) keeps its index unsealed, which no reader uses.
+	 */
+	if (s->f && !fflush(s->f))
+		evt_pidx_writer_seal(&s->idx, fileno(s->f));
+	evt_pidx_writer_close(&s->idx);
 	if (s->f && fclose(s->f))
 		ret = -1;
 	free(s->mem);
