@@ -544,12 +544,13 @@ check(len(p["events"]) == 10 and p["more"], "a page of 10: %d events, more %s" %
 # events per name and CPU, syscall latencies, IRQ durations, CPU time per
 # thread; the losses against babeltrace2's.
 got = s.get("/api/stats")
-evref.compare(got, events, events[0]["ts"], events[-1]["ts"], "/api/stats", {}, fail)
+evref.compare(got, events, events[0]["ts"], events[-1]["ts"], "/api/stats", {}, fail, evref.bt_windows(trace, OFF))
 check(len(got["losses"]) == evref.bt_losses(trace),
       "/api/stats lists %d losses, babeltrace2 reports %d" % (len(got["losses"]), evref.bt_losses(trace)))
 a, b = zooms[1][0], zooms[1][1]
 got = s.get("/api/stats?from=%d&to=%d" % (a, b))
-evref.compare(got, events, a - OFF, b - OFF, "/api/stats?from&to", evref.running_at(events, a - OFF), fail)
+evref.compare(got, events, a - OFF, b - OFF, "/api/stats?from&to", evref.running_at(events, a - OFF), fail,
+              evref.bt_windows(trace, OFF))
 print("stats: whole trace and a window as computed from evcat's events", flush=True)
 
 # Bad parameters: 400 naming the parameter.

@@ -11,7 +11,8 @@
  * Feed it every event in trace order (evt_curtask_event() is an
  * evt_hook_fn) and ask, before feeding an event, who runs on its CPU. Its
  * CPU time accounting follows the "state" computation's (evt_comps.h), so
- * that slices summed per thread are evstat's CPU times: a CPU whose task
+ * that slices summed per thread, those that span no loss (evt_losses.h),
+ * are evstat's CPU times: a CPU whose task
  * is not known yet gets, at its first sched_switch, the switch's prev_tid
  * as running since the first event the tracker saw; a slice ends at the
  * CPU's next switch, and the task of the CPU as the tracker has it (not

@@ -219,6 +219,7 @@ static void window_losses(struct evt_stats *s, uint64_t from, uint64_t to)
 int evt_report_window_finish(struct evt_report_window *w, struct evt_etrace *t, char *err, size_t errlen)
 {
 	evt_state_close(w->state);
+	evt_stats_close(w->st);
 	if (evt_stats_read_losses(w->st, evt_etrace_reader(t))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
