@@ -124,10 +124,12 @@ struct par_ctx {
 	int ended;
 };
 
-static void *par_begin(void *ctx, unsigned int j)
+static void *par_begin(void *ctx, unsigned int j, uint64_t lo, uint64_t hi)
 {
 	(void)ctx;
 	(void)j;
+	(void)lo;
+	(void)hi;
 	return calloc(1, sizeof(struct merged));
 }
 
@@ -526,10 +528,12 @@ struct cnt_ctx {
 	char err[EVT_TRACE_ERRLEN];
 };
 
-static void *cnt_begin(void *ctx, unsigned int j)
+static void *cnt_begin(void *ctx, unsigned int j, uint64_t lo, uint64_t hi)
 {
 	(void)ctx;
 	(void)j;
+	(void)lo;
+	(void)hi;
 	return calloc(1, sizeof(uint64_t));
 }
 
