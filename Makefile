@@ -45,7 +45,7 @@ LIB_SRC := $(wildcard userspace/lib/*/*.c)
 PROG_NAMES := $(patsubst userspace/%/,%,$(filter-out userspace/lib/ userspace/man/ userspace/dist/,$(sort $(dir $(wildcard userspace/*/*.c)))))
 PROGS := $(patsubst %,$(BUILD)/bin/%,$(PROG_NAMES))
 # The unit tests link evctl's command line, not its main.
-UNIT_SRC := $(wildcard tests/unit/*.c) userspace/evctl/evctl_cli.c
+UNIT_SRC := $(wildcard tests/unit/*.c) userspace/evctl/evctl_cli.c userspace/evctl/evctl_out.c
 # The readers under the sanitizers (below).
 SAN_PROGS := $(patsubst %,$(BUILD)/tests/bin/%-san,evcat evstat evview)
 TEST_TOOLS := $(patsubst tests/tools/%.c,$(BUILD)/tests/bin/%,$(wildcard tests/tools/*.c))

@@ -15,6 +15,8 @@
 #include <linux/cdev.h>
 #include <linux/kref.h>
 #include <linux/jump_label.h>
+#include <linux/completion.h>
+#include <linux/smp.h>
 #include "core/evt_ring.h"
 #include <evtrace/events.h>
 #include <evtrace/netlink.h>
@@ -40,6 +42,14 @@
 /* Nesting levels a CPU may record at: task, softirq, hardirq, NMI. */
 #define EVT_MAX_NESTING	4
 
+/* What a flush found (evt_flush_ring_hold()). */
+struct evt_flush_result {
+	int flushed;		/* a sub-buffer was closed */
+	u64 bound;		/* packet_seq_num of the sub-buffer open after it */
+	bool unanswered;	/* the CPU did not answer: nothing closed, read as it is */
+	u64 left_out;		/* then: the events of its open sub-buffer, not below the bound */
+};
+
 struct evt_cpu_ring {
 	struct evt_ring ring;		/* first: the fast path starts here */
 	char *mem;			/* vmap() of pages[] */
@@ -55,9 +65,24 @@ struct evt_cpu_ring {
 	unsigned long held_pos;
 	wait_queue_head_t wq;
 	u64 quiescent_ts;		/* last bound GET_QUIESCENT gave (reader_lock) */
-	/* The last kept trigger's bound (packet_seq_num) and hold position: evtrace_trigger.c. */
-	u64 trigger_bound;
-	unsigned long trigger_hold;
+	/*
+	 * The flush IPI (evt_flush_ring_hold()), sent without waiting and
+	 * waited for a bounded time: one request in flight per ring.
+	 */
+	struct mutex flush_lock;	/* one requester at a time */
+	call_single_data_t flush_csd;
+	struct completion flush_answered;
+	u64 flush_req, flush_done;	/* requests sent, answered */
+	int flush_hold;			/* the hold the request takes (evt_hold_kind), or -1 */
+	int flush_flushed;		/* the answer: evt_ring_flush_hold()'s */
+	unsigned long flush_bound;
+	u64 flush_ts;
+	atomic64_t flush_unanswered;	/* flushes its CPU did not answer in time */
+	atomic_t flush_abandoned;	/* the request in flight was given up on: holds the module */
+	/* Holds, as evtrace_snapshot.c keeps them (under its lock). */
+	u64 held_since[EVT_NR_HOLDS];	/* trace clock; 0: not held */
+	struct evt_flush_result trigger_res;	/* the kept trigger's flush here */
+	bool trigger_has;		/* the kept trigger took a bound here */
 	struct irq_work hw_work;	/* ring events from the probe path, NMI-safe */
 	unsigned long notify_pending;	/* BIT(enum evt_notify) to send */
 	struct device *dev;
@@ -111,6 +136,9 @@ DECLARE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
 enum evt_test_window_at {
 	EVT_WINDOW_AFTER_TRACING_CHECK = 0,
 	EVT_WINDOW_BEFORE_COMMIT = 1,	/* reserved and written, not committed */
+	EVT_WINDOW_READER_REACHED = 2,	/* a snapshot reader at its bound (ENODATA), holds not released */
+	EVT_WINDOW_TRIGGER_KEPT = 3,	/* a trigger's rings flushed and held, not yet kept */
+	EVT_WINDOW_NOTIFY_TRIGGER = 4,	/* NOTIFY_TRIGGER: about to multicast */
 };
 
 #ifdef EVT_TEST_WINDOWS
@@ -313,19 +341,30 @@ void evt_rings_loaded(void);
 void evt_rings_hotplug_exit(void);
 void evt_rings_exit(void);
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu);
-int evt_flush_ring(struct evt_cpu_ring *cr);
-void evt_flush_all(void);
-u64 evt_ring_snapshot_bound(struct evt_cpu_ring *cr);
+void evt_ring_notify(struct evt_cpu_ring *cr, unsigned int reason);
 void evt_start_tracing(void);
-void evt_stop_tracing(void);
+void evt_stop_tracing(bool sync);
 void evt_set_mode(unsigned int mode);
 void evt_set_high_water(unsigned int pct);
-void evt_set_flush_ms(unsigned int ms);
 bool evt_event_enabled(const struct evt_event_desc *d);
 bool evt_switch_on(unsigned int sw);
 void evt_set_switch(unsigned int sw, bool on);
-void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q);
 void evt_stats_show(struct seq_file *m, unsigned int probes_attached);
+
+/* evtrace_flush.c: flushing a ring from another CPU, never waiting for good */
+/* How long a flush waits for the ring's CPU to answer. */
+#define EVT_FLUSH_ANSWER_MS	2000
+int evt_flush_ring(struct evt_cpu_ring *cr);
+void evt_flush_all(void);
+void evt_flush_ring_hold(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res);
+bool evt_flush_ring_hold_start(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res);
+void evt_flush_ring_hold_finish(struct evt_cpu_ring *cr, int hold, struct evt_flush_result *res,
+				unsigned long deadline);
+void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q);
+void evt_flush_wait_writers(void);
+void evt_set_flush_ms(unsigned int ms);
+void evt_flush_timer_start(void);
+void evt_flush_timer_stop(void);
 
 /* evtrace_dev.c */
 int evt_dev_init(void);
@@ -366,12 +405,11 @@ void evt_nl_exit(void);
 void evt_nl_exit_notify(void);
 void evt_nl_notify(struct evt_cpu_ring *cr, unsigned int reason);
 void evt_nl_notify_no_ring(unsigned int channel, unsigned int cpu);
-int evt_nl_notify_trigger(unsigned int reason, u64 seq, u64 ts);
+struct evt_trigger_info;
+int evt_nl_notify_trigger(const struct evt_trigger_info *t, const struct cpumask *unanswered);
 
 /* evtrace_trigger.c */
 int evt_trigger_init(struct dentry *dir);
-struct netlink_ext_ack;
-bool evt_trigger_kept(u64 seq, struct netlink_ext_ack *extack);
 void evt_trigger_exit(void);
 
 /* evtrace_filter.c */
@@ -382,7 +420,7 @@ void evt_filter_init(struct dentry *dir);
 void evt_filter_exit(void);
 int evt_filter_track(struct nlattr **a, struct netlink_ext_ack *extack);
 int evt_filter_untrack(struct nlattr **a, struct netlink_ext_ack *extack);
-int evt_filter_put_status(struct sk_buff *skb);
+int evt_filter_put_status(struct sk_buff *skb, bool names);
 bool evt_filter_active(void);
 
 /* evtrace_bench.c */

@@ -18,6 +18,7 @@
 #include <linux/pipe_fs_i.h>
 #include <linux/splice.h>
 #include "evtrace.h"
+#include "evtrace_snapshot.h"
 #include "compat.h"
 
 static dev_t evt_devt;
@@ -116,8 +117,7 @@ static int evt_release(struct inode *inode, struct file *file)
 	 */
 	mutex_lock(&cr->reader_lock);
 	evt_put_held(cr);
-	if (READ_ONCE(cr->ring.hold_limit) != READ_ONCE(cr->trigger_hold))
-		evt_ring_hold_below(&cr->ring, 0);
+	evt_snapshot_reader_closed(cr);
 	mutex_unlock(&cr->reader_lock);
 	atomic_set(&cr->reader_open, 0);
 	return 0;
@@ -277,10 +277,10 @@ static long evt_ioctl(struct file *file, unsigned int cmd, unsigned long arg)
 		if (!ret) {
 			cr->holding = true;
 			file->f_pos = 0;
-		} else if (ret == -ENODATA && READ_ONCE(cr->ring.hold_limit) <= bound) {
-			/* At the bound, and no later hold (a trigger since): every lap may go again. */
-			evt_ring_hold_below(&cr->ring, 0);
-			WRITE_ONCE(cr->trigger_hold, 0);
+		} else if (ret == -ENODATA) {
+			/* At the bound: the holds it covers go, a later one stays. */
+			evt_test_window(EVT_WINDOW_READER_REACHED);
+			evt_snapshot_reader_reached(cr, bound);
 		}
 		break;
 	case EVT_IOC_PUT_NEXT_SUBBUF:

@@ -11,9 +11,15 @@
  * following a fork never allocates in the probe.
  *
  * A process's bit outlives it (its exit and free events are still its own)
- * until its ID is given to a new process: the fork probe sees every new
- * process before it runs and clears the stale bit (or sets it, following a
- * tracked parent). Counts and lists show only the IDs of live processes.
+ * until it is freed: a probe on sched_process_free, run after the recording
+ * ones, clears the bit of a process whose ID no live process has. The fork
+ * probe sees every new process before it runs and clears a stale bit (or
+ * sets it, following a tracked parent). The bits set are counted as they
+ * change: STATUS reads the count, never walks the bitmap.
+ *
+ * A cgroup is tracked by its path: removed and created again, the new one
+ * is tracked (a probe on cgroup_mkdir has the paths resolved again), and
+ * TRACK of a path whose cgroup was replaced takes the new one.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -31,6 +37,7 @@
 #include <linux/jump_label.h>
 #include <linux/seq_file.h>
 #include <linux/debugfs.h>
+#include <linux/workqueue.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
 
@@ -49,9 +56,30 @@ struct evt_filter {
 static struct evt_filter __rcu *evt_filter_cur;
 /* PID_MAX_LIMIT bits by global process ID; allocated with the first filter. */
 static unsigned long *evt_filter_pids;
+/* Bits set in it, counted as they change. */
+static atomic_t evt_filter_nr_set = ATOMIC_INIT(0);
+/*
+ * Orders a freed process's bit being dropped (its ID checked unused, then
+ * cleared) against a new process taking that ID in the fork probe.
+ */
+static DEFINE_RAW_SPINLOCK(evt_filter_pid_lock);
 static DEFINE_MUTEX(evt_filter_lock);	/* updates, the probes' registration */
 
-static struct tracepoint *evt_tp_fork;
+static struct tracepoint *evt_tp_fork, *evt_tp_free, *evt_tp_cgroup_mkdir;
+static void evt_filter_cgroups_fn(struct work_struct *w);
+static DECLARE_WORK(evt_filter_cgroups_work, evt_filter_cgroups_fn);
+
+static void evt_pid_set(pid_t pid)
+{
+	if (!test_and_set_bit(pid, evt_filter_pids))
+		atomic_inc(&evt_filter_nr_set);
+}
+
+static void evt_pid_clear(pid_t pid)
+{
+	if (test_and_clear_bit(pid, evt_filter_pids))
+		atomic_dec(&evt_filter_nr_set);
+}
 
 /*
  * An extack message with a number or a name in it. 6.1 has no
@@ -121,20 +149,65 @@ bool evt_filter_pass(struct task_struct *t)
 static void evt_filter_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
 	const struct evt_filter *f = rcu_dereference_sched(evt_filter_cur);
+	unsigned long flags;
 
 	/* A new thread shares its process ID: already tracked or not. */
 	if (!f || child->pid != child->tgid)
 		return;
-	if (f->follow_fork && evt_filter_pass(parent))
-		set_bit(child->tgid, evt_filter_pids);
-	else if (test_bit(child->tgid, evt_filter_pids))
-		clear_bit(child->tgid, evt_filter_pids);
+	if (f->follow_fork && evt_filter_pass(parent)) {
+		raw_spin_lock_irqsave(&evt_filter_pid_lock, flags);
+		evt_pid_set(child->tgid);
+		raw_spin_unlock_irqrestore(&evt_filter_pid_lock, flags);
+	} else if (test_bit(child->tgid, evt_filter_pids)) {
+		raw_spin_lock_irqsave(&evt_filter_pid_lock, flags);
+		evt_pid_clear(child->tgid);
+		raw_spin_unlock_irqrestore(&evt_filter_pid_lock, flags);
+	}
+}
+
+/* A live process has this global ID (under rcu_read_lock()). */
+static bool evt_filter_live(unsigned long nr)
+{
+	return pid_task(find_pid_ns(nr, &init_pid_ns), PIDTYPE_TGID);
+}
+
+/*
+ * Tracepoint sched_process_free (an RCU callback, once a task is released),
+ * after the recording probes (a lower priority): a process's last task
+ * freed, its bit goes, unless its ID was given to a new process already
+ * (whose fork the fork probe judged).
+ */
+static void evt_filter_free(void *data, struct task_struct *t)
+{
+	unsigned long flags;
+
+	if (t->pid != t->tgid || !test_bit(t->tgid, evt_filter_pids))
+		return;
+	raw_spin_lock_irqsave(&evt_filter_pid_lock, flags);
+	rcu_read_lock();
+	if (!evt_filter_live(t->tgid))
+		evt_pid_clear(t->tgid);
+	rcu_read_unlock();
+	raw_spin_unlock_irqrestore(&evt_filter_pid_lock, flags);
+}
+
+/* Tracepoint cgroup_mkdir: a tracked path may have a new cgroup (the work checks). */
+static void evt_filter_cgroup_mkdir(void *data, struct cgroup *cgrp, const char *path)
+{
+	const struct evt_filter *f = rcu_dereference_sched(evt_filter_cur);
+
+	if (f && f->nr_cgroups)
+		schedule_work(&evt_filter_cgroups_work);
 }
 
 static void evt_filter_find_tp(struct tracepoint *tp, void *priv)
 {
 	if (!strcmp(tp->name, "sched_process_fork"))
 		evt_tp_fork = tp;
+	else if (!strcmp(tp->name, "sched_process_free"))
+		evt_tp_free = tp;
+	else if (!strcmp(tp->name, "cgroup_mkdir"))
+		evt_tp_cgroup_mkdir = tp;
 }
 
 static int evt_filter_probes_attach(struct netlink_ext_ack *extack)
@@ -152,6 +225,16 @@ static int evt_filter_probes_attach(struct netlink_ext_ack *extack)
 		NL_SET_ERR_MSG(extack, "cannot attach the filter's probe to sched_process_fork");
 		return ret;
 	}
+	/*
+	 * Without these a dead process's bit waits for its ID's reuse, and a
+	 * recreated cgroup for the next TRACK of its path: worse, not wrong.
+	 * Priority 0: after the probes that record sched_process_free.
+	 */
+	if (evt_tp_free && tracepoint_probe_register_prio(evt_tp_free, evt_filter_free, NULL, 0))
+		pr_warn("cannot attach the filter's probe to sched_process_free: a dead process's ID stays counted until reused\n");
+	if (evt_tp_cgroup_mkdir &&
+	    tracepoint_probe_register(evt_tp_cgroup_mkdir, evt_filter_cgroup_mkdir, NULL))
+		pr_warn("cannot attach the filter's probe to cgroup_mkdir: a cgroup created again is tracked at the next TRACK of its path\n");
 	evt_filter_probes_on = true;
 	return 0;
 }
@@ -162,13 +245,11 @@ static void evt_filter_probes_detach(void)
 	if (!evt_filter_probes_on)
 		return;
 	tracepoint_probe_unregister(evt_tp_fork, evt_filter_fork, NULL);
+	if (evt_tp_free)
+		tracepoint_probe_unregister(evt_tp_free, evt_filter_free, NULL);
+	if (evt_tp_cgroup_mkdir)
+		tracepoint_probe_unregister(evt_tp_cgroup_mkdir, evt_filter_cgroup_mkdir, NULL);
 	evt_filter_probes_on = false;
-}
-
-/* A live process has this global ID (under rcu_read_lock()). */
-static bool evt_filter_live(unsigned long nr)
-{
-	return pid_task(find_pid_ns(nr, &init_pid_ns), PIDTYPE_TGID);
 }
 
 static struct evt_filter *evt_filter_locked(void)
@@ -176,19 +257,10 @@ static struct evt_filter *evt_filter_locked(void)
 	return rcu_dereference_protected(evt_filter_cur, lockdep_is_held(&evt_filter_lock));
 }
 
-/* Tracked IDs of live processes (a dead one's bit waits for its ID's reuse). */
+/* Tracked process IDs: those not yet freed (or reused), counted as they change. */
 static unsigned int evt_filter_nr_pids(void)
 {
-	unsigned long pid;
-	unsigned int n = 0;
-
-	if (!evt_filter_pids)
-		return 0;
-	rcu_read_lock();
-	for_each_set_bit(pid, evt_filter_pids, PID_MAX_LIMIT)
-		n += evt_filter_live(pid);
-	rcu_read_unlock();
-	return n;
+	return atomic_read(&evt_filter_nr_set);
 }
 
 /* What a request names, parsed and checked before anything changes. */
@@ -430,10 +502,12 @@ static void evt_filter_publish(struct evt_filter *old, struct evt_filter *nf)
  */
 int evt_filter_track(struct nlattr **a, struct netlink_ext_ack *extack)
 {
+	struct cgroup *replaced[EVT_FILTER_CGROUPS_MAX];
+	unsigned int replaced_at[EVT_FILTER_CGROUPS_MAX], nr_replaced = 0, i;
 	struct evt_filter_req q;
 	struct evt_filter *old, *nf;
-	unsigned int i;
-	int ret;
+	unsigned long flags;
+	int ret, k;
 
 	if (!a[EVT_A_FILTER_PIDS] && !a[EVT_A_FILTER_COMMS] && !a[EVT_A_FILTER_CGROUPS] &&
 	    !a[EVT_A_FILTER_FOLLOW_FORK]) {
@@ -470,7 +544,15 @@ int evt_filter_track(struct nlattr **a, struct netlink_ext_ack *extack)
 		memcpy(nf->comms[nf->nr_comms++], q.comms[i], TASK_COMM_LEN);
 	}
 	for (i = 0; i < q.nr_cgroups; i++) {
-		if (evt_filter_find_cgroup(nf, q.cgroup_paths[i]) >= 0)
+		k = evt_filter_find_cgroup(nf, q.cgroup_paths[i]);
+		if (k >= 0 && nf->cgroups[k] != q.cgroups[i]) {
+			/* Removed and created again at the path: the new one. */
+			replaced_at[nr_replaced] = k;
+			replaced[nr_replaced++] = nf->cgroups[k];
+			nf->cgroups[k] = q.cgroups[i];
+			q.cgroups[i] = NULL;
+		}
+		if (k >= 0)
 			continue;
 		if (nf->nr_cgroups == EVT_FILTER_CGROUPS_MAX) {
 			NL_SET_ERR_MSG(extack, "more than " EVT_STR(EVT_FILTER_CGROUPS_MAX) " cgroups would be tracked");
@@ -489,17 +571,23 @@ int evt_filter_track(struct nlattr **a, struct netlink_ext_ack *extack)
 	if (ret)
 		goto free_nf;
 	/* Bits before the filter is published: no tracked task is missed. */
+	raw_spin_lock_irqsave(&evt_filter_pid_lock, flags);
 	for (i = 0; i < q.nr_pids; i++)
-		set_bit(q.pids[i], evt_filter_pids);
+		evt_pid_set(q.pids[i]);
+	raw_spin_unlock_irqrestore(&evt_filter_pid_lock, flags);
 	evt_filter_publish(old, nf);
+	for (i = 0; i < nr_replaced; i++)
+		cgroup_put(replaced[i]);
 	ret = 0;
 	goto unlock;
 free_nf:
-	/* Items moved into @nf go back to the request, which frees them. */
+	/* Items moved into @nf are released; the old filter keeps its own. */
 	for (i = old ? old->nr_cgroups : 0; i < nf->nr_cgroups; i++) {
 		cgroup_put(nf->cgroups[i]);
 		kfree(nf->cgroup_paths[i]);
 	}
+	for (i = 0; i < nr_replaced; i++)
+		cgroup_put(nf->cgroups[replaced_at[i]]);
 	kfree(nf);
 unlock:
 	mutex_unlock(&evt_filter_lock);
@@ -515,6 +603,7 @@ static void evt_filter_teardown_locked(void)
 	tracepoint_synchronize_unregister();
 	if (evt_filter_pids)
 		bitmap_zero(evt_filter_pids, PID_MAX_LIMIT);
+	atomic_set(&evt_filter_nr_set, 0);
 }
 
 /**
@@ -535,6 +624,7 @@ int evt_filter_untrack(struct nlattr **a, struct netlink_ext_ack *extack)
 	struct evt_filter *old, *nf = NULL;
 	unsigned int i, nr_put = 0;
 	bool all = a[EVT_A_FILTER_ALL];
+	unsigned long flags;
 	int ret, k;
 
 	if (all == !!(a[EVT_A_FILTER_PIDS] || a[EVT_A_FILTER_COMMS] || a[EVT_A_FILTER_CGROUPS])) {
@@ -589,8 +679,10 @@ int evt_filter_untrack(struct nlattr **a, struct netlink_ext_ack *extack)
 			memmove(&nf->cgroup_paths[k], &nf->cgroup_paths[k + 1],
 				(nf->nr_cgroups - k) * sizeof(nf->cgroup_paths[0]));
 		}
+		raw_spin_lock_irqsave(&evt_filter_pid_lock, flags);
 		for (i = 0; i < q.nr_pids; i++)
-			clear_bit(q.pids[i], evt_filter_pids);
+			evt_pid_clear(q.pids[i]);
+		raw_spin_unlock_irqrestore(&evt_filter_pid_lock, flags);
 		if (!nf->nr_comms && !nf->nr_cgroups && !evt_filter_nr_pids()) {
 			kfree(nf);
 			nf = NULL;
@@ -625,10 +717,14 @@ out:
 /**
  * evt_filter_put_status() - STATUS's FILTER nest, when a filter is set
  * @skb: the message
+ * @names: the caller may see what the filter names (CAP_NET_ADMIN): the
+ *	process names and cgroup paths; anyone else gets how many there are
+ *
+ * Bounded work whatever is tracked: counts kept as the filter changes.
  *
  * Return: 0 (also with no filter: nothing added), or -EMSGSIZE.
  */
-int evt_filter_put_status(struct sk_buff *skb)
+int evt_filter_put_status(struct sk_buff *skb, bool names)
 {
 	struct nlattr *n, *list;
 	struct evt_filter *f;
@@ -643,27 +739,63 @@ int evt_filter_put_status(struct sk_buff *skb)
 	}
 	n = nla_nest_start(skb, EVT_A_FILTER);
 	if (!n || nla_put_u32(skb, EVT_A_FILTER_NR_PIDS, evt_filter_nr_pids()) ||
-	    nla_put_u8(skb, EVT_A_FILTER_FOLLOW_FORK, f->follow_fork))
+	    nla_put_u8(skb, EVT_A_FILTER_FOLLOW_FORK, f->follow_fork) ||
+	    nla_put_u32(skb, EVT_A_FILTER_NR_COMMS, f->nr_comms) ||
+	    nla_put_u32(skb, EVT_A_FILTER_NR_CGROUPS, f->nr_cgroups))
 		goto out;
-	list = nla_nest_start(skb, EVT_A_FILTER_COMMS);
-	if (!list)
-		goto out;
-	for (i = 0; i < f->nr_comms; i++)
-		if (nla_put_string(skb, EVT_A_FILTER_COMM, f->comms[i]))
+	if (names) {
+		list = nla_nest_start(skb, EVT_A_FILTER_COMMS);
+		if (!list)
 			goto out;
-	nla_nest_end(skb, list);
-	list = nla_nest_start(skb, EVT_A_FILTER_CGROUPS);
-	if (!list)
-		goto out;
-	for (i = 0; i < f->nr_cgroups; i++)
-		if (nla_put_string(skb, EVT_A_FILTER_CGROUP, f->cgroup_paths[i]))
+		for (i = 0; i < f->nr_comms; i++)
+			if (nla_put_string(skb, EVT_A_FILTER_COMM, f->comms[i]))
+				goto out;
+		nla_nest_end(skb, list);
+		list = nla_nest_start(skb, EVT_A_FILTER_CGROUPS);
+		if (!list)
 			goto out;
-	nla_nest_end(skb, list);
+		for (i = 0; i < f->nr_cgroups; i++)
+			if (nla_put_string(skb, EVT_A_FILTER_CGROUP, f->cgroup_paths[i]))
+				goto out;
+		nla_nest_end(skb, list);
+	}
 	nla_nest_end(skb, n);
 	ret = 0;
 out:
 	mutex_unlock(&evt_filter_lock);
 	return ret;
+}
+
+/*
+ * A cgroup was created: resolve the tracked paths again, and take the new
+ * cgroup of a path whose tracked one was removed (a unit restarted).
+ */
+static void evt_filter_cgroups_fn(struct work_struct *w)
+{
+	struct cgroup *put[EVT_FILTER_CGROUPS_MAX];
+	struct evt_filter *old, *nf = NULL;
+	unsigned int i, nr_put = 0;
+
+	mutex_lock(&evt_filter_lock);
+	old = evt_filter_locked();
+	for (i = 0; old && i < old->nr_cgroups; i++) {
+		struct cgroup *cg = cgroup_get_from_path(old->cgroup_paths[i]);
+
+		if (IS_ERR(cg))
+			continue;
+		if (cg == old->cgroups[i] || (!nf && !(nf = kmemdup(old, sizeof(*old), GFP_KERNEL)))) {
+			cgroup_put(cg);
+			continue;
+		}
+		put[nr_put++] = nf->cgroups[i];
+		nf->cgroups[i] = cg;
+	}
+	if (nf) {
+		evt_filter_publish(old, nf);
+		for (i = 0; i < nr_put; i++)
+			cgroup_put(put[i]);
+	}
+	mutex_unlock(&evt_filter_lock);
 }
 
 /**
@@ -712,6 +844,8 @@ void evt_filter_exit(void)
 	struct evt_filter *f;
 	unsigned int i;
 
+	/* The probes are detached below; this takes evt_filter_lock itself. */
+	cancel_work_sync(&evt_filter_cgroups_work);
 	mutex_lock(&evt_filter_lock);
 	f = evt_filter_locked();
 	if (f) {
@@ -727,6 +861,8 @@ void evt_filter_exit(void)
 	evt_filter_probes_detach();
 	tracepoint_synchronize_unregister();
 	mutex_unlock(&evt_filter_lock);
+	/* The cgroup_mkdir probe may have queued it again before it went. */
+	cancel_work_sync(&evt_filter_cgroups_work);
 	vfree(evt_filter_pids);
 	evt_filter_pids = NULL;
 }

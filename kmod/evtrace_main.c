@@ -7,6 +7,10 @@
  * the recording API), which every other unit calls and which calls none of
  * them, only the listener given here; evtrace_dev.c (reader and metadata
  * devices), evtrace_nl.c (generic netlink, the control plane),
+ * evtrace_flush.c (flushing a ring from another CPU),
+ * evtrace_snapshot.c (the holds of snapshots and triggers),
+ * evtrace_trigger.c (triggers on kernel reports), evtrace_filter.c (task
+ * filters),
  * evtrace_probes.c (tracepoint probes and the marker), evtrace_gen.c (the
  * test sources) and evtrace_bench.c (the in-kernel benchmark).
  */
@@ -20,6 +24,7 @@
 #include <linux/mm.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
+#include "evtrace_snapshot.h"
 
 /* EVT_VERSION comes from the top-level VERSION file (Kbuild passes it). */
 #ifndef EVT_VERSION
@@ -160,6 +165,7 @@ static int __init evtrace_init(void)
 		goto err_trigger;
 
 	evt_rings_loaded();
+	evt_flush_timer_start();
 	if (autostart)
 		evt_start_tracing();
 	ret = evt_nl_init();
@@ -172,8 +178,9 @@ static int __init evtrace_init(void)
 err_started:
 	debugfs_remove_recursive(evt_debugfs);
 	evt_debugfs = NULL;
-	evt_stop_tracing();
+	evt_stop_tracing(true);
 	evt_trigger_exit();
+	evt_snapshot_exit();
 err_trigger:
 	evt_filter_exit();
 	evt_bench_exit();
@@ -183,6 +190,7 @@ err_debugfs:
 	debugfs_remove_recursive(evt_debugfs);
 	evt_probes_exit();
 err_cpuhp:
+	evt_flush_timer_stop();
 	evt_rings_hotplug_exit();
 err_dev:
 	evt_rings_exit();
@@ -198,12 +206,14 @@ static void __exit evtrace_exit(void)
 	/* Netlink first: see the order above evtrace_init(). */
 	evt_nl_exit();
 	debugfs_remove_recursive(evt_debugfs);
-	evt_stop_tracing();
+	evt_stop_tracing(true);
 	evt_gen_exit();
 	evt_bench_exit();
 	evt_trigger_exit();
+	evt_snapshot_exit();
 	evt_probes_exit();
 	evt_filter_exit();
+	evt_flush_timer_stop();
 	evt_rings_hotplug_exit();
 	evt_nl_exit_notify();
 	evt_rings_exit();

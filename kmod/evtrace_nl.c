@@ -18,6 +18,7 @@
 #include <linux/debugfs.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
+#include "evtrace_snapshot.h"
 
 static struct genl_family evt_genl_family;
 static struct work_struct evt_notify_work;
@@ -217,7 +218,9 @@ static int evt_nl_start(struct sk_buff *skb, struct genl_info *info)
 
 static int evt_nl_stop(struct sk_buff *skb, struct genl_info *info)
 {
-	evt_stop_tracing();
+	/* A CPU stuck with interrupts off must not hang STOP (genl_mutex). */
+	evt_stop_tracing(false);
+	evt_flush_wait_writers();
 	evt_flush_all();
 	evt_nl_notify(NULL, EVT_NOTIFY_STOPPED);
 	return 0;
@@ -257,36 +260,64 @@ static int evt_nl_rotate(struct sk_buff *skb, struct genl_info *info)
 	return ret;
 }
 
+/*
+ * Held while a trigger's notification is sent, and while the family goes
+ * away: none is multicast on a family being unregistered.
+ */
+static DEFINE_MUTEX(evt_nl_trigger_lock);
+
 /**
  * evt_nl_notify_trigger() - announce a trigger to the drainers, now
- * @reason: enum evt_trigger_reason
- * @seq: the trigger's number
- * @ts: its time on the trace's clock
+ * @t: the trigger
+ * @unanswered: the CPUs that did not answer its flush (NULL: none known)
  *
  * Process context. Not rate-limited: the triggers have their own limit.
  *
  * Return: 0, -ESRCH when nobody listens, or another negative errno.
  */
-int evt_nl_notify_trigger(unsigned int reason, u64 seq, u64 ts)
+int evt_nl_notify_trigger(const struct evt_trigger_info *t, const struct cpumask *unanswered)
 {
+	char *cpus = NULL;
 	struct sk_buff *msg;
 	void *hdr;
+	int ret;
 
-	if (!READ_ONCE(evt_nl_ready))
-		return -ENODEV;
-	msg = genlmsg_new(NLMSG_GOODSIZE, GFP_KERNEL);
+	/* "1,3-5": as long as it takes (every CPU of a large machine stuck). */
+	if (unanswered && !cpumask_empty(unanswered)) {
+		cpus = kasprintf(GFP_KERNEL, "%*pbl", cpumask_pr_args(unanswered));
+		if (!cpus)
+			return -ENOMEM;
+	}
+	msg = genlmsg_new(NLMSG_GOODSIZE + (cpus ? nla_total_size(strlen(cpus) + 1) : 0), GFP_KERNEL);
+	ret = -ENOMEM;
 	if (!msg)
-		return -ENOMEM;
+		goto out;
 	hdr = genlmsg_put(msg, 0, 0, &evt_genl_family, 0, EVT_CMD_NOTIFY);
 	if (!hdr || nla_put_u8(msg, EVT_A_NOTIFY_REASON, EVT_NOTIFY_TRIGGER) ||
-	    nla_put_u8(msg, EVT_A_TRIGGER_REASON, reason) ||
-	    nla_put_u64_64bit(msg, EVT_A_TRIGGER_SEQ, seq, EVT_A_PAD) ||
-	    nla_put_u64_64bit(msg, EVT_A_TRIGGER_TS, ts, EVT_A_PAD)) {
+	    nla_put_u8(msg, EVT_A_TRIGGER_REASON, t->reason) ||
+	    nla_put_u64_64bit(msg, EVT_A_TRIGGER_SEQ, t->seq, EVT_A_PAD) ||
+	    nla_put_u64_64bit(msg, EVT_A_TRIGGER_TS, t->ts, EVT_A_PAD) ||
+	    (cpus && nla_put_string(msg, EVT_A_UNANSWERED_CPUS, cpus))) {
 		nlmsg_free(msg);
-		return -EMSGSIZE;
+		ret = -EMSGSIZE;
+		goto out;
 	}
 	genlmsg_end(msg, hdr);
-	return genlmsg_multicast(&evt_genl_family, msg, 0, 0, GFP_KERNEL);
+	mutex_lock(&evt_nl_trigger_lock);
+	if (READ_ONCE(evt_nl_ready)) {
+		evt_test_window(EVT_WINDOW_NOTIFY_TRIGGER);
+		/* Test builds: what the lock is for, checked. */
+		if (IS_ENABLED(EVT_TEST_WINDOWS))
+			WARN_ON_ONCE(!READ_ONCE(evt_nl_ready));
+		ret = genlmsg_multicast(&evt_genl_family, msg, 0, 0, GFP_KERNEL);
+	} else {
+		nlmsg_free(msg);
+		ret = -ENODEV;
+	}
+	mutex_unlock(&evt_nl_trigger_lock);
+out:
+	kfree(cpus);
+	return ret;
 }
 
 static int evt_nl_statedump(struct sk_buff *skb, struct genl_info *info)
@@ -475,13 +506,17 @@ static void evt_fake_ring_stats(unsigned int ch, unsigned int cpu, struct evt_ri
 	st->online = 0;
 }
 
+/* A ring's entry; @cr (a real ring, else NULL) adds its holds. */
 static int evt_put_ring(struct sk_buff *skb, unsigned int ch, unsigned int cpu,
-			const struct evt_ring_stats *st, bool fake)
+			const struct evt_ring_stats *st, struct evt_cpu_ring *cr)
 {
 	struct nlattr *n = nla_nest_start(skb, EVT_A_RING);
+	struct evt_ring_holds h = {};
 
 	if (!n)
 		return -EMSGSIZE;
+	if (cr)
+		evt_snapshot_ring_holds(cr, &h);
 	if (nla_put_u8(skb, EVT_R_CHANNEL, ch) ||
 	    nla_put_u32(skb, EVT_R_CPU, cpu) ||
 	    nla_put_u8(skb, EVT_R_ONLINE, st->online) ||
@@ -490,7 +525,13 @@ static int evt_put_ring(struct sk_buff *skb, unsigned int ch, unsigned int cpu,
 	    EVT_RING_COUNTERS(EVT_PUT_COUNTER)
 #undef EVT_PUT_COUNTER
 	    nla_put_u32(skb, EVT_R_FILL, st->fill_pct) ||
-	    (fake && nla_put_u8(skb, EVT_R_FAKE, 1))) {
+	    (!cr && nla_put_u8(skb, EVT_R_FAKE, 1)) ||
+	    (cr && nla_put_u64_64bit(skb, EVT_R_UNANSWERED, atomic64_read(&cr->flush_unanswered),
+				     EVT_R_PAD)) ||
+	    (h.since[EVT_HOLD_SNAPSHOT] &&
+	     nla_put_u64_64bit(skb, EVT_R_HELD_SNAPSHOT, h.since[EVT_HOLD_SNAPSHOT], EVT_R_PAD)) ||
+	    (h.since[EVT_HOLD_TRIGGER] &&
+	     nla_put_u64_64bit(skb, EVT_R_HELD_TRIGGER, h.since[EVT_HOLD_TRIGGER], EVT_R_PAD))) {
 		nla_nest_cancel(skb, n);
 		return -EMSGSIZE;
 	}
@@ -504,16 +545,34 @@ static int evt_put_real_ring(struct sk_buff *skb, struct evt_cpu_ring *cr)
 
 	evt_ring_stats(&cr->ring, &st);
 	st.online = READ_ONCE(cr->online);
-	return evt_put_ring(skb, cr->channel, cr->cpu, &st, false);
+	return evt_put_ring(skb, cr->channel, cr->cpu, &st, cr);
 }
 
-/* The first STATUS message: state, configuration, the event catalogue. */
+/* The kept trigger, in the first STATUS message: its rings' holds are in theirs. */
+static int evt_put_kept_trigger(struct sk_buff *skb)
+{
+	struct evt_trigger_kept k;
+
+	evt_snapshot_kept(&k);
+	if (!k.t.seq)
+		return 0;
+	if (nla_put_u64_64bit(skb, EVT_A_TRIGGER_SEQ, k.t.seq, EVT_A_PAD) ||
+	    nla_put_u8(skb, EVT_A_TRIGGER_REASON, k.t.reason) ||
+	    nla_put_u64_64bit(skb, EVT_A_TRIGGER_TS, k.t.ts, EVT_A_PAD) ||
+	    (k.release_ts && nla_put_u64_64bit(skb, EVT_A_TRIGGER_RELEASE_TS, k.release_ts, EVT_A_PAD)) ||
+	    nla_put_u8(skb, EVT_A_TRIGGER_EXPIRED, k.expired))
+		return -EMSGSIZE;
+	return 0;
+}
+
+/* The first STATUS message: state, configuration, the kept trigger, the event catalogue. */
 static int evt_put_config(struct sk_buff *skb)
 {
 	struct nlattr *list, *n;
 	unsigned int i;
 
-	if (nla_put_u8(skb, EVT_A_TRACING, READ_ONCE(evt_tracing)) ||
+	if (evt_put_kept_trigger(skb) ||
+	    nla_put_u8(skb, EVT_A_TRACING, READ_ONCE(evt_tracing)) ||
 	    nla_put_u8(skb, EVT_A_MODE, evt.mode) ||
 	    nla_put_u32(skb, EVT_A_HIGH_WATER, evt.high_water) ||
 	    nla_put_u32(skb, EVT_A_FLUSH_MS, evt.flush_ms) ||
@@ -609,8 +668,12 @@ static bool evt_status_seek(struct evt_status_cursor *c)
 	}
 }
 
-/* The body of the message for the entry at @c, in a list of one entry. */
-static int evt_status_fill(struct sk_buff *skb, struct evt_status_cursor *c)
+/*
+ * The body of the message for the entry at @c, in a list of one entry.
+ * @admin: the caller has CAP_NET_ADMIN (the filter's names and paths are
+ * theirs to see; anyone else learns how many there are).
+ */
+static int evt_status_fill(struct sk_buff *skb, struct evt_status_cursor *c, bool admin)
 {
 	struct evt_ring_stats st;
 	struct nlattr *list;
@@ -622,7 +685,7 @@ static int evt_status_fill(struct sk_buff *skb, struct evt_status_cursor *c)
 		c->nfake = READ_ONCE(evt_status_fake_cpus);
 		return evt_put_config(skb);
 	case EVT_ST_FILTER:
-		return evt_filter_put_status(skb);
+		return evt_filter_put_status(skb, admin);
 	case EVT_ST_RINGS:
 		list = nla_nest_start(skb, EVT_A_RINGS);
 		if (!list)
@@ -643,7 +706,7 @@ static int evt_status_fill(struct sk_buff *skb, struct evt_status_cursor *c)
 		ch = c->pos / c->nfake;
 		cpu = nr_cpu_ids + c->pos % c->nfake;
 		evt_fake_ring_stats(ch, cpu, &st);
-		ret = evt_put_ring(skb, ch, cpu, &st, true);
+		ret = evt_put_ring(skb, ch, cpu, &st, NULL);
 		break;
 	default:
 		return -EINVAL;
@@ -657,6 +720,7 @@ static int evt_status_fill(struct sk_buff *skb, struct evt_status_cursor *c)
 static int evt_nl_status_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	struct evt_status_cursor *c = (void *)cb->ctx;
+	bool admin = netlink_capable(cb->skb, CAP_NET_ADMIN);
 	void *hdr;
 
 	while (evt_status_seek(c)) {
@@ -664,7 +728,7 @@ static int evt_nl_status_dump(struct sk_buff *skb, struct netlink_callback *cb)
 				  &evt_genl_family, NLM_F_MULTI, EVT_CMD_STATUS);
 		if (!hdr)
 			break;
-		if (evt_status_fill(skb, c)) {
+		if (evt_status_fill(skb, c, admin)) {
 			/* The buffer is full: this entry opens the next round. */
 			genlmsg_cancel(skb, hdr);
 			break;
@@ -693,44 +757,28 @@ static int evt_nl_status_doit(struct sk_buff *skb, struct genl_info *info)
  * switched out, so a reader that stops there reads only closed packets and
  * terminates whatever the writer does meanwhile. A round that runs out of
  * room flushes its last ring again at the next round: a later bound, as
- * good. The cursor (cb->ctx) is the index of the next ring.
+ * good. The holds are the snapshot unit's (evtrace_snapshot.c). The cursor
+ * (cb->ctx) is the index of the next ring.
  */
-/* A snapshot's holds go after this long, read or not. */
-#define EVT_SNAPSHOT_HOLD_MS 10000
 enum { EVT_SNAPSHOT_NOW = 1, EVT_SNAPSHOT_TRIGGER };
-
-static void evt_snapshot_expiry_fn(struct work_struct *w)
-{
-	unsigned int ch;
-	int cpu;
-
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
-		for_each_possible_cpu(cpu) {
-			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
-
-			/* A trigger's hold stays until it is read. */
-			if (cr && READ_ONCE(cr->ring.hold_limit) != READ_ONCE(cr->trigger_hold))
-				evt_ring_hold_below(&cr->ring, 0);
-		}
-}
-static DECLARE_DELAYED_WORK(evt_snapshot_expiry, evt_snapshot_expiry_fn);
 
 static int evt_nl_snapshot_dump(struct sk_buff *skb, struct netlink_callback *cb)
 {
 	unsigned long *pos = (unsigned long *)cb->ctx;
 	/* 0 before the first round, then EVT_SNAPSHOT_NOW or EVT_SNAPSHOT_TRIGGER */
 	unsigned long *kind = pos + 1;
+	struct evt_flush_result res;
 	struct evt_cpu_ring *cr;
 	bool trigger;
 	void *hdr;
-	u64 bound;
+	int ret;
 
 	if (!*kind) {
 		/* The policy checked it: a u64, if there. */
 		const struct nlattr *seq = nlmsg_find_attr(cb->nlh, GENL_HDRLEN, EVT_A_TRIGGER_SEQ);
 
-		if (seq && !evt_trigger_kept(nla_get_u64(seq), cb->extack))
-			return -ENOENT;
+		if (seq && (ret = evt_snapshot_trigger_check(nla_get_u64(seq), cb->extack)))
+			return ret;
 		*kind = seq ? EVT_SNAPSHOT_TRIGGER : EVT_SNAPSHOT_NOW;
 	}
 	trigger = *kind == EVT_SNAPSHOT_TRIGGER;
@@ -738,16 +786,14 @@ static int evt_nl_snapshot_dump(struct sk_buff *skb, struct netlink_callback *cb
 		cr = evt_get_ring(*pos / nr_cpu_ids, *pos % nr_cpu_ids);
 		if (!cr)
 			continue;
+		res = (struct evt_flush_result){};
 		if (trigger) {
 			/* Flushed and held when the trigger fired; rings newer than it have none. */
-			if (!READ_ONCE(cr->trigger_hold))
+			if (!evt_snapshot_trigger_bound(cr, &res))
 				continue;
-			bound = READ_ONCE(cr->trigger_bound);
 		} else {
 			/* Held until read, closed, or expired (a requester that never reads). */
-			bound = evt_ring_snapshot_bound(cr);
-			mod_delayed_work(system_wq, &evt_snapshot_expiry,
-					 msecs_to_jiffies(EVT_SNAPSHOT_HOLD_MS));
+			evt_snapshot_take(cr, &res);
 		}
 		hdr = genlmsg_put(skb, NETLINK_CB(cb->skb).portid, cb->nlh->nlmsg_seq,
 				  &evt_genl_family, NLM_F_MULTI, EVT_CMD_SNAPSHOT);
@@ -755,7 +801,9 @@ static int evt_nl_snapshot_dump(struct sk_buff *skb, struct netlink_callback *cb
 			break;
 		if (nla_put_u8(skb, EVT_A_CHANNEL, cr->channel) ||
 		    nla_put_u32(skb, EVT_A_CPU, cr->cpu) ||
-		    nla_put_u64_64bit(skb, EVT_A_SNAPSHOT_SEQ, bound, EVT_A_PAD)) {
+		    nla_put_u64_64bit(skb, EVT_A_SNAPSHOT_SEQ, res.bound, EVT_A_PAD) ||
+		    (res.unanswered &&
+		     nla_put_u64_64bit(skb, EVT_A_SNAPSHOT_LEFT_OUT, res.left_out, EVT_A_PAD))) {
 			genlmsg_cancel(skb, hdr);
 			break;
 		}
@@ -871,11 +919,13 @@ int evt_nl_init(void)
  */
 void evt_nl_exit(void)
 {
+	/* A trigger's notification being sent finishes first; none starts after. */
+	mutex_lock(&evt_nl_trigger_lock);
 	WRITE_ONCE(evt_nl_ready, false);
+	mutex_unlock(&evt_nl_trigger_lock);
 	/* A notification being sent finishes while the family exists. */
 	cancel_work_sync(&evt_notify_work);
 	genl_unregister_family(&evt_genl_family);
-	cancel_delayed_work_sync(&evt_snapshot_expiry);
 }
 
 /**

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * evtrace's rings: the per-CPU rings of both channels (allocated when a CPU
- * comes online, kept when it goes away), their memory, CPU hotplug, flushes
- * (timer, remote, quiescent bounds), high-water wakeups, the tracing state
- * and event enables, the statistics and the CTF metadata, and the exported
- * recording API. The reader devices, netlink, the probes and the generator
+ * comes online, kept when it goes away), their memory, CPU hotplug,
+ * high-water wakeups, the tracing state and event enables, the statistics
+ * and the CTF metadata, and the exported recording API. Flushing them from
+ * another CPU is evtrace_flush.c's. The reader devices, netlink, the probes and the generator
  * call in here; this unit calls none of them, only the listener the module's
  * init gives it (evtrace_main.c).
  */
@@ -33,10 +33,10 @@
 #ifdef EVT_TEST_WINDOWS
 static unsigned int test_window_ms;
 module_param(test_window_ms, uint, 0644);
-MODULE_PARM_DESC(test_window_ms, "test builds only: the next task-context writer waits this long at test_window_at");
+MODULE_PARM_DESC(test_window_ms, "test builds only: the next task context to reach test_window_at waits this long there");
 static unsigned int test_window_at;
 module_param(test_window_at, uint, 0644);
-MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit");
+MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit, 2 a snapshot reader at its bound, 3 a trigger held not kept, 4 before NOTIFY_TRIGGER");
 
 void evt_test_window(enum evt_test_window_at at)
 {
@@ -65,7 +65,6 @@ DEFINE_PER_CPU(struct evt_cpu_ring *, evt_cpu_rings[EVT_NR_CHANNELS]);
 DEFINE_PER_CPU(int, evt_nesting);
 DEFINE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
 
-static struct delayed_work evt_flush_work;
 static u8 *evt_enabled;		/* per switch (evt_event_switch()) */
 
 static const struct evt_rings_listener *evt_listener;
@@ -232,6 +231,8 @@ static struct evt_cpu_ring *evt_alloc_ring(unsigned int channel, int cpu)
 	cr->channel = channel;
 	cr->cpu = cpu;
 	mutex_init(&cr->reader_lock);
+	mutex_init(&cr->flush_lock);
+	init_completion(&cr->flush_answered);
 	init_waitqueue_head(&cr->wq);
 	init_irq_work(&cr->hw_work, evt_hw_work_fn);
 	atomic_set(&cr->reader_open, 0);
@@ -316,135 +317,6 @@ static int evt_cpu_offline(unsigned int cpu)
 	return 0;
 }
 
-struct evt_flush_call {
-	struct evt_cpu_ring *cr;
-	struct evt_quiescent q;
-	int flushed;
-};
-
-/* On the ring's CPU (IPI). */
-static void evt_flush_local(void *arg)
-{
-	struct evt_flush_call *fc = arg;
-	struct evt_ring *r = &fc->cr->ring;
-
-	fc->flushed = evt_ring_flush(r);
-	/*
-	 * With no writer in flight here, nothing older than now can still
-	 * come. With writers interrupted, each may hold a reservation of any
-	 * age not yet committed (an outer one older than what nested ones
-	 * recorded since): no new bound; the caller keeps its last one.
-	 */
-	if (this_cpu_read(evt_nesting) == 0)
-		fc->q.timestamp = evt_clock();
-	else
-		fc->q.timestamp = 0;
-}
-
-static void evt_flush_call(struct evt_flush_call *fc)
-{
-	int cpu = fc->cr->cpu;
-
-	cpus_read_lock();
-	if (cpu_online(cpu)) {
-		smp_call_function_single(cpu, evt_flush_local, fc, 1);
-	} else {
-		/*
-		 * Nothing runs there, but other CPUs may flush this ring at
-		 * the same time: its CPU-local operations are not atomic
-		 * across CPUs, so remote flushes of one ring are serialised.
-		 */
-		fc->flushed = evt_ring_flush_remote(&fc->cr->ring);
-		fc->q.timestamp = evt_clock();
-		fc->q.flags |= EVT_QUIESCENT_OFFLINE;
-	}
-	cpus_read_unlock();
-	if (fc->flushed) {
-		wake_up_interruptible(&fc->cr->wq);
-		evt_listener->notify(fc->cr, EVT_NOTIFY_FLUSHED);
-	}
-}
-
-/**
- * evt_flush_ring() - close a ring's partial sub-buffer, from any CPU
- * @cr: the ring
- *
- * Return: 1 when a sub-buffer was closed, else 0. Process context.
- */
-int evt_flush_ring(struct evt_cpu_ring *cr)
-{
-	struct evt_flush_call fc = { .cr = cr };
-
-	evt_flush_call(&fc);
-	return fc.flushed;
-}
-
-/**
- * evt_ring_snapshot_bound() - flush a ring and hold what the flush closed
- * @cr: the ring
- *
- * The bound is the packet_seq_num of the sub-buffer open after the flush:
- * every packet below it is closed, and held for the reader (an overwriting
- * writer discards rather than take them) until the reader reaches the bound
- * or closes the ring. Process context.
- *
- * Return: the bound.
- */
-u64 evt_ring_snapshot_bound(struct evt_cpu_ring *cr)
-{
-	unsigned long bound;
-
-	evt_flush_ring(cr);
-	bound = (unsigned long)evt_local_read(&cr->ring.offset) >> cr->ring.sb_shift;
-	evt_ring_hold_below(&cr->ring, bound << cr->ring.sb_shift);
-	return bound;
-}
-
-/**
- * evt_ring_quiescent() - flush, and tell a time before which no new event comes
- * @cr: the ring
- * @q: filled in
- */
-void evt_ring_quiescent(struct evt_cpu_ring *cr, struct evt_quiescent *q)
-{
-	struct evt_flush_call fc = { .cr = cr };
-
-	evt_flush_call(&fc);
-	if (!evt_ring_has_data(&cr->ring))
-		fc.q.flags |= EVT_QUIESCENT_EMPTY;
-	/* The reader's ioctls are serialised (reader_lock): one bound per ring. */
-	if (fc.q.timestamp)
-		cr->quiescent_ts = fc.q.timestamp;
-	else
-		fc.q.timestamp = cr->quiescent_ts;
-	*q = fc.q;
-}
-
-/* Does the open sub-buffer hold events? A racy peek, good enough for a timer. */
-static bool evt_ring_open_has_events(struct evt_cpu_ring *cr)
-{
-	unsigned long in_sb = (unsigned long)evt_local_read(&cr->ring.offset) & cr->ring.sb_mask;
-
-	return in_sb > EVT_PACKET_HEADER_SIZE;
-}
-
-static void evt_flush_work_fn(struct work_struct *w)
-{
-	unsigned int ch;
-	int cpu;
-
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++) {
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++) {
-			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
-
-			if (cr && evt_ring_open_has_events(cr))
-				evt_flush_ring(cr);
-		}
-	}
-	if (evt.flush_ms)
-		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
-}
-
 static int evt_render_metadata(void);
 
 void evt_start_tracing(void)
@@ -460,16 +332,31 @@ void evt_start_tracing(void)
 	evt_statedump_start();
 }
 
-void evt_stop_tracing(void)
+/**
+ * evt_stop_tracing() - stop recording
+ * @sync: wait for the writers (a grace period: every probe runs with
+ *	preemption off, so once one has passed no event started before is
+ *	still being written); else the caller waits (netlink STOP:
+ *	evt_flush_wait_writers(), which a CPU stuck with interrupts off does
+ *	not hang)
+ */
+void evt_stop_tracing(bool sync)
 {
 	WRITE_ONCE(evt_tracing, false);
 	evt_listener->events_changed(false);
 	evt_statedump_stop();
-	/*
-	 * Every probe runs with preemption off: once this returns, no event
-	 * started before STOP is still being written.
-	 */
-	synchronize_rcu();
+	if (sync)
+		synchronize_rcu();
+}
+
+/**
+ * evt_ring_notify() - tell the drainers about a ring (the listener's notify)
+ * @cr: the ring
+ * @reason: enum evt_notify
+ */
+void evt_ring_notify(struct evt_cpu_ring *cr, unsigned int reason)
+{
+	evt_listener->notify(cr, reason);
 }
 
 /**
@@ -513,17 +400,6 @@ void evt_stats_show(struct seq_file *m, unsigned int probes_attached)
 	}
 }
 
-void evt_flush_all(void)
-{
-	unsigned int ch;
-	int cpu;
-
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
-		for (cpu = 0; cpu < nr_cpu_ids; cpu++)
-			if (evt_get_ring(ch, cpu))
-				evt_flush_ring(evt_get_ring(ch, cpu));
-}
-
 static void evt_for_each_ring(void (*fn)(struct evt_cpu_ring *cr, unsigned long arg),
 			      unsigned long arg)
 {
@@ -559,15 +435,6 @@ void evt_set_high_water(unsigned int pct)
 {
 	evt.high_water = pct;
 	evt_for_each_ring(evt_ring_hw_fn, pct);
-}
-
-void evt_set_flush_ms(unsigned int ms)
-{
-	evt.flush_ms = ms;
-	if (ms)
-		mod_delayed_work(system_wq, &evt_flush_work, msecs_to_jiffies(ms));
-	else
-		cancel_delayed_work(&evt_flush_work);
 }
 
 static DEFINE_SPINLOCK(evt_meta_lock);
@@ -613,6 +480,7 @@ static int evt_render_metadata(void)
 	};
 	u64 offset = ktime_get_real_ns() - ktime_get_mono_fast_ns();
 	char name[32], created[32];
+	struct evt_meta_strings sys;
 	struct evt_meta *m, *old;
 	unsigned long need;
 	struct tm tm;
@@ -630,12 +498,23 @@ static int evt_render_metadata(void)
 	memcpy(mp.uuid, evt.uuid, sizeof(mp.uuid));
 	mp.clock_offset_s = div_u64_rem(offset, NSEC_PER_SEC, &ns);
 	mp.clock_offset_ns = ns;
+	/*
+	 * Two passes, one to size and one to write: both must see the same
+	 * hostname, which sethostname() may change in between (the text then
+	 * outgrew its buffer, and a reader of /dev/evtrace/metadata was served
+	 * what lay past it).
+	 */
+	evt_meta_params_copy(&mp, &sys);
 	need = evt_meta_render(NULL, 0, &mp);
 	m = kvmalloc(struct_size(m, text, need + 1), GFP_KERNEL);
 	if (!m)
 		return -ENOMEM;
 	kref_init(&m->ref);
-	m->len = evt_meta_render(m->text, need + 1, &mp);
+	m->len = evt_meta_render_sized(m->text, need + 1, &mp);
+	if (!m->len) {
+		kvfree(m);
+		return -EAGAIN;
+	}
 	spin_lock(&evt_meta_lock);
 	old = evt.metadata;
 	evt.metadata = m;
@@ -697,7 +576,6 @@ int evt_rings_init(const struct evt_rings_config *cfg,
 	evt.flush_ms = cfg->flush_ms;
 	mutex_init(&evt.lock);
 	generate_random_uuid(evt.uuid);
-	INIT_DELAYED_WORK(&evt_flush_work, evt_flush_work_fn);
 	ret = evt_check_memory(num_online_cpus(), "cannot load");
 	if (ret)
 		return ret;
@@ -739,7 +617,7 @@ int evt_rings_hotplug_init(void)
 }
 
 /**
- * evt_rings_loaded() - the module is up: start the flush timer
+ * evt_rings_loaded() - the module is up
  *
  * From now on a CPU whose rings cannot be had comes up without them (its
  * events refused and counted) instead of failing.
@@ -749,19 +627,16 @@ void evt_rings_loaded(void)
 	mutex_lock(&evt.lock);
 	evt.loaded = true;
 	mutex_unlock(&evt.lock);
-	if (evt.flush_ms)
-		schedule_delayed_work(&evt_flush_work, msecs_to_jiffies(evt.flush_ms));
 }
 
 /**
- * evt_rings_hotplug_exit() - stop the flush timer and hotplug, let the last
- * notifications run
+ * evt_rings_hotplug_exit() - stop hotplug, let the last notifications run
  *
- * After every writer is gone (tracing stopped, probes and generator exited).
+ * After every writer is gone (tracing stopped, probes and generator exited)
+ * and the flush timer stopped (evt_flush_timer_stop()).
  */
 void evt_rings_hotplug_exit(void)
 {
-	cancel_delayed_work_sync(&evt_flush_work);
 	cpuhp_remove_state_nocalls(evt.cpuhp_state);
 	/* Nothing can raise a notification any more; let the last ones finish. */
 	evt_for_each_ring(evt_irq_work_sync_fn, 0);

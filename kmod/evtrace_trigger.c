@@ -13,9 +13,10 @@
  * evtrace_trigger event and queues an irq_work; a work item then flushes
  * every ring, holds each at its bound (as SNAPSHOT does, but until read:
  * an overwriting writer discards rather than take what preceded the
- * report), keeps the bounds for SNAPSHOT with TRIGGER_SEQ and multicasts
- * NOTIFY_TRIGGER. With nobody listening the hold keeps the rings' content
- * in memory until a reader takes it.
+ * report), keeps the bounds for SNAPSHOT with TRIGGER_SEQ (the snapshot
+ * unit, evtrace_snapshot.c, owns the holds) and multicasts NOTIFY_TRIGGER.
+ * With nobody listening the hold keeps the rings' content in memory until a
+ * reader takes it, or trigger_keep_ms pass.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -30,9 +31,11 @@
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
 #include <linux/netlink.h>
+#include <linux/cpumask.h>
 #include <trace/events/error_report.h>
 #include <evtrace/netlink.h>
 #include "evtrace.h"
+#include "evtrace_snapshot.h"
 
 static const char *const evt_trigger_names[EVT_NR_TRIGGERS] = {
 	[EVT_TRIGGER_KFENCE] = "kfence",
@@ -44,10 +47,19 @@ static const char *const evt_trigger_names[EVT_NR_TRIGGERS] = {
 #define EVT_TRIGGER_INTERVAL_MIN	100
 #define EVT_TRIGGER_INTERVAL_MAX	3600000
 #define EVT_TRIGGER_INTERVAL_DEFAULT	10000
+/*
+ * An unread trigger's hold goes after this long: long enough for a person
+ * the kernel log tells to save it by hand, short enough that a report
+ * nobody reads (any WARN an unprivileged user can reach) does not stop an
+ * overwriting flight recorder for good.
+ */
+#define EVT_TRIGGER_KEEP_MAX		86400000
+#define EVT_TRIGGER_KEEP_DEFAULT	600000
 
 /* Off unless asked: a trigger's hold turns an overwriting ring into a discarding one until read. */
 static unsigned int evt_trigger_mask;
 static unsigned int evt_trigger_interval_ms = EVT_TRIGGER_INTERVAL_DEFAULT;
+static unsigned int evt_trigger_keep_ms = EVT_TRIGGER_KEEP_DEFAULT;
 
 /*
  * The hooks are attached only while a trigger is on: attaching patches
@@ -62,20 +74,22 @@ static int evt_trigger_hooks_sync(void);
 
 static int evt_trigger_mask_set(const char *val, const struct kernel_param *kp)
 {
-	char buf[64], *list = buf, *name;
+	char buf[64], *list, *name;
 	unsigned int mask = 0, old, i;
 	int ret;
 
 	if (strscpy(buf, val, sizeof(buf)) < 0)
 		goto bad;
-	strim(buf);
-	if (!strcmp(buf, "none") || !*buf)
+	/* strim() returns the text without its leading blanks: " none" is none. */
+	list = strim(buf);
+	if (!strcmp(list, "none") || !*list)
 		goto set;
-	if (!strcmp(buf, "all")) {
+	if (!strcmp(list, "all")) {
 		mask = BIT(EVT_NR_TRIGGERS) - 1;
 		goto set;
 	}
 	while ((name = strsep(&list, ","))) {
+		name = strim(name);
 		for (i = 0; i < EVT_NR_TRIGGERS; i++)
 			if (!strcmp(name, evt_trigger_names[i]))
 				break;
@@ -93,8 +107,9 @@ set:
 	mutex_unlock(&evt_trigger_hooks_lock);
 	return ret;
 bad:
-	pr_err("triggers=%s is invalid: it must be none, all, or a comma-separated list of kasan, kfence, warn and oops\n",
-	       val);
+	/* A value written through sysfs ends in a newline: one log line all the same. */
+	pr_err("triggers=%.*s is invalid: it must be none, all, or a comma-separated list of kasan, kfence, warn and oops\n",
+	       (int)strcspn(val, "\n"), val);
 	return -EINVAL;
 }
 
@@ -117,17 +132,28 @@ module_param_cb(triggers, &evt_trigger_mask_ops, NULL, 0644);
 MODULE_PARM_DESC(triggers, "kernel reports that keep the rings for a snapshot: none (default), all, "
 		 "or a list of kasan, kfence, warn, oops");
 
-static int evt_trigger_interval_set(const char *val, const struct kernel_param *kp)
+/*
+ * A millisecond parameter from @min to @max (@zero: what 0 means, when it
+ * may be 0); out of range, a log line names it and its range.
+ */
+static int evt_ms_param_set(const char *val, const struct kernel_param *kp, unsigned int min,
+			    unsigned int max, const char *zero)
 {
 	unsigned int ms;
 
-	if (kstrtouint(val, 0, &ms) || ms < EVT_TRIGGER_INTERVAL_MIN || ms > EVT_TRIGGER_INTERVAL_MAX) {
-		pr_err("trigger_interval_ms=%s is invalid: it must be from " EVT_STR(EVT_TRIGGER_INTERVAL_MIN)
-		       " to " EVT_STR(EVT_TRIGGER_INTERVAL_MAX) "\n", val);
+	if (kstrtouint(val, 0, &ms) || ms < min || ms > max) {
+		/* A value written through sysfs ends in a newline: one log line all the same. */
+		pr_err("%s=%.*s is invalid: it must be from %u%s to %u\n", kp->name,
+		       (int)strcspn(val, "\n"), val, min, zero, max);
 		return -EINVAL;
 	}
-	WRITE_ONCE(evt_trigger_interval_ms, ms);
+	WRITE_ONCE(*(unsigned int *)kp->arg, ms);
 	return 0;
+}
+
+static int evt_trigger_interval_set(const char *val, const struct kernel_param *kp)
+{
+	return evt_ms_param_set(val, kp, EVT_TRIGGER_INTERVAL_MIN, EVT_TRIGGER_INTERVAL_MAX, "");
 }
 
 static const struct kernel_param_ops evt_trigger_interval_ops = {
@@ -139,24 +165,26 @@ MODULE_PARM_DESC(trigger_interval_ms, "no trigger within this many ms of the las
 		 EVT_STR(EVT_TRIGGER_INTERVAL_MIN) " to " EVT_STR(EVT_TRIGGER_INTERVAL_MAX)
 		 " (default " EVT_STR(EVT_TRIGGER_INTERVAL_DEFAULT) ")");
 
-struct evt_trigger {
-	u64 seq;
-	u64 ts;		/* evt_clock(): the trace's clock */
-	u64 id;
-	u32 reason;
+static int evt_trigger_keep_set(const char *val, const struct kernel_param *kp)
+{
+	return evt_ms_param_set(val, kp, 0, EVT_TRIGGER_KEEP_MAX, " (until read)");
+}
+
+static const struct kernel_param_ops evt_trigger_keep_ops = {
+	.set = evt_trigger_keep_set,
+	.get = param_get_uint,
 };
+module_param_cb(trigger_keep_ms, &evt_trigger_keep_ops, &evt_trigger_keep_ms, 0644);
+MODULE_PARM_DESC(trigger_keep_ms, "a trigger's hold on the rings goes after this many ms unread, 0 = until read, at most "
+		 EVT_STR(EVT_TRIGGER_KEEP_MAX) " (default " EVT_STR(EVT_TRIGGER_KEEP_DEFAULT) ")");
 
 /* 1 from the hook that claims it until its work has run: one trigger at a time. */
 static atomic_t evt_trigger_busy = ATOMIC_INIT(0);
 static u64 evt_trigger_last_ts;			/* written by the claimer only */
-static struct evt_trigger evt_trigger_now;	/* likewise, read by the work */
+static struct evt_trigger_info evt_trigger_now;	/* likewise, read by the work */
 static atomic64_t evt_trigger_seq = ATOMIC64_INIT(0);
 static atomic64_t evt_trigger_fired[EVT_NR_TRIGGERS];
 static atomic64_t evt_trigger_suppressed = ATOMIC64_INIT(0);
-
-/* The last trigger whose bounds the rings keep (trigger_bound, trigger_hold). */
-static DEFINE_MUTEX(evt_trigger_lock);
-static struct evt_trigger evt_trigger_kept_one;
 
 static struct irq_work evt_trigger_iw;
 static struct work_struct evt_trigger_work;
@@ -166,10 +194,23 @@ static void evt_trigger_fire(u32 reason, unsigned long id)
 {
 	/* The catalogue's fields are packed: no padding in a trace. */
 	struct { u32 reason; u64 id; u64 seq; } __packed pl;
+	bool online = cpu_online(raw_smp_processor_id());
 	u64 now;
 
 	if (!(READ_ONCE(evt_trigger_mask) & BIT(reason)) || !READ_ONCE(evt_tracing))
 		return;
+	/*
+	 * A CPU going offline is out of cpu_online_mask before its last
+	 * irq_work_run() (smpcfd_dying_cpu()): an irq_work queued there after
+	 * it would never run, the slot stay claimed for good and
+	 * irq_work_sync() at unload spin. Below the work is queued at once
+	 * instead (irq_work_queue_on() is not exported): not from an NMI,
+	 * where the report is let go.
+	 */
+	if (unlikely(!online && in_nmi())) {
+		atomic64_inc(&evt_trigger_suppressed);
+		return;
+	}
 	if (atomic_cmpxchg(&evt_trigger_busy, 0, 1)) {
 		atomic64_inc(&evt_trigger_suppressed);
 		return;
@@ -187,8 +228,11 @@ static void evt_trigger_fire(u32 reason, unsigned long id)
 	pl.id = id;
 	pl.seq = atomic64_inc_return(&evt_trigger_seq);
 	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_TRIGGER, &pl, sizeof(pl));
-	evt_trigger_now = (struct evt_trigger){ .seq = pl.seq, .ts = now, .id = id, .reason = reason };
-	irq_work_queue(&evt_trigger_iw);
+	evt_trigger_now = (struct evt_trigger_info){ .seq = pl.seq, .ts = now, .id = id, .reason = reason };
+	if (likely(online))
+		irq_work_queue(&evt_trigger_iw);
+	else
+		queue_work(system_unbound_wq, &evt_trigger_work);
 }
 
 static void evt_trigger_error_report(void *data, enum error_detector det, unsigned long id)
@@ -203,6 +247,27 @@ static void evt_trigger_error_report(void *data, enum error_detector det, unsign
 		evt_trigger_fire(reasons[det], id);
 }
 
+#ifdef EVT_TEST_WINDOWS
+/* Test builds only: a trigger as a report of that kind would fire it, without the report. */
+static int evt_trigger_test_set(const char *val, const struct kernel_param *kp)
+{
+	unsigned int i;
+
+	for (i = 0; i < EVT_NR_TRIGGERS; i++)
+		if (sysfs_streq(val, evt_trigger_names[i])) {
+			evt_trigger_fire(i, 0);
+			return 0;
+		}
+	return -EINVAL;
+}
+
+static const struct kernel_param_ops evt_trigger_test_ops = {
+	.set = evt_trigger_test_set,
+};
+module_param_cb(test_trigger, &evt_trigger_test_ops, NULL, 0200);
+MODULE_PARM_DESC(test_trigger, "test builds only: fire a trigger of this kind (kasan, kfence, warn, oops) as its report would");
+#endif
+
 static int evt_trigger_die(struct notifier_block *nb, unsigned long val, void *data)
 {
 	struct die_args *args = data;
@@ -216,6 +281,61 @@ static struct notifier_block evt_trigger_die_nb = {
 	.notifier_call = evt_trigger_die,
 };
 
+#ifdef EVT_TEST_WINDOWS
+#include <linux/kprobes.h>
+/*
+ * Test builds only: test_trigger_dying=1 runs the die notifier's hook once
+ * on a CPU on its way down, past its last irq_work_run() (a kprobe on
+ * sched_cpu_dying()), as an oops there would run it.
+ */
+static atomic_t evt_test_dying_armed = ATOMIC_INIT(0);
+
+static int evt_test_dying_pre(struct kprobe *p, struct pt_regs *regs)
+{
+	struct die_args args = { .regs = regs, .str = "test_trigger_dying" };
+
+	if (!cpu_online(raw_smp_processor_id()) && atomic_xchg(&evt_test_dying_armed, 0))
+		evt_trigger_die(NULL, DIE_OOPS, &args);
+	return 0;
+}
+
+static struct kprobe evt_test_dying_kp = {
+	.symbol_name = "sched_cpu_dying",
+	.pre_handler = evt_test_dying_pre,
+};
+static bool evt_test_dying_registered;
+
+static int evt_test_dying_set(const char *val, const struct kernel_param *kp)
+{
+	int ret = 0;
+
+	mutex_lock(&evt_trigger_hooks_lock);
+	if (!evt_test_dying_registered && evt_trigger_live) {
+		ret = register_kprobe(&evt_test_dying_kp);
+		evt_test_dying_registered = !ret;
+	}
+	mutex_unlock(&evt_trigger_hooks_lock);
+	if (!ret)
+		atomic_set(&evt_test_dying_armed, 1);
+	return ret;
+}
+
+static const struct kernel_param_ops evt_test_dying_ops = {
+	.set = evt_test_dying_set,
+};
+module_param_cb(test_trigger_dying, &evt_test_dying_ops, NULL, 0200);
+MODULE_PARM_DESC(test_trigger_dying, "test builds only: the next CPU going offline runs the oops hook past its last irq_work_run()");
+
+static void evt_test_dying_exit(void)
+{
+	if (evt_test_dying_registered)
+		unregister_kprobe(&evt_test_dying_kp);
+	evt_test_dying_registered = false;
+}
+#else
+static void evt_test_dying_exit(void) { }
+#endif
+
 static void evt_trigger_iw_fn(struct irq_work *w)
 {
 	queue_work(system_unbound_wq, &evt_trigger_work);
@@ -223,70 +343,48 @@ static void evt_trigger_iw_fn(struct irq_work *w)
 
 static void evt_trigger_work_fn(struct work_struct *w)
 {
-	struct evt_trigger t = evt_trigger_now;
-	unsigned int ch;
-	int cpu;
+	struct evt_trigger_info t = evt_trigger_now;
+	unsigned int keep_ms = READ_ONCE(evt_trigger_keep_ms);
+	cpumask_var_t unanswered;
+	bool mask = zalloc_cpumask_var(&unanswered, GFP_KERNEL);
+	int ret;
 
-	mutex_lock(&evt_trigger_lock);
-	for (ch = 0; ch < EVT_NR_CHANNELS; ch++)
-		for_each_possible_cpu(cpu) {
-			struct evt_cpu_ring *cr = evt_get_ring(ch, cpu);
-
-			if (!cr)
-				continue;
-			WRITE_ONCE(cr->trigger_bound, evt_ring_snapshot_bound(cr));
-			WRITE_ONCE(cr->trigger_hold, READ_ONCE(cr->ring.hold_limit));
-		}
-	evt_trigger_kept_one = t;
-	mutex_unlock(&evt_trigger_lock);
+	/* No lock held across the flush: netlink never waits for this work. */
+	evt_snapshot_trigger(&t, keep_ms, mask ? unanswered : NULL);
 	/* The next report may claim the slot: evt_trigger_now was copied. */
 	atomic_set_release(&evt_trigger_busy, 0);
-	if (evt_nl_notify_trigger(t.reason, t.seq, t.ts) == -ESRCH)
-		pr_info("trigger %llu (%s) kept the rings: nobody listens; evctl snapshot --trigger %llu saves them\n",
+	if (mask && !cpumask_empty(unanswered))
+		pr_warn("trigger %llu: CPUs %*pbl did not answer the flush (spinning with interrupts off?): their rings are kept as they were, the events of each open sub-buffer left out\n",
+			t.seq, cpumask_pr_args(unanswered));
+	ret = evt_nl_notify_trigger(&t, mask ? unanswered : NULL);
+	if (ret == -ESRCH && keep_ms)
+		pr_info("trigger %llu (%s) kept the rings: nobody listens; evctl snapshot --trigger %llu saves them (they record again after trigger_keep_ms=%u unread)\n",
+			t.seq, evt_trigger_names[t.reason], t.seq, keep_ms);
+	else if (ret == -ESRCH)
+		pr_info("trigger %llu (%s) kept the rings: nobody listens; evctl snapshot --trigger %llu saves them (held until read: trigger_keep_ms=0)\n",
 			t.seq, evt_trigger_names[t.reason], t.seq);
-}
-
-/**
- * evt_trigger_kept() - are the bounds of trigger @seq the ones kept?
- * @seq: a trigger's number (NOTIFY_TRIGGER's TRIGGER_SEQ)
- * @extack: says why not
- *
- * Return: true when SNAPSHOT may answer with the rings' trigger bounds.
- */
-bool evt_trigger_kept(u64 seq, struct netlink_ext_ack *extack)
-{
-	u64 kept;
-
-	mutex_lock(&evt_trigger_lock);
-	kept = evt_trigger_kept_one.seq;
-	mutex_unlock(&evt_trigger_lock);
-	if (seq && seq == kept)
-		return true;
-	if (kept)
-		NL_SET_ERR_MSG(extack, "that trigger's bounds are not kept: only the last trigger's are");
-	else
-		NL_SET_ERR_MSG(extack, "no trigger has fired since the module was loaded");
-	return false;
+	if (mask)
+		free_cpumask_var(unanswered);
 }
 
 static int evt_trigger_show(struct seq_file *m, void *v)
 {
-	struct evt_trigger kept;
+	struct evt_trigger_kept k;
 	unsigned int i;
 
-	mutex_lock(&evt_trigger_lock);
-	kept = evt_trigger_kept_one;
-	mutex_unlock(&evt_trigger_lock);
+	evt_snapshot_kept(&k);
 	seq_puts(m, "triggers ");
 	for (i = 0; i < EVT_NR_TRIGGERS; i++)
 		if (READ_ONCE(evt_trigger_mask) & BIT(i))
 			seq_printf(m, "%s ", evt_trigger_names[i]);
-	seq_printf(m, "interval_ms %u\n", READ_ONCE(evt_trigger_interval_ms));
+	seq_printf(m, "interval_ms %u keep_ms %u\n", READ_ONCE(evt_trigger_interval_ms),
+		   READ_ONCE(evt_trigger_keep_ms));
 	for (i = 0; i < EVT_NR_TRIGGERS; i++)
 		seq_printf(m, "fired %s %lld\n", evt_trigger_names[i], atomic64_read(&evt_trigger_fired[i]));
 	seq_printf(m, "suppressed %lld\n", atomic64_read(&evt_trigger_suppressed));
-	if (kept.seq)
-		seq_printf(m, "kept %llu %s ts %llu\n", kept.seq, evt_trigger_names[kept.reason], kept.ts);
+	if (k.t.seq)
+		seq_printf(m, "kept %llu %s ts %llu%s\n", k.t.seq, evt_trigger_names[k.t.reason], k.t.ts,
+			   k.expired ? " expired" : k.ready ? "" : " flushing");
 	else
 		seq_puts(m, "kept none\n");
 	return 0;
@@ -363,6 +461,7 @@ void evt_trigger_exit(void)
 	evt_trigger_live = false;
 	WRITE_ONCE(evt_trigger_mask, 0);
 	evt_trigger_hooks_sync();
+	evt_test_dying_exit();
 	mutex_unlock(&evt_trigger_hooks_lock);
 	irq_work_sync(&evt_trigger_iw);
 	cancel_work_sync(&evt_trigger_work);

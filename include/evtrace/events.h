@@ -160,4 +160,28 @@ struct evt_meta_params {
  */
 unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_meta_params *p);
 
+/*
+ * The system's strings the metadata names (hostname, kernel release and
+ * version: utsname fields of at most 64 bytes), copied: another task may
+ * change them between the pass that sizes the text and the one that writes
+ * it (sethostname()).
+ */
+#define EVT_META_SYS_STRING	65
+struct evt_meta_strings {
+	char hostname[EVT_META_SYS_STRING];
+	char kernel_release[EVT_META_SYS_STRING];
+	char kernel_version[EVT_META_SYS_STRING];
+};
+
+/* Copy @p's system strings into @s (at most 64 bytes each) and point @p at the copies. */
+void evt_meta_params_copy(struct evt_meta_params *p, struct evt_meta_strings *s);
+
+/*
+ * The second pass: render into @buf of @size bytes, sized by a first pass
+ * (evt_meta_render(NULL, 0, @p) + 1). Returns the text's length, or 0 when
+ * it does not fit (@p's strings changed between the passes): never a
+ * length beyond @buf, which a reader would be served.
+ */
+unsigned long evt_meta_render_sized(char *buf, unsigned long size, const struct evt_meta_params *p);
+
 #endif /* EVTRACE_EVENTS_H */

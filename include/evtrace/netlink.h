@@ -34,23 +34,44 @@
  * ring's packets with EVT_IOC_PUT_GET_SUBBUF_BELOW up to that bound and stops
  * there, however fast the writer goes on (<evtrace/abi.h>). Until the reader
  * reaches the bound (or closes the ring, or 10 s pass) an overwriting writer
- * discards rather than take a packet below it. With TRIGGER_SEQ, the bounds
- * are those the trigger of that number took when it fired (NOTIFY_TRIGGER),
- * nothing is flushed, and rings that had none are left out; only the last
- * trigger's bounds are kept (ENOENT for another), held until read. A request
+ * discards rather than take a packet below it: the ring's snapshot hold. A
+ * ring whose CPU does not answer the flush within 2 s (spinning with
+ * interrupts off) is not waited for: its bound is its open sub-buffer's
+ * number (that sub-buffer, not closed, is left out) and its message carries
+ * SNAPSHOT_LEFT_OUT, the events in it. With TRIGGER_SEQ, the bounds are those
+ * the trigger of that number took when it fired (NOTIFY_TRIGGER), nothing is
+ * flushed, and rings that had none are left out; only the last trigger's
+ * bounds are kept (ENOENT for another, or once trigger_keep_ms released its
+ * holds unread; EAGAIN while its rings are still being flushed). A request
  * without NLM_F_DUMP gets EOPNOTSUPP.
  *
  * Triggers: when the kernel reports a bug (error_report_end: KASAN, KFENCE,
  * every WARN; the die notifier: an oops) and the module parameter triggers
  * names that detector, the module records an evtrace_trigger event, flushes
- * every ring, holds each at its bound as SNAPSHOT does (without expiry) and
- * multicasts NOTIFY_TRIGGER with TRIGGER_REASON, TRIGGER_SEQ and TRIGGER_TS.
- * A drainer (evdrain --snapshots) then asks SNAPSHOT with TRIGGER_SEQ. One
- * trigger at a time, and none within trigger_interval_ms of the last.
+ * every ring, holds each at its bound with the ring's trigger hold, and
+ * multicasts NOTIFY_TRIGGER with TRIGGER_REASON, TRIGGER_SEQ, TRIGGER_TS and,
+ * when CPUs did not answer the flush, UNANSWERED_CPUS (their rings kept as
+ * they were). A drainer (evdrain --snapshots) then asks SNAPSHOT with
+ * TRIGGER_SEQ. One trigger at a time, and none within trigger_interval_ms of
+ * the last.
+ *
+ * Holds: a ring has two, a snapshot's and a trigger's; an overwriting writer
+ * honours the higher, and each goes by its own rule only. A snapshot's: its
+ * reader reaches the bound, the ring device is closed, or 10 s after the last
+ * SNAPSHOT. A trigger's: a reader reaches its bound (whatever it reads for),
+ * or trigger_keep_ms pass with it unread (0: never). STATUS shows them: the
+ * kept trigger in the first message (TRIGGER_SEQ, _REASON, _TS, _RELEASE_TS
+ * when its holds will go unread, _EXPIRED once they did), and per ring since
+ * when it is held by each (R_HELD_SNAPSHOT, R_HELD_TRIGGER, absent when not)
+ * and the flushes its CPU did not answer in time (R_UNANSWERED).
  *
  * Mutating commands need CAP_NET_ADMIN. STATUS is open to everyone: it
- * reports counters and configuration of the tracer, no event contents, no
- * addresses, nothing about other users' processes.
+ * reports counters, configuration and holds of the tracer, no event
+ * contents, no addresses, nothing about other users' processes. Of the task
+ * filter everyone sees whether one is set and how many process IDs, names
+ * and cgroups it tracks (FILTER_NR_PIDS, _NR_COMMS, _NR_CGROUPS,
+ * _FOLLOW_FORK); the names and paths themselves (FILTER_COMMS,
+ * FILTER_CGROUPS) go to CAP_NET_ADMIN only.
  *
  * Requests are validated strictly (EINVAL with an extended-ack message): the
  * genl header's reserved field must be 0, nlmsg_flags may hold only
@@ -100,10 +121,11 @@ enum evt_genl_cmd {
  * two tasks is tracked; a wakeup, a migration, an exit or a free when the
  * task it names is. Other events are counted per ring as FILTERED, not as
  * losses. The state dump is never filtered (it describes every task,
- * whoever records it). A process leaves
- * the set when it ends (its ID may be reused). With FOLLOW_FORK, a process
- * forked by a tracked task is tracked by its ID. UNTRACK that leaves
- * nothing tracked, or FILTER_ALL, removes the filter.
+ * whoever records it). A process leaves the set when it ends (once freed:
+ * its ID may be reused). With FOLLOW_FORK, a process forked by a tracked task
+ * is tracked by its ID. A cgroup is tracked by its path: removed and created
+ * again, the new one is. UNTRACK that leaves nothing tracked, or FILTER_ALL,
+ * removes the filter.
  */
 enum evt_genl_attr {
 	EVT_A_UNSPEC,
@@ -133,18 +155,25 @@ enum evt_genl_attr {
 	EVT_A_TIMER_PERIOD_US,	/* u32: EVT_TIMER_PERIOD_US_MIN..MAX (TIMER, required) */
 	EVT_A_FILTER_PIDS,	/* nested: EVT_A_FILTER_PID... (TRACK, UNTRACK) */
 	EVT_A_FILTER_PID,	/* u32: a process ID in the caller's PID namespace */
-	EVT_A_FILTER_COMMS,	/* nested: EVT_A_FILTER_COMM... (TRACK, UNTRACK, STATUS) */
+	EVT_A_FILTER_COMMS,	/* nested: EVT_A_FILTER_COMM... (TRACK, UNTRACK, STATUS: CAP_NET_ADMIN only) */
 	EVT_A_FILTER_COMM,	/* string: a process name, <= EVT_FILTER_COMM_MAX bytes */
-	EVT_A_FILTER_CGROUPS,	/* nested: EVT_A_FILTER_CGROUP... (TRACK, UNTRACK, STATUS) */
+	EVT_A_FILTER_CGROUPS,	/* nested: EVT_A_FILTER_CGROUP... (TRACK, UNTRACK, STATUS: CAP_NET_ADMIN only) */
 	EVT_A_FILTER_CGROUP,	/* string: a cgroup v2 path, as /proc/PID/cgroup shows it */
 	EVT_A_FILTER_FOLLOW_FORK, /* u8: children of tracked tasks are tracked (TRACK, STATUS) */
 	EVT_A_FILTER_ALL,	/* flag: UNTRACK everything, recording every task again */
-	EVT_A_FILTER,		/* nested, STATUS: FILTER_NR_PIDS, _FOLLOW_FORK, _COMMS, _CGROUPS */
+	EVT_A_FILTER,		/* nested, STATUS: FILTER_NR_PIDS, _FOLLOW_FORK, _NR_COMMS, _NR_CGROUPS, _COMMS, _CGROUPS */
 	EVT_A_FILTER_NR_PIDS,	/* u32: process IDs tracked now (STATUS) */
 	EVT_A_SNAPSHOT_SEQ,	/* u64: SNAPSHOT's bound, a packet_seq_num (see below) */
-	EVT_A_TRIGGER_REASON,	/* u8: enum evt_trigger_reason (NOTIFY_TRIGGER) */
+	EVT_A_TRIGGER_REASON,	/* u8: enum evt_trigger_reason (NOTIFY_TRIGGER; STATUS: the kept one's) */
 	EVT_A_TRIGGER_SEQ,	/* u64: the trigger's number since load */
 	EVT_A_TRIGGER_TS,	/* u64: when, on the trace's clock */
+	/* Later additions to version 3: clients that do not know them skip them. */
+	EVT_A_UNANSWERED_CPUS,	/* string, NOTIFY_TRIGGER: CPUs that did not answer its flush ("1,3-5") */
+	EVT_A_SNAPSHOT_LEFT_OUT, /* u64, SNAPSHOT: the ring's CPU did not answer; its open sub-buffer's events are not below the bound */
+	EVT_A_TRIGGER_RELEASE_TS, /* u64, STATUS: when the kept trigger's holds go unread (trace clock) */
+	EVT_A_TRIGGER_EXPIRED,	/* u8, STATUS: 1 when they went (trigger_keep_ms) with a ring unread */
+	EVT_A_FILTER_NR_COMMS,	/* u32, STATUS's FILTER: process names tracked */
+	EVT_A_FILTER_NR_CGROUPS, /* u32, STATUS's FILTER: cgroups tracked */
 	__EVT_A_MAX,
 };
 #define EVT_A_MAX (__EVT_A_MAX - 1)
@@ -174,6 +203,9 @@ enum evt_ring_attr {
 	/* u64 each, version 3: EVT_R_FILTERED */
 	EVT_RING_COUNTERS_V3(EVT_R_COUNTER)
 #undef EVT_R_COUNTER
+	EVT_R_HELD_SNAPSHOT,	/* u64: held by a SNAPSHOT since (trace clock); absent when not */
+	EVT_R_HELD_TRIGGER,	/* u64: held by the kept trigger since; absent when not */
+	EVT_R_UNANSWERED,	/* u64: flushes its CPU did not answer in time, since load */
 	__EVT_R_MAX,
 };
 #define EVT_R_MAX (__EVT_R_MAX - 1)

@@ -99,6 +99,16 @@ static const struct evt_field_desc f_marker[] = {
 #include "evt_syscalls.h"
 
 /*
+ * Each table fits its id range: a native table longer than the gap before
+ * the compat range would give its last syscalls the compat ones' ids (and
+ * names), a compat table past EVT_ID_SYS_END ids nothing decodes.
+ */
+_Static_assert(EVT_ID_SYS_BASE + EVT_NR_SYSCALLS <= EVT_ID_COMPAT_SYS_BASE,
+	       "this kernel has more native syscalls than the ids from EVT_ID_SYS_BASE to EVT_ID_COMPAT_SYS_BASE: move EVT_ID_COMPAT_SYS_BASE up");
+_Static_assert(EVT_ID_COMPAT_SYS_BASE + EVT_NR_COMPAT_SYSCALLS <= EVT_ID_SYS_END,
+	       "this kernel has more compat syscalls than the ids from EVT_ID_COMPAT_SYS_BASE to EVT_ID_SYS_END: move EVT_ID_SYS_END up");
+
+/*
  * Every event but the syscall entries, then the syscall entries (they share
  * one enable switch, the last).
  */
@@ -379,4 +389,41 @@ unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_me
 		out(&o, "\t};\n};\n\n");
 	}
 	return o.len;
+}
+
+/*
+ * A string another task may be writing (the kernel's uts_sem, which orders
+ * its own readers, is not exported to modules): each byte read once, so a
+ * blend of old and new at worst, always terminated within @size.
+ */
+#ifdef __KERNEL__
+#define evt_racy_byte(p)	data_race(READ_ONCE(*(p)))
+#else
+#define evt_racy_byte(p)	(*(const volatile char *)(p))
+#endif
+
+static void copy_string(char *dst, const char *src, unsigned long size)
+{
+	unsigned long n = 0;
+
+	while (src && n + 1 < size && (dst[n] = evt_racy_byte(&src[n])))
+		n++;
+	dst[n] = '\0';
+}
+
+void evt_meta_params_copy(struct evt_meta_params *p, struct evt_meta_strings *s)
+{
+	copy_string(s->hostname, p->hostname, sizeof(s->hostname));
+	copy_string(s->kernel_release, p->kernel_release, sizeof(s->kernel_release));
+	copy_string(s->kernel_version, p->kernel_version, sizeof(s->kernel_version));
+	p->hostname = s->hostname;
+	p->kernel_release = s->kernel_release;
+	p->kernel_version = s->kernel_version;
+}
+
+unsigned long evt_meta_render_sized(char *buf, unsigned long size, const struct evt_meta_params *p)
+{
+	unsigned long len = evt_meta_render(buf, size, p);
+
+	return len < size ? len : 0;
 }

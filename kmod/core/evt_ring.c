@@ -240,6 +240,15 @@ static void evt_switch_in(struct evt_ring *r, unsigned long sb_pos, u64 ts)
 	evt_commit_bytes(r, sb_pos, EVT_PACKET_HEADER_SIZE);
 }
 
+/* The higher of the holds: the writer honours the stricter. */
+static unsigned long evt_hold_max(struct evt_ring *r)
+{
+	unsigned long a = (unsigned long)evt_atomic_read(&r->hold[EVT_HOLD_SNAPSHOT]);
+	unsigned long b = (unsigned long)evt_atomic_read(&r->hold[EVT_HOLD_TRIGGER]);
+
+	return a > b ? a : b;
+}
+
 /*
  * May the writer open the sub-buffer at *@sb_pos? Its previous lap, at
  * old = pos - ring_size, must be delivered, and read already or, in
@@ -299,8 +308,16 @@ static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,
 		if (pos < r->ring_size || evt_cons_pos(r, v) > pos - r->ring_size)
 			break;
 		old = pos - r->ring_size;
-		/* A snapshot reads up to its hold: what it will read is not taken. */
-		if (r->mode != EVT_MODE_OVERWRITE || old < EVT_READ_ONCE(r->hold_limit))
+		if (r->mode != EVT_MODE_OVERWRITE)
+			return -ENOBUFS;
+		EVT_HOOK(HOLD_CHECK, r);
+		/*
+		 * A snapshot reads up to its hold: what it will read is not
+		 * taken. The holds after the word: a hold raised since flipped
+		 * it (evt_ring_hold()), and the cmpxchg below fails.
+		 */
+		evt_smp_rmb();
+		if (old < evt_hold_max(r))
 			return -ENOBUFS;
 		/*
 		 * The lap's count, read before the lap is taken: once it is,
@@ -569,18 +586,122 @@ int evt_ring_get_below(struct evt_ring *r, unsigned long *pos, unsigned long lim
 }
 
 /**
- * evt_ring_hold_below() - keep the packets below a position for a reader
+ * evt_ring_hold() - keep the packets below a position for a reader
  * @r: the ring
- * @limit: a position (a snapshot's bound); 0 releases the hold
+ * @kind: whose hold (enum evt_hold_kind)
+ * @limit: a position (a snapshot's bound); a hold of @kind already at or
+ *	above it stays as it is
  *
- * Until released, an overwriting writer that would take a lap below @limit
- * from the reader discards its event instead (counted as discarded), so a
- * snapshot reads every packet the flush before it closed, however fast the
- * writer goes. The reader releases the hold when it reaches the bound.
+ * Until released, an overwriting writer that would take a lap below the
+ * highest hold from the reader discards its event instead (counted as
+ * discarded), so a snapshot reads every packet the flush before it closed,
+ * however fast the writer goes. Any context; lock-free.
  */
-void evt_ring_hold_below(struct evt_ring *r, unsigned long limit)
+void evt_ring_hold(struct evt_ring *r, enum evt_hold_kind kind, unsigned long limit)
 {
-	EVT_WRITE_ONCE(r->hold_limit, limit);
+	unsigned long cur, v;
+
+	for (;;) {
+		cur = (unsigned long)evt_atomic_read(&r->hold[kind]);
+		if (cur >= limit)
+			return;
+		EVT_HOOK(HOLD_SET, r);
+		if ((unsigned long)evt_atomic_cmpxchg(&r->hold[kind], (long)cur, (long)limit) == cur)
+			break;
+	}
+	/* A writer that read the holds before this one fails its cmpxchg on the word. */
+	do
+		v = (unsigned long)evt_atomic_read(&r->consumed);
+	while ((unsigned long)evt_atomic_cmpxchg(&r->consumed, (long)v,
+						 (long)(v ^ EVT_CONSUMED_HOLD_FLIP)) != v);
+}
+
+/**
+ * evt_ring_hold_reached() - a reader got to @reached: release a hold it covers
+ * @r: the ring
+ * @kind: whose hold
+ * @reached: the reader's position (its bound, where it found nothing more)
+ *
+ * A hold above @reached (raised since, by a later snapshot or trigger)
+ * stays. Lock-free.
+ *
+ * Return: 1 when a hold of @kind was released.
+ */
+int evt_ring_hold_reached(struct evt_ring *r, enum evt_hold_kind kind, unsigned long reached)
+{
+	unsigned long cur;
+
+	for (;;) {
+		cur = (unsigned long)evt_atomic_read(&r->hold[kind]);
+		if (!cur || cur > reached)
+			return 0;
+		EVT_HOOK(HOLD_REACHED, r);
+		if ((unsigned long)evt_atomic_cmpxchg(&r->hold[kind], (long)cur, 0) == cur)
+			return 1;
+	}
+}
+
+/**
+ * evt_ring_hold_release() - release a hold whatever it is (its owner's rule)
+ * @r: the ring
+ * @kind: whose hold
+ */
+void evt_ring_hold_release(struct evt_ring *r, enum evt_hold_kind kind)
+{
+	evt_atomic_set(&r->hold[kind], 0);
+}
+
+/**
+ * evt_ring_held() - the position a hold keeps the ring below
+ * @r: the ring
+ * @kind: whose hold
+ *
+ * Return: the position, 0 when not held.
+ */
+unsigned long evt_ring_held(struct evt_ring *r, enum evt_hold_kind kind)
+{
+	return (unsigned long)evt_atomic_read(&r->hold[kind]);
+}
+
+/**
+ * evt_ring_flush_hold() - close the open sub-buffer, hold the ring below it
+ * @r: the ring, on its own CPU (that CPU offline: evt_ring_flush_remote_hold())
+ * @kind: the hold to raise to the bound (enum evt_hold_kind), or -1: none
+ * @bound: set to the packet_seq_num of the sub-buffer open now: every packet
+ *	below it is closed
+ *
+ * On the ring's own CPU, so that a writer it interrupted, which may have
+ * read the holds already, finds the word flipped and reads them again.
+ *
+ * Return: as evt_ring_flush().
+ */
+int evt_ring_flush_hold(struct evt_ring *r, int kind, unsigned long *bound)
+{
+	int flushed = evt_ring_flush(r);
+
+	*bound = (unsigned long)evt_local_read(&r->offset) >> r->sb_shift;
+	if (kind >= 0 && kind < EVT_NR_HOLDS)
+		evt_ring_hold(r, (enum evt_hold_kind)kind, *bound << r->sb_shift);
+	return flushed;
+}
+
+/**
+ * evt_ring_flush_remote_hold() - evt_ring_flush_hold() for a ring whose CPU is offline
+ * @r: the ring
+ * @kind: as evt_ring_flush_hold()
+ * @bound: as evt_ring_flush_hold()
+ *
+ * Context: as evt_ring_flush_remote().
+ * Return: as evt_ring_flush().
+ */
+int evt_ring_flush_remote_hold(struct evt_ring *r, int kind, unsigned long *bound)
+{
+	int ret;
+
+	evt_lock(&r->remote_flush_lock);
+	ret = evt_ring_flush_hold(r, kind, bound);
+	evt_unlock(&r->remote_flush_lock);
+	return ret;
 }
 
 /**

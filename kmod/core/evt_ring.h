@@ -69,7 +69,10 @@ enum evt_ring_event {
 	X(FLUSH_OPEN_BEFORE_CMPXCHG)	/* flush opening a packet for losses */ \
 	X(FLUSH_OPEN_AFTER_CMPXCHG)	/* ... taken, not switched in */ \
 	X(GET)				/* reader: lap seen, not claimed */ \
-	X(PUT)				/* reader: releasing, not released */
+	X(PUT)				/* reader: releasing, not released */ \
+	X(HOLD_CHECK)			/* overwrite: reader's word read, holds not yet */ \
+	X(HOLD_SET)			/* a hold: its limit read, not raised */ \
+	X(HOLD_REACHED)			/* reader at its bound: a hold read, not released */
 
 enum evt_hook_point {
 #define EVT_HOOK_ENUM(name) EVT_HOOK_##name,
@@ -82,17 +85,33 @@ enum evt_hook_point {
 
 /*
  * The consumed word: the reader's next position (in sub-buffers) above
- * EVT_CONSUMED_POS_SHIFT, the slot of the sub-buffer it holds in bits 1-12,
- * EVT_CONSUMED_HELD in bit 0. Writer and reader decide with one cmpxchg on
- * one word, so the writer never judges the held slot from a stale copy.
+ * EVT_CONSUMED_POS_SHIFT, EVT_CONSUMED_HOLD_FLIP in bit 13, the slot of the
+ * sub-buffer it holds in bits 1-12, EVT_CONSUMED_HELD in bit 0. Writer and
+ * reader decide with one cmpxchg on one word, so the writer never judges the
+ * held slot from a stale copy. A new hold flips EVT_CONSUMED_HOLD_FLIP: a
+ * writer that read the holds before fails its cmpxchg and reads them again.
  */
 #define EVT_CONSUMED_HELD	1UL
 #define EVT_CONSUMED_SLOT_SHIFT	1
-#define EVT_CONSUMED_POS_SHIFT	13
+#define EVT_CONSUMED_HOLD_FLIP	(1UL << 13)
+#define EVT_CONSUMED_POS_SHIFT	14
 /* The slot field holds any sub-buffer index. */
-#if (1 << (EVT_CONSUMED_POS_SHIFT - EVT_CONSUMED_SLOT_SHIFT)) < EVT_NUM_SUBBUF_MAX
+#if (1 << (13 - EVT_CONSUMED_SLOT_SHIFT)) < EVT_NUM_SUBBUF_MAX
 #error "the consumed word's slot field is too narrow for EVT_NUM_SUBBUF_MAX"
 #endif
+
+/*
+ * Holds (evt_ring_hold()): in overwrite mode a writer does not take a lap
+ * below a hold's limit from the reader, it discards instead. Two, each
+ * released by its own rule (the module's snapshot unit): a SNAPSHOT's (its
+ * reader at the bound, the ring closed, or expired) and a trigger's (its
+ * reader at the bound, or trigger_keep_ms); the writer honours the higher.
+ */
+enum evt_hold_kind {
+	EVT_HOLD_SNAPSHOT,
+	EVT_HOLD_TRIGGER,
+	EVT_NR_HOLDS,
+};
 
 /*
  * An event header's kind: small (the channel's one word or two), wide (a
@@ -166,12 +185,8 @@ struct evt_ring {
 	unsigned long subbuf_size;
 	unsigned long ring_size;
 	unsigned long hw_bytes;		/* high-water mark in unconsumed bytes */
-	/*
-	 * A snapshot's hold (evt_ring_hold_below()): in overwrite mode a
-	 * writer does not take a lap below this position from the reader, it
-	 * discards instead. 0: no hold. Read at sub-buffer switches only.
-	 */
-	unsigned long hold_limit;
+	/* Positions, 0: none (enum evt_hold_kind). Read at sub-buffer switches only. */
+	evt_atomic_t hold[EVT_NR_HOLDS];
 	evt_local_t discarded;
 	evt_local_t too_big;
 	evt_local_t refused;
@@ -233,7 +248,12 @@ int evt_ring_flush_remote(struct evt_ring *r);
 
 int evt_ring_get(struct evt_ring *r, unsigned long *pos);
 int evt_ring_get_below(struct evt_ring *r, unsigned long *pos, unsigned long limit);
-void evt_ring_hold_below(struct evt_ring *r, unsigned long limit);
+void evt_ring_hold(struct evt_ring *r, enum evt_hold_kind kind, unsigned long limit);
+int evt_ring_hold_reached(struct evt_ring *r, enum evt_hold_kind kind, unsigned long reached);
+void evt_ring_hold_release(struct evt_ring *r, enum evt_hold_kind kind);
+unsigned long evt_ring_held(struct evt_ring *r, enum evt_hold_kind kind);
+int evt_ring_flush_hold(struct evt_ring *r, int kind, unsigned long *bound);
+int evt_ring_flush_remote_hold(struct evt_ring *r, int kind, unsigned long *bound);
 void evt_ring_put(struct evt_ring *r, unsigned long pos);
 void evt_ring_stats(struct evt_ring *r, struct evt_ring_stats *st);
 unsigned int evt_ring_fill_pct(struct evt_ring *r);

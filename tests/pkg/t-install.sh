@@ -162,7 +162,7 @@ done
 ex=$d/usr/share/doc/evtrace/examples/evtrace.modprobe.conf
 # (not those of test builds: inside #ifdef EVT_TEST_WINDOWS, never shipped)
 params=$(awk '/^#ifdef EVT_TEST_WINDOWS/ { t = 1 } /^#endif/ { t = 0 }
-	!t && /^module_param(_named)?\(/ { sub(/^module_param(_named)?\(/, ""); sub(/,.*/, ""); print }' kmod/*.c | sort -u)
+	!t && /^module_param(_named|_cb)?\(/ { sub(/^module_param(_named|_cb)?\(/, ""); sub(/,.*/, ""); print }' kmod/*.c | sort -u)
 [ -n "$params" ] || die "no module_param in kmod/*.c"
 for p in $params; do grep -Eq "^#   $p( |\$)" "$ex" || die "$ex does not describe $p"; done
 for p in $(sed -n 's/^#options evtrace //p' "$ex" | tr ' ' '\n' | cut -d= -f1 | sort -u); do

@@ -51,4 +51,29 @@ for k in $kernels; do
 	done
 	echo "$k: $(grep -c '"sys_' "$gen") syscall entry events, $(grep -c '"compat_sys_' "$gen") compat ones"
 done
+
+# A kernel whose syscall tables outgrow their id ranges (EVT_ID_SYS_BASE up to
+# EVT_ID_COMPAT_SYS_BASE, then up to EVT_ID_SYS_END) fails the build with a
+# message, rather than giving two syscalls one id: the catalogue of a made-up
+# kernel (N native, M compat syscalls) compiled as the module compiles it.
+fake_tables() { # DIR N M
+	mkdir -p "$1/arch/x86/include/generated/asm"
+	seq 0 $(($2 - 1)) | sed 's/.*/__SYSCALL(&, sys_ni_x&)/' > "$1/arch/x86/include/generated/asm/syscalls_64.h"
+	seq 0 $(($3 - 1)) | sed 's/.*/__SYSCALL(&, sys_ni_y&)/' > "$1/arch/x86/include/generated/asm/syscalls_32.h"
+	kmod/gen-syscalls events "$1" "$1" > "$1/evt_syscalls.h"
+}
+ids_build() { # DIR: compile the catalogue against DIR's tables
+	${CC:-cc} -std=gnu11 -fsyntax-only -D_GNU_SOURCE -Iinclude -Ikmod/core -I"$1" kmod/core/evt_events.c 2>&1
+}
+for t in "768 1024 ok" "769 0 more native syscalls" "0 1025 more compat syscalls"; do
+	set -- $t
+	fake=$tmp/ids-$1-$2
+	fake_tables "$fake" "$1" "$2"
+	if out=$(ids_build "$fake"); then
+		[ "$3" = ok ] || { echo "FAIL: $1 native and $2 compat syscalls built: no id range check"; rc=1; }
+	elif [ "$3" = ok ] || ! grep -q "$3" <<<"$out"; then
+		echo "FAIL: $1 native and $2 compat syscalls: $(grep -m1 error <<<"$out")"; rc=1
+	fi
+done
+[ $rc -ne 0 ] || echo "syscall id ranges: 768 native + 1024 compat build, 769 native or 1025 compat fail naming the range"
 exit $rc

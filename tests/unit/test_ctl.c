@@ -633,6 +633,18 @@ static char *render(void (*fn)(FILE *, const struct evt_status *), const struct 
 	return buf;
 }
 
+/* @fn's output for @st holds @want (and, from the JSON printer, is JSON). */
+static void expect_output(void (*fn)(FILE *, const struct evt_status *), const struct evt_status *st,
+			  const char *want)
+{
+	char *out = render(fn, st);
+
+	if (fn == evt_status_print_json)
+		ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
+	ck_assert_msg(strstr(out, want), "no \"%s\" in:\n%s", want, out);
+	free(out);
+}
+
 static const char expected_json[] =
 	"{\n"
 	"  \"state\": \"tracing\",\n"
@@ -644,13 +656,16 @@ static const char expected_json[] =
 	"    {\"name\": \"odd\\\"name\\\\\\n\", \"channel\": null, \"enabled\": true}\n"
 	"  ],\n"
 	"  \"filter\": null,\n"
+	"  \"trigger\": null,\n"
 	"  \"rings\": [\n"
 	"    {\"channel\": \"compact\", \"cpu\": 0, \"online\": true, \"recorded\": 123456789012, "
 	"\"discarded\": 5, \"overwritten\": 0, \"too_big\": 1, \"refused\": 2, \"produced\": 40, "
-	"\"consumed\": 38, \"skipped\": 0, \"filtered\": 9, \"fill\": 6},\n"
+	"\"consumed\": 38, \"skipped\": 0, \"filtered\": 9, \"fill\": 6, \"held_snapshot\": null, "
+	"\"held_trigger\": null, \"unanswered\": 0},\n"
 	"    {\"channel\": \"normal\", \"cpu\": 1, \"online\": false, \"recorded\": 18446744073709551615, "
 	"\"discarded\": 0, \"overwritten\": 0, \"too_big\": 0, \"refused\": 0, \"produced\": 1, "
-	"\"consumed\": 0, \"skipped\": 0, \"filtered\": 0, \"fill\": 100}\n"
+	"\"consumed\": 0, \"skipped\": 0, \"filtered\": 0, \"fill\": 100, \"held_snapshot\": null, "
+	"\"held_trigger\": null, \"unanswered\": 0}\n"
 	"  ],\n"
 	"  \"generator\": [\n"
 	"    {\"cpu\": 0, \"running\": true, \"done\": false, \"compact\": 123456789020, "
@@ -685,7 +700,8 @@ START_TEST(status_json_empty)
 	ck_assert_str_eq(out, "{\n  \"state\": \"stopped\",\n"
 			 "  \"config\": {\"mode\": null, \"high_water\": null, \"flush_ms\": null, "
 			 "\"subbuf_size\": 0, \"num_subbuf\": 0},\n"
-			 "  \"events\": [],\n  \"filter\": null,\n  \"rings\": [],\n  \"generator\": []\n}\n");
+			 "  \"events\": [],\n  \"filter\": null,\n  \"trigger\": null,\n  \"rings\": [],\n"
+			 "  \"generator\": []\n}\n");
 	free(out);
 }
 END_TEST
@@ -769,7 +785,6 @@ END_TEST
 START_TEST(status_filter_output)
 {
 	struct evt_status st;
-	char *out;
 
 	fill_status(&st);
 	st.filter.set = 1;
@@ -780,15 +795,67 @@ START_TEST(status_filter_output)
 	strcpy(st.filter.comms[1], "a\"b");
 	st.filter.nr_cgroups = 1;
 	strcpy(st.filter.cgroups[0], "/ci/job");
+	expect_output(evt_status_print_text, &st, "filter       1 process ID (follow fork), comm bash, "
+		      "comm a\"b, cgroup /ci/job\n");
+	expect_output(evt_status_print_json, &st, "  \"filter\": {\"pids\": 1, \"follow_fork\": true, "
+		      "\"nr_comms\": 2, \"nr_cgroups\": 1, "
+		      "\"comms\": [\"bash\", \"a\\\"b\"], \"cgroups\": [\"/ci/job\"]},\n");
+
+	/* Without CAP_NET_ADMIN the module says how many, not which: no empty lists. */
+	st.filter.nr_comms = 0;
+	st.filter.nr_cgroups = 0;
+	st.filter.count_comms = 2;
+	st.filter.count_cgroups = 1;
+	expect_output(evt_status_print_text, &st, "filter       1 process ID (follow fork), 2 process names, "
+		      "1 cgroup (which: CAP_NET_ADMIN only)\n");
+	expect_output(evt_status_print_json, &st, "\"nr_comms\": 2, \"nr_cgroups\": 1, \"comms\": null, "
+		      "\"cgroups\": null},\n");
+}
+END_TEST
+
+/* The kept trigger, the rings held by what and since when, CPUs that did not answer. */
+START_TEST(status_holds_output)
+{
+	struct evt_status st;
+	struct evt_status_ring rings[4];
+	char *out;
+
+	fill_status(&st);
 	out = render(evt_status_print_text, &st);
-	ck_assert_ptr_nonnull(strstr(out, "filter       1 process ID (follow fork), comm bash, comm a\"b, "
-				     "cgroup /ci/job\n"));
+	ck_assert_ptr_null(strstr(out, "unanswered"));
 	free(out);
-	out = render(evt_status_print_json, &st);
-	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	ck_assert_ptr_nonnull(strstr(out, "  \"filter\": {\"pids\": 1, \"follow_fork\": true, "
-				     "\"comms\": [\"bash\", \"a\\\"b\"], \"cgroups\": [\"/ci/job\"]},\n"));
-	free(out);
+	expect_output(evt_status_print_text, &st, "\ntrigger      none kept\nheld         none\n");
+
+	memset(rings, 0, sizeof(rings));
+	rings[0] = (struct evt_status_ring){ .channel = EVT_CHAN_COMPACT, .cpu = 0, .held_trigger = 7000000000ULL };
+	rings[1] = (struct evt_status_ring){ .channel = EVT_CHAN_COMPACT, .cpu = 1, .held_trigger = 7500000000ULL,
+					     .unanswered = 1 };
+	rings[2] = (struct evt_status_ring){ .channel = EVT_CHAN_NORMAL, .cpu = 0, .held_trigger = 7000000000ULL,
+					     .held_snapshot = 9000000000ULL };
+	rings[3] = (struct evt_status_ring){ .channel = EVT_CHAN_NORMAL, .cpu = 1, .unanswered = 2 };
+	st.rings = rings;
+	st.nr_rings = 4;
+	st.now = 10000000000ULL;
+	st.trigger = (struct evt_status_trigger){ .seq = 2, .reason = EVT_TRIGGER_WARN, .ts = 6900000000ULL,
+						  .release_ts = 606900000000ULL };
+	expect_output(evt_status_print_text, &st, "\ntrigger      2 (warn) kept: held until read, or 597 s "
+		      "more (trigger_keep_ms)\n");
+	expect_output(evt_status_print_text, &st, "\nheld         by trigger 2: compact 0,1 normal 0 (for "
+		      "3.0 s); by a snapshot: normal 0 (for 1.0 s)\n");
+	expect_output(evt_status_print_text, &st, "\nunanswered   compact 1: 1 flush, normal 1: 2 flushes not "
+		      "answered in time");
+	expect_output(evt_status_print_json, &st, "  \"trigger\": {\"seq\": 2, \"reason\": \"warn\", "
+		      "\"ts\": 6900000000, \"release_ts\": 606900000000, \"expired\": false},\n");
+	expect_output(evt_status_print_json, &st, "\"held_snapshot\": 9000000000, \"held_trigger\": "
+		      "7000000000, \"unanswered\": 0}");
+
+	/* Gone unread after trigger_keep_ms; or read. */
+	st.trigger.expired = 1;
+	rings[0].held_trigger = rings[1].held_trigger = rings[2].held_trigger = 0;
+	expect_output(evt_status_print_text, &st, "\ntrigger      2 (warn) kept: its holds went unread "
+		      "(trigger_keep_ms)\nheld         by a snapshot: normal 0 (for 1.0 s)\n");
+	st.trigger.expired = 0;
+	expect_output(evt_status_print_text, &st, "\ntrigger      2 (warn) kept: read\n");
 }
 END_TEST
 
@@ -948,6 +1015,39 @@ static void filter_msg(struct nlbuf *b, const char *comm, const char *cgroup)
 	take(b, m);
 }
 
+/* What the module adds for triggers and holds, and the filter as an unprivileged caller gets it. */
+static void holds_msgs(struct nlbuf *b)
+{
+	struct nl_msg *m = status_msg();
+	struct nlattr *n, *l, *r;
+
+	ck_assert_int_eq(nla_put_u64(m, EVT_A_TRIGGER_SEQ, 5), 0);
+	ck_assert_int_eq(nla_put_u8(m, EVT_A_TRIGGER_REASON, EVT_TRIGGER_OOPS), 0);
+	ck_assert_int_eq(nla_put_u64(m, EVT_A_TRIGGER_TS, 111), 0);
+	ck_assert_int_eq(nla_put_u64(m, EVT_A_TRIGGER_RELEASE_TS, 222), 0);
+	ck_assert_int_eq(nla_put_u8(m, EVT_A_TRIGGER_EXPIRED, 1), 0);
+	take(b, m);
+	m = status_msg();
+	n = nla_nest_start(m, EVT_A_FILTER | NLA_F_NESTED);
+	ck_assert_int_eq(nla_put_u32(m, EVT_A_FILTER_NR_PIDS, 0), 0);
+	ck_assert_int_eq(nla_put_u8(m, EVT_A_FILTER_FOLLOW_FORK, 0), 0);
+	ck_assert_int_eq(nla_put_u32(m, EVT_A_FILTER_NR_COMMS, 3), 0);
+	ck_assert_int_eq(nla_put_u32(m, EVT_A_FILTER_NR_CGROUPS, 2), 0);
+	nla_nest_end(m, n);
+	take(b, m);
+	m = status_msg();
+	l = nla_nest_start(m, EVT_A_RINGS | NLA_F_NESTED);
+	r = nla_nest_start(m, EVT_A_RING | NLA_F_NESTED);
+	ck_assert_int_eq(nla_put_u8(m, EVT_R_CHANNEL, EVT_CHAN_NORMAL), 0);
+	ck_assert_int_eq(nla_put_u32(m, EVT_R_CPU, 1), 0);
+	ck_assert_int_eq(nla_put_u64(m, EVT_R_HELD_SNAPSHOT, 333), 0);
+	ck_assert_int_eq(nla_put_u64(m, EVT_R_HELD_TRIGGER, 444), 0);
+	ck_assert_int_eq(nla_put_u64(m, EVT_R_UNANSWERED, 7), 0);
+	nla_nest_end(m, r);
+	nla_nest_end(m, l);
+	take(b, m);
+}
+
 START_TEST(status_parse_filter)
 {
 	struct nlbuf b = { 0 };
@@ -968,6 +1068,27 @@ START_TEST(status_parse_filter)
 	ck_assert_str_eq(st.filter.comms[0], "bash");
 	ck_assert_uint_eq(st.filter.nr_cgroups, 1);
 	ck_assert_str_eq(st.filter.cgroups[0], "/ci/job");
+	ck_assert_int_eq(st.filter.count_comms, -1);	/* a module that sends no counts */
+	evt_status_free(&st);
+	free(b.p);
+	/* The kept trigger, the holds, the counts an unprivileged caller gets. */
+	memset(&b, 0, sizeof(b));
+	holds_msgs(&b);
+	evt_status_init(&st);
+	ck_assert_int_eq(evt_status_parse(&st, b.p, b.len), 0);
+	ck_assert_uint_eq(st.trigger.seq, 5);
+	ck_assert_int_eq(st.trigger.reason, EVT_TRIGGER_OOPS);
+	ck_assert_uint_eq(st.trigger.ts, 111);
+	ck_assert_uint_eq(st.trigger.release_ts, 222);
+	ck_assert_int_eq(st.trigger.expired, 1);
+	ck_assert_int_eq(st.filter.set, 1);
+	ck_assert_uint_eq(st.filter.nr_comms, 0);
+	ck_assert_int_eq(st.filter.count_comms, 3);
+	ck_assert_int_eq(st.filter.count_cgroups, 2);
+	ck_assert_uint_eq(st.nr_rings, 1);
+	ck_assert_uint_eq(st.rings[0].held_snapshot, 333);
+	ck_assert_uint_eq(st.rings[0].held_trigger, 444);
+	ck_assert_uint_eq(st.rings[0].unanswered, 7);
 	evt_status_free(&st);
 	free(b.p);
 	/* A name longer than the kernel keeps does not overrun the table: refused. */
@@ -1190,24 +1311,26 @@ END_TEST
 START_TEST(notification_lines)
 {
 	struct evt_notification n[] = {
-		{ EVT_NOTIFY_HIGH_WATER, EVT_CHAN_COMPACT, 0, 72, -1, 0, 0 },
-		{ EVT_NOTIFY_CPU_OFFLINE, -1, 1, -1, -1, 0, 0 },
-		{ EVT_NOTIFY_STOPPED, -1, -1, -1, -1, 0, 0 },
-		{ 42, 9, 3, 0, -1, 0, 0 },
-		{ EVT_NOTIFY_TRIGGER, -1, -1, -1, EVT_TRIGGER_KASAN, 3, 123456789 },
+		{ EVT_NOTIFY_HIGH_WATER, EVT_CHAN_COMPACT, 0, 72, -1, 0, 0, "" },
+		{ EVT_NOTIFY_CPU_OFFLINE, -1, 1, -1, -1, 0, 0, "" },
+		{ EVT_NOTIFY_STOPPED, -1, -1, -1, -1, 0, 0, "" },
+		{ 42, 9, 3, 0, -1, 0, 0, "" },
+		{ EVT_NOTIFY_TRIGGER, -1, -1, -1, EVT_TRIGGER_KASAN, 3, 123456789, "" },
+		{ EVT_NOTIFY_TRIGGER, -1, -1, -1, EVT_TRIGGER_OOPS, 4, 5, "1,3-5" },
 	};
 	char *buf = NULL;
 	size_t len = 0, i;
 	FILE *f = open_memstream(&buf, &len);
 
-	for (i = 0; i < 5; i++)
+	for (i = 0; i < 6; i++)
 		evt_notification_print(f, &n[i]);
 	fclose(f);
 	ck_assert_str_eq(buf, "HIGH_WATER channel=compact cpu=0 fill=72\n"
 			 "CPU_OFFLINE channel=- cpu=1 fill=-\n"
 			 "STOPPED channel=- cpu=- fill=-\n"
 			 "REASON_42 channel=9 cpu=3 fill=0\n"
-			 "TRIGGER channel=- cpu=- fill=- trigger=kasan seq=3 ts=123456789\n");
+			 "TRIGGER channel=- cpu=- fill=- trigger=kasan seq=3 ts=123456789\n"
+			 "TRIGGER channel=- cpu=- fill=- trigger=oops seq=4 ts=5 unanswered=1,3-5\n");
 	free(buf);
 	ck_assert_str_eq(evt_notify_name(EVT_NOTIFY_DISCARDING), "DISCARDING");
 	ck_assert_str_eq(evt_notify_name(-1), "?");
@@ -1250,6 +1373,7 @@ Suite *ctl_suite(void)
 	tcase_add_test(tc, status_json_many);
 	tcase_add_test(tc, status_text);
 	tcase_add_test(tc, status_filter_output);
+	tcase_add_test(tc, status_holds_output);
 	tcase_add_test(tc, status_fake_rings_apart);
 	tcase_add_test(tc, status_dump_assembly);
 	tcase_add_test(tc, status_parse_refuses_malformed);

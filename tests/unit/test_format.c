@@ -189,6 +189,52 @@ START_TEST(metadata_lists_every_event)
 }
 END_TEST
 
+/*
+ * The module renders the metadata twice, once to size its buffer and once
+ * to fill it; sethostname() may run in between. A longer hostname in the
+ * second pass made the text outgrow the buffer, and the length stored (what
+ * /dev/evtrace/metadata serves) went past it. Copied first, both passes
+ * render the same; without the copy the second pass says it did not fit
+ * rather than report a length beyond the buffer.
+ */
+START_TEST(metadata_hostname_changes_between_passes)
+{
+	char host[EVT_META_SYS_STRING] = "h";
+	struct evt_meta_params mp = { .hostname = host, .kernel_release = "r", .kernel_version = "v" };
+	struct evt_meta_strings sys;
+	unsigned long need, len;
+	char *buf;
+
+	evt_meta_params_copy(&mp, &sys);
+	need = evt_meta_render(NULL, 0, &mp);
+	memset(host, 'x', sizeof(host) - 1);	/* sethostname() between the passes */
+	buf = malloc(need + 1);
+	ck_assert_ptr_nonnull(buf);
+	len = evt_meta_render_sized(buf, need + 1, &mp);
+	ck_assert_uint_eq(len, need);
+	ck_assert_uint_eq(strlen(buf), len);
+	ck_assert_ptr_nonnull(strstr(buf, "hostname = \"h\";"));
+	free(buf);
+
+	/* The system's strings, cut to what utsname holds. */
+	mp.hostname = host;
+	evt_meta_params_copy(&mp, &sys);
+	ck_assert_uint_eq(strlen(mp.hostname), EVT_META_SYS_STRING - 1);
+
+	/* Not copied: the second pass finds no room and says so. */
+	host[1] = '\0';
+	mp.hostname = host;
+	need = evt_meta_render(NULL, 0, &mp);
+	host[1] = 'x';
+	buf = malloc(need + 1);
+	ck_assert_ptr_nonnull(buf);
+	len = evt_meta_render_sized(buf, need + 1, &mp);
+	ck_assert_uint_le(len, need);
+	ck_assert_uint_eq(len, 0);
+	free(buf);
+}
+END_TEST
+
 START_TEST(decoder_rejects_bad_packets)
 {
 	struct tring t;
@@ -233,6 +279,7 @@ Suite *format_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, metadata_lists_every_event);
+	tcase_add_test(tc, metadata_hostname_changes_between_passes);
 	tcase_add_test(tc, decoder_rejects_bad_packets);
 	tcase_add_test(tc, babeltrace_reads_core_trace);
 	suite_add_tcase(s, tc);

@@ -473,7 +473,7 @@ START_TEST(snapshot_hold_keeps_the_ring)
 		evt_ring_flush(&t.r);
 		bound = (unsigned long)evt_local_read(&t.r.offset) >> t.r.sb_shift;
 		limit = bound << t.r.sb_shift;
-		evt_ring_hold_below(&t.r, limit);
+		evt_ring_hold(&t.r, EVT_HOLD_SNAPSHOT, limit);
 		taken = 0;
 		first = ~0UL;
 		for (;;) {
@@ -492,7 +492,7 @@ START_TEST(snapshot_hold_keeps_the_ring)
 				if (rec_compact(&t.r, 0, i))
 					refused++;
 		}
-		evt_ring_hold_below(&t.r, 0);
+		ck_assert_int_eq(evt_ring_hold_reached(&t.r, EVT_HOLD_SNAPSHOT, limit), 1);
 		/* Every packet from the first one read to the bound: the whole ring. */
 		ck_assert_uint_eq(taken, bound - first);
 		ck_assert_uint_ge(taken, 3);

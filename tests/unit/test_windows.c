@@ -11,6 +11,8 @@
  *   flush   the flush IPI (nested in a writer or flush), or a remote flusher
  *           (from the reader's windows, no writer in flight: an offline CPU)
  *   reader  a step of the reader: take a packet, or release the one held
+ *   hold    a snapshot's or a trigger's flush-and-hold (nested as the flush
+ *           IPI, or from the reader's side as a remote flusher)
  *
  * in both modes, on rings down to 2 x 1 KiB, with a reader that sometimes
  * holds a packet across many events and drains at varying rates, a little
@@ -20,7 +22,12 @@
  * accounting is exact: recorded + discarded + too_big + refused ==
  * attempted; read + overwritten == recorded (read == recorded in discard
  * mode), each event read once, each level's events in order; the ring still
- * works at the end. A new hook point is covered by its line in the list.
+ * works at the end. Holds: the run takes some of its own (a snapshot's or a
+ * trigger's, at random) and its reader then reads up to the highest bound,
+ * releasing there what it covers; no writer ever takes a lap below a hold
+ * from the reader, and a hold is released only by a reader at or past it
+ * (one raised meanwhile stays). A new hook point is covered by its line in
+ * the list.
  *
  * To look at one window: WINDOWS_POINT=<name> runs only that point,
  * WINDOWS_NO_NOISE=1 leaves out the background nesting; with
@@ -42,8 +49,8 @@ static const char *const point_name[EVT_HOOK_NR] = {
 #undef EVT_HOOK_NAME
 };
 
-enum action { ACT_WRITER, ACT_FLUSH, ACT_READER, ACT_NR };
-static const char *const action_name[ACT_NR] = { "writer", "flush", "reader" };
+enum action { ACT_WRITER, ACT_FLUSH, ACT_READER, ACT_HOLD, ACT_NR };
+static const char *const action_name[ACT_NR] = { "writer", "flush", "reader", "hold" };
 
 struct geometry {
 	unsigned long sb_size, nsb;
@@ -86,6 +93,9 @@ struct win {
 	unsigned int hold_left;
 	char *held_copy;
 	uint64_t changed;
+	/* The highest bound (a packet_seq_num) each kind of hold was given since released. */
+	unsigned long hold_bound[EVT_NR_HOLDS];
+	uint64_t holds, released, taken_below_hold;
 	struct seen s;
 	uint64_t seen_checked;
 };
@@ -172,6 +182,39 @@ static void w_release(struct win *w)
 		w->changed++;
 }
 
+/* The reader reached packet @bound: what the holds no longer need goes. */
+static void w_reached(struct win *w, unsigned long bound)
+{
+	unsigned int k;
+
+	for (k = 0; k < EVT_NR_HOLDS; k++) {
+		int gone = evt_ring_hold_reached(&w->t.r, k, bound << w->t.r.sb_shift);
+
+		/* Only what it covers: a hold raised past it meanwhile stays. */
+		ck_assert_int_eq(gone, w->hold_bound[k] && w->hold_bound[k] <= bound);
+		ck_assert_uint_eq(evt_ring_held(&w->t.r, k), gone ? 0 : w->hold_bound[k] << w->t.r.sb_shift);
+		if (gone) {
+			w->hold_bound[k] = 0;
+			w->released++;
+		}
+	}
+}
+
+/* Take the next packet: below the holds' highest bound while one is set, as a snapshot reads. */
+static int w_take(struct win *w)
+{
+	unsigned long bound = w->hold_bound[0] > w->hold_bound[1] ? w->hold_bound[0] : w->hold_bound[1];
+	int rc;
+
+	if (!bound)
+		return evt_ring_get(&w->t.r, &w->held_pos);
+	rc = evt_ring_get_below(&w->t.r, &w->held_pos, bound << w->t.r.sb_shift);
+	if (rc != -ENODATA)
+		return rc;
+	w_reached(w, bound);
+	return evt_ring_get(&w->t.r, &w->held_pos);
+}
+
 /*
  * A step of the reader: release the held packet, or take the next one and
  * hold it for @hold top-level events (0: release it at once).
@@ -181,7 +224,7 @@ static void w_reader_step(struct win *w, unsigned int hold)
 	w->in_reader++;
 	if (w->holding) {
 		w_release(w);
-	} else if (evt_ring_get(&w->t.r, &w->held_pos) == 0) {
+	} else if (w_take(w) == 0) {
 		w->holding = 1;
 		memcpy(w->held_copy, evt_ring_packet(&w->t.r, w->held_pos), w->t.r.subbuf_size);
 		w->hold_left = hold;
@@ -208,6 +251,24 @@ static void w_flush(struct win *w)
 	w->in_writer--;
 }
 
+/* A snapshot's or a trigger's flush-and-hold, as w_flush(). */
+static void w_hold(struct win *w)
+{
+	int remote = w->in_reader && !w->in_writer;
+	unsigned int kind = (unsigned int)(unit_rnd(&w->rnd) % EVT_NR_HOLDS);
+	unsigned long bound;
+
+	w->in_writer++;
+	if (remote)
+		evt_ring_flush_remote_hold(&w->t.r, (int)kind, &bound);
+	else
+		evt_ring_flush_hold(&w->t.r, (int)kind, &bound);
+	w->in_writer--;
+	if (bound > w->hold_bound[kind])
+		w->hold_bound[kind] = bound;
+	w->holds++;
+}
+
 /* What an interrupt (or the reader, or a flusher) does at the hook's point. */
 static void w_act(struct win *w, enum action a)
 {
@@ -232,6 +293,9 @@ static void w_act(struct win *w, enum action a)
 		if (!w->in_reader)
 			w_reader_step(w, 0);
 		break;
+	case ACT_HOLD:
+		w_hold(w);
+		break;
 	default:
 		break;
 	}
@@ -241,7 +305,18 @@ static void win_hook(unsigned int point, struct evt_ring *r)
 {
 	struct win *w = cur;
 
-	if (!w || r != &w->t.r || w->depth >= MAX_DEPTH)
+	if (!w || r != &w->t.r)
+		return;
+	if (point == EVT_HOOK_CHECK_AFTER_TAKE) {
+		/* Just taken from the reader: the lap below its new position. */
+		unsigned long c = ((unsigned long)evt_atomic_read(&r->consumed) >> EVT_CONSUMED_POS_SHIFT)
+				  << r->sb_shift;
+		unsigned long h0 = evt_ring_held(r, EVT_HOLD_SNAPSHOT), h1 = evt_ring_held(r, EVT_HOLD_TRIGGER);
+
+		if (c - r->subbuf_size < h0 || c - r->subbuf_size < h1)
+			w->taken_below_hold++;
+	}
+	if (w->depth >= MAX_DEPTH)
 		return;
 	if (point == w->point) {
 		if (unit_rnd(&w->rnd) % 2)
@@ -317,6 +392,8 @@ static uint64_t run_window(const struct geometry *g, enum evt_mode mode, unsigne
 		/* Records, flushes and reader steps in any order. */
 		if (unit_rnd(&w->rnd) % 50 == 0) {
 			w_flush(w);
+		} else if (unit_rnd(&w->rnd) % 150 == 0) {
+			w_hold(w);
 		} else if (unit_rnd(&w->rnd) % 200 == 0) {
 			/* A loss after the last packet: the next flush carries it. */
 			w_flush(w);
@@ -349,13 +426,13 @@ static uint64_t run_window(const struct geometry *g, enum evt_mode mode, unsigne
 	evt_ring_stats(&w->t.r, &st);
 	if (st.recorded + st.discarded + st.too_big + st.refused != w->attempts ||
 	    (mode == EVT_MODE_DISCARD && st.overwritten) ||
-	    w->s.n + st.overwritten != st.recorded || w->changed ||
+	    w->s.n + st.overwritten != st.recorded || w->changed || w->taken_below_hold ||
 	    !w->read[0][w->next_seq[0] - 1] ||
 	    w->s.last_discarded != st.discarded + st.too_big + st.refused)
 		ck_abort_msg("%s mode, %lu x %lu %s, %s at %s (fired %llu): attempted %llu, recorded %llu, "
 			     "discarded %llu, too_big %llu, overwritten %llu, read %zu "
 			     "(read + overwritten - recorded = %lld), held packets changed %llu, "
-			     "last event read %d, last events_discarded %llu",
+			     "last event read %d, last events_discarded %llu, laps taken below a hold %llu",
 			     mode == EVT_MODE_DISCARD ? "discard" : "overwrite", g->nsb, g->sb_size,
 			     g->ch == EVT_CHAN_COMPACT ? "compact" : "normal", action_name[action],
 			     point_name[point], (unsigned long long)w->fired,
@@ -364,7 +441,11 @@ static uint64_t run_window(const struct geometry *g, enum evt_mode mode, unsigne
 			     (unsigned long long)st.overwritten, w->s.n,
 			     (long long)(w->s.n + st.overwritten - st.recorded),
 			     (unsigned long long)w->changed, w->read[0][w->next_seq[0] - 1],
-			     (unsigned long long)w->s.last_discarded);
+			     (unsigned long long)w->s.last_discarded, (unsigned long long)w->taken_below_hold);
+	/* Every hold was read to and released (the end drains). */
+	ck_assert_uint_eq(evt_ring_held(&w->t.r, EVT_HOLD_SNAPSHOT), 0);
+	ck_assert_uint_eq(evt_ring_held(&w->t.r, EVT_HOLD_TRIGGER), 0);
+	ck_assert_uint_gt(w->holds, 0);
 	for (lvl = 0; lvl <= MAX_DEPTH; lvl++) {
 		for (i = 0; i < w->next_seq[lvl]; i++) {
 			if (w->read[lvl][i] && w->ok[lvl][i] != REC_OK)
@@ -397,7 +478,7 @@ static int unreachable(enum evt_mode mode, unsigned int point)
 {
 	return mode == EVT_MODE_DISCARD &&
 	       (point == EVT_HOOK_CHECK_BEFORE_TAKE || point == EVT_HOOK_CHECK_AFTER_TAKE ||
-		point == EVT_HOOK_MARK_SKIPPED);
+		point == EVT_HOOK_MARK_SKIPPED || point == EVT_HOOK_HOLD_CHECK);
 }
 
 static void run_all_windows(enum evt_mode mode, enum action action)
@@ -712,6 +793,18 @@ START_TEST(windows_reader_overwrite)
 }
 END_TEST
 
+START_TEST(windows_hold_discard)
+{
+	run_all_windows(EVT_MODE_DISCARD, ACT_HOLD);
+}
+END_TEST
+
+START_TEST(windows_hold_overwrite)
+{
+	run_all_windows(EVT_MODE_OVERWRITE, ACT_HOLD);
+}
+END_TEST
+
 Suite *windows_suite(void)
 {
 	Suite *s = suite_create("windows");
@@ -728,6 +821,8 @@ Suite *windows_suite(void)
 	tcase_add_test(tc, windows_flush_overwrite);
 	tcase_add_test(tc, windows_reader_discard);
 	tcase_add_test(tc, windows_reader_overwrite);
+	tcase_add_test(tc, windows_hold_discard);
+	tcase_add_test(tc, windows_hold_overwrite);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -27,6 +27,8 @@ echo "32-bit $(sysloop32 500) ns per getppid"
 # Syscalls with known arguments, 64- and 32-bit (analyses-check.py).
 sysloop 20 args > /dev/null
 sysloop32 20 args > /dev/null
+# The same 32-bit calls with garbage in the upper halves of their registers.
+sysloop 20 args32 > /dev/null
 sleep 1
 kill -TERM $pid
 wait $pid || fail "evdrain exit $?"

@@ -7,7 +7,10 @@
 # and checks that only the tracked tasks' markers are in it, every one of
 # them, and that the rings' filtered count is what the others wrote. Then
 # the generator (kernel threads, never tracked) is filtered out whole,
-# exactly; bad input is refused with the kernel's message, changing nothing.
+# exactly; bad input is refused with the kernel's message, changing nothing;
+# an unprivileged STATUS shows how many names and cgroups are tracked, not
+# which; a tracked cgroup removed and created again is tracked (by its path);
+# the processes a followed fork tracked leave the count when they end.
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 N=1000
@@ -113,6 +116,19 @@ echo "nobody: $(cat /tmp/err)"
 evctl status > /tmp/after
 cmp -s /tmp/before /tmp/after || { diff /tmp/before /tmp/after; fail "a refused request changed something"; }
 grep -q "^filter  *1 process ID" /tmp/after || fail "the filter line: $(grep ^filter /tmp/after)"
+# What an unprivileged user sees: how many, not which (names and paths are
+# other users' business); root sees them.
+evctl track --comm evtf-secret --cgroup /evtf
+nopriv evctl status > /tmp/st || fail "evctl status as nobody failed"
+grep -q '^filter  *1 process ID, 1 process name, 1 cgroup (which: CAP_NET_ADMIN only)$' /tmp/st ||
+	fail "nobody's filter line: $(grep ^filter /tmp/st)"
+nopriv evctl status --json > /tmp/st.json
+if grep -q 'evtf-secret\|/evtf' /tmp/st /tmp/st.json; then fail "nobody sees what the filter names"; fi
+grep -q '"nr_comms": 1, "nr_cgroups": 1, "comms": null, "cgroups": null' /tmp/st.json ||
+	fail "nobody's JSON filter: $(grep filter /tmp/st.json)"
+evctl status | grep -q '^filter  *1 process ID, comm evtf-secret, cgroup /evtf$' ||
+	fail "root's filter line: $(evctl status | grep ^filter)"
+evctl untrack --comm evtf-secret --cgroup /evtf
 evctl untrack --all
 evctl status | grep -q '^filter  *none' || fail "untrack --all left a filter"
 evctl track --pid $keep --comm evtf-z
@@ -121,6 +137,22 @@ evctl status | grep -q '^filter  *0 process IDs, comm evtf-z$' || fail "untrack 
 evctl untrack --comm evtf-z
 evctl status | grep -q '^filter  *none' || fail "untracking the last item left a filter"
 kill $keep
+# Processes a followed fork tracked leave the count when they end: a
+# tracked shell forks 200 commands; once they are gone only it is counted
+# (each STATUS reads a count, never walks the process ID bitmap).
+rm -f /tmp/go2 /tmp/forked
+sh -c 'while [ ! -e /tmp/go2 ]; do sleep 0.1; done; for i in $(seq 200); do /bin/true; done; touch /tmp/forked; sleep 1000' &
+forker=$!
+evctl track --pid $forker --follow-fork
+touch /tmp/go2
+wait_until 60 "the tracked shell did not fork its 200 commands" test -e /tmp/forked
+one_left() { evctl status | grep -q '^filter  *1 process ID (follow fork)$'; }
+wait_until 30 "the ended processes stay counted: $(evctl status | grep ^filter)" one_left
+[ "$(cat $D/filter)" = "$forker" ] || fail "debugfs filter lists: $(cat $D/filter | tr '\n' ' ')"
+kill $forker
+wait_until 30 "the ended shell stays counted: $(evctl status | grep ^filter)" \
+	sh -c "evctl status | grep -q '^filter  *0 process IDs (follow fork)$'"
+evctl untrack --all
 # Unload with a filter set, its fork probe busy: forks on every CPU, tracing.
 evctl track --comm sh --follow-fork
 evctl enable all
@@ -133,4 +165,28 @@ done
 sleep 2
 rmmod evtrace
 kill $loops
+
+# A tracked cgroup is its path: removed and created again (a service
+# restarted), the new one is tracked, and tracking the path again neither
+# fails nor doubles it. It used to keep the dead cgroup: the new one's tasks
+# were filtered out and a second track did nothing.
+load
+evctl start
+mkdir /sys/fs/cgroup/evtr
+evctl track --cgroup /evtr
+rmdir /sys/fs/cgroup/evtr
+mkdir /sys/fs/cgroup/evtr
+in_evtr() { sh -c 'echo $$ > /sys/fs/cgroup/evtr/cgroup.procs && exec markers --name evtr-a --count 100'; }
+in_evtr || fail "the marker writer in the new /evtr failed"
+[ "$(stat_sum normal 12)" = 0 ] || fail "the new /evtr's markers were filtered out: $(stat_sum normal 12)"
+[ "$(stat_sum normal 4)" -ge 100 ] || fail "the new /evtr's markers were not recorded: $(stat_sum normal 4)"
+rmdir /sys/fs/cgroup/evtr
+mkdir /sys/fs/cgroup/evtr
+evctl track --cgroup /evtr || fail "tracking a recreated cgroup's path again failed"
+evctl status | grep -q '^filter  *0 process IDs, cgroup /evtr$' || fail "filter after tracking /evtr again: $(evctl status | grep ^filter)"
+in_evtr || fail "the marker writer in the third /evtr failed"
+[ "$(stat_sum normal 12)" = 0 ] || fail "the third /evtr's markers were filtered out: $(stat_sum normal 12)"
+[ "$(stat_sum normal 4)" -ge 200 ] || fail "the third /evtr's markers were not recorded: $(stat_sum normal 4)"
+evctl untrack --cgroup /evtr
+rmmod evtrace
 echo "filter cases ok"

@@ -216,11 +216,14 @@ ls /tmp/flaky-dir > "$OUT/flaky.ls"
 
 # (8) A hook that always fails and --max-total: the oldest unshipped chunks
 # go only because the bound forces them, and evdrain says so; (9) the next
-# evdrain in the directory ships the ones left, oldest first.
+# evdrain in the directory ships the ones left, oldest first. A chunk ends
+# after the drain pass that passes --rotate-size, so here it takes 450-650 KiB
+# (a 70 % high-water batch of each ring); a bound of a few chunks (2M) leaves
+# some for the next evdrain, where 384K removed every one (the last included).
 printf '#!/bin/sh\nexit 3\n' > /tmp/nohook
 chmod +x /tmp/nohook
 evctl generate --events 30000 --rate 10000 --channel both
-evdrain -o /tmp/forced --rotate-size 128K --max-total 384K --on-chunk /tmp/nohook --hook-retries 1 \
+evdrain -o /tmp/forced --rotate-size 128K --max-total 2M --on-chunk /tmp/nohook --hook-retries 1 \
 	--hook-backoff 50ms --stats-json "$OUT/forced.json" > "$OUT/forced.out" 2>&1 &
 pid=$!
 wait_gen_done 100

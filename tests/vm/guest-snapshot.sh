@@ -16,7 +16,29 @@ mkdir -p $S
 
 # -- discard mode: allowed, saves exactly what was recorded, frees the rings
 insmod "$EVTRACE_KO" probes=0 mode=discard subbuf_size=4096 num_subbuf=8 flush_ms=0
+
+# The metadata while the hostname changes: every START renders it in two
+# passes, one to size its buffer and one to fill it. A longer hostname set in
+# between made the text outgrow the buffer, and /dev/evtrace/metadata served
+# what lay past it (a KASAN report on the debug kernel; here a NUL byte in
+# what was read). Every read must be text alone.
+host=$(hostname)
+long=h123456789012345678901234567890123456789012345678901234567890123
+rm -f /tmp/host-stop
+(while [ ! -e /tmp/host-stop ]; do hostname a; hostname $long; done) &
+renamer=$!
+for i in $(seq 100); do
+	evctl start
+	cat /dev/evtrace/metadata > /tmp/md
+	tr -d '\000' < /tmp/md > /tmp/md.text
+	cmp -s /tmp/md /tmp/md.text || fail "START $i: /dev/evtrace/metadata served $(($(wc -c < /tmp/md) - $(wc -c < /tmp/md.text))) NUL bytes of $(wc -c < /tmp/md)"
+done
+touch /tmp/host-stop
+wait $renamer
+hostname "$host"
+grep -q "hostname = \"$host\";" /dev/evtrace/metadata && fail "the metadata names $host before a START"
 evctl start
+grep -q "hostname = \"$host\";" /dev/evtrace/metadata || fail "START did not render the hostname $host"
 # Nothing recorded yet: an empty trace, which still reads.
 timeout 60 evctl snapshot -o $S/empty || fail "a snapshot with nothing recorded failed"
 [ -s $S/empty/metadata ] || fail "the empty snapshot has no metadata"

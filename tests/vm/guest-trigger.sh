@@ -8,8 +8,16 @@
 # bad parameters fail insmod naming the parameter and its range; nothing is
 # kept before a trigger; evdrain saves trigger 1 into $OUT/trig; a second
 # report within trigger_interval_ms is suppressed (counted); evctl snapshot
-# --trigger on the kept trigger after evdrain left; a second evdrain with
-# --keep-ms cuts older packets. The host checks the rest (t-trigger.sh).
+# --trigger on the kept trigger after evdrain left, and what anyone sees of
+# its holds in evctl status; a plain snapshot never read does not release
+# them, even past its own expiry; trigger_keep_ms releases an unread one,
+# said once in the kernel log; a second evdrain with --keep-ms cuts older
+# packets. Last, the kernel in trouble: an oops inside a spin_lock_irqsave()
+# section while another CPU spins on that lock with interrupts off: the
+# trigger still completes, naming that CPU, evctl snapshot --trigger saves
+# what was held, evctl status answers a normal user, and once the CPU is
+# let go everything answers again and the module unloads. The host checks
+# the rest (t-trigger.sh).
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 FAULT=${1:-warn}	# the first report; the later ones are WARNs (KASAN reports only its first)
@@ -29,6 +37,12 @@ dmesg | grep -q "trigger_interval_ms=5 is invalid: it must be from 100 to 360000
 insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0 triggers=$TRIGGERS
 [ "$(cat /sys/module/evtrace/parameters/triggers)" = "$TRIGGERS" ] || fail "triggers reads $(cat /sys/module/evtrace/parameters/triggers)"
 ! echo bogus > /sys/module/evtrace/parameters/triggers 2>/dev/null || fail "sysfs took triggers=bogus"
+# Blanks around the words are not part of them.
+echo " none " > /sys/module/evtrace/parameters/triggers || fail "sysfs refused triggers=' none '"
+[ "$(cat /sys/module/evtrace/parameters/triggers)" = none ] || fail "' none ' reads $(cat /sys/module/evtrace/parameters/triggers)"
+echo " warn , oops" > /sys/module/evtrace/parameters/triggers || fail "sysfs refused triggers=' warn , oops'"
+[ "$(cat /sys/module/evtrace/parameters/triggers)" = warn,oops ] || fail "' warn , oops' reads $(cat /sys/module/evtrace/parameters/triggers)"
+echo $TRIGGERS > /sys/module/evtrace/parameters/triggers
 evctl start
 expect_refusal 1 "no trigger has fired" evctl snapshot -o /tmp/none --trigger 1
 [ ! -e /tmp/none ] || fail "the refused snapshot left /tmp/none"
@@ -82,7 +96,46 @@ rmmod evt_fault
 wait_until 30 "trigger 2 not kept: $(cat $D/triggers)" grep -q "^kept 2 warn " $D/triggers
 dmesg | grep -q "trigger 2 (warn) kept the rings: nobody listens" || fail "no kernel message for the unheard trigger"
 expect_refusal 1 "only the last trigger" evctl snapshot -o /tmp/old --trigger 1
+# Which rings are held, by what, since when: anyone may see it.
+nopriv evctl status > /tmp/st || fail "evctl status as nobody failed"
+grep -q '^trigger  *2 (warn) kept: held until read, or [0-9]* s more (trigger_keep_ms)$' /tmp/st ||
+	fail "status: $(grep ^trigger /tmp/st)"
+grep -q '^held  *by trigger 2: compact [0-9,]* normal [0-9,]* (for [0-9.]* s)$' /tmp/st ||
+	fail "status: $(grep ^held /tmp/st)"
+# A plain SNAPSHOT nobody reads (evnl sends it, as evctl would before
+# reading), then past its 10 s expiry: the trigger's holds are not its to
+# release, no held ring overwrote anything (the host compares the counts).
+evctl status --json > $OUT/hold-before.json
+evnl --dump 15 > /dev/null || fail "SNAPSHOT by evnl failed"
+nopriv evctl status > /tmp/st
+grep -q '^held  *by trigger 2: .*; by a snapshot: compact [0-9,]* normal [0-9,]* (for [0-9.]* s)$' /tmp/st ||
+	fail "status after SNAPSHOT: $(grep ^held /tmp/st)"
+sleep 11
+nopriv evctl status > /tmp/st
+grep -q '^held  *by trigger 2: compact [0-9,]* normal [0-9,]* (for [0-9.]* s)$' /tmp/st ||
+	fail "status past the snapshot's expiry: $(grep ^held /tmp/st)"
+evctl status --json > $OUT/hold-after.json
 timeout 60 evctl snapshot -o $S/t2 --trigger 2 || fail "evctl snapshot --trigger 2 failed"
+nopriv evctl status | grep -q '^trigger  *2 (warn) kept: read$' || fail "trigger 2 not read: $(evctl status | grep -A1 ^trigger)"
+# trigger_keep_ms: an unread trigger's holds go after it, said once in the kernel log.
+! echo 86400001 > /sys/module/evtrace/parameters/trigger_keep_ms 2>/dev/null || fail "sysfs took trigger_keep_ms=86400001"
+dmesg | grep -q "trigger_keep_ms=86400001 is invalid: it must be from 0 (until read) to 86400000" ||
+	fail "no message for trigger_keep_ms=86400001"
+grep -q ' keep_ms 600000$' $D/triggers || fail "trigger_keep_ms is not 600000 by default: $(head -1 $D/triggers)"
+echo 1500 > /sys/module/evtrace/parameters/trigger_keep_ms
+insmod "$OUT/evt_fault.ko" fault=warn
+rmmod evt_fault
+wait_until 30 "trigger 3 not kept: $(cat $D/triggers)" grep -q "^kept 3 warn ts [0-9]*$" $D/triggers
+dmesg | grep -q "trigger 3 (warn) kept the rings: nobody listens; evctl snapshot --trigger 3 saves them (they record again after trigger_keep_ms=1500 unread)" ||
+	fail "no kernel message for the unheard trigger 3"
+wait_until 30 "trigger 3's holds did not go after trigger_keep_ms: $(cat $D/triggers)" grep -q "^kept 3 warn ts [0-9]* expired$" $D/triggers
+[ "$(dmesg | grep -c 'trigger 3: [0-9]* rings were still held unread after trigger_keep_ms: released')" = 1 ] ||
+	fail "the kernel log did not say once that trigger 3's holds went: $(dmesg | grep 'trigger 3')"
+nopriv evctl status > /tmp/st
+grep -q '^trigger  *3 (warn) kept: its holds went unread (trigger_keep_ms)$' /tmp/st || fail "status: $(grep ^trigger /tmp/st)"
+grep -q '^held  *none$' /tmp/st || fail "status: $(grep ^held /tmp/st)"
+expect_refusal 1 "went after trigger_keep_ms unread" evctl snapshot -o /tmp/t3 --trigger 3
+echo 600000 > /sys/module/evtrace/parameters/trigger_keep_ms
 
 evctl generate-stop
 wait_gen_done 60
@@ -91,6 +144,7 @@ evctl stop
 timeout 60 evctl snapshot -o $S/rest || fail "the last snapshot failed"
 evctl status --json > $OUT/status.json
 cat $D/generate > $OUT/generate
+cat $D/triggers > $OUT/triggers-1
 rmmod evtrace
 
 # A fresh module for --keep-ms (what it cuts would be missing from the sums above).
@@ -115,4 +169,68 @@ evctl generate-stop
 wait_gen_done 60
 evctl stop
 rmmod evtrace
+
+# -- The kernel in trouble: an oops inside a spin_lock_irqsave() section, and
+# CPU 1 spinning on that lock with interrupts off for good (until evt_fault
+# is unloaded). The trigger's flush must not wait for CPU 1 for ever: its
+# rings are kept as they are (their open sub-buffers left out) and the
+# notification names it; netlink (STATUS as anyone, SNAPSHOT --trigger,
+# FLUSH) answers meanwhile. While CPU 1 is stuck nothing may wait for it:
+# every IRQ on CPU 0, this shell on CPU 0 and the files in /tmp (no 9p), no
+# module loaded or unloaded (both wait for every CPU: evt_fault is loaded
+# first, and told to go once its load is over); RCU's stall report, 21 s
+# away on the stock kernel and 60 s on the debug one, and the hung-task
+# report (a task waiting for a grace period), 120 s away, are put off to 300
+# and 600 s, so that a slow debug kernel finishes first (CPU 1 really is
+# stalled: that is the case under test, not a harness failure).
+insmod "$EVTRACE_KO" probes=0 mode=overwrite subbuf_size=4096 num_subbuf=8 flush_ms=0 triggers=oops
+evctl start
+evctl generate --events 100000000 --rate 200 --channel both --sizes mix --cpus all
+for f in /proc/irq/*/smp_affinity; do echo 1 > $f 2>/dev/null || true; done
+taskset -pc 0 $$ > /dev/null
+echo 0 > /proc/sys/kernel/panic_on_oops
+echo 300 > /sys/module/rcupdate/parameters/rcu_cpu_stall_timeout
+[ ! -e /proc/sys/kernel/hung_task_timeout_secs ] || echo 600 > /proc/sys/kernel/hung_task_timeout_secs
+insmod "$OUT/evt_fault.ko" fault=oops_locked
+sleep 3
+evctl watch --reason TRIGGER --count 1 --timeout 120 > /tmp/stuck.watch 2>&1 &
+watcher=$!
+two_sockets() { [ "$(ls -l /proc/$watcher/fd 2>/dev/null | grep -c socket)" -ge 2 ]; }
+wait_until 30 "evctl watch did not join the notify group" two_sockets
+sleep 1
+echo 1 > /sys/module/evt_fault/parameters/go
+wait $watcher || { cat /tmp/stuck.watch; fail "no TRIGGER notification after the oops"; }
+cat /tmp/stuck.watch
+grep -q "^TRIGGER .* trigger=oops seq=1 ts=[0-9]* unanswered=1$" /tmp/stuck.watch || fail "the notification does not name CPU 1"
+dmesg | grep -q "trigger 1: CPUs 1 did not answer the flush" || fail "no kernel message naming CPU 1"
+timeout 20 nopriv evctl status > /tmp/st || fail "evctl status as nobody did not answer"
+grep -q '^trigger  *1 (oops) kept: held until read' /tmp/st || fail "status: $(grep ^trigger /tmp/st)"
+grep -q '^unanswered   compact 1: 1 flush, normal 1: 1 flush not answered in time' /tmp/st ||
+	fail "status: $(grep ^unanswered /tmp/st)"
+timeout 60 evctl snapshot -o /tmp/stuck --trigger 1 > /tmp/stuck.out 2> /tmp/stuck.err ||
+	{ cat /tmp/stuck.err; fail "evctl snapshot --trigger 1 failed with CPU 1 stuck"; }
+cat /tmp/stuck.out /tmp/stuck.err
+grep -q "CPU 1 did not answer the flush (spinning with interrupts off?): 2 rings saved as they were" /tmp/stuck.err ||
+	fail "evctl snapshot did not say CPU 1 did not answer"
+timeout 20 evctl flush || fail "FLUSH did not answer with CPU 1 stuck"
+timeout 20 cat $D/triggers > /dev/null || fail "the debugfs triggers file did not answer"
+timeout 30 evctl snapshot -o /tmp/stuck-plain > /dev/null 2> /tmp/stuck-plain.err ||
+	{ cat /tmp/stuck-plain.err; fail "a plain snapshot did not answer with CPU 1 stuck"; }
+grep -q "CPU 1 did not answer the flush" /tmp/stuck-plain.err || fail "the plain snapshot did not name CPU 1"
+timeout 30 evctl stop || fail "STOP did not answer with CPU 1 stuck"
+dmesg | grep -q "STOP: a CPU does not answer" || fail "STOP did not say why it did not wait"
+# CPU 1 let go: the flushes it owed run, everything answers again.
+rmmod evt_fault
+dmesg | grep -q "evt_fault: the spinner on CPU 1 gives up" || fail "the spinner was not let go"
+answers() { # a flush adds no unanswered one
+	evctl flush && evctl status | grep ^unanswered > /tmp/u1 && evctl flush &&
+		evctl status | grep ^unanswered | cmp -s - /tmp/u1
+}
+wait_until 30 "CPU 1 did not answer a flush again" answers
+evctl generate-stop
+wait_gen_done 60
+evctl stop
+taskset -pc 0-$(($(grep -c ^processor /proc/cpuinfo) - 1)) $$ > /dev/null
+mv /tmp/stuck $S/stuck
+rmmod evtrace || fail "evtrace did not unload once CPU 1 answered again"
 echo "trigger ok" > $OUT/result

@@ -1,12 +1,17 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-2.0
 """t-snapshot's host check: OUT STATUS.json SNAP... [--discard SNAP]
-(OUT holds evcat --format json of each SNAP as SNAP.json, and the
-module's evctl status --json after the last SNAP).
+[--triggers FILE] (OUT holds evcat --format json of each SNAP as SNAP.json,
+and the module's evctl status --json after the last SNAP; FILE a copy of
+the debugfs triggers file at the end of the session).
 
 - No generator event (channel, cpu, seq) is in two snapshots, or twice in one.
 - Overwrite run: per ring, the events of all snapshots + overwritten ==
-  recorded (evctl status --json), and discarded, too_big, refused are 0.
+  recorded (evctl status --json), and too_big, refused are 0.
+- Per ring, recorded + discarded == what the generator offered + the
+  evtrace_trigger events recorded there: at least those read, and over all
+  rings as many as fired (a trigger's own event may be overwritten unread,
+  or discarded while a trigger holds the ring).
 - Discard run: the snapshot holds exactly what was recorded, per ring.
 """
 import json
@@ -17,6 +22,12 @@ out = sys.argv[1]
 status = sys.argv[2]
 snaps = sys.argv[3:]
 discard = None
+fired = 0
+if "--triggers" in snaps:
+    i = snaps.index("--triggers")
+    with open(snaps[i + 1]) as f:
+        fired = sum(int(l.split()[2]) for l in f if l.startswith("fired "))
+    snaps = snaps[:i] + snaps[i + 2:]
 if "--discard" in snaps:
     i = snaps.index("--discard")
     discard = snaps[i + 1]
@@ -59,6 +70,7 @@ for g in st.get("generator", []):
     gen["compact", g["cpu"]] = g["compact"]
     gen["normal", g["cpu"]] = g["normal"]
 total_read = total_over = total_rec = 0
+trigger_events = 0
 for r in st["rings"]:
     k = (r["channel"], r["cpu"])
     read = per_ring.get(k, 0) + triggers.get(k, 0)
@@ -73,8 +85,16 @@ for r in st["rings"]:
         if r[c]:
             errors.append(f"ring {k}: {c} {r[c]} in overwrite mode")
     g = gen.get(k)
-    if g is not None and r["recorded"] + r["discarded"] != g + triggers.get(k, 0):
-        errors.append(f"ring {k}: recorded {r['recorded']} + discarded {r['discarded']} != generated {g}")
+    if g is None:
+        continue
+    extra = r["recorded"] + r["discarded"] - g
+    trigger_events += extra
+    if extra < triggers.get(k, 0):
+        errors.append(f"ring {k}: recorded {r['recorded']} + discarded {r['discarded']} != generated {g}"
+                      f" + the {triggers.get(k, 0)} trigger events read there")
+if gen and trigger_events != fired:
+    errors.append(f"recorded + discarded - generated is {trigger_events} over all rings, "
+                  f"not the {fired} trigger events that fired")
 
 # The discard run: its stats copy (debugfs columns: channel cpu ... recorded $4).
 disc = Counter()

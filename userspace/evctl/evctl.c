@@ -184,6 +184,7 @@ static int snapshot(struct evt_ctl *ctl, const struct evctl_cmd *cmd)
 	case 0:
 		printf("snapshot %s: %llu packets, %llu bytes, %d streams\n", cmd->out_dir,
 		       (unsigned long long)res.packets, (unsigned long long)res.bytes, res.streams);
+		evt_snapshot_note_unanswered(stderr, "evctl: snapshot", &res);
 		return EVCTL_EXIT_OK;
 	case EVT_SNAPSHOT_ERR_BUSY:
 		fprintf(stderr, "evctl: snapshot: %s: a snapshot reads the rings itself; stop "

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* evctl's command line, usage texts and output formats. See evctl_cli.h. */
+/* evctl's command line and usage texts (the output formats: evctl_out.c). See evctl_cli.h. */
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
@@ -13,7 +13,6 @@
 #include <strings.h>
 #include <evtrace/events.h>
 #include "evt_cpulist.h"
-#include "evt_format.h"
 #include "evctl_cli.h"
 
 static const char *const op_names[EVCTL_NR_OPS] = {
@@ -48,7 +47,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"commands:\n"
 	"  start                      start tracing\n"
 	"  stop                       stop tracing (partial sub-buffers are closed)\n"
-	"  status [--json]            state, configuration, events, rings, generator\n"
+	"  status [--json]            state, configuration, holds, events, rings, generator\n"
 	"  config KEY=VALUE...        mode=discard|overwrite high_water="
 	EVT_STR(EVT_HIGH_WATER_MIN) ".." EVT_STR(EVT_HIGH_WATER_MAX) "\n"
 	"                             flush_ms=0.." EVT_STR(EVT_FLUSH_MS_MAX) "\n"
@@ -78,12 +77,15 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"Stop tracing; partial sub-buffers are closed so that readers get them.\n",
 	[EVCTL_STATUS] =
 	"usage: evctl status [--json]\n"
-	"Show the state, the configuration, the events and whether each is\n"
+	"Show the state, the configuration, the filter (to a user without\n"
+	"CAP_NET_ADMIN: how many names and cgroups, not which), the kept trigger,\n"
+	"which rings are held and by what (a trigger, a snapshot) since when, the\n"
+	"rings whose CPU did not answer a flush, the events and whether each is\n"
 	"enabled, per channel and CPU the ring counters (recorded, discarded,\n"
 	"overwritten, too_big, refused events; sub-buffers produced, consumed,\n"
-	"skipped; events filtered out by evctl track; fill %), the filter, and per\n"
-	"CPU the generator's counts.\n"
-	"  --json   one JSON document: state, config, filter, events, rings[], generator[]\n",
+	"skipped; events filtered out by evctl track; fill %), and per CPU the\n"
+	"generator's counts.\n"
+	"  --json   one JSON document: state, config, filter, trigger, events, rings[], generator[]\n",
 	[EVCTL_CONFIG] =
 	"usage: evctl config KEY=VALUE...\n"
 	"  mode=discard|overwrite   what a full ring does with new events\n"
@@ -749,230 +751,4 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 	default:
 		return usage_err(err, errlen, "unknown command");
 	}
-}
-
-/* ---- output ---- */
-
-static const char *chan_name(int ch)
-{
-	return ch == EVT_CHAN_COMPACT || ch == EVT_CHAN_NORMAL ? evt_channel_name((unsigned int)ch) : "?";
-}
-
-static const char *yes(int b)
-{
-	return b ? "yes" : "no";
-}
-
-void evt_status_print_text(FILE *f, const struct evt_status *st)
-{
-	size_t i;
-	char esc[1024];		/* a name, escaped as every program escapes them */
-
-	fprintf(f, "state        %s\n", st->tracing ? "tracing" : "stopped");
-	fprintf(f, "mode         %s\n", st->mode < 0 ? "-" : evt_mode_name(st->mode));
-	if (st->high_water >= 0)
-		fprintf(f, "high_water   %" PRId64 "%%\n", st->high_water);
-	if (st->flush_ms >= 0)
-		fprintf(f, "flush_ms     %" PRId64 "%s\n", st->flush_ms, st->flush_ms ? "" : " (off)");
-	if (st->subbuf_size || st->num_subbuf)
-		fprintf(f, "sub-buffers  %" PRIu64 " x %" PRIu64 " bytes per channel and CPU\n",
-			st->num_subbuf, st->subbuf_size);
-	/* Only while a test has the module's hook on; never in the table. */
-	if (st->nr_fake_rings)
-		fprintf(f, "fake rings   %zu synthetic entries from the test hook (debugfs "
-			"status_fake_cpus): not real, not in the table below\n", st->nr_fake_rings);
-
-	if (st->filter.set) {
-		fprintf(f, "filter       %" PRIu32 " process ID%s%s", st->filter.nr_pids,
-			st->filter.nr_pids == 1 ? "" : "s", st->filter.follow_fork ? " (follow fork)" : "");
-		for (i = 0; i < st->filter.nr_comms; i++)
-			fprintf(f, ", comm %s", evt_fmt_esc(esc, sizeof(esc), st->filter.comms[i]));
-		for (i = 0; i < st->filter.nr_cgroups; i++)
-			fprintf(f, ", cgroup %s", evt_fmt_esc(esc, sizeof(esc), st->filter.cgroups[i]));
-		fputc('\n', f);
-	} else {
-		fputs("filter       none (every task is recorded)\n", f);
-	}
-
-	fprintf(f, "\nevents\n  %-24s %-8s %s\n", "name", "channel", "enabled");
-	for (i = 0; i < st->nr_events; i++) {
-		const struct evt_status_event *e = &st->events[i];
-
-		fprintf(f, "  %-24s %-8s %s\n", evt_fmt_esc(esc, sizeof(esc), e->name),
-			e->channel < 0 ? "-" : chan_name(e->channel), yes(e->enabled));
-	}
-
-	/* Ring rows: the columns of debugfs "stats" (channel first). */
-	fprintf(f, "\nrings\n%-7s %4s %-6s", "channel", "cpu", "online");
-#define COUNTER_HEADING(field, attr, width) fprintf(f, " %*s", width, #field);
-	EVT_RING_COUNTERS(COUNTER_HEADING)
-#undef COUNTER_HEADING
-	fprintf(f, " %4s\n", "fill");
-	for (i = 0; i < st->nr_rings; i++) {
-		const struct evt_status_ring *r = &st->rings[i];
-
-		fprintf(f, "%-7s %4u %-6s", chan_name((int)r->channel), r->cpu, yes(r->online));
-#define COUNTER_CELL(field, attr, width) fprintf(f, " %*" PRIu64, width, r->field);
-		EVT_RING_COUNTERS(COUNTER_CELL)
-#undef COUNTER_CELL
-		fprintf(f, " %3u%%\n", r->fill);
-	}
-
-	fprintf(f, "\ngenerator\n%-7s %4s %-7s %-4s %12s %12s %12s\n", "", "cpu", "running", "done",
-		"compact", "normal", "timer");
-	for (i = 0; i < st->nr_gens; i++) {
-		const struct evt_status_gen *g = &st->gens[i];
-
-		fprintf(f, "%-7s %4u %-7s %-4s %12" PRIu64 " %12" PRIu64 " %12" PRIu64 "\n", "gen",
-			g->cpu, yes(g->running), yes(g->done), g->compact, g->normal, g->timer);
-	}
-}
-
-static void json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (*p < 0x20 || *p >= 0x7f)
-				fprintf(f, "\\u%04x", *p);	/* names are ASCII: no UTF-8 to keep */
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
-static const char *jbool(int b)
-{
-	return b ? "true" : "false";
-}
-
-static void json_rings(FILE *f, const char *member, const struct evt_status_ring *rings, size_t n)
-{
-	size_t i;
-
-	fprintf(f, "  \"%s\": [", member);
-	for (i = 0; i < n; i++) {
-		const struct evt_status_ring *r = &rings[i];
-
-		fputs(i ? ",\n    {\"channel\": " : "\n    {\"channel\": ", f);
-		if (r->channel == EVT_CHAN_COMPACT || r->channel == EVT_CHAN_NORMAL)
-			json_string(f, chan_name((int)r->channel));
-		else
-			fprintf(f, "%u", r->channel);
-		fprintf(f, ", \"cpu\": %u, \"online\": %s", r->cpu, jbool(r->online));
-#define COUNTER_MEMBER(field, attr, width) fprintf(f, ", \"" #field "\": %" PRIu64, r->field);
-		EVT_RING_COUNTERS(COUNTER_MEMBER)
-#undef COUNTER_MEMBER
-		fprintf(f, ", \"fill\": %u}", r->fill);
-	}
-	fputs(n ? "\n  ],\n" : "],\n", f);
-}
-
-void evt_status_print_json(FILE *f, const struct evt_status *st)
-{
-	size_t i;
-
-	fprintf(f, "{\n  \"state\": \"%s\",\n  \"config\": {", st->tracing ? "tracing" : "stopped");
-	fputs("\"mode\": ", f);
-	if (st->mode == 0 || st->mode == 1)
-		json_string(f, evt_mode_name(st->mode));
-	else
-		fputs("null", f);
-	fputs(", \"high_water\": ", f);
-	if (st->high_water >= 0)
-		fprintf(f, "%" PRId64, st->high_water);
-	else
-		fputs("null", f);
-	fputs(", \"flush_ms\": ", f);
-	if (st->flush_ms >= 0)
-		fprintf(f, "%" PRId64, st->flush_ms);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"subbuf_size\": %" PRIu64 ", \"num_subbuf\": %" PRIu64 "},\n",
-		st->subbuf_size, st->num_subbuf);
-
-	fputs("  \"events\": [", f);
-	for (i = 0; i < st->nr_events; i++) {
-		const struct evt_status_event *e = &st->events[i];
-
-		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-		json_string(f, e->name);
-		fputs(", \"channel\": ", f);
-		if (e->channel == EVT_CHAN_COMPACT || e->channel == EVT_CHAN_NORMAL)
-			json_string(f, chan_name(e->channel));
-		else
-			fputs("null", f);
-		fprintf(f, ", \"enabled\": %s}", jbool(e->enabled));
-	}
-	fputs(st->nr_events ? "\n  ],\n" : "],\n", f);
-
-	fputs("  \"filter\": ", f);
-	if (st->filter.set) {
-		fprintf(f, "{\"pids\": %" PRIu32 ", \"follow_fork\": %s, \"comms\": [", st->filter.nr_pids,
-			jbool(st->filter.follow_fork));
-		for (i = 0; i < st->filter.nr_comms; i++) {
-			fputs(i ? ", " : "", f);
-			json_string(f, st->filter.comms[i]);
-		}
-		fputs("], \"cgroups\": [", f);
-		for (i = 0; i < st->filter.nr_cgroups; i++) {
-			fputs(i ? ", " : "", f);
-			json_string(f, st->filter.cgroups[i]);
-		}
-		fputs("]},\n", f);
-	} else {
-		fputs("null,\n", f);
-	}
-
-	json_rings(f, "rings", st->rings, st->nr_rings);
-	/* Only while a test has the module's hook on: a member of its own. */
-	if (st->nr_fake_rings)
-		json_rings(f, "fake_rings", st->fake_rings, st->nr_fake_rings);
-
-	fputs("  \"generator\": [", f);
-	for (i = 0; i < st->nr_gens; i++) {
-		const struct evt_status_gen *g = &st->gens[i];
-
-		fprintf(f, "%s    {\"cpu\": %u, \"running\": %s, \"done\": %s, \"compact\": %" PRIu64
-			", \"normal\": %" PRIu64 ", \"timer\": %" PRIu64 "}",
-			i ? ",\n" : "\n", g->cpu, jbool(g->running), jbool(g->done), g->compact,
-			g->normal, g->timer);
-	}
-	fputs(st->nr_gens ? "\n  ]\n}\n" : "]\n}\n", f);
-}
-
-void evt_notification_print(FILE *f, const struct evt_notification *n)
-{
-	if (n->reason > EVT_NOTIFY_NONE && n->reason < __EVT_NOTIFY_MAX)
-		fputs(evt_notify_name(n->reason), f);
-	else
-		fprintf(f, "REASON_%d", n->reason);
-	fputs(" channel=", f);
-	if (n->channel < 0)
-		fputc('-', f);
-	else if (n->channel == EVT_CHAN_COMPACT || n->channel == EVT_CHAN_NORMAL)
-		fputs(chan_name(n->channel), f);
-	else
-		fprintf(f, "%d", n->channel);
-	if (n->cpu < 0)
-		fputs(" cpu=-", f);
-	else
-		fprintf(f, " cpu=%d", n->cpu);
-	if (n->fill < 0)
-		fputs(" fill=-", f);
-	else
-		fprintf(f, " fill=%d", n->fill);
-	if (n->reason == EVT_NOTIFY_TRIGGER)
-		fprintf(f, " trigger=%s seq=%" PRIu64 " ts=%" PRIu64, evt_trigger_name(n->trigger_reason),
-			n->trigger_seq, n->trigger_ts);
-	fputc('\n', f);
 }

@@ -117,6 +117,7 @@ static void save(struct evt_ctl *ctl, const struct evd_snap_opts *o, const struc
 		putchar('\n');
 		fflush(stdout);
 	}
+	evt_snapshot_note_unanswered(stderr, "evdrain", &res);
 }
 
 int evd_snapshots_run(struct evt_ctl *ctl, const struct evd_snap_opts *o,

@@ -4,12 +4,9 @@
  * See usage() and userspace/lib/evt_synth.h.
  */
 #include <errno.h>
-#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include "evt_chunk.h"
 #include "evt_cpulist.h"
 #include "evt_synth.h"
 #include "evt_trace.h"
@@ -52,22 +49,14 @@ static void usage(FILE *f)
 "  --error-pct P       P%% of the syscalls fail (10)\n"
 "  --fork-every N      a thread forks about once every N steps (5000; 0: never)\n"
 "Chunks: the trace cut into N chunks in DIR, as a rotating evdrain writes them\n"
-"(each stream at packet boundaries, a summary.json each; for tests and\n"
-"benchmarks of what reads chunks):\n"
+"(every ring flushed at each cut, each stream cut at packet boundaries, a\n"
+"summary.json each; for tests and benchmarks of what reads chunks):\n"
 "  --chunks N          N chunks (2..100000) instead of one trace\n"
 "  --host NAME         the host their summary.json names (default synth)\n"
 "  --kernel-release R  the kernel it names (default synthetic)\n"
 "Prints a summary: events generated, recorded, discarded, overwritten, written\n"
 "(and with --kernel, the events generated of each kind).\n"
 "Exit status: 0 ok, 1 error writing, 2 usage.\n");
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path);
 }
 
 static int num(const char *opt, const char *v, uint64_t *out)
@@ -95,7 +84,7 @@ int main(int argc, char **argv)
 	struct evt_synth_params p;
 	struct evt_synth_result r;
 	const char *dir = NULL, *host = "synth", *release = "synthetic";
-	char err[1024], whole[4200];
+	char err[1024];
 	uint64_t chunks = 0;
 	int quiet = 0, i, have_idle = 0, have_off = 0;
 
@@ -253,25 +242,10 @@ int main(int argc, char **argv)
 #endif
 	p.idle = have_idle ? idle : NULL;
 	p.offline = have_off ? offline : NULL;
-	/* Chunks: the whole trace aside in DIR first, then cut. */
-	snprintf(whole, sizeof(whole), "%s/.evsynth-whole", dir);
-	if (chunks && mkdir(dir, 0750) && errno != EEXIST) {
-		fprintf(stderr, "evsynth: %s: %s\n", dir, strerror(errno));
-		return 1;
-	}
-	if (evt_synth_write(chunks ? whole : dir, &p, &r, err, sizeof(err))) {
+	if (chunks ? evt_synth_write_chunks(dir, &p, (unsigned int)chunks, host, release, &r, err, sizeof(err)) :
+		     evt_synth_write(dir, &p, &r, err, sizeof(err))) {
 		fprintf(stderr, "evsynth: %s\n", err);
 		return 1;
-	}
-	if (chunks) {
-		struct evt_chunk_split_opts so = { .nchunks = (unsigned int)chunks, .host = host, .kernel = release };
-		int rc = evt_chunk_split(whole, dir, &so, NULL, err, sizeof(err));
-
-		nftw(whole, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
-		if (rc) {
-			fprintf(stderr, "evsynth: %s\n", err);
-			return 1;
-		}
 	}
 	if (!quiet)
 		printf("%s: %llu events written (generated %llu, recorded %llu, discarded %llu, "

@@ -3,7 +3,14 @@
  * A scratch module that provokes, on purpose, each kind of kernel report the
  * VM harness must turn into a failed run (tests/vm/t-harness.sh): a WARNING,
  * a KASAN out-of-bounds write, a lockdep inconsistent-lock-state report, a
- * kmemleak leak and a KCSAN data race. Test-only: it is not part of evtrace.
+ * kmemleak leak and a KCSAN data race. And, for the triggers
+ * (tests/vm/t-trigger.sh), the kernel in trouble: oops_locked, an oops
+ * inside a spin_lock_irqsave() section while another CPU spins on that lock
+ * with interrupts off, for good (until this module is unloaded: the spinner
+ * gives up then). It waits for "go" (echo 1 > .../parameters/go): loading
+ * this module (its memory made read-only, its init freed after a grace
+ * period) waits for every CPU, so the oops must come after it. Test-only:
+ * not part of evtrace.
  */
 #include <linux/module.h>
 #include <linux/slab.h>
@@ -13,12 +20,17 @@
 #include <linux/string.h>
 #include <linux/kthread.h>
 #include <linux/sched.h>
+#include <linux/sched/task.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
+#include <linux/version.h>
+#include <linux/completion.h>
+#include <linux/irqflags.h>
+#include <asm/mmu.h>
 
 static char *fault = "none";
 module_param(fault, charp, 0444);
-MODULE_PARM_DESC(fault, "none, warn, kasan, lockdep, leak or race");
+MODULE_PARM_DESC(fault, "none, warn, kasan, lockdep, leak, race or oops_locked");
 
 static DEFINE_RAW_SPINLOCK(evt_fault_lock);
 static struct hrtimer evt_fault_timer;
@@ -78,6 +90,101 @@ static int evt_fault_race(void)
 	return 0;
 }
 
+/* oops_locked: the lock the dead task keeps, the CPU that spins on it. */
+static DEFINE_SPINLOCK(evt_fault_spin);
+static struct task_struct *evt_fault_spinner, *evt_fault_holder;
+static atomic_t evt_fault_spinning = ATOMIC_INIT(0);
+static DECLARE_COMPLETION(evt_fault_go);
+static bool evt_fault_unloading;
+
+static int evt_fault_go_set(const char *val, const struct kernel_param *kp)
+{
+	complete(&evt_fault_go);
+	return 0;
+}
+
+static const struct kernel_param_ops evt_fault_go_ops = {
+	.set = evt_fault_go_set,
+};
+module_param_cb(go, &evt_fault_go_ops, NULL, 0200);
+MODULE_PARM_DESC(go, "oops_locked: oops now");
+
+static int evt_fault_spin_fn(void *unused)
+{
+	unsigned long flags;
+
+	/*
+	 * No user address space left loaded here: the other CPUs' TLB
+	 * shootdowns for it would wait for this one for good.
+	 */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 8, 0)
+	leave_mm();
+#else
+	leave_mm(smp_processor_id());
+#endif
+	local_irq_save(flags);
+	atomic_set(&evt_fault_spinning, 1);
+	/* spin_lock_irqsave(), with a way out: rmmod. */
+	while (!spin_trylock(&evt_fault_spin)) {
+		if (kthread_should_stop())
+			break;
+		cpu_relax();
+	}
+	local_irq_restore(flags);
+	pr_info("evt_fault: the spinner on CPU %d gives up\n", raw_smp_processor_id());
+	while (!kthread_should_stop())
+		schedule_timeout_interruptible(HZ);
+	return 0;
+}
+
+static int evt_fault_hold_fn(void *unused)
+{
+	unsigned long flags;
+
+	/* Interruptible: a long wait is no hung task (nothing signals a kthread). */
+	while (wait_for_completion_interruptible(&evt_fault_go))
+		;
+	if (READ_ONCE(evt_fault_unloading))
+		return 0;
+	spin_lock_irqsave(&evt_fault_spin, flags);
+	wake_up_process(evt_fault_spinner);
+	while (!atomic_read(&evt_fault_spinning))
+		cpu_relax();
+	/* Dies here, the lock held, interrupts off: the spinner never gets it. */
+	BUG();
+	spin_unlock_irqrestore(&evt_fault_spin, flags);
+	return 0;
+}
+
+/* A holder on the first online CPU, the spinner on the next one. */
+static int evt_fault_oops_locked(void)
+{
+	unsigned int a = cpumask_first(cpu_online_mask), b = cpumask_next(a, cpu_online_mask);
+
+	if (b >= nr_cpu_ids) {
+		pr_err("evt_fault: oops_locked needs two online CPUs\n");
+		return -ENODEV;
+	}
+	evt_fault_spinner = kthread_create(evt_fault_spin_fn, NULL, "evt_fault_spin");
+	if (IS_ERR(evt_fault_spinner))
+		return PTR_ERR(evt_fault_spinner);
+	get_task_struct(evt_fault_spinner);
+	kthread_bind(evt_fault_spinner, b);
+	evt_fault_holder = kthread_create(evt_fault_hold_fn, NULL, "evt_fault_hold");
+	if (IS_ERR(evt_fault_holder)) {
+		kthread_stop(evt_fault_spinner);
+		put_task_struct(evt_fault_spinner);
+		evt_fault_spinner = NULL;
+		return PTR_ERR(evt_fault_holder);
+	}
+	/* Kept: at unload, its exit (an oops included) is waited for. */
+	get_task_struct(evt_fault_holder);
+	kthread_bind(evt_fault_holder, a);
+	wake_up_process(evt_fault_holder);
+	pr_info("evt_fault: at go, an oops on CPU %u holding a lock CPU %u spins on\n", a, b);
+	return 0;
+}
+
 static int __init evt_fault_init(void)
 {
 	if (!strcmp(fault, "warn")) {
@@ -110,8 +217,14 @@ static int __init evt_fault_init(void)
 
 		if (err)
 			return err;
+	} else if (!strcmp(fault, "oops_locked")) {
+		int err = evt_fault_oops_locked();
+
+		if (err)
+			return err;
 	} else if (strcmp(fault, "none")) {
-		pr_err("evt_fault: fault=%s: want none, warn, kasan, lockdep, leak or race\n", fault);
+		pr_err("evt_fault: fault=%s: want none, warn, kasan, lockdep, leak, race or oops_locked\n",
+		       fault);
 		return -EINVAL;
 	}
 	pr_info("evt_fault: loaded, fault=%s\n", fault);
@@ -122,6 +235,15 @@ static void __exit evt_fault_exit(void)
 {
 	if (evt_fault_timer_used)
 		hrtimer_cancel(&evt_fault_timer);
+	if (evt_fault_spinner) {
+		/* Never told to go: the holder returns, the spinner never ran. */
+		WRITE_ONCE(evt_fault_unloading, true);
+		complete(&evt_fault_go);
+		kthread_stop(evt_fault_holder);
+		put_task_struct(evt_fault_holder);
+		kthread_stop(evt_fault_spinner);
+		put_task_struct(evt_fault_spinner);
+	}
 }
 
 module_init(evt_fault_init);

@@ -64,8 +64,10 @@ int evt_parse_duration_ms(const char *s, uint64_t *ms);
  * Cut the whole trace @trace_dir (a trace directory, or DIR with DIR/kernel)
  * into @o->nchunks chunks under @run_dir (made if absent), as a rotating
  * evdrain writes them: chunk k holds, of each stream, the packets that end
- * at or before the k-th of nchunks equal steps of the trace's time span (so
- * that, as evdrain's, chunks overlap a little in time), a copy of the
+ * at or before the k-th cut (@o->cuts, else the k-th of nchunks equal steps
+ * of the trace's time span; chunks overlap a little in time, as evdrain's
+ * do; a trace whose rings were flushed at the cuts, as evdrain's cut does,
+ * is cut as evdrain would have: evt_synth_write_chunks()), a copy of the
  * metadata and a summary.json with "chunk", "seq", "host" (@o->host),
  * "kernel" (@o->kernel),
  * "begin"/"end" (and _ns) and "final" (the last chunk). With
@@ -78,6 +80,7 @@ struct evt_chunk_split_opts {
 	const char *host;
 	const char *kernel;		/* summary.json's "kernel" (NULL: none) */
 	int lose_seam_packet;
+	const uint64_t *cuts;		/* the nchunks - 1 cut times (clock values); NULL: equal steps */
 };
 int evt_chunk_split(const char *trace_dir, const char *run_dir, const struct evt_chunk_split_opts *o,
 		    char (*names)[EVT_CHUNK_NAME_MAX], char *err, size_t errlen);

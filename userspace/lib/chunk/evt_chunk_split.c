@@ -110,7 +110,8 @@ int evt_chunk_split(const char *trace_dir, const char *run_dir, const struct evt
 		goto out;
 	}
 	for (k = 0; k < o->nchunks; k++) {
-		const uint64_t cut = k + 1 == o->nchunks ? UINT64_MAX : first + (last - first) * (k + 1) / o->nchunks;
+		const uint64_t cut = k + 1 == o->nchunks ? UINT64_MAX :
+				     o->cuts ? o->cuts[k] : first + (last - first) * (k + 1) / o->nchunks;
 		uint64_t b = UINT64_MAX, e = 0;
 		char tmp[4200], kdir[4300], name[EVT_CHUNK_NAME_MAX], path[4400], final_dir[4400];
 

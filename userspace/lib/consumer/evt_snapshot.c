@@ -68,6 +68,12 @@ int evt_snapshot_save(struct evt_ctl *ctl, const char *dir, uint64_t trigger_seq
 			if (!r)
 				continue;
 		}
+		if (b[i].unanswered) {
+			res->unanswered++;
+			res->left_out += b[i].left_out;
+			if (b[i].cpu < EVT_MAX_CPUS)
+				res->unanswered_cpus[b[i].cpu / 8] |= (uint8_t)(1u << (b[i].cpu % 8));
+		}
 		n = evt_consumer_drain_below(&c, r, b[i].seq);
 		if (n < 0) {
 			failed(&c, 0, err, errlen);
@@ -86,6 +92,27 @@ out:
 	evt_consumer_close(&c);
 	free(b);
 	return ret;
+}
+
+void evt_snapshot_note_unanswered(FILE *f, const char *prog, const struct evt_snapshot_result *res)
+{
+	unsigned int cpu, n = 0, start;
+
+	if (!res->unanswered)
+		return;
+	fprintf(f, "%s: CPU ", prog);
+	/* As ranges: "1,3-5". */
+	for (cpu = 0; cpu < EVT_MAX_CPUS; cpu++) {
+		if (!evt_cpuset_has(res->unanswered_cpus, cpu))
+			continue;
+		for (start = cpu; cpu + 1 < EVT_MAX_CPUS && evt_cpuset_has(res->unanswered_cpus, cpu + 1); cpu++)
+			;
+		fprintf(f, start == cpu ? "%s%u" : "%s%u-%u", n++ ? "," : "", start, cpu);
+	}
+	fprintf(f, " did not answer the flush (spinning with interrupts off?): %u ring%s saved as "
+		"they were, without the %llu event%s of their open sub-buffers\n", res->unanswered,
+		res->unanswered == 1 ? "" : "s", (unsigned long long)res->left_out,
+		res->left_out == 1 ? "" : "s");
 }
 
 void evt_snapshot_undo(const char *dir, int remove_dir)

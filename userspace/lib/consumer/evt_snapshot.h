@@ -8,7 +8,9 @@
 #define EVT_SNAPSHOT_H
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include "evt_consumer.h"
+#include "evt_cpulist.h"
 
 struct evt_ctl;
 
@@ -16,6 +18,13 @@ struct evt_snapshot_result {
 	uint64_t packets;
 	uint64_t bytes;
 	int streams;
+	/*
+	 * Rings whose CPU did not answer the flush (spinning with interrupts
+	 * off): saved as they were, without their open sub-buffers' events.
+	 */
+	unsigned int unanswered;
+	uint64_t left_out;
+	uint8_t unanswered_cpus[EVT_CPUSET_BYTES];
 };
 
 /* What evt_snapshot_save() failed at. */
@@ -38,6 +47,12 @@ enum evt_snapshot_error {
  */
 int evt_snapshot_save(struct evt_ctl *ctl, const char *dir, uint64_t trigger_seq,
 		      enum evt_xfer xfer, struct evt_snapshot_result *res, char *err, size_t errlen);
+
+/*
+ * When some rings' CPUs did not answer the flush: one line on @f, "@prog:
+ * CPU 1 did not answer ...", naming them and the events left out.
+ */
+void evt_snapshot_note_unanswered(FILE *f, const char *prog, const struct evt_snapshot_result *res);
 
 /*
  * After a failed evt_snapshot_save(): remove the files it wrote in @dir (a

@@ -584,6 +584,9 @@ void evt_status_init(struct evt_status *st)
 	st->mode = -1;
 	st->high_water = -1;
 	st->flush_ms = -1;
+	st->filter.count_comms = -1;
+	st->filter.count_cgroups = -1;
+	st->trigger.reason = -1;
 }
 
 void evt_status_free(struct evt_status *st)
@@ -638,10 +641,16 @@ static struct nla_policy top_policy[EVT_A_MAX + 1] = {
 	[EVT_A_TRIGGER_REASON] = { .type = NLA_U8 },
 	[EVT_A_TRIGGER_SEQ] = { .type = NLA_U64 },
 	[EVT_A_TRIGGER_TS] = { .type = NLA_U64 },
+	[EVT_A_UNANSWERED_CPUS] = { .type = NLA_STRING },
+	[EVT_A_SNAPSHOT_LEFT_OUT] = { .type = NLA_U64 },
+	[EVT_A_TRIGGER_RELEASE_TS] = { .type = NLA_U64 },
+	[EVT_A_TRIGGER_EXPIRED] = { .type = NLA_U8 },
 };
 
 static struct nla_policy filter_policy[EVT_A_MAX + 1] = {
 	[EVT_A_FILTER_NR_PIDS] = { .type = NLA_U32 },
+	[EVT_A_FILTER_NR_COMMS] = { .type = NLA_U32 },
+	[EVT_A_FILTER_NR_CGROUPS] = { .type = NLA_U32 },
 	[EVT_A_FILTER_FOLLOW_FORK] = { .type = NLA_U8 },
 	[EVT_A_FILTER_COMMS] = { .type = NLA_NESTED },
 	[EVT_A_FILTER_CGROUPS] = { .type = NLA_NESTED },
@@ -662,6 +671,9 @@ static struct nla_policy ring_policy[EVT_R_MAX + 1] = {
 #undef RING_COUNTER_POLICY
 	[EVT_R_FILL] = { .type = NLA_U32 },
 	[EVT_R_FAKE] = { .type = NLA_U8 },
+	[EVT_R_HELD_SNAPSHOT] = { .type = NLA_U64 },
+	[EVT_R_HELD_TRIGGER] = { .type = NLA_U64 },
+	[EVT_R_UNANSWERED] = { .type = NLA_U64 },
 };
 
 static struct nla_policy gen_policy[EVT_G_MAX + 1] = {
@@ -718,6 +730,9 @@ static int parse_ring_into(struct nlattr *nest, struct evt_status *st, int fake_
 	EVT_RING_COUNTERS(GET_RING_COUNTER)
 #undef GET_RING_COUNTER
 	r->fill = tb[EVT_R_FILL] ? nla_get_u32(tb[EVT_R_FILL]) : 0;
+	r->held_snapshot = get_u64(tb[EVT_R_HELD_SNAPSHOT]);
+	r->held_trigger = get_u64(tb[EVT_R_HELD_TRIGGER]);
+	r->unanswered = get_u64(tb[EVT_R_UNANSWERED]);
 	return 0;
 }
 
@@ -815,6 +830,8 @@ static int parse_filter(struct nlattr *nest, struct evt_status_filter *f)
 		f->nr_pids = nla_get_u32(tb[EVT_A_FILTER_NR_PIDS]);
 	if (tb[EVT_A_FILTER_FOLLOW_FORK])
 		f->follow_fork = nla_get_u8(tb[EVT_A_FILTER_FOLLOW_FORK]) != 0;
+	f->count_comms = tb[EVT_A_FILTER_NR_COMMS] ? (int64_t)nla_get_u32(tb[EVT_A_FILTER_NR_COMMS]) : -1;
+	f->count_cgroups = tb[EVT_A_FILTER_NR_CGROUPS] ? (int64_t)nla_get_u32(tb[EVT_A_FILTER_NR_CGROUPS]) : -1;
 	if (tb[EVT_A_FILTER_COMMS] &&
 	    parse_strings(tb[EVT_A_FILTER_COMMS], EVT_A_FILTER_COMM, &f->comms[0][0],
 			  sizeof(f->comms[0]), EVT_FILTER_COMMS_MAX, &f->nr_comms))
@@ -863,6 +880,13 @@ static int parse_status_nlh(struct nlmsghdr *nlh, struct evt_status *st)
 		return ret;
 	if (tb[EVT_A_FILTER] && (ret = parse_filter(tb[EVT_A_FILTER], &st->filter)) < 0)
 		return ret;
+	if (tb[EVT_A_TRIGGER_SEQ]) {
+		st->trigger.seq = nla_get_u64(tb[EVT_A_TRIGGER_SEQ]);
+		st->trigger.reason = tb[EVT_A_TRIGGER_REASON] ? nla_get_u8(tb[EVT_A_TRIGGER_REASON]) : -1;
+		st->trigger.ts = get_u64(tb[EVT_A_TRIGGER_TS]);
+		st->trigger.release_ts = get_u64(tb[EVT_A_TRIGGER_RELEASE_TS]);
+		st->trigger.expired = tb[EVT_A_TRIGGER_EXPIRED] && nla_get_u8(tb[EVT_A_TRIGGER_EXPIRED]);
+	}
 	return 0;
 }
 
@@ -876,10 +900,15 @@ int evt_ctl_status(struct evt_ctl *c, struct evt_status *st)
 {
 	struct nl_msg *msg;
 
+	struct timespec ts;
+
 	evt_status_init(st);
 	msg = new_msg(c, EVT_CMD_STATUS, NLM_F_DUMP);
 	if (!msg)
 		return set_error(c, -ENOMEM);
+	/* The module's clock (ktime_get_mono_fast_ns()) is CLOCK_MONOTONIC: the holds' ages. */
+	if (!clock_gettime(CLOCK_MONOTONIC, &ts))
+		st->now = (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 	return request(c, msg, parse_status, st);
 }
 
@@ -931,6 +960,8 @@ static int parse_snapshot(struct nl_msg *msg, void *arg)
 	ss->b[ss->nr].channel = nla_get_u8(tb[EVT_A_CHANNEL]);
 	ss->b[ss->nr].cpu = nla_get_u32(tb[EVT_A_CPU]);
 	ss->b[ss->nr].seq = nla_get_u64(tb[EVT_A_SNAPSHOT_SEQ]);
+	ss->b[ss->nr].unanswered = tb[EVT_A_SNAPSHOT_LEFT_OUT] != NULL;
+	ss->b[ss->nr].left_out = get_u64(tb[EVT_A_SNAPSHOT_LEFT_OUT]);
 	ss->nr++;
 	return 0;
 }
@@ -1030,6 +1061,15 @@ static int on_notify(struct nl_msg *msg, void *arg)
 		n.trigger_seq = nla_get_u64(tb[EVT_A_TRIGGER_SEQ]);
 	if (tb[EVT_A_TRIGGER_TS])
 		n.trigger_ts = nla_get_u64(tb[EVT_A_TRIGGER_TS]);
+	if (tb[EVT_A_UNANSWERED_CPUS]) {
+		char *p;
+
+		nla_strlcpy(n.unanswered_cpus, tb[EVT_A_UNANSWERED_CPUS], sizeof(n.unanswered_cpus));
+		/* A CPU list: digits, commas, dashes; nothing else reaches a terminal. */
+		for (p = n.unanswered_cpus; *p; p++)
+			if (!strchr("0123456789,-", *p))
+				*p = '?';
+	}
 	ns->count++;
 	if (ns->cb)
 		ns->cb(&n, ns->arg);

@@ -40,6 +40,9 @@ struct evt_status_ring {
 	EVT_RING_COUNTERS(EVT_STATUS_RING_FIELD)
 #undef EVT_STATUS_RING_FIELD
 	uint32_t fill;			/* percent */
+	/* Held by a SNAPSHOT, by the kept trigger: since when (trace clock), 0 when not. */
+	uint64_t held_snapshot, held_trigger;
+	uint64_t unanswered;		/* flushes its CPU did not answer in time */
 };
 
 struct evt_status_gen {
@@ -48,14 +51,27 @@ struct evt_status_gen {
 	uint64_t compact, normal, timer;	/* events offered */
 };
 
-/* STATUS's FILTER: what is tracked (<evtrace/netlink.h>, "Filters"). */
+/*
+ * STATUS's FILTER: what is tracked (<evtrace/netlink.h>, "Filters"). The
+ * names and paths come to CAP_NET_ADMIN only: others get how many.
+ */
 struct evt_status_filter {
 	int set;			/* 0: no filter, every task is recorded */
 	uint32_t nr_pids;		/* process IDs tracked */
 	int follow_fork;
-	size_t nr_comms, nr_cgroups;
+	size_t nr_comms, nr_cgroups;	/* the names and paths below */
+	int64_t count_comms, count_cgroups;	/* how many are tracked; -1 not reported */
 	char comms[EVT_FILTER_COMMS_MAX][EVT_FILTER_COMM_MAX + 1];
 	char cgroups[EVT_FILTER_CGROUPS_MAX][EVT_FILTER_CGROUP_PATH_MAX];
+};
+
+/* STATUS's kept trigger: the last one's bounds, which SNAPSHOT with its number reads. */
+struct evt_status_trigger {
+	uint64_t seq;			/* 0: none fired since load */
+	int reason;			/* enum evt_trigger_reason */
+	uint64_t ts;			/* when, trace clock */
+	uint64_t release_ts;		/* its holds go unread then (trace clock); 0: until read */
+	int expired;			/* they went with a ring unread (trigger_keep_ms) */
 };
 
 struct evt_status {
@@ -76,6 +92,8 @@ struct evt_status {
 	size_t nr_fake_rings;
 	struct evt_status_ring *fake_rings;
 	struct evt_status_filter filter;
+	struct evt_status_trigger trigger;
+	uint64_t now;			/* CLOCK_MONOTONIC (the trace clock) when read; 0: not known */
 };
 
 /* CONFIG request: only the fields named in @set are sent. */
@@ -136,6 +154,8 @@ struct evt_notification {
 	int trigger_reason;
 	uint64_t trigger_seq;
 	uint64_t trigger_ts;		/* on the trace's clock */
+	/* CPUs that did not answer the trigger's flush ("1,3-5"), "" when all did */
+	char unanswered_cpus[EVT_CPULIST_MAX];
 };
 
 typedef void (*evt_notify_cb)(const struct evt_notification *n, void *arg);
@@ -169,6 +189,9 @@ struct evt_snapshot_bound {
 	unsigned int channel;		/* enum evt_channel */
 	unsigned int cpu;
 	uint64_t seq;
+	/* Its CPU did not answer the flush: the events of its open sub-buffer, left out. */
+	int unanswered;
+	uint64_t left_out;
 };
 
 /*

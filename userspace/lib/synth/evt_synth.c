@@ -109,6 +109,31 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 	return 0;
 }
 
+/*
+ * The CPU's clock is about to pass cuts before @now: each ring flushed at
+ * its time of each (the packet ends then, the next events come after it),
+ * as evdrain's cut flushes them one after another. @next[ch]: ring ch's
+ * first cut not passed yet.
+ */
+static int flush_cuts(const struct evt_synth_params *p, struct sring *rings, unsigned int cpu, uint64_t now,
+		      unsigned int *next, struct evt_synth_result *res)
+{
+	unsigned int ch;
+	int ret = 0;
+
+	for (ch = 0; ch < 2; ch++) {
+		const uint64_t off = (2 * (uint64_t)cpu + ch) * p->flush_step_ns;
+
+		for (; next[ch] < p->nr_flush && now > p->flush_at[next[ch]] + off; next[ch]++) {
+			synth_now = p->flush_at[next[ch]] + off;
+			evt_ring_flush(&rings[ch].r);
+			if (drain(&rings[ch], res))
+				ret = -1;
+		}
+	}
+	return ret;
+}
+
 static int sring_close(struct sring *s, struct evt_synth_result *res)
 {
 	int ret = 0;
@@ -409,6 +434,7 @@ struct ksim {
 	const struct evt_event_desc *clone, *execve, *exit_group;
 	int32_t *next_tid;
 	unsigned int *next_job;
+	unsigned int next_flush[2];	/* p->flush_at[] passed so far on this CPU, per ring */
 };
 
 static uint64_t kgap(struct ksim *k, uint64_t mean)
@@ -434,6 +460,11 @@ static void kemit(struct ksim *k, unsigned int ch, unsigned int id, const void *
 	}
 	if (k->e)
 		k->now += gap;
+	if (flush_cuts(k->p, k->rings, k->cpu, k->now, k->next_flush, res)) {
+		k->err = errno ? errno : EIO;
+		k->done = 1;
+		return;
+	}
 	synth_now = k->now;
 	res->generated++;
 	if (k->now < res->first_ts)
@@ -1083,6 +1114,7 @@ static int ksim_write(const char *dir, const struct evt_synth_params *p,
 			extra--;
 		k.done = 0;
 		k.stall_left = 0;
+		k.next_flush[0] = k.next_flush[1] = 0;
 		snprintf(k.swapper, sizeof(k.swapper), "swapper/%u", cpu % 10000);
 		if (on) {
 			if (!ai)
@@ -1175,7 +1207,7 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 		struct sring rings[2];
 		uint64_t n, e, now, seq = 0;
 		int64_t start;
-		unsigned int burst_left = 0, stall_left = 0;
+		unsigned int burst_left = 0, stall_left = 0, next_flush[2] = { 0, 0 };
 		uint64_t stall_len = p->stall_len ? p->stall_len :
 				     2 * p->num_subbuf * (p->subbuf_size / 16 + 1);
 
@@ -1208,6 +1240,11 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 				burst_left = p->burst_len;
 			if (p->stall_every && e % p->stall_every == p->stall_every - 1)
 				stall_left = (unsigned int)stall_len;
+			if (flush_cuts(p, rings, cpu, now, next_flush, res)) {
+				evt_errf(err, errlen, "%s: write: %s", dir, strerror(errno));
+				ret = -1;
+				break;
+			}
 			synth_now = now;
 			res->generated++;
 			if (now < res->first_ts)

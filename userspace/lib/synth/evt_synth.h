@@ -62,6 +62,16 @@ struct evt_synth_params {
 	unsigned int error_pct;		/* syscalls that return an error (10) */
 	unsigned int fork_every;	/* 0: no fork; else one per about this many steps of a thread (5000) */
 	const char *tracer_version;	/* the metadata's, kernel mode (NULL: "0.0.0") */
+	/*
+	 * A rotating evdrain's cuts: when a CPU's clock passes each of these
+	 * times (clock values, rising), its rings are flushed, as evdrain
+	 * flushes every ring at a cut (evt_synth_write_chunks()); one after
+	 * another as evdrain's loop does: ring ch of CPU c at the time plus
+	 * (2 c + ch) flush_step_ns.
+	 */
+	const uint64_t *flush_at;
+	unsigned int nr_flush;
+	uint64_t flush_step_ns;
 };
 
 struct evt_synth_result {
@@ -83,6 +93,18 @@ struct evt_synth_result {
 	uint64_t forks;			/* sched_process_fork */
 	uint64_t dumped;		/* lttng_statedump_process_state */
 };
+
+/*
+ * The whole trace written twice into @dir/.evsynth-whole (the second time
+ * with the rings flushed at nchunks - 1 equal steps of the first's time
+ * span, one after another 20 us apart, as a rotating evdrain's cuts flush
+ * them), then cut after each step's last flush into chunks in @dir
+ * (evt_chunk_split(): @host and @kernel in their summary.json; as
+ * evdrain's, a chunk's streams end at different times and the next chunk
+ * begins before this one ends), the whole removed. 0, or -1 with @err.
+ */
+int evt_synth_write_chunks(const char *dir, struct evt_synth_params *p, unsigned int nchunks, const char *host,
+			   const char *kernel, struct evt_synth_result *res, char *err, size_t errlen);
 
 void evt_synth_defaults(struct evt_synth_params *p);
 /* Write the trace into @dir (created if needed): 0, or -1 with @err set. */
