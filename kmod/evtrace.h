@@ -58,7 +58,7 @@ struct evt_cpu_ring {
 	struct evt_subbuf *sb;
 	unsigned int channel;
 	int cpu;
-	bool online;
+	u8 online;			/* u8: see evt_tracing */
 	atomic_t reader_open;
 	struct mutex reader_lock;	/* serialises the reader's ioctls */
 	bool holding;			/* the reader holds held_pos */
@@ -115,7 +115,12 @@ struct evt_meta *evt_meta_get(void);
 void evt_meta_put(struct evt_meta *m);
 
 extern struct evt_state evt;
-extern bool evt_tracing;
+/*
+ * Flags read with READ_ONCE() in one context and written in another are u8,
+ * not bool: with UBSAN's bool check a READ_ONCE() of a bool compiles to a
+ * plain load (gcc 12), which KCSAN then reports as a data race.
+ */
+extern u8 evt_tracing;
 DECLARE_PER_CPU(struct evt_cpu_ring *, evt_cpu_rings[EVT_NR_CHANNELS]);
 DECLARE_PER_CPU(int, evt_nesting);
 
@@ -375,7 +380,7 @@ void evt_dev_remove_ring(struct evt_cpu_ring *cr);
 /* evtrace_gen.c */
 struct evt_gen_info {
 	bool running;
-	bool done;
+	u8 done;			/* u8: see evt_tracing */
 	u64 generated[EVT_NR_CHANNELS];
 	u64 timer;
 };

@@ -23,7 +23,7 @@
 struct evt_gen_cpu {
 	struct task_struct *task;
 	u64 generated[EVT_NR_CHANNELS];	/* events offered to the tracer */
-	bool done;
+	u8 done;			/* u8: see evt_tracing */
 };
 
 struct evt_timer_cpu {

@@ -22,7 +22,7 @@
 
 static struct genl_family evt_genl_family;
 static struct work_struct evt_notify_work;
-static bool evt_nl_ready;
+static u8 evt_nl_ready;		/* u8: see evt_tracing */
 static unsigned long evt_stopped_pending;
 /* (channel, CPU) pairs that came online without a ring, to announce. */
 static DECLARE_BITMAP(evt_noring_pending, EVT_NR_CHANNELS * NR_CPUS);

@@ -44,8 +44,8 @@ struct evt_probe {
 	void *probe;
 	struct tracepoint *tp;
 	const struct evt_event_desc *desc;
-	bool attached;
-	bool live;
+	u8 attached;			/* u8: see evt_tracing */
+	u8 live;
 };
 
 /* @data is the struct evt_probe the probe was registered with. */

@@ -60,7 +60,7 @@ void evt_test_window(enum evt_test_window_at at)
 #endif
 
 struct evt_state evt;
-bool evt_tracing;
+u8 evt_tracing;
 DEFINE_PER_CPU(struct evt_cpu_ring *, evt_cpu_rings[EVT_NR_CHANNELS]);
 DEFINE_PER_CPU(int, evt_nesting);
 DEFINE_PER_CPU(unsigned long, evt_noring_refused[EVT_NR_CHANNELS]);
