@@ -392,8 +392,12 @@ lo, hi = zooms[1][0], zooms[1][1]
 ref = [e for e in events if lo <= e["rt"] <= hi]
 
 
+# evcat's task context (tid, pid, comm, an exit's syscall) is evcat's own: evview's events carry the record.
+EVCAT_CONTEXT = ("rt", "tid", "pid", "comm", "syscall", "syscall_from")
+
+
 def strip(e):
-    return {k: v for k, v in e.items() if k != "rt"}
+    return {k: v for k, v in e.items() if k not in EVCAT_CONTEXT}
 
 
 def pages(query, want, limit):
