@@ -23,6 +23,7 @@
  * of that task in the slice gets it at the resolution.
  */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "evcat.h"
@@ -289,6 +290,15 @@ static void flush_cpus(struct evcat_ctx *x)
 		pmap_set(x, x->cpu[i].cur, x->cpu[i].pend);
 }
 
+/* Every CPU's idle task is tid 0, named for its CPU as the kernel names it (swapper/N). */
+static void idle_name(struct evt_task *id, unsigned int cpu)
+{
+	if (id->tid)
+		return;
+	id->pid = 0;
+	snprintf(id->comm, sizeof(id->comm), "swapper/%u", cpu % 100000u);
+}
+
 /* The identity of the task on @c, with its rendered text. */
 static const struct ecpu *cpu_task(struct evcat_ctx *x, struct ecpu *c)
 {
@@ -298,6 +308,7 @@ static const struct ecpu *cpu_task(struct evcat_ctx *x, struct ecpu *c)
 		c->id = (struct evt_task){ -1, -1, "" };
 	} else {
 		evt_curtask_thread(x->ct, c->cur, &c->id);
+		idle_name(&c->id, (unsigned int)(c - x->cpu));
 	}
 	c->task_len = (uint32_t)evt_fmt_task(c->task, x->sh->kind, c->id.tid, c->id.pid, c->id.comm);
 	c->cached = 1;
@@ -382,6 +393,7 @@ int evcat_ctx_event(struct evcat_ctx *x, const struct evt_ref *r, struct evt_fmt
 		if (k == CK_SWITCH) {
 			/* A switch happened in its prev_tid (what the event says, even after a loss). */
 			evt_curtask_event_task(x->ct, &ev, &id);
+			idle_name(&id, cpu);
 			fc.task = task;
 			fc.task_len = evt_fmt_task(task, sh->kind, id.tid, id.pid, id.comm);
 		} else {
@@ -581,6 +593,7 @@ static void fixup_task(const struct evcat_ctx *x, const struct evcat_ctx *g, con
 		memcpy(id->comm, f->known.comm, sizeof(id->comm));
 	if (f->known.tid == tid && f->known.pid >= 0)
 		id->pid = f->known.pid;
+	idle_name(id, f->cpu);
 }
 
 /* The task a CPU ran since the slice began: @g's, or its first switch's prev when @g did not know. */
