@@ -531,9 +531,19 @@ static int setup_ctx(struct evcat_run *c, struct evcat_opts *o, struct evt_trace
 	unsigned int i;
 
 	*usage_err = 0;
-	if (evcat_shared_init(&c->sh, t, o->fmt, c->print) ||
-	    (o->where && evcat_where_bind(o->where, t->md.cat->events, nev)))
+	if (evcat_shared_init(&c->sh, t, o->fmt, c->print))
 		return -1;
+	if (o->where) {
+		char err[200];
+		int rc = evcat_where_bind(o->where, t->md.cat->events, nev, err, sizeof(err));
+
+		if (rc == -2) {
+			say_err(err);
+			*usage_err = 1;
+		}
+		if (rc)
+			return -1;
+	}
 	c->sh.taskf = o->task.active ? &o->task : NULL;
 	c->sh.where = o->where;
 	c->sh.show = o->event_mask;
@@ -558,7 +568,7 @@ static int setup_ctx(struct evcat_run *c, struct evcat_opts *o, struct evt_trace
 	if (!c->g)
 		return -1;
 	/* Each CPU's task before its first switch: the switch's prev_tid. */
-	if (evcat_ctx_look_ahead(c->g, t, 0))
+	if (evcat_ctx_look_ahead(c->g, t, 0) || evcat_shared_unknown_cpus(&c->sh, c->g))
 		return -1;
 	return 0;
 }
@@ -573,7 +583,7 @@ int main(int argc, char **argv)
 	struct evcat_run c = { 0 };
 	uint64_t from = 0, tov = UINT64_MAX;
 	char err[512];
-	int ret = 0, rc, run_times = 0, bad, use_ctx;
+	int ret = 0, rc, run_times = 0, bad = 0, use_ctx;
 	unsigned int losses;
 
 	if (parse_args(argc, argv, &o) || evcat_taskf_ready(&o.task) ||
@@ -662,6 +672,10 @@ int main(int argc, char **argv)
 	if (!c.st.per_stream || !c.st.per_event || evt_out_init(&c.out, STDOUT_FILENO, 1 << 20) ||
 	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(t), t->md.cat->events, t->md.cat->nr_events) ||
 	    (use_ctx && setup_ctx(&c, &o, t, &bad))) {
+		if (use_ctx && bad) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
 		fprintf(stderr, "evcat: out of memory\n");
 		ret = EXIT_TRACE;
 		goto out;

@@ -49,8 +49,12 @@ void evcat_taskf_free(struct evcat_taskf *f);
 struct evcat_where;
 /* 0, or -1 with @err (a usage error). */
 int evcat_where_parse(const char *text, struct evcat_where **out, char *err, size_t errlen);
-/* The fields' places for @cat's events: 0, or -1 (no memory). */
-int evcat_where_bind(struct evcat_where *w, const struct evt_event_desc *events, unsigned int nr);
+/*
+ * The fields' places for @cat's events: 0; -1 no memory; -2 a usage error
+ * in @err (a field no event has, or never of the value's kind).
+ */
+int evcat_where_bind(struct evcat_where *w, const struct evt_event_desc *events, unsigned int nr, char *err,
+		     size_t errlen);
 /* 1 when the event (@idx in the bound catalogue, its payload) matches. */
 int evcat_where_match(const struct evcat_where *w, unsigned int idx, const uint8_t *payload, uint32_t len);
 void evcat_where_free(struct evcat_where *w);
@@ -80,6 +84,9 @@ struct evcat_shared {
 	uint8_t sw_prev_type, sw_next_type;
 	const char **sys_by_nr;		/* the 64-bit table: nr -> entry event name */
 	uint32_t nr_sys;
+	/* The CPUs whose task the final context did not know when slices began (a slice assumes so). */
+	uint8_t *unknown_cpu;
+	uint32_t nr_unknown_cpu;
 };
 /* 0, or -1 (no memory). */
 int evcat_shared_init(struct evcat_shared *sh, const struct evt_trace *t, enum evt_fmt_kind kind, int print);
@@ -101,6 +108,8 @@ struct evcat_ctx *evcat_ctx_new(const struct evcat_shared *sh, int final);
 void evcat_ctx_free(struct evcat_ctx *x);
 /* Each CPU's task before its first sched_switch, from the trace (a final context at the start). 0 or -1. */
 int evcat_ctx_look_ahead(struct evcat_ctx *x, const struct evt_trace *t, uint64_t since);
+/* @sh->unknown_cpu from the final context @g (before slices are read): 0, or -1 (no memory). */
+int evcat_shared_unknown_cpus(struct evcat_shared *sh, const struct evcat_ctx *g);
 
 /* What evcat_ctx_event() decided. */
 struct evcat_line {

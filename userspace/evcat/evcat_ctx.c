@@ -55,6 +55,14 @@ struct ecpu {
 	int32_t first_prev;		/* NO_PREV: none such */
 	int32_t first_pend;
 	uint64_t first_seq;
+	/*
+	 * A slice: lines before the CPU's first switch were printed with the
+	 * task unknown ("?/?"), as the final context had it when the reading
+	 * began (evcat_shared.unknown_cpu); the resolution checks that it
+	 * still does, else the slice is read again on the main thread. A
+	 * trace without switches so costs no fixup a line.
+	 */
+	int guessed;
 };
 
 struct logent {
@@ -155,8 +163,10 @@ void evcat_shared_free(struct evcat_shared *sh)
 {
 	free(sh->kind_of);
 	free(sh->sys_by_nr);
+	free(sh->unknown_cpu);
 	sh->kind_of = NULL;
 	sh->sys_by_nr = NULL;
+	sh->unknown_cpu = NULL;
 }
 
 void evcat_shared_needs(const struct evcat_shared *sh, uint8_t *mask)
@@ -218,6 +228,23 @@ void evcat_ctx_free(struct evcat_ctx *x)
 	free(x->log);
 	free(x->fx);
 	free(x);
+}
+
+int evcat_shared_unknown_cpus(struct evcat_shared *sh, const struct evcat_ctx *g)
+{
+	uint32_t n = 0, i;
+
+	for (i = 0; i < sh->t->nr_streams; i++)
+		if (sh->t->streams[i].cpu < EVT_MAX_CPUS && sh->t->streams[i].cpu >= n)
+			n = sh->t->streams[i].cpu + 1;
+	free(sh->unknown_cpu);
+	sh->unknown_cpu = calloc(n ? n : 1, 1);
+	if (!sh->unknown_cpu)
+		return -1;
+	for (i = 0; i < n; i++)
+		sh->unknown_cpu[i] = evt_curtask_cur(g->ct, i) < 0;
+	sh->nr_unknown_cpu = n;
+	return 0;
 }
 
 int evcat_ctx_look_ahead(struct evcat_ctx *x, const struct evt_trace *t, uint64_t since)
@@ -405,7 +432,10 @@ int evcat_ctx_event(struct evcat_ctx *x, const struct evt_ref *r, struct evt_fmt
 			pend = c->pend;
 		}
 		if (!x->final) {
-			if (id.tid < 0)
+			if (id.tid < 0 && k != CK_SWITCH && !sh->taskf && cpu < sh->nr_unknown_cpu &&
+			    sh->unknown_cpu[cpu])
+				c->guessed = 1;
+			else if (id.tid < 0)
 				f.need |= NEED_TID | NEED_COMM | NEED_PID;
 			if (id.tid > 0 && !id.comm[0])
 				f.need |= NEED_COMM;
@@ -660,6 +690,10 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 
 	if (x->oom)
 		return -1;
+	/* A CPU's task taken as unknown where the final context knows it: the slice again, through @g. */
+	for (i = 0; i < x->ncpu; i++)
+		if (x->cpu[i].guessed && evt_curtask_cur(g->ct, i) >= 0)
+			return 1;
 	/* The running threads' states where the lookups below find them. */
 	flush_cpus(g);
 	if (x->nlog) {

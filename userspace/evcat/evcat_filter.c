@@ -283,29 +283,45 @@ int evcat_where_parse(const char *text, struct evcat_where **out, char *err, siz
 	return 0;
 }
 
-int evcat_where_bind(struct evcat_where *w, const struct evt_event_desc *events, unsigned int nr)
+int evcat_where_bind(struct evcat_where *w, const struct evt_event_desc *events, unsigned int nr, char *err,
+		     size_t errlen)
 {
 	unsigned int i, k;
 
 	w->nr = nr;
 	for (i = 0; i < w->n; i++) {
 		struct wcond *c = &w->c[i];
+		unsigned int named = 0, usable = 0;
 
 		c->off = malloc((nr ? nr : 1) * sizeof(*c->off));
 		c->type = malloc(nr ? nr : 1);
-		if (!c->off || !c->type)
+		if (!c->off || !c->type) {
+			snprintf(err, errlen, "out of memory");
 			return -1;
+		}
 		for (k = 0; k < nr; k++) {
 			enum evt_field_type t = EVT_F_U64;
 			int off = evt_field_offset(&events[k], c->field, &t);
 			const int is_str = t == EVT_F_STRING || t == EVT_F_COMM;
 
+			named += off >= 0;
 			/* A field of the other kind than the value (a number against a name) is no match. */
 			if (off < 0 || t == EVT_F_SEQ_U8 || (c->is_num && is_str) ||
 			    (!c->is_num && !is_str && c->op != W_GLOB) || (c->op == W_GLOB && !is_str))
 				off = -1;
+			usable += off >= 0;
 			c->off[k] = off;
 			c->type[k] = (uint8_t)t;
+		}
+		/* A condition no event can meet is a mistake in the command, not an empty answer. */
+		if (!named) {
+			snprintf(err, errlen, "--where: no event of this trace has a field \"%.60s\"", c->field);
+			return -2;
+		}
+		if (!usable) {
+			snprintf(err, errlen, "--where: %.60s is never %s in this trace's events", c->field,
+				 c->op == W_GLOB || !c->is_num ? "a string (use a number)" : "a number (quote a string)");
+			return -2;
 		}
 	}
 	return 0;
