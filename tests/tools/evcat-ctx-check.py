@@ -16,10 +16,11 @@ The rules (evcat(1), Task context): a CPU's task is the next_tid of its
 last sched_switch; before its first, that switch's prev_tid; a switch is
 its prev_tid's, under the prev_comm it carries. A thread's pid and name
 come from the state dump, fork (child), exec (the file's base name), and
-the names switches and wakeups carry; every CPU's idle task is tid 0, pid
+the names switches and wakeups carry (a negative pid or an empty name says
+nothing); every CPU's idle task is tid 0, pid
 0, named swapper/CPU. An exit_syscall ends the syscall its thread entered
 last (by name, "entry"), else the kernel's table by its number ("id":
-learned here from the trace's own entry/exit pairs).
+read here from the metadata's text: the sys_ events' ids from sys_read's).
 """
 import fnmatch
 import json
@@ -49,20 +50,30 @@ if not J:
     fail("no events")
     sys.exit(1)
 
-# Each CPU's task before its first switch: that switch's prev_tid.
-cur = {}
-for e in J:
-    if e["event"] == "sched_switch" and e["cpu"] not in cur:
-        cur[e["cpu"]] = e["fields"]["prev_tid"]
-
 threads = {}        # tid -> [pid, comm]
+
+
+def valid_switch(e):
+    """A switch with a negative tid (a damaged event) says nothing."""
+    return e["event"] == "sched_switch" and e["fields"]["prev_tid"] >= 0 and e["fields"]["next_tid"] >= 0
+
+
+def first_switches():
+    """Each CPU's task before its first switch: that switch's prev_tid, under its prev_comm."""
+    cur = {}
+    for e in J:
+        if valid_switch(e) and e["cpu"] not in cur:
+            cur[e["cpu"]] = e["fields"]["prev_tid"]
+            learn(e["fields"]["prev_tid"], comm=e["fields"]["prev_comm"])
+    return cur
+
 
 
 def learn(tid, pid=None, comm=None):
     if tid is None or tid <= 0:
         return
     t = threads.setdefault(tid, [None, ""])
-    if pid is not None:
+    if pid is not None and pid >= 0:
         t[0] = pid
     if comm:
         t[1] = comm[:15]
@@ -77,30 +88,31 @@ def ident(tid, cpu):
     return tid, pid, comm if comm else None
 
 
-# The syscall table as the trace shows it: an exit's id after its thread's entry.
+def is_entry(name):
+    return name.startswith("sys_") or name.startswith("compat_sys_")
+
+
+# The kernel's 64-bit syscall table, from the metadata's own text: its sys_ events' ids
+# from sys_read's (number 0 on x86-64) up to compat_sys_restart_syscall's.
+meta = os.path.join(trace, "metadata")
+if not os.path.exists(meta):
+    meta = os.path.join(trace, "kernel", "metadata")
+ids = dict(re.findall(r'name = "([A-Za-z_0-9]+)";\s*id = (\d+);', open(meta, errors="replace").read()))
+ids = {k: int(v) for k, v in ids.items()}
 table = {}
-pending = {}
-for e in J:
-    f = e["fields"]
-    if e["event"] == "sched_switch":
-        cur[e["cpu"]] = f["next_tid"]
-    elif e["event"].startswith("sys_"):
-        pending[cur.get(e["cpu"])] = e["event"]
-    elif e["event"] == "exit_syscall":
-        name = pending.pop(cur.get(e["cpu"]), None)
-        if name:
-            table.setdefault(f["id"], name)
+if "sys_read" in ids:
+    base = ids["sys_read"]
+    top = ids.get("compat_sys_restart_syscall", 1 << 31)
+    table = {v - base: k for k, v in ids.items() if k.startswith("sys_") and base <= v < top}
 
 # The context of every event, in order.
-cur = {}
-for e in J:
-    if e["event"] == "sched_switch" and e["cpu"] not in cur:
-        cur[e["cpu"]] = e["fields"]["prev_tid"]
+threads = {}
+cur = first_switches()
 pending = {}
 REF = []
 for e in J:
     f, name, cpu = e["fields"], e["event"], e["cpu"]
-    if name == "sched_switch":
+    if valid_switch(e):
         tid = f["prev_tid"]
         learn(tid, comm=f["prev_comm"])
     else:
@@ -113,11 +125,11 @@ for e in J:
         elif f["id"] in table:
             r["syscall"], r["syscall_from"] = table[f["id"]], "id"
         pending[tid] = None
-    elif name.startswith("sys_"):
+    elif is_entry(name):
         pending[tid] = name
     REF.append(r)
     # The event's effect, after its line.
-    if name == "sched_switch":
+    if valid_switch(e):
         learn(f["next_tid"], comm=f["next_comm"])
         cur[cpu] = f["next_tid"]
     elif name in ("sched_waking", "sched_wakeup", "sched_wakeup_new"):
@@ -137,7 +149,7 @@ for i, (e, r) in enumerate(zip(J, REF)):
         if n <= 5:
             fail("event %d (%s at %d, CPU %d): evcat says %s, the reference %s" %
                  (i, e["event"], e["ts"], e["cpu"], got, r))
-print("context: %d events, %d threads named, %d syscall numbers learned, %d differ" %
+print("context: %d events, %d threads named, %d syscalls in the table, %d differ" %
       (len(J), len(threads), len(table), n), flush=True)
 
 STATES = "SDTtXZPI"
@@ -255,8 +267,7 @@ cases = [
 for opts, pred in cases:
     idx = [i for i in ALL if pred(J[i], REF[i])]
     if not idx:
-        fail("%s: the reference selects nothing (a useless case)" % " ".join(opts))
-        continue
+        print("%s: selects nothing in this trace (compared all the same)" % " ".join(opts), flush=True)
     wt, wj = expect_text(idx), [want_json[i] for i in idx]
     ok = True
     for mode in (["--threads", "1"], ["--threads", "2", "--slice-bytes", "65536"]):

@@ -2358,21 +2358,36 @@ START_TEST(evcat_context_against_reference)
 	struct evt_synth_params p;
 	struct evt_synth_result r;
 	char dir[64], cmd[2048], *out;
-	int st;
+	int st, mix;
 
 	require_evcat();
-	mktmp(dir, sizeof(dir));
-	evt_synth_defaults(&p);
-	p.kernel = 1;
-	p.events = 60000;
-	p.stall_every = 8000;
-	synth(dir, &p, &r);
-	ck_assert_uint_gt(r.discarded, 0);
-	snprintf(cmd, sizeof(cmd), "python3 tests/tools/evcat-ctx-check.py '%s' '%s/kernel' 2>&1", evcat_path, dir);
-	out = sh(cmd, &st);
-	ck_assert_msg(st == 0, "%s:\n%s", cmd, out);
-	free(out);
-	rmtree(dir);
+	for (mix = 0; mix < 2; mix++) {
+		mktmp(dir, sizeof(dir));
+		evt_synth_defaults(&p);
+		/*
+		 * A kernel's trace, and every event kind with random fields (tids
+		 * negative, names empty, exits of random numbers: what a damaged
+		 * trace may say).
+		 */
+		p.kernel = !mix;
+		p.mix = mix;
+		p.normal_pct = mix ? 20 : 0;
+		p.events = mix ? 20000 : 60000;
+		p.stall_every = mix ? 3000 : 8000;
+		if (mix) {
+			p.stall_len = 2500;
+			p.subbuf_size = 4096;
+			p.num_subbuf = 4;
+		}
+		synth(dir, &p, &r);
+		ck_assert_uint_gt(r.discarded, 0);
+		snprintf(cmd, sizeof(cmd), "python3 tests/tools/evcat-ctx-check.py '%s' '%s%s' 2>&1", evcat_path, dir,
+			 mix ? "" : "/kernel");
+		out = sh(cmd, &st);
+		ck_assert_msg(st == 0, "%s:\n%s", cmd, out);
+		free(out);
+		rmtree(dir);
+	}
 }
 END_TEST
 

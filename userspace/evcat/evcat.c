@@ -65,7 +65,7 @@ static void usage(FILE *f)
 "  --comm GLOB         only the events of tasks so named (globs; repeat, or A,B)\n"
 "  --where COND        only the events whose fields meet COND: FIELD OP VALUE,\n"
 "                      joined by 'and'; OP == != < <= > >= (numbers, strings) or\n"
-"                      ~ (a string against a glob); e.g. 'ret < 0', 'comm ~ \"kworker*\"'\n"
+"                      ~ (a string against a glob); e.g. 'ret < 0', 'next_comm ~ \"kworker*\"'\n"
 "  --count             print the number of events (decoded and merged like printing)\n"
 "  --stats             print per-CPU and per-event counts, time span and losses\n"
 "                      (events_discarded, packet_seq_num gaps), text or json\n"

@@ -120,6 +120,9 @@ int evt_kf_exec_comm(const struct evt_engine_event *ev, const struct evt_kind_en
 		return -1;
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
+	/* No name in it ("dir/", ""): nothing to rename to (nothing can be exec'd so). */
+	if (!*base)
+		return -1;
 	memset(comm, 0, 16);
 	memcpy(comm, base, strnlen(base, 15));
 	return 0;

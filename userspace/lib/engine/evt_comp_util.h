@@ -107,7 +107,7 @@ int evt_kf_str(const struct evt_engine_event *ev, const struct evt_kind_entry *k
 /*
  * sched_process_exec: its tid, and in @comm (16 bytes) the name the kernel
  * gives the task (the file's base name, TASK_COMM_LEN - 1 bytes at most).
- * 0, or -1 when the event lacks either.
+ * 0, or -1 when the event lacks either (or the file name ends in a slash).
  */
 int evt_kf_exec_comm(const struct evt_engine_event *ev, const struct evt_kind_entry *ke, int32_t *tid, char *comm);
 

@@ -144,7 +144,8 @@ static struct ct_thread *get_thread(struct evt_curtask *c, int32_t tid, const ch
 /* @t's pid is @pid now. */
 static void set_pid(struct evt_curtask *c, struct ct_thread *t, int32_t pid)
 {
-	if (t->pid == pid)
+	/* A negative pid is no pid (a damaged event): what was known stays. */
+	if (pid < 0 || t->pid == pid)
 		return;
 	t->pid = pid;
 	tell_thread(c, t);

@@ -411,7 +411,9 @@ static inline uint64_t ld_size(const uint8_t *v, size_t size)
 /* sched_switch's prev_state, an unsigned integer: text prints it as letters. */
 static int is_state(const struct evt_event_desc *d, const struct evt_field_desc *f)
 {
-	return (f->type == EVT_F_U8 || f->type == EVT_F_U16 || f->type == EVT_F_U32 || f->type == EVT_F_U64) &&
+	/* (The first letters first: put_fields() asks for every field of a line.) */
+	return f->name[0] == 'p' && d->name[0] == 's' &&
+	       (f->type == EVT_F_U8 || f->type == EVT_F_U16 || f->type == EVT_F_U32 || f->type == EVT_F_U64) &&
 	       !strcmp(f->name, "prev_state") && !strcmp(d->name, "sched_switch");
 }
 
