@@ -564,6 +564,7 @@ static int setup_ctx(struct evcat_run *c, struct evcat_opts *o, struct evt_trace
 		memcpy(c->merge_mask, o->event_mask, nev);
 		evcat_shared_needs(&c->sh, c->merge_mask);
 	}
+	c->plain = c->print && !c->sh.taskf && !c->sh.where && !c->sh.show && !c->sh.stream_show;
 	c->g = evcat_ctx_new(&c->sh, 1);
 	if (!c->g)
 		return -1;

@@ -128,6 +128,16 @@ struct evcat_line {
 int evcat_ctx_event(struct evcat_ctx *x, const struct evt_ref *r, struct evt_fmt *fmt, struct evt_out *out,
 		    unsigned int flags, struct evcat_line *line);
 
+/*
+ * The run of events at @r (up to @n) that are plain lines, printed: no
+ * selection at all (the caller's to know), no hole, no effect on the
+ * context but a syscall's entry. How many (0: the next needs
+ * evcat_ctx_event()), or (size_t)-1 (an output error). The loop of nearly
+ * every line, kept apart from evcat_ctx_event()'s cases for speed.
+ */
+size_t evcat_ctx_plain(struct evcat_ctx *x, const struct evt_ref *r, size_t n, struct evt_fmt *fmt,
+		       struct evt_out *out, uint64_t from);
+
 /* How a slice's lines end up (evcat_ctx_resolve()). */
 struct evcat_sink {
 	struct evt_out *out;		/* where resolved lines go (printing) */
@@ -198,6 +208,7 @@ struct evcat_run {
 	struct evcat_sink sink;
 	uint8_t *merge_mask;		/* the events the merge gives (NULL: --event's, or all) */
 	uint8_t *stream_show;		/* --cpu over the streams, when every stream is read */
+	int plain;			/* printing without any selection: evcat_ctx_plain() */
 };
 
 /*

@@ -390,6 +390,48 @@ static int add_fixup(struct evcat_ctx *x, const struct fixup *f)
 	return 0;
 }
 
+size_t evcat_ctx_plain(struct evcat_ctx *x, const struct evt_ref *r, size_t n, struct evt_fmt *fmt,
+		       struct evt_out *out, uint64_t from)
+{
+	const struct evcat_shared *sh = x->sh;
+	const struct evt_stream *streams = sh->t->streams;
+	const struct evt_event_desc *events = sh->t->md.cat->events;
+	const int json = sh->kind == EVT_FMT_JSON;
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		const unsigned int idx = EVT_REF_DESC(&r[i]);
+		const uint8_t k = sh->kind_of[idx];
+		const unsigned int cpu = streams[EVT_REF_STREAM(&r[i])].cpu;
+		struct evt_fmt_ctx fc;
+		struct ecpu *c;
+
+		if (r[i].ts < from || (k != CK_OTHER && k != CK_SYS_ENTRY) || cpu >= x->ncpu || !x->cpu[cpu].cached)
+			break;
+		c = &x->cpu[cpu];
+		if (!x->final) {
+			const int32_t tid = c->id.tid;
+
+			if (tid < 0 && cpu < sh->nr_unknown_cpu && sh->unknown_cpu[cpu])
+				c->guessed = 1;
+			else if (tid < 0 || (tid > 0 && (!c->id.comm[0] || (json && c->id.pid < 0))))
+				break;
+		}
+		fc = (struct evt_fmt_ctx){ .task = c->task, .task_len = c->task_len };
+		if (evt_fmt_event_ctx(fmt, out, r[i].ts, cpu, &events[idx], r[i].payload, EVT_REF_LEN(&r[i]), 0, &fc))
+			return (size_t)-1;
+		x->seq++;
+		if (k == CK_SYS_ENTRY)
+			c->pend = (int32_t)idx;
+	}
+	if (i) {
+		x->plain_ts = r[i - 1].ts;
+		x->plain_seq = 2 * x->seq;
+		x->have_plain = 1;
+	}
+	return i;
+}
+
 int evcat_ctx_event(struct evcat_ctx *x, const struct evt_ref *r, struct evt_fmt *fmt, struct evt_out *out,
 		    unsigned int flags, struct evcat_line *line)
 {
@@ -398,7 +440,7 @@ int evcat_ctx_event(struct evcat_ctx *x, const struct evt_ref *r, struct evt_fmt
 	const uint8_t k = sh->kind_of[idx];
 	const unsigned int cpu = sh->t->streams[EVT_REF_STREAM(r)].cpu;
 	const int json = sh->kind == EVT_FMT_JSON;
-	struct ecpu *c = get_cpu(x, cpu);
+	struct ecpu *c = cpu < x->ncpu ? &x->cpu[cpu] : get_cpu(x, cpu);
 	struct evt_engine_event ev;
 	int show, have_ev = 0;
 	int32_t prev, next;

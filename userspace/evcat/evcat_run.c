@@ -129,6 +129,22 @@ static int slice_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
 		const unsigned int flags = (sl->direct || sl->shown ? 0 : EVCAT_FIRST) |
 					   (r[i].ts < c->from ? EVCAT_QUIET : 0);
 
+		if (c->plain && (sl->direct || sl->shown || c->o->fmt == EVT_FMT_JSON)) {
+			const size_t m = evcat_ctx_plain(sl->x, &r[i], n - i, f, out, c->from);
+
+			if (m == (size_t)-1)
+				return -1;
+			if (m) {
+				if (!sl->count)
+					sl->first = r[i].ts;
+				sl->count += m;
+				sl->last = r[i + m - 1].ts;
+				sl->shown = 1;
+				i += m - 1;
+				continue;
+			}
+		}
+
 		if (evcat_ctx_event(sl->x, &r[i], f, out, flags, &line))
 			return -1;
 		if (line.show)

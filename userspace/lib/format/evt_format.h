@@ -79,7 +79,8 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
  *         [,"syscall":"NAME","syscall_from":"entry"|"id"],"fields":{...}}
  */
 struct evt_fmt_ctx {
-	const char *task;	/* evt_fmt_task()'s, or NULL: a hole at task_at */
+	/* evt_fmt_task()'s, or NULL: a hole at task_at; its buffer EVT_FMT_TASK_MAX bytes long */
+	const char *task;
 	size_t task_len;	/* its length (a hole: the most it may take) */
 	int has_sys;		/* an exit_syscall: its syscall's part is printed */
 	const char *sys;	/* evt_fmt_sysname()'s, or NULL: a hole at sys_at */
