@@ -52,6 +52,7 @@ def replay(events, lo, hi, seed, windows=()):
     scs = collections.defaultdict(list)
     pirq = {}
     hirq = collections.defaultdict(list)
+    lossy = collections.Counter()       # ("sys", name) or ("irq", n): spans a loss, not measured
     start0 = last = None
     for e in events:
         ts = e["ts"]
@@ -84,18 +85,22 @@ def replay(events, lo, hi, seed, windows=()):
                 name, t = pend.pop(tid)
                 if not spans(windows, t, ts):
                     scs[name].append(ts - t)
+                else:
+                    lossy["sys", name] += 1
         elif ev == "irq_handler_entry":
             pirq[cpu] = (f["irq"], ts)
         elif ev == "irq_handler_exit":
             p = pirq.pop(cpu, None)
             if p and p[0] == f["irq"] and not spans(windows, p[1], ts):
                 hirq[p[0]].append(ts - p[1])
+            elif p and p[0] == f["irq"]:
+                lossy["irq", p[0]] += 1
     for cpu, tid in cur.items():
         if tid and start0 is not None:
             a = since.get(cpu, start0)
             cpu_ns[tid] += last - a - overlap(windows, a, last)
     return (names, cpus, {n: [len(d), min(d), max(d)] for n, d in scs.items()},
-            {i: [len(d), min(d), max(d)] for i, d in hirq.items()}, {t: v for t, v in cpu_ns.items() if v})
+            {i: [len(d), min(d), max(d)] for i, d in hirq.items()}, {t: v for t, v in cpu_ns.items() if v}, lossy)
 
 
 def running_at(events, lo):
@@ -110,7 +115,15 @@ def running_at(events, lo):
 
 
 def compare(st, events, lo, hi, what, seed, fail, windows=()):
-    names, cpus, scs, hirq, cpu_ns = replay(events, lo, hi, seed, windows)
+    names, cpus, scs, hirq, cpu_ns, lossy = replay(events, lo, hi, seed, windows)
+    # What spans a loss is counted apart, beside the figure it would have spoilt.
+    spanned = {("sys", y["name"]): y["latency"]["spans_loss"] for y in st["syscalls"] if y["latency"]["spans_loss"]}
+    spanned.update({("irq", q["irq"]): q["duration"]["spans_loss"] for q in st["irqs"] if q["duration"]["spans_loss"]})
+    if spanned != dict(lossy):
+        fail("%s: spans a loss (evstat, ours): %s" % (what, {k: (spanned.get(k), lossy.get(k))
+             for k in set(spanned) | set(lossy) if spanned.get(k) != lossy.get(k)}))
+    if st["complete"] != (not windows) and what == "whole trace":
+        fail("%s: complete %s, with %d loss windows" % (what, st["complete"], len(windows)))
     if st["events"] != sum(names.values()):
         fail("%s: evstat %d events, evcat %d" % (what, st["events"], sum(names.values())))
     if st["events_by_name"] != dict(names):
@@ -133,8 +146,9 @@ def compare(st, events, lo, hi, what, seed, fail, windows=()):
     if threads != cpu_ns:
         diff = {t: (threads.get(t), cpu_ns.get(t)) for t in set(threads) | set(cpu_ns) if threads.get(t) != cpu_ns.get(t)}
         fail("%s: CPU time of %d threads (evstat, ours): %s" % (what, len(diff), dict(list(diff.items())[:8])))
-    print("%s: %d events, %d syscalls with latencies, %d irqs, %d threads with CPU time: as computed from evcat's events" %
-          (what, st["events"], sum(v[0] for v in theirs.values()), len(irq), len(threads)))
+    print("%s: %d events, %d syscalls with latencies, %d irqs, %d threads with CPU time, %d spanning a loss: "
+          "as computed from evcat's events" %
+          (what, st["events"], sum(v[0] for v in theirs.values()), len(irq), len(threads), sum(lossy.values())))
     return threads, theirs
 
 

@@ -78,6 +78,11 @@ for y in st["syscalls"]:
         ["%.3f" % (lat["min_ns"] / 1e3), "%.3f" % (lat["total_ns"] / lat["count"] / 1e3), "%.3f" % (lat["max_ns"] / 1e3)]
     if rows.get(y["name"]) != want:
         fail("evstat's text for %s: %s, its JSON says %s" % (y["name"], rows.get(y["name"]), want))
+# The text says first whether the trace is whole, and how much it lost (babeltrace2's count).
+head = text.splitlines()[1] if len(text.splitlines()) > 1 else ""
+lost = evref.bt_losses(trace)
+if (not lost) != head.startswith("  complete:") or (lost and not head.startswith("  INCOMPLETE: ")):
+    fail("evstat's header: %r, babeltrace2 reports %d losses" % (head, lost))
 print("text: %d syscalls' latencies as the JSON's (%d with none)" %
       (len(st["syscalls"]), sum(1 for y in st["syscalls"] if not y["latency"]["count"])), flush=True)
 

@@ -36,9 +36,10 @@ static void json_str(FILE *f, const char *s)
 
 static void json_lat(FILE *f, const char *key, const struct evt_lat *l)
 {
-	fprintf(f, "\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu}", key,
-	           (unsigned long long)l->count, (unsigned long long)l->total_ns,
-	           (unsigned long long)(l->count ? l->min_ns : 0), (unsigned long long)l->max_ns);
+	fprintf(f, "\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"spans_loss\":%llu}",
+	           key, (unsigned long long)l->count, (unsigned long long)l->total_ns,
+	           (unsigned long long)(l->count ? l->min_ns : 0), (unsigned long long)l->max_ns,
+	           (unsigned long long)l->spans_loss);
 }
 
 static void json_hist(FILE *f, const uint64_t *h)
@@ -60,7 +61,15 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 	uint32_t k;
 	char name[16];
 
-	fprintf(f, "{\"trace\":");
+	uint64_t disc = 0, lostp = 0;
+
+	for (k = 0; k < s->nr_losses; k++) {
+		disc += s->losses[k].discarded;
+		lostp += s->losses[k].lost_packets;
+	}
+	/* Whether the trace (the window) is whole, first. */
+	fprintf(f, "{\"complete\":%s,\"discarded\":%llu,\"packets_lost\":%llu,\"loss_ranges\":%u,\"trace\":",
+	           s->nr_losses ? "false" : "true", (unsigned long long)disc, (unsigned long long)lostp, s->nr_losses);
 	json_str(f, r->path);
 	fprintf(f, ",\"window\":%s,\"offset_ns\":%llu,\"events\":%llu,\"first_ts\":%llu,\"last_ts\":%llu",
 	           r->window ? "true" : "false", (unsigned long long)r->offset_ns, (unsigned long long)s->events,
