@@ -170,17 +170,23 @@ static void slice_drop(void *ctx, void *state)
 	slice_free(ctx, state);
 }
 
+/* @n lines from @first to @last into the totals. */
+static void add_span(struct evcat_run *c, uint64_t n, uint64_t first, uint64_t last)
+{
+	if (!n)
+		return;
+	if (!c->st.total || first < c->st.first)
+		c->st.first = first;
+	if (!c->st.total || last > c->st.last)
+		c->st.last = last;
+	c->st.total += n;
+}
+
 static void add_counts(struct evcat_run *c, const struct slice *sl)
 {
 	unsigned int i;
 
-	if (sl->count) {
-		if (!c->st.total || sl->first < c->st.first)
-			c->st.first = sl->first;
-		if (!c->st.total || sl->last > c->st.last)
-			c->st.last = sl->last;
-		c->st.total += sl->count;
-	}
+	add_span(c, sl->count, sl->first, sl->last);
 	if (sl->per_stream) {
 		for (i = 0; i < c->t->nr_streams; i++)
 			c->st.per_stream[i] += sl->per_stream[i];
@@ -192,16 +198,8 @@ static void add_counts(struct evcat_run *c, const struct slice *sl)
 /* The fixups' counts, resolved: into the totals. */
 static void add_sink(struct evcat_run *c)
 {
-	struct evcat_sink *k = &c->sink;
-
-	if (k->count) {
-		if (!c->st.total || k->first_ts < c->st.first)
-			c->st.first = k->first_ts;
-		if (!c->st.total || k->last_ts > c->st.last)
-			c->st.last = k->last_ts;
-		c->st.total += k->count;
-	}
-	k->count = 0;
+	add_span(c, c->sink.count, c->sink.first_ts, c->sink.last_ts);
+	c->sink.count = 0;
 }
 
 static int run_range_direct(struct evcat_run *c, uint64_t lo, uint64_t hi);

@@ -184,11 +184,11 @@ void evt_lossmap_free(struct evt_lossmap *m)
 	m->made_for = NULL;
 }
 
-int evt_lossmap_spans(const struct evt_lossmap *m, uint64_t a, uint64_t b)
+/* The first window whose end is after @a (m->n: none). */
+static uint32_t first_ending_after(const struct evt_lossmap *m, uint64_t a)
 {
 	uint32_t lo = 0, hi = m->n;
 
-	/* The first window whose end is after a; it spans [a, b] when it starts before b. */
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
@@ -197,22 +197,22 @@ int evt_lossmap_spans(const struct evt_lossmap *m, uint64_t a, uint64_t b)
 		else
 			lo = mid + 1;
 	}
+	return lo;
+}
+
+int evt_lossmap_spans(const struct evt_lossmap *m, uint64_t a, uint64_t b)
+{
+	const uint32_t lo = first_ending_after(m, a);
+
+	/* It spans [a, b] when it starts before b. */
 	return lo < m->n && m->w[2 * lo] < b;
 }
 
 uint64_t evt_lossmap_overlap(const struct evt_lossmap *m, uint64_t a, uint64_t b)
 {
-	uint32_t lo = 0, hi = m->n;
+	uint32_t lo = first_ending_after(m, a);
 	uint64_t sum = 0;
 
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (m->w[2 * mid + 1] > a)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
 	for (; lo < m->n && m->w[2 * lo] < b; lo++) {
 		const uint64_t f = m->w[2 * lo] > a ? m->w[2 * lo] : a;
 		const uint64_t t = m->w[2 * lo + 1] < b ? m->w[2 * lo + 1] : b;

@@ -237,6 +237,32 @@ static void slice_end(struct evt_stats *s, struct evt_stats_cpu *c, int32_t owne
 	c->since = ts;
 }
 
+/*
+ * A hard or soft IRQ handler that began at @b ends now (@ev): its duration
+ * measured (@lat, @hist, @pct, the worst of @kind with @what), or counted
+ * apart when it spans a loss.
+ */
+static void handler_done(struct evt_stats *s, struct evt_stats_cpu *c, const struct evt_engine_event *ev, uint64_t b,
+			 struct evt_lat *lat, uint64_t *hist, struct evt_lathist *pct, enum evt_worst_kind kind,
+			 int32_t what)
+{
+	struct evt_stats_worst w;
+
+	if (spans(s, b, ev->ts)) {
+		lat->spans_loss++;
+		return;
+	}
+	lat_add(lat, ev->ts - b);
+	hist[evt_hist_bucket(ev->ts - b)]++;
+	evt_lathist_add(pct, ev->ts - b);
+	worst_who(&w, cur_th(s, c));
+	w.begin = b;
+	w.end = ev->ts;
+	w.cpu = ev->cpu;
+	w.what = what;
+	worst_add(&s->worst[kind], &w);
+}
+
 static void on_irq(struct evt_stats *s, struct evt_stats_cpu *c, const struct evt_engine_event *ev,
 		   const struct evt_kind_entry *ke, int entry)
 {
@@ -266,23 +292,8 @@ static void on_irq(struct evt_stats *s, struct evt_stats_cpu *c, const struct ev
 	if (c->irq_depth < EVT_STATS_NEST && c->irq[c->irq_depth].i == (uint32_t)i &&
 	    ev->ts >= c->irq[c->irq_depth].ts) {
 		struct evt_stats_irq *q = &s->irqs[i];
-		const uint64_t b = c->irq[c->irq_depth].ts;
 
-		if (spans(s, b, ev->ts)) {
-			q->dur.spans_loss++;
-		} else {
-			struct evt_stats_worst w;
-
-			lat_add(&q->dur, ev->ts - b);
-			q->hist[evt_hist_bucket(ev->ts - b)]++;
-			evt_lathist_add(&q->pct, ev->ts - b);
-			worst_who(&w, cur_th(s, c));
-			w.begin = b;
-			w.end = ev->ts;
-			w.cpu = ev->cpu;
-			w.what = irq;
-			worst_add(&s->worst[EVT_WORST_IRQ], &w);
-		}
+		handler_done(s, c, ev, c->irq[c->irq_depth].ts, &q->dur, q->hist, &q->pct, EVT_WORST_IRQ, irq);
 	} else {
 		c->irq_depth = 0;	/* another irq's exit: entries were lost, start over */
 	}
@@ -316,23 +327,8 @@ static void on_softirq(struct evt_stats *s, struct evt_stats_cpu *c, const struc
 	c->soft_depth--;
 	if (c->soft_depth < EVT_STATS_NEST && c->soft[c->soft_depth].i == vec &&
 	    ev->ts >= c->soft[c->soft_depth].ts) {
-		const uint64_t b = c->soft[c->soft_depth].ts;
-
-		if (spans(s, b, ev->ts)) {
-			q->dur.spans_loss++;
-		} else {
-			struct evt_stats_worst w;
-
-			lat_add(&q->dur, ev->ts - b);
-			q->hist[evt_hist_bucket(ev->ts - b)]++;
-			evt_lathist_add(&q->pct, ev->ts - b);
-			worst_who(&w, cur_th(s, c));
-			w.begin = b;
-			w.end = ev->ts;
-			w.cpu = ev->cpu;
-			w.what = (int32_t)vec;
-			worst_add(&s->worst[EVT_WORST_SOFTIRQ], &w);
-		}
+		handler_done(s, c, ev, c->soft[c->soft_depth].ts, &q->dur, q->hist, &q->pct, EVT_WORST_SOFTIRQ,
+			     (int32_t)vec);
 	} else {
 		c->soft_depth = 0;
 	}
