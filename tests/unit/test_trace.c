@@ -2036,6 +2036,20 @@ START_TEST(format_numbers_and_escapes)
 		"next_tid = 0, next_prio = 0 } (late)\n"
 		"[22:13:21.000000006] (-0.000000001) cpu 1 exit_syscall: { id = -42, ret = -9000000000 }\n");
 	evt_fmt_free(&f);
+	/* evcat's task column: a name is whatever the thread chose, escaped like every string. */
+	{
+		char task[EVT_FMT_TASK_MAX + 1];
+		size_t n = evt_fmt_task(task, EVT_FMT_TEXT, 7, 7, "a\x1b[2J\n\xc2\x9b");
+
+		task[n] = 0;
+		ck_assert_str_eq(task, "a\\x1b[2J\\n\\xc2\\x9b/7");
+		n = evt_fmt_task(task, EVT_FMT_JSON, 7, -1, "a\"\x1b\xc2\x9b");
+		task[n] = 0;
+		ck_assert_str_eq(task, ",\"tid\":7,\"pid\":null,\"comm\":\"a\\\"\\u001b\\u009b\"");
+		n = evt_fmt_task(task, EVT_FMT_TEXT, -1, -1, "");
+		task[n] = 0;
+		ck_assert_str_eq(task, "?/?");
+	}
 	o.len = 0;
 	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_JSON, 1700000000ULL * 1000000000ULL, evt_events, evt_nr_events), 0);
 	memcpy(pl, &tid, 4);
