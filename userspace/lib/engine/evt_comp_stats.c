@@ -419,19 +419,28 @@ static void on_switch(struct evt_stats *s, struct evt_stats_cpu *c, const struct
  * running thread did not wait. Its waker: the thread on the event's CPU
  * (none in an interrupt on an idle CPU).
  */
-static void on_wakeup(struct evt_stats *s, const struct evt_stats_cpu *c, const struct evt_engine_event *ev,
-		      const struct evt_kind_entry *ke)
+/* The thread a wakeup or a migration names, its name and priority as it says them (NULL: none). */
+static struct evt_stats_thread *named_thread(struct evt_stats *s, const struct evt_engine_event *ev,
+					     const struct evt_kind_entry *ke)
 {
 	const int32_t tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_W_TID);
 	struct evt_stats_thread *t;
 	long i;
 
 	if (tid <= 0 || (i = evt_stats_thread_idx(s, tid)) < 0)
-		return;
+		return NULL;
 	t = &s->threads[i];
 	evt_kf_str(ev, ke, EVT_KF_W_COMM, t->comm, sizeof(t->comm));
 	prio_seen(t, evt_kf_int(ev, ke, EVT_KF_W_PRIO));
-	if (t->running || t->wakeup_pending)
+	return t;
+}
+
+static void on_wakeup(struct evt_stats *s, const struct evt_stats_cpu *c, const struct evt_engine_event *ev,
+		      const struct evt_kind_entry *ke)
+{
+	struct evt_stats_thread *t = named_thread(s, ev, ke);
+
+	if (!t || t->running || t->wakeup_pending)
 		return;
 	t->wakeup_pending = 1;
 	t->wakeup_ts = ev->ts;
@@ -440,16 +449,11 @@ static void on_wakeup(struct evt_stats *s, const struct evt_stats_cpu *c, const 
 
 static void on_migrate(struct evt_stats *s, const struct evt_engine_event *ev, const struct evt_kind_entry *ke)
 {
-	const int32_t tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_W_TID);
-	struct evt_stats_thread *t;
-	long i;
+	struct evt_stats_thread *t = named_thread(s, ev, ke);
 
-	if (tid <= 0 || (i = evt_stats_thread_idx(s, tid)) < 0)
+	if (!t)
 		return;
-	t = &s->threads[i];
 	t->migrations++;
-	evt_kf_str(ev, ke, EVT_KF_W_COMM, t->comm, sizeof(t->comm));
-	prio_seen(t, evt_kf_int(ev, ke, EVT_KF_W_PRIO));
 }
 
 static void on_sys_entry(struct evt_stats *s, struct evt_stats_cpu *c, struct evt_stats_thread *t,
