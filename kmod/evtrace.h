@@ -7,6 +7,8 @@
 #define EVTRACE_H
 
 #include <linux/types.h>
+#include <linux/string.h>
+#include <linux/build_bug.h>
 #include <linux/percpu.h>
 #include <linux/uuid.h>
 #include <linux/irq_work.h>
@@ -19,6 +21,7 @@
 #include <linux/smp.h>
 #include "core/evt_ring.h"
 #include <evtrace/events.h>
+#include <evtrace/event-layout.h>
 #include <evtrace/netlink.h>
 
 /*
@@ -183,13 +186,16 @@ bool evt_filter_pass(struct task_struct *t);
 
 static __always_inline bool evt_filter_not_by_current(unsigned int channel, unsigned int id)
 {
-	if (channel == EVT_CHAN_COMPACT)
-		return id == EVT_ID_SCHED_SWITCH;
-	return (id >= EVT_ID_STATEDUMP_START && id <= EVT_ID_STATEDUMP_INTERRUPT) ||
-	       id == EVT_ID_SCHED_WAKEUP || id == EVT_ID_SCHED_WAKEUP_NEW ||
-	       id == EVT_ID_SCHED_WAKING || id == EVT_ID_SCHED_MIGRATE ||
-	       id == EVT_ID_SCHED_EXIT || id == EVT_ID_SCHED_FREE ||
-	       id == EVT_ID_TRIGGER;	/* a kernel report, whoever hit it */
+	/* Each event's "by" in <evtrace/event-defs.h>: CURRENT, SUBJECT or NONE. */
+#define EVT_BY_CURRENT_IS_FALSE_CURRENT 0
+#define EVT_BY_CURRENT_IS_FALSE_SUBJECT 1
+#define EVT_BY_CURRENT_IS_FALSE_NONE 1
+#define EVT_NOT_BY_CURRENT(ev, cls, ch, ID, num, by)				\
+	if (EVT_BY_CURRENT_IS_FALSE_##by && channel == EVT_CHAN_##ch && id == EVT_ID_##ID) \
+		return true;
+	EVT_EVENTS(EVT_NOT_BY_CURRENT)
+#undef EVT_NOT_BY_CURRENT
+	return false;
 }
 
 static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int channel,
@@ -201,6 +207,21 @@ static __always_inline bool evt_filtered_out(struct evt_ring *r, unsigned int ch
 		return false;
 	evt_local_inc(&r->filtered);
 	return true;
+}
+
+/*
+ * Kernel stacks (evtrace_stacks.c): whether event @id of @channel is to be
+ * followed by its kernel_stack (one patched jump while no stack is on; @id
+ * and @channel are constants at most call sites), and the recording.
+ */
+DECLARE_STATIC_KEY_FALSE(evt_stack_key);
+extern unsigned long evt_stack_on;
+void evt_record_stack(struct evt_ring *r, unsigned int id);
+
+static __always_inline bool evt_stack_wanted(unsigned int channel, unsigned int id)
+{
+	return static_branch_unlikely(&evt_stack_key) && channel == EVT_CHAN_COMPACT &&
+	       id < EVT_COMPACT_ID_WIDE && test_bit(id, &evt_stack_on);
 }
 
 static __always_inline int evt_no_ring(unsigned int channel)
@@ -250,6 +271,8 @@ static __always_inline int evtrace_record_inline(unsigned int channel, unsigned 
 		this_cpu_dec(evt_nesting);
 	} else {
 		ret = evt_record_copy_windowed(&cr->ring, channel, id, payload, len);
+		if (evt_stack_wanted(channel, id) && !ret)
+			evt_record_stack(&cr->ring, id);
 		this_cpu_dec(evt_nesting);
 	}
 out:
@@ -309,12 +332,41 @@ out:
  * evtrace_end_inline() - publish an event begun with evtrace_begin_inline()
  * @cr: the ring it returned
  * @c: the reservation it filled in
+ * @channel: the event's channel, as given to evtrace_begin_inline()
+ * @id: its id, likewise
  */
-static __always_inline void evtrace_end_inline(struct evt_cpu_ring *cr, struct evt_rctx *c)
+static __always_inline void evtrace_end_inline(struct evt_cpu_ring *cr, struct evt_rctx *c,
+					       unsigned int channel, unsigned int id)
 {
 	evt_commit(&cr->ring, c);
+	if (evt_stack_wanted(channel, id))
+		evt_record_stack(&cr->ring, id);
 	this_cpu_dec(evt_nesting);
 	preempt_enable_notrace();
+}
+
+/*
+ * Record event EVT_ID_<ev> from @pl, a pointer to its class's payload struct
+ * (<evtrace/event-layout.h>): the channel and the id come from the event's
+ * one definition, and a payload of another class does not compile.
+ * EVT_RECORD_FIXED() records the fixed part alone, EVT_RECORD() @len bytes
+ * (the fixed part and what the probe wrote into pl->var).
+ */
+#define EVT_RECORD(ev, pl, len) ({						\
+	BUILD_BUG_ON(!__same_type(*(pl), evt_pl_of_##ev));			\
+	evtrace_record_inline(EVT_CHAN_OF_##ev, EVT_ID_##ev, (pl), (len));	\
+})
+#define EVT_RECORD_FIXED(ev, pl) EVT_RECORD(ev, pl, sizeof(*(pl)))
+
+/*
+ * Copy string @s into a payload's variable part at @dst, at most @max
+ * bytes with its NUL (truncated, still NUL-terminated): the bytes taken.
+ */
+static __always_inline unsigned int evt_pl_string(char *dst, const char *s, unsigned int max)
+{
+	ssize_t n = strscpy(dst, s ? s : "", max);
+
+	return n < 0 ? max : (unsigned int)n + 1;
 }
 
 /* evtrace_rings.c: the unit every other one calls; it calls only its listener. */
@@ -427,6 +479,13 @@ int evt_filter_track(struct nlattr **a, struct netlink_ext_ack *extack);
 int evt_filter_untrack(struct nlattr **a, struct netlink_ext_ack *extack);
 int evt_filter_put_status(struct sk_buff *skb, bool names);
 bool evt_filter_active(void);
+
+/* evtrace_stacks.c */
+int evt_stacks_init(void);
+void evt_stacks_exit(void);
+bool evt_stack_allowed(const struct evt_event_desc *d);
+bool evt_stack_of(const struct evt_event_desc *d);
+int evt_set_stack(const struct evt_event_desc *d, bool on);
 
 /* evtrace_bench.c */
 int evt_bench_init(struct dentry *dir);

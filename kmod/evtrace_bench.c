@@ -28,9 +28,11 @@
 #define BENCH_NSB	16UL
 #define BENCH_ROUNDS	5
 
-enum { B_NONE, B_COMPACT, B_NORMAL, B_FTRACE, B_NR };
+enum { B_NONE, B_COMPACT, B_NORMAL, B_FTRACE, B_COMPACT_STACK, B_NR };
 static const char * const bench_names[B_NR] = {
 	"loop_only", "evtrace_compact", "evtrace_normal", "ftrace_ring_buffer",
+	/* The compact event and its kernel stack (evctl enable --stack), as a probe records them. */
+	"evtrace_compact_stack",
 };
 
 static DEFINE_MUTEX(bench_lock);
@@ -68,9 +70,9 @@ static void bench_ring_free(struct bench_ring *b)
 	kfree(b->sb);
 }
 
-/* The same guards as evtrace_record_inline(), around a private ring. */
+/* The same guards as evtrace_record_inline(), around a private ring (@stack: and its kernel stack). */
 static __always_inline int bench_record(struct evt_ring *r, unsigned int id,
-					const void *pl, unsigned int len)
+					const void *pl, unsigned int len, bool stack)
 {
 	int ret;
 
@@ -83,6 +85,8 @@ static __always_inline int bench_record(struct evt_ring *r, unsigned int id,
 		ret = -EBUSY;
 	else
 		ret = evt_record_copy(r, id, pl, len);
+	if (stack && !ret)
+		evt_record_stack(r, id);
 	this_cpu_dec(evt_nesting);
 	preempt_enable_notrace();
 	return ret;
@@ -101,10 +105,13 @@ static u64 bench_one(int which, u64 n, struct bench_ring *bc, struct bench_ring 
 			barrier_data(&pl);
 			break;
 		case B_COMPACT:
-			bench_record(&bc->ring, EVT_ID_GEN_COMPACT, &pl, 12);
+			bench_record(&bc->ring, EVT_ID_GEN_COMPACT, &pl, 12, false);
+			break;
+		case B_COMPACT_STACK:
+			bench_record(&bc->ring, EVT_ID_GEN_COMPACT, &pl, 12, true);
 			break;
 		case B_NORMAL:
-			bench_record(&bn->ring, EVT_ID_GEN_NORMAL, &pl, 14);
+			bench_record(&bn->ring, EVT_ID_GEN_NORMAL, &pl, 14, false);
 			break;
 		case B_FTRACE: {
 			struct ring_buffer_event *ev = ring_buffer_lock_reserve(rb, 12);

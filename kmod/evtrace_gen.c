@@ -43,38 +43,36 @@ static const struct evt_event_desc *ev_compact, *ev_wide, *ev_normal, *ev_tick;
 
 static int evt_gen_compact(u32 cpu, u64 seq, bool mix)
 {
-	struct {
-		u32 cpu;
-		u32 seq[2];
-		u32 a[2];
-		u32 b[2];
-	} pl = { cpu, { (u32)seq, (u32)(seq >> 32) } };
-	u64 a = seq * 2654435761ULL, b = ~seq;
-
 	if (mix && (seq & 3) == 3) {
+		struct evt_pl_gen_compact_wide pl = {
+			.cpu = cpu, .seq = seq, .a = seq * 2654435761ULL, .b = ~seq,
+		};
+
 		if (!evt_event_enabled(ev_wide))
 			return -ENODATA;
-		memcpy(pl.a, &a, 8);
-		memcpy(pl.b, &b, 8);
-		return evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE, &pl, 28);
+		return EVT_RECORD_FIXED(GEN_COMPACT_WIDE, &pl);
+	} else {
+		struct evt_pl_gen_compact pl = { .cpu = cpu, .seq = seq };
+
+		if (!evt_event_enabled(ev_compact))
+			return -ENODATA;
+		return EVT_RECORD_FIXED(GEN_COMPACT, &pl);
 	}
-	if (!evt_event_enabled(ev_compact))
-		return -ENODATA;
-	return evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT, &pl, 12);
 }
 
 static int evt_gen_normal(u32 cpu, u64 seq, bool mix)
 {
-	u8 buf[14 + 64];
+	/* The sequence (u16 length, the bytes) is the variable part. */
+	struct { struct evt_pl_gen_normal h; u16 len; u8 fill[63]; } __packed pl;
 	u16 fill = mix ? seq % 64 : 16;
 
 	if (!evt_event_enabled(ev_normal))
 		return -ENODATA;
-	memcpy(buf, &cpu, 4);
-	memcpy(buf + 4, &seq, 8);
-	memcpy(buf + 12, &fill, 2);
-	memset(buf + 14, (int)(seq & 0xff), fill);
-	return evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL, buf, 14 + fill);
+	pl.h.cpu = cpu;
+	pl.h.seq = seq;
+	pl.len = fill;
+	memset(pl.fill, (int)(seq & 0xff), fill);
+	return EVT_RECORD(GEN_NORMAL, &pl.h, sizeof(pl.h) + 2 + fill);
 }
 
 /* How far behind its schedule a rate-limited generator may fall and catch up. */
@@ -180,10 +178,9 @@ static enum hrtimer_restart evt_timer_fn(struct hrtimer *t)
 {
 	struct evt_timer_cpu *tc = container_of(t, struct evt_timer_cpu, timer);
 	u32 cpu = smp_processor_id();
-	struct { u32 cpu; u32 seq[2]; } pl = { cpu, { (u32)tc->seq, (u32)(tc->seq >> 32) } };
+	struct evt_pl_gen_compact pl = { .cpu = cpu, .seq = tc->seq };
 
-	if (evt_event_enabled(ev_tick) &&
-	    evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, &pl, 12) != -ENODATA)
+	if (evt_event_enabled(ev_tick) && EVT_RECORD_FIXED(TIMER_TICK, &pl) != -ENODATA)
 		tc->generated++;
 	tc->seq++;
 	hrtimer_forward_now(t, timer_period);
@@ -302,10 +299,10 @@ int evt_gen_init(struct dentry *dir)
 {
 	int cpu;
 
-	ev_compact = evt_find_event(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT);
-	ev_wide = evt_find_event(EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE);
-	ev_normal = evt_find_event(EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL);
-	ev_tick = evt_find_event(EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK);
+	ev_compact = evt_find_event(EVT_CHAN_OF_GEN_COMPACT, EVT_ID_GEN_COMPACT);
+	ev_wide = evt_find_event(EVT_CHAN_OF_GEN_COMPACT_WIDE, EVT_ID_GEN_COMPACT_WIDE);
+	ev_normal = evt_find_event(EVT_CHAN_OF_GEN_NORMAL, EVT_ID_GEN_NORMAL);
+	ev_tick = evt_find_event(EVT_CHAN_OF_TIMER_TICK, EVT_ID_TIMER_TICK);
 	gen_cpus = kcalloc(nr_cpu_ids, sizeof(*gen_cpus), GFP_KERNEL);
 	if (!gen_cpus)
 		return -ENOMEM;

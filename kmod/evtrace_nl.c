@@ -47,6 +47,7 @@ static struct netlink_range_validation evt_gen_events_range = {
 static const struct nla_policy evt_event_policy[EVT_EV_MAX + 1] = {
 	[EVT_EV_NAME] = { .type = NLA_NUL_STRING, .len = EVT_EVENT_NAME_MAX - 1 },
 	[EVT_EV_ENABLED] = NLA_POLICY_MAX(NLA_U8, 1),
+	[EVT_EV_STACK] = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 /* EVT_A_EVENTS: EVT_A_EVENT entries only, each validated by the core. */
@@ -356,8 +357,8 @@ static int evt_nl_events(struct nlattr *list, struct netlink_ext_ack *extack, bo
 		ret = nla_parse_nested(tb, EVT_EV_MAX, ev, evt_event_policy, extack);
 		if (ret)
 			return ret;
-		if (!tb[EVT_EV_NAME] || !tb[EVT_EV_ENABLED]) {
-			NL_SET_ERR_MSG_ATTR(extack, ev, "an event entry needs a name and an enabled flag");
+		if (!tb[EVT_EV_NAME] || (!tb[EVT_EV_ENABLED] && !tb[EVT_EV_STACK])) {
+			NL_SET_ERR_MSG_ATTR(extack, ev, "an event entry needs a name and an enabled or stack flag");
 			return -EINVAL;
 		}
 		sw = evt_find_switch(nla_data(tb[EVT_EV_NAME]));
@@ -366,8 +367,16 @@ static int evt_nl_events(struct nlattr *list, struct netlink_ext_ack *extack, bo
 					    "unknown event name (the syscall entries are one: \"" EVT_SYSCALL_SWITCH_NAME "\")");
 			return -ENOENT;
 		}
-		if (apply)
+		if (tb[EVT_EV_STACK] && nla_get_u8(tb[EVT_EV_STACK]) &&
+		    (sw + 1 == (int)evt_nr_switches || !evt_stack_allowed(&evt_events[sw]))) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[EVT_EV_NAME],
+					    "this event cannot have kernel stacks: only compact-channel events other than the syscall entries can");
+			return -EINVAL;
+		}
+		if (apply && tb[EVT_EV_ENABLED])
 			evt_set_switch(sw, nla_get_u8(tb[EVT_EV_ENABLED]));
+		if (apply && tb[EVT_EV_STACK] && sw + 1 < (int)evt_nr_switches)
+			evt_set_stack(&evt_events[sw], nla_get_u8(tb[EVT_EV_STACK]));
 	}
 	return 0;
 }
@@ -587,7 +596,8 @@ static int evt_put_config(struct sk_buff *skb)
 		n = nla_nest_start(skb, EVT_A_EVENT);
 		if (!n || nla_put_string(skb, EVT_EV_NAME, evt_switch_name(i)) ||
 		    nla_put_u8(skb, EVT_EV_ENABLED, evt_switch_on(i)) ||
-		    nla_put_u8(skb, EVT_EV_CHANNEL, evt_events[i].channel))
+		    nla_put_u8(skb, EVT_EV_CHANNEL, evt_events[i].channel) ||
+		    nla_put_u8(skb, EVT_EV_STACK, i + 1 < evt_nr_switches && evt_stack_of(&evt_events[i])))
 			return -EMSGSIZE;
 		nla_nest_end(skb, n);
 	}

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * Real kernel events: probes on the kernel's tracepoints (scheduler,
- * interrupts, softirqs, raw syscalls, user page faults), attached while
+ * interrupts, softirqs, raw syscalls, user page faults, block requests,
+ * CPU idle and frequency), attached while
  * tracing and enabled, and the user marker device /dev/evtrace/marker.
  * Hot fixed-size events go to the compact channel, the rest to normal.
  */
@@ -17,6 +18,10 @@
 #include <linux/binfmts.h>
 #include <linux/ptrace.h>
 #include <linux/compat.h>
+#include <linux/blkdev.h>
+#include <linux/blk-mq.h>
+#include <linux/blktrace_api.h>
+#include <linux/uaccess.h>
 #include <asm/syscall.h>
 #include "evtrace.h"
 
@@ -83,13 +88,22 @@ static void copy_comm(char dst[16], const struct task_struct *t)
 /*
  * Syscall entries are the hottest events: one event per syscall
  * (sys_<name>, its number in the id), its arguments written straight into
- * the reserved slot, each as 8 bytes, widened from its C type's width as
- * the generated table says (nr of arguments in bits 0-3, then 2 bits per
- * argument: 0 as is, 1 from s32, 2 from u32, 3 from u16).
+ * the reserved slot, each at its C type's width as the generated table
+ * says (nr of arguments in bits 0-3, then 2 bits per argument: 0 eight
+ * bytes, 1 four, 2 two, 3 a path; from bit 16 one bit per argument that is
+ * a path, copied as a string; from bit 24 the payload's size when there is
+ * none). A 32-bit task's are 4 bytes each (2 for a u16).
  */
 #include "evt_syscall_args.h"
-static const u16 evt_sc_args[] = EVT_SYSCALL_ARGS;
-static const u16 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
+static const u32 evt_sc_args[] = EVT_SYSCALL_ARGS;
+static const u32 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
+#define EVT_SC_NR(word)		((word) & 15)
+#define EVT_SC_WIDTH(word, i)	(((word) >> (4 + 2 * (i))) & 3)
+#define EVT_SC_PATHS(word)	(((word) >> 16) & 0x3f)
+#define EVT_SC_SIZE(word)	((word) >> 24)
+/* A path's bytes, NUL included; no syscall has more than two. */
+#define EVT_SC_PATH_MAX		256
+#define EVT_SC_MAX_PATHS	2
 
 /*
  * syscall_get_arguments() fills the whole array: kernels built to zero the
@@ -102,15 +116,30 @@ static const u16 evt_compat_sc_args[] = EVT_COMPAT_SYSCALL_ARGS;
 #endif
 
 /*
- * Without a branch per argument: the sign-extended and the masked value
- * are both computed, a conditional move picks one.
+ * One argument at offset @off of the payload, @w its width class: 8 or 4
+ * bytes 4-byte aligned, 2 bytes 2-byte aligned (the metadata's alignments).
+ * Returns the offset after it. The padding bytes are zeroed.
  */
-static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
+static __always_inline unsigned int evt_sc_put(char *p, unsigned int off, unsigned long v, unsigned int w)
 {
-	static const u64 mask[4] = { ~0ULL, ~0ULL, 0xffffffffULL, 0xffffULL };
-	u64 sx = (u64)(s64)(s32)v, masked = v & mask[kind];
+	if (w == 2) {
+		if (off & 1)
+			p[off++] = 0;
+		evt_put_u16(p + off, (u16)v);
+		return off + 2;
+	}
+	if (off & 3) {		/* after a u16 or a path */
+		unsigned int a = (off + 3) & ~3U;
 
-	return kind == 1 ? sx : masked;
+		for (; off < a; off++)
+			p[off] = 0;
+	}
+	if (w == 1) {
+		evt_put_u32(p + off, (u32)v);
+		return off + 4;
+	}
+	evt_put_u64(p + off, v);
+	return off + 8;
 }
 
 /*
@@ -123,8 +152,65 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
 #define evt_compat_syscall()	in_compat_syscall()
 #endif
 
-#define EVT_SYS_UNKNOWN_LEN	(4 + 6 * 8)
-#define EVT_EXIT_SYSCALL_LEN	(4 + 8)
+/*
+ * A syscall with paths among its arguments (open's filename, ...), out of
+ * the hot path: each path copied from the task without faulting (the probe
+ * cannot sleep; a path not in memory is recorded as "(fault)"), the other
+ * arguments as usual, in the prototype's order, each 4-byte aligned.
+ */
+static noinline void evt_sys_enter_paths(struct pt_regs *regs, unsigned int word, unsigned int id)
+{
+	char path[EVT_SC_MAX_PATHS][EVT_SC_PATH_MAX];
+	unsigned int i, n = EVT_SC_NR(word), np = 0, len = 0, off = 0;
+	unsigned long args[6] evt_noinit;
+	unsigned int plen[6];
+	struct evt_cpu_ring *cr;
+	struct evt_rctx c;
+	char *p;
+
+	syscall_get_arguments(current, regs, args);
+	for (i = 0; i < n; i++) {
+		unsigned int w = EVT_SC_WIDTH(word, i);
+
+		plen[i] = 0;
+		if (EVT_SC_PATHS(word) & BIT(i) && np < EVT_SC_MAX_PATHS) {
+			/* A 32-bit task's pointer is its register's low half. */
+			unsigned long u = evt_compat_syscall() ? (u32)args[i] : args[i];
+			long r;
+
+			/* strncpy_from_user_nofault() is not exported: the same, by hand. */
+			pagefault_disable();
+			r = strncpy_from_user(path[np], (const char __user *)u, EVT_SC_PATH_MAX);
+			pagefault_enable();
+
+			if (r < 0)
+				r = strscpy(path[np], "(fault)", EVT_SC_PATH_MAX);
+			else if (r >= EVT_SC_PATH_MAX)
+				r = EVT_SC_PATH_MAX - 1;
+			path[np][r] = '\0';
+			plen[i] = r + 1;
+			len += plen[i];
+			np++;
+		} else if (w == 2) {
+			len = ALIGN(len, 2) + 2;
+		} else {
+			len = ALIGN(len, 4) + (w ? 4 : 8);
+		}
+	}
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, id, len, &cr, &c);
+	if (!p)
+		return;
+	for (i = 0, np = 0; i < n; i++) {
+		if (plen[i]) {
+			memcpy(p + off, path[np++], plen[i]);
+			off += plen[i];
+		} else {
+			off = evt_sc_put(p, off, args[i], EVT_SC_WIDTH(word, i));
+		}
+	}
+	evtrace_end_inline(cr, &c, EVT_CHAN_COMPACT, id);
+}
+
 
 /*
  * One syscall entry, from the table of its ABI (constants at each call:
@@ -132,7 +218,7 @@ static __always_inline u64 evt_sc_widen(unsigned long v, unsigned int kind)
  * common path: kernels built to zero the stack (INIT_STACK_ALL_ZERO) would
  * clear it on every syscall.
  */
-static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool compat, const u16 *table,
+static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool compat, const u32 *table,
 					  unsigned long nr, unsigned int base, unsigned int unknown)
 {
 	struct evt_cpu_ring *cr;
@@ -143,45 +229,56 @@ static __always_inline void evt_sys_enter(struct pt_regs *regs, long id, bool co
 	if (unlikely((unsigned long)id >= nr)) {
 		unsigned long args[6] evt_noinit;
 
+		struct evt_pl_sys_unknown *pl;
+
 		/* x32, or a number past the table: the number and every register. */
-		p = evtrace_begin_inline(EVT_CHAN_COMPACT, unknown, EVT_SYS_UNKNOWN_LEN, &cr, &c);
-		if (!p)
+		pl = (void *)evtrace_begin_inline(EVT_CHAN_OF_SYS_UNKNOWN, unknown, sizeof(*pl), &cr, &c);
+		if (!pl)
 			return;
 		syscall_get_arguments(current, regs, args);
-		evt_put_u32(p, (u32)id);
-		memcpy(p + 4, args, sizeof(args));
-		evtrace_end_inline(cr, &c);
+		pl->id = (s32)id;
+		pl->arg0 = args[0];
+		pl->arg1 = args[1];
+		pl->arg2 = args[2];
+		pl->arg3 = args[3];
+		pl->arg4 = args[4];
+		pl->arg5 = args[5];
+		evtrace_end_inline(cr, &c, EVT_CHAN_OF_SYS_UNKNOWN, unknown);
 		return;
 	}
 	word = table[id];
-	p = evtrace_begin_inline(EVT_CHAN_COMPACT, base + id, (word & 15) * 8, &cr, &c);
+	if (unlikely(EVT_SC_PATHS(word))) {
+		evt_sys_enter_paths(regs, word, base + id);
+		return;
+	}
+	p = evtrace_begin_inline(EVT_CHAN_COMPACT, base + id, EVT_SC_SIZE(word), &cr, &c);
 	if (!p)
 		return;
 	/* getppid() and friends: no argument to fetch. */
-	if (word & 15) {
+	if (EVT_SC_NR(word)) {
+		unsigned int off = 0;
 #ifdef CONFIG_X86_64
 		/* The registers straight from pt_regs: one load per argument. */
 #define EVT_SC_ARG(n, native, ia32) \
-		evt_put_u64(p + 8 * (n), evt_sc_widen(compat ? regs->ia32 : regs->native, (word >> (4 + 2 * (n))) & 3))
-		switch (word & 15) {
-		default: EVT_SC_ARG(5, r9, bp); fallthrough;
-		case 5: EVT_SC_ARG(4, r8, di); fallthrough;
-		case 4: EVT_SC_ARG(3, r10, si); fallthrough;
-		case 3: EVT_SC_ARG(2, dx, dx); fallthrough;
-		case 2: EVT_SC_ARG(1, si, cx); fallthrough;
-		case 1: EVT_SC_ARG(0, di, bx);
-		}
+		if (EVT_SC_NR(word) > (n)) \
+			off = evt_sc_put(p, off, compat ? regs->ia32 : regs->native, EVT_SC_WIDTH(word, n))
+		EVT_SC_ARG(0, di, bx);
+		EVT_SC_ARG(1, si, cx);
+		EVT_SC_ARG(2, dx, dx);
+		EVT_SC_ARG(3, r10, si);
+		EVT_SC_ARG(4, r8, di);
+		EVT_SC_ARG(5, r9, bp);
 #undef EVT_SC_ARG
 #else
 		unsigned long args[6] evt_noinit;
 		unsigned int i;
 
 		syscall_get_arguments(current, regs, args);
-		for (i = 0; i < (word & 15); i++)
-			evt_put_u64(p + 8 * i, evt_sc_widen(args[i], (word >> (4 + 2 * i)) & 3));
+		for (i = 0; i < EVT_SC_NR(word); i++)
+			off = evt_sc_put(p, off, args[i], EVT_SC_WIDTH(word, i));
 #endif
 	}
-	evtrace_end_inline(cr, &c);
+	evtrace_end_inline(cr, &c, EVT_CHAN_COMPACT, base + id);
 }
 
 /* A 32-bit task's: out of the native path's line. */
@@ -203,18 +300,18 @@ static void probe_sys_enter(void *data, struct pt_regs *regs, long id)
 
 static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 {
+	struct evt_pl_exit_syscall *pl;
 	struct evt_cpu_ring *cr;
 	struct evt_rctx c;
-	char *p;
 
 	if (!evt_probe_live(data))
 		return;
-	p = evtrace_begin_inline(EVT_CHAN_COMPACT, EVT_ID_EXIT_SYSCALL, EVT_EXIT_SYSCALL_LEN, &cr, &c);
-	if (!p)
+	pl = (void *)evtrace_begin_inline(EVT_CHAN_OF_EXIT_SYSCALL, EVT_ID_EXIT_SYSCALL, sizeof(*pl), &cr, &c);
+	if (!pl)
 		return;
-	evt_put_u32(p, (u32)syscall_get_nr(current, regs));
-	evt_put_u64(p + 4, (u64)ret);
-	evtrace_end_inline(cr, &c);
+	pl->id = (s32)syscall_get_nr(current, regs);
+	pl->ret = ret;
+	evtrace_end_inline(cr, &c, EVT_CHAN_OF_EXIT_SYSCALL, EVT_ID_EXIT_SYSCALL);
 }
 
 /* Handler names are bounded: the event must fit a small stack buffer. */
@@ -222,46 +319,50 @@ static void probe_sys_exit(void *data, struct pt_regs *regs, long ret)
 
 static void probe_irq_entry(void *data, int irq, struct irqaction *action)
 {
-	struct { s32 irq; char name[EVT_IRQ_NAME_MAX]; } pl;
-	ssize_t n;
+	struct { struct evt_pl_irq_entry h; char name[EVT_IRQ_NAME_MAX]; } pl;
+	unsigned int n;
 
 	if (!evt_probe_live(data))
 		return;
-	pl.irq = irq;
-	n = strscpy(pl.name, action && action->name ? action->name : "", sizeof(pl.name));
-	if (n < 0)
-		n = sizeof(pl.name) - 1;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, &pl, 4 + n + 1);
+	pl.h.irq = irq;
+	n = evt_pl_string(pl.name, action ? action->name : NULL, sizeof(pl.name));
+	EVT_RECORD(IRQ_ENTRY, &pl.h, sizeof(pl.h) + n);
 }
 
 static void probe_irq_exit(void *data, int irq, struct irqaction *action, int ret)
 {
-	s32 pl[2] = { irq, ret };
+	struct evt_pl_irq_exit pl = { .irq = irq, .ret = ret };
 
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_IRQ_EXIT, pl, sizeof(pl));
+	EVT_RECORD_FIXED(IRQ_EXIT, &pl);
 }
 
 static void probe_softirq_entry(void *data, unsigned int vec)
 {
+	struct evt_pl_softirq pl = { .vec = vec };
+
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_ENTRY, &vec, sizeof(vec));
+	EVT_RECORD_FIXED(SOFTIRQ_ENTRY, &pl);
 }
 
 static void probe_softirq_exit(void *data, unsigned int vec)
 {
+	struct evt_pl_softirq pl = { .vec = vec };
+
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_EXIT, &vec, sizeof(vec));
+	EVT_RECORD_FIXED(SOFTIRQ_EXIT, &pl);
 }
 
 static void probe_softirq_raise(void *data, unsigned int vec)
 {
+	struct evt_pl_softirq pl = { .vec = vec };
+
 	if (!evt_probe_live(data))
 		return;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_RAISE, &vec, sizeof(vec));
+	EVT_RECORD_FIXED(SOFTIRQ_RAISE, &pl);
 }
 
 /*
@@ -284,15 +385,9 @@ static u32 evt_switch_state(bool preempt, unsigned int prev_state, const struct 
 static void probe_sched_switch(void *data, bool preempt, struct task_struct *prev,
 			       struct task_struct *next, unsigned int prev_state)
 {
-	struct {
-		char prev_comm[16];
-		s32 prev_tid, prev_prio;
-		u32 prev_state;
-		char next_comm[16];
-		s32 next_tid, next_prio;
-	} pl;
+	struct evt_pl_sched_switch pl;
 
-	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_COMPACT, prev, next))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_OF_SCHED_SWITCH, prev, next))
 		return;
 	copy_comm(pl.prev_comm, prev);
 	pl.prev_tid = prev->pid;
@@ -301,50 +396,54 @@ static void probe_sched_switch(void *data, bool preempt, struct task_struct *pre
 	copy_comm(pl.next_comm, next);
 	pl.next_tid = next->pid;
 	pl.next_prio = next->prio;
-	evtrace_record_inline(EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, &pl, sizeof(pl));
+	EVT_RECORD_FIXED(SCHED_SWITCH, &pl);
 }
 
 /* sched_wakeup, sched_wakeup_new, sched_waking: the probe's event says which. */
+static_assert(EVT_CHAN_OF_SCHED_WAKEUP == EVT_CHAN_OF_SCHED_WAKEUP_NEW &&
+	      EVT_CHAN_OF_SCHED_WAKEUP == EVT_CHAN_OF_SCHED_WAKING &&
+	      __same_type(evt_pl_of_SCHED_WAKEUP, evt_pl_of_SCHED_WAKEUP_NEW) &&
+	      __same_type(evt_pl_of_SCHED_WAKEUP, evt_pl_of_SCHED_WAKING));
 static void probe_sched_wakeup(void *data, struct task_struct *p)
 {
-	struct { char comm[16]; s32 tid, prio, target_cpu; } pl;
+	evt_pl_of_SCHED_WAKEUP pl;
 
-	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_OF_SCHED_WAKEUP, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
 	pl.target_cpu = task_cpu(p);
-	evtrace_record_inline(EVT_CHAN_NORMAL, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
+	evtrace_record_inline(EVT_CHAN_OF_SCHED_WAKEUP, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
 }
 
 static void probe_sched_migrate(void *data, struct task_struct *p, int dest_cpu)
 {
-	struct { char comm[16]; s32 tid, prio, orig_cpu, dest_cpu; } pl;
+	struct evt_pl_sched_migrate pl;
 
-	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_OF_SCHED_MIGRATE, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
 	pl.orig_cpu = task_cpu(p);
 	pl.dest_cpu = dest_cpu;
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_MIGRATE, &pl, sizeof(pl));
+	EVT_RECORD_FIXED(SCHED_MIGRATE, &pl);
 }
 
 static void probe_sched_fork(void *data, struct task_struct *parent, struct task_struct *child)
 {
-	struct { char pcomm[16]; s32 ptid, ppid; char ccomm[16]; s32 ctid, cpid; } pl;
+	struct evt_pl_sched_fork pl;
 
 	if (!evt_probe_live(data))
 		return;
-	copy_comm(pl.pcomm, parent);
-	pl.ptid = parent->pid;
-	pl.ppid = parent->tgid;
-	copy_comm(pl.ccomm, child);
-	pl.ctid = child->pid;
-	pl.cpid = child->tgid;
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_FORK, &pl, sizeof(pl));
+	copy_comm(pl.parent_comm, parent);
+	pl.parent_tid = parent->pid;
+	pl.parent_pid = parent->tgid;
+	copy_comm(pl.child_comm, child);
+	pl.child_tid = child->pid;
+	pl.child_pid = child->tgid;
+	EVT_RECORD_FIXED(SCHED_FORK, &pl);
 }
 
 /* Filenames are bounded: the event must fit a small stack buffer. */
@@ -353,46 +452,154 @@ static void probe_sched_fork(void *data, struct task_struct *parent, struct task
 static void probe_sched_exec(void *data, struct task_struct *p, pid_t old_pid,
 			     struct linux_binprm *bprm)
 {
-	struct { s32 tid, old_tid; char name[EVT_EXEC_NAME_MAX]; } pl;
-	size_t n;
+	struct { struct evt_pl_sched_exec h; char name[EVT_EXEC_NAME_MAX]; } pl;
+	unsigned int n;
 
 	if (!evt_probe_live(data))
 		return;
-	pl.tid = p->pid;
-	pl.old_tid = old_pid;
-	n = strscpy(pl.name, bprm->filename, sizeof(pl.name));
-	if ((ssize_t)n < 0)
-		n = sizeof(pl.name) - 1;
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, &pl, 8 + n + 1);
+	pl.h.tid = p->pid;
+	pl.h.old_tid = old_pid;
+	n = evt_pl_string(pl.name, bprm->filename, sizeof(pl.name));
+	EVT_RECORD(SCHED_EXEC, &pl.h, sizeof(pl.h) + n);
 }
 
 /* sched_process_exit, sched_process_free: the probe's event says which. */
+static_assert(EVT_CHAN_OF_SCHED_EXIT == EVT_CHAN_OF_SCHED_FREE &&
+	      __same_type(evt_pl_of_SCHED_EXIT, evt_pl_of_SCHED_FREE));
 static void probe_sched_task(void *data, struct task_struct *p)
 {
-	struct { char comm[16]; s32 tid, prio; } pl;
+	evt_pl_of_SCHED_EXIT pl;
 
-	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_NORMAL, p, NULL))
+	if (!evt_probe_live(data) || evt_filtered_subject(EVT_CHAN_OF_SCHED_EXIT, p, NULL))
 		return;
 	copy_comm(pl.comm, p);
 	pl.tid = p->pid;
 	pl.prio = p->prio;
-	evtrace_record_inline(EVT_CHAN_NORMAL, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
+	evtrace_record_inline(EVT_CHAN_OF_SCHED_EXIT, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
 }
 
 static void probe_page_fault_user(void *data, unsigned long address, struct pt_regs *regs,
 				  unsigned long error_code)
 {
-	u32 pl[6];
+	struct evt_pl_page_fault pl = {
+		.address = address, .ip = instruction_pointer(regs), .error_code = error_code,
+	};
 
 	if (!evt_probe_live(data))
 		return;
-	pl[0] = (u32)address;
-	pl[1] = (u32)((u64)address >> 32);
-	pl[2] = (u32)instruction_pointer(regs);
-	pl[3] = (u32)((u64)instruction_pointer(regs) >> 32);
-	pl[4] = (u32)error_code;
-	pl[5] = (u32)((u64)error_code >> 32);
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, pl, sizeof(pl));
+	EVT_RECORD_FIXED(PAGE_FAULT_USER, &pl);
+}
+
+/*
+ * Block requests and bios, in lttng-modules' layout (block.h there, kernels
+ * 5.17 on): the disk's dev_t, the sector, LTTng's rwbs bits, which its
+ * analyses read (an even rwbs is a read).
+ */
+enum {
+	EVT_RWBS_WRITE = 1, EVT_RWBS_DISCARD = 2, EVT_RWBS_READ = 4, EVT_RWBS_RAHEAD = 8,
+	EVT_RWBS_SYNC = 32, EVT_RWBS_META = 64, EVT_RWBS_SECURE = 128, EVT_RWBS_FLUSH = 256,
+	EVT_RWBS_FUA = 512, EVT_RWBS_PREFLUSH = 1024,
+};
+
+static u32 evt_rwbs(blk_opf_t opf)
+{
+	u32 r;
+
+	switch (opf & REQ_OP_MASK) {
+	case REQ_OP_WRITE: r = EVT_RWBS_WRITE; break;
+	case REQ_OP_DISCARD: r = EVT_RWBS_DISCARD; break;
+	case REQ_OP_SECURE_ERASE: r = EVT_RWBS_DISCARD | EVT_RWBS_SECURE; break;
+	case REQ_OP_FLUSH: r = EVT_RWBS_FLUSH; break;
+	case REQ_OP_READ: r = EVT_RWBS_READ; break;
+	default: r = 0;
+	}
+	return r | (opf & REQ_RAHEAD ? EVT_RWBS_RAHEAD : 0) | (opf & REQ_SYNC ? EVT_RWBS_SYNC : 0) |
+	       (opf & REQ_META ? EVT_RWBS_META : 0) | (opf & REQ_PREFLUSH ? EVT_RWBS_PREFLUSH : 0) |
+	       (opf & REQ_FUA ? EVT_RWBS_FUA : 0);
+}
+
+static __always_inline u32 evt_rq_dev(struct request *rq)
+{
+	return rq->q->disk ? (u32)disk_devt(rq->q->disk) : 0;
+}
+
+/* block_rq_insert, block_rq_issue: the probe's event says which. */
+static_assert(EVT_CHAN_OF_BLOCK_RQ_INSERT == EVT_CHAN_OF_BLOCK_RQ_ISSUE &&
+	      __same_type(evt_pl_of_BLOCK_RQ_INSERT, evt_pl_of_BLOCK_RQ_ISSUE));
+static void probe_block_rq(void *data, struct request *rq)
+{
+	evt_pl_of_BLOCK_RQ_ISSUE pl;
+
+	if (!evt_probe_live(data))
+		return;
+	pl.dev = evt_rq_dev(rq);
+	pl.sector = blk_rq_trace_sector(rq);
+	pl.nr_sector = blk_rq_trace_nr_sectors(rq);
+	pl.bytes = blk_rq_bytes(rq);
+	pl.tid = current->pid;
+	pl.rwbs = evt_rwbs(rq->cmd_flags);
+	copy_comm(pl.comm, current);
+	evtrace_record_inline(EVT_CHAN_OF_BLOCK_RQ_ISSUE, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
+}
+
+static void probe_block_rq_complete(void *data, struct request *rq, blk_status_t error,
+				    unsigned int nr_bytes)
+{
+	struct evt_pl_block_rq_complete pl;
+
+	if (!evt_probe_live(data))
+		return;
+	pl.dev = evt_rq_dev(rq);
+	pl.sector = blk_rq_pos(rq);
+	pl.nr_sector = nr_bytes >> 9;
+	pl.error = blk_status_to_errno(error);
+	pl.rwbs = evt_rwbs(rq->cmd_flags);
+	EVT_RECORD_FIXED(BLOCK_RQ_COMPLETE, &pl);
+}
+
+static void probe_block_bio_remap(void *data, struct bio *bio, dev_t dev, sector_t from)
+{
+	struct evt_pl_block_bio_remap pl;
+
+	if (!evt_probe_live(data))
+		return;
+	pl.dev = bio_dev(bio);
+	pl.sector = bio->bi_iter.bi_sector;
+	pl.nr_sector = bio_sectors(bio);
+	pl.rwbs = evt_rwbs(bio->bi_opf);
+	pl.old_dev = dev;
+	pl.old_sector = from;
+	EVT_RECORD_FIXED(BLOCK_BIO_REMAP, &pl);
+}
+
+static void probe_block_bio_backmerge(void *data, struct bio *bio)
+{
+	struct evt_pl_block_bio pl;
+
+	if (!evt_probe_live(data))
+		return;
+	pl.dev = bio_dev(bio);
+	pl.sector = bio->bi_iter.bi_sector;
+	pl.nr_sector = bio_sectors(bio);
+	pl.rwbs = evt_rwbs(bio->bi_opf);
+	pl.tid = current->pid;
+	copy_comm(pl.comm, current);
+	EVT_RECORD_FIXED(BLOCK_BIO_BACKMERGE, &pl);
+}
+
+/*
+ * power_cpu_idle, power_cpu_frequency (lttng-modules' names for the
+ * kernel's cpu_idle and cpu_frequency): the probe's event says which.
+ */
+static_assert(EVT_CHAN_OF_POWER_CPU_IDLE == EVT_CHAN_OF_POWER_CPU_FREQUENCY &&
+	      __same_type(evt_pl_of_POWER_CPU_IDLE, evt_pl_of_POWER_CPU_FREQUENCY));
+static void probe_power_cpu(void *data, unsigned int state, unsigned int cpu_id)
+{
+	struct evt_pl_power_cpu pl = { .state = state, .cpu_id = cpu_id };
+
+	if (!evt_probe_live(data))
+		return;
+	evtrace_record_inline(EVT_CHAN_OF_POWER_CPU_IDLE, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
 }
 
 /* Each probe's event gives its enable switch: sys_unknown's is "sys_*". */
@@ -414,6 +621,13 @@ static struct evt_probe evt_probes[] = {
 	{ "sched_process_exit", "sched_process_exit", probe_sched_task },
 	{ "sched_process_free", "sched_process_free", probe_sched_task },
 	{ "page_fault_user", "page_fault_user", probe_page_fault_user },
+	{ "block_rq_insert", "block_rq_insert", probe_block_rq },
+	{ "block_rq_issue", "block_rq_issue", probe_block_rq },
+	{ "block_rq_complete", "block_rq_complete", probe_block_rq_complete },
+	{ "block_bio_remap", "block_bio_remap", probe_block_bio_remap },
+	{ "block_bio_backmerge", "block_bio_backmerge", probe_block_bio_backmerge },
+	{ "cpu_idle", "power_cpu_idle", probe_power_cpu },
+	{ "cpu_frequency", "power_cpu_frequency", probe_power_cpu },
 };
 
 static DEFINE_MUTEX(evt_probe_lock);
@@ -454,6 +668,7 @@ static void evt_probe_reap_fn(struct work_struct *w)
 	mutex_lock(&evt_probe_lock);
 	evt_probes_detach_idle_locked();
 	mutex_unlock(&evt_probe_lock);
+	evt_stacks_exit();
 }
 
 /**
@@ -510,7 +725,7 @@ static ssize_t evt_marker_write(struct file *file, const char __user *ubuf, size
 				loff_t *ppos)
 {
 	static const struct evt_event_desc *marker;
-	struct { s32 tid; char text[EVT_MARKER_MAX + 1]; } *pl;
+	struct { struct evt_pl_marker h; char text[EVT_MARKER_MAX + 1]; } *pl;
 	size_t len;
 	int ret;
 
@@ -533,8 +748,8 @@ static ssize_t evt_marker_write(struct file *file, const char __user *ubuf, size
 	/* echo's newline is not part of the text. */
 	if (len && pl->text[len - 1] == '\n')
 		pl->text[--len] = '\0';
-	pl->tid = current->pid;
-	ret = evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_MARKER, pl, 4 + len + 1);
+	pl->h.tid = current->pid;
+	ret = EVT_RECORD(MARKER, &pl->h, sizeof(pl->h) + len + 1);
 	kfree(pl);
 	if (ret == -E2BIG)
 		return -EINVAL;
@@ -558,6 +773,7 @@ static struct miscdevice evt_marker_dev = {
 int evt_probes_init(void)
 {
 	unsigned int i;
+	int ret;
 
 	if (probe_linger_ms > EVT_PROBE_LINGER_MS_MAX) {
 		pr_err("probe_linger_ms=%u is invalid: it must be from 0 to "
@@ -577,16 +793,23 @@ int evt_probes_init(void)
 	}
 	/* The state dump is kernel state too: off with the probes. */
 	if (!probes_at_load) {
-		static const unsigned int dump_ids[] = {
-			EVT_ID_STATEDUMP_START, EVT_ID_STATEDUMP_PROCESS,
-			EVT_ID_STATEDUMP_INTERRUPT, EVT_ID_STATEDUMP_END,
+		static const char *const dump_events[] = {
+			"lttng_statedump_start", "lttng_statedump_process_state",
+			"lttng_statedump_interrupt", "lttng_statedump_file_descriptor",
+			"lttng_statedump_block_device", "lttng_statedump_end",
 		};
 
-		for (i = 0; i < ARRAY_SIZE(dump_ids); i++)
-			evt_set_switch(evt_event_switch(evt_find_event(EVT_CHAN_NORMAL, dump_ids[i]) -
+		for (i = 0; i < ARRAY_SIZE(dump_events); i++)
+			evt_set_switch(evt_event_switch(evt_find_event_by_name(dump_events[i]) -
 							evt_events), false);
 	}
-	return misc_register(&evt_marker_dev);
+	ret = evt_stacks_init();
+	if (ret)
+		return ret;
+	ret = misc_register(&evt_marker_dev);
+	if (ret)
+		evt_stacks_exit();
+	return ret;
 }
 
 /* After tracing has stopped: nothing may be rescheduled past this point. */

@@ -3,8 +3,9 @@
  * The state dump: at START, what a viewer needs to know about the machine
  * before the first event, in lttng-modules' events and codes (Trace Compass
  * and the LTTng analyses read them): every thread with its process, parent,
- * name and state, then every interrupt handler's name, between
- * lttng_statedump_start and lttng_statedump_end.
+ * name and state, every interrupt handler's name, every process's open
+ * files and every block device, between lttng_statedump_start and
+ * lttng_statedump_end.
  *
  * It runs from a work item, not in START's netlink call, and never holds
  * the machine: threads are found by pid number (find_ge_pid(), as /proc
@@ -26,10 +27,15 @@
 #include <linux/interrupt.h>
 #include <linux/workqueue.h>
 #include <linux/delay.h>
+#include <linux/fdtable.h>
+#include <linux/file.h>
+#include <linux/fs.h>
+#include <linux/blkdev.h>
 #include "evtrace.h"
 
 #define EVT_DUMP_BATCH		64
 #define EVT_DUMP_WAIT_MS	2000
+#define EVT_DUMP_PATH_MAX	256
 
 /* lttng-modules' codes (lttng-statedump-impl.c), which the viewers know. */
 enum { EVT_DUMP_USER_THREAD = 0, EVT_DUMP_KERNEL_THREAD = 1 };
@@ -47,12 +53,13 @@ static void evt_statedump_fn(struct work_struct *w);
 static DECLARE_WORK(evt_statedump_work, evt_statedump_fn);
 static unsigned int waited_ms;
 
-static bool dump_enabled(unsigned int id)
+static bool dump_enabled_(unsigned int channel, unsigned int id)
 {
-	const struct evt_event_desc *d = evt_find_event(EVT_CHAN_NORMAL, id);
+	const struct evt_event_desc *d = evt_find_event(channel, id);
 
 	return d && evt_event_enabled(d);
 }
+#define dump_enabled(ev) dump_enabled_(EVT_CHAN_OF_##ev, EVT_ID_##ev)
 
 /* Wait while this CPU's normal ring is past half full (discard mode only). */
 static void dump_pace(void)
@@ -62,7 +69,7 @@ static void dump_pace(void)
 
 	while (waited_ms < EVT_DUMP_WAIT_MS && READ_ONCE(evt_tracing)) {
 		preempt_disable();
-		cr = this_cpu_read(evt_cpu_rings[EVT_CHAN_NORMAL]);
+		cr = this_cpu_read(evt_cpu_rings[EVT_CHAN_OF_STATEDUMP_PROCESS]);
 		fill = cr && cr->ring.mode == EVT_MODE_DISCARD ? evt_ring_fill_pct(&cr->ring) : 0;
 		preempt_enable();
 		if (fill < 50)
@@ -90,14 +97,9 @@ static u32 dump_status(struct task_struct *p)
 }
 
 /* Under rcu_read_lock(). */
-static void dump_thread(struct task_struct *p)
+static void dump_thread(struct task_struct *p, void *unused)
 {
-	struct {
-		s32 tid, pid, ppid;
-		char name[16];
-		s32 type, mode, submode, status;
-		u32 cpu;
-	} pl;
+	struct evt_pl_statedump_process pl;
 
 	pl.tid = p->pid;
 	pl.pid = p->tgid;
@@ -110,10 +112,15 @@ static void dump_thread(struct task_struct *p)
 	pl.submode = EVT_DUMP_SUBMODE_NONE;
 	pl.status = dump_status(p);
 	pl.cpu = task_cpu(p);
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_PROCESS, &pl, sizeof(pl));
+	EVT_RECORD_FIXED(STATEDUMP_PROCESS, &pl);
 }
 
-static void dump_threads(void)
+/*
+ * Call @fn for the task of every pid of @type (PIDTYPE_PID: every thread;
+ * PIDTYPE_TGID: every thread group leader) under rcu_read_lock(), in
+ * batches with a pause between them, while tracing lasts.
+ */
+static void dump_each_task(enum pid_type type, void (*fn)(struct task_struct *p, void *arg), void *arg)
 {
 	unsigned int n;
 	int nr = 1;
@@ -130,9 +137,9 @@ static void dump_threads(void)
 				return;
 			}
 			nr = pid_nr(pid) + 1;
-			p = pid_task(pid, PIDTYPE_PID);
+			p = pid_task(pid, type);
 			if (p)
-				dump_thread(p);
+				fn(p, arg);
 		}
 		rcu_read_unlock();
 		cond_resched();
@@ -140,10 +147,104 @@ static void dump_threads(void)
 	}
 }
 
+/* What the file walk of one process needs (iterate_fd()'s callback). */
+struct dump_fd_ctx {
+	struct files_struct *files;
+	char *page;		/* PAGE_SIZE bytes for d_path() */
+	s32 pid;
+	unsigned int n;
+};
+
+/* Under files->file_lock (a spinlock): nothing here sleeps. */
+static int dump_one_fd(const void *arg, struct file *file, unsigned int fd)
+{
+	struct dump_fd_ctx *ctx = (struct dump_fd_ctx *)arg;
+	/* The payload first in the page, d_path()'s buffer after it. */
+	struct { struct evt_pl_statedump_fd h; char name[EVT_DUMP_PATH_MAX]; } *pl = (void *)ctx->page;
+	const char *path = d_path(&file->f_path, ctx->page + sizeof(*pl), PAGE_SIZE - sizeof(*pl));
+	unsigned int n;
+
+	if (IS_ERR(path))
+		path = "UNKNOWN";
+	n = evt_pl_string(pl->name, path, sizeof(pl->name));
+	pl->h.pid = ctx->pid;
+	pl->h.fd = fd;
+	pl->h.flags = file->f_flags |
+		      (test_bit(fd, files_fdtable(ctx->files)->close_on_exec) ? O_CLOEXEC : 0);
+	pl->h.fmode = (__force u32)file->f_mode;
+	EVT_RECORD(STATEDUMP_FD, &pl->h, sizeof(pl->h) + n);
+	ctx->n++;
+	return 0;
+}
+
+/*
+ * Every open file of every process (its thread group leader), as
+ * lttng-modules' state dump lists them (the LTTng analyses name files by
+ * it): the path (at most EVT_DUMP_PATH_MAX - 1 bytes), the flags with
+ * O_CLOEXEC, f_mode.
+ */
+static void dump_task_files(struct task_struct *p, void *arg)
+{
+	struct dump_fd_ctx *ctx = arg;
+
+	/* task_lock keeps p->files (exit clears it under the lock). */
+	task_lock(p);
+	if (p->files) {
+		ctx->files = p->files;
+		ctx->pid = p->tgid;
+		iterate_fd(p->files, 0, dump_one_fd, ctx);
+	}
+	task_unlock(p);
+}
+
+static void dump_files(void)
+{
+	struct dump_fd_ctx ctx;
+
+	static_assert(sizeof(struct evt_pl_statedump_fd) + EVT_DUMP_PATH_MAX + 1024 <= PAGE_SIZE);
+	ctx.page = (char *)__get_free_page(GFP_KERNEL);
+	if (!ctx.page)
+		return;
+	dump_each_task(PIDTYPE_TGID, dump_task_files, &ctx);
+	free_page((unsigned long)ctx.page);
+}
+
+/*
+ * Every block device and partition the kernel has (the block device
+ * pseudo-filesystem's inodes: block_class is not exported), with its name
+ * as /proc/partitions gives it.
+ */
+static void dump_block_devices(void)
+{
+	struct { struct evt_pl_statedump_blockdev h; char name[BDEVNAME_SIZE + 16]; } pl;
+	struct inode *inode;
+
+	spin_lock(&blockdev_superblock->s_inode_list_lock);
+	list_for_each_entry(inode, &blockdev_superblock->s_inodes, i_sb_list) {
+		struct block_device *bdev;
+		int n;
+
+		spin_lock(&inode->i_lock);
+		if (inode->i_state & (I_FREEING | I_WILL_FREE | I_NEW)) {
+			spin_unlock(&inode->i_lock);
+			continue;
+		}
+		bdev = I_BDEV(inode);
+		if (bdev->bd_dev && bdev->bd_disk) {
+			n = snprintf(pl.name, sizeof(pl.name), "%pg", bdev);
+			pl.h.dev = bdev->bd_dev;
+			EVT_RECORD(STATEDUMP_BLOCKDEV, &pl.h,
+				   sizeof(pl.h) + min_t(int, n, sizeof(pl.name) - 1) + 1);
+		}
+		spin_unlock(&inode->i_lock);
+	}
+	spin_unlock(&blockdev_superblock->s_inode_list_lock);
+}
+
 /* One event per handler: irq, chip name, handler name. */
 static void dump_interrupts(void)
 {
-	struct { u32 irq; char names[96]; } pl;
+	struct { struct evt_pl_statedump_interrupt h; char names[96]; } pl;
 	unsigned int irq;
 
 	for (irq = 0; irq < nr_irqs && READ_ONCE(evt_tracing); irq++) {
@@ -162,18 +263,13 @@ static void dump_interrupts(void)
 		raw_spin_lock_irqsave(&desc->lock, flags);
 		for (action = desc->action; action; action = action->next) {
 			const char *chip = data->chip && data->chip->name ? data->chip->name : "unnamed_irq_chip";
-			ssize_t a, b;
+			unsigned int a, b;
 
-			a = strscpy(pl.names, chip, 32);
-			if (a < 0)
-				a = 31;
-			b = strscpy(pl.names + a + 1, action->name ? action->name : "",
-				    sizeof(pl.names) - a - 1);
-			if (b < 0)
-				b = sizeof(pl.names) - a - 2;
-			pl.irq = irq;
-			evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_INTERRUPT, &pl,
-					      4 + a + 1 + b + 1);
+			/* name (the chip's, at most 31 bytes), then action. */
+			a = evt_pl_string(pl.names, chip, 32);
+			b = evt_pl_string(pl.names + a, action->name, sizeof(pl.names) - a);
+			pl.h.irq = irq;
+			EVT_RECORD(STATEDUMP_INTERRUPT, &pl.h, sizeof(pl.h) + a + b);
 		}
 		raw_spin_unlock_irqrestore(&desc->lock, flags);
 		rcu_read_unlock();
@@ -185,14 +281,18 @@ static void dump_interrupts(void)
 static void evt_statedump_fn(struct work_struct *w)
 {
 	waited_ms = 0;
-	if (dump_enabled(EVT_ID_STATEDUMP_START))
-		evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_START, NULL, 0);
-	if (dump_enabled(EVT_ID_STATEDUMP_PROCESS))
-		dump_threads();
-	if (dump_enabled(EVT_ID_STATEDUMP_INTERRUPT))
+	if (dump_enabled(STATEDUMP_START))
+		evtrace_record_inline(EVT_CHAN_OF_STATEDUMP_START, EVT_ID_STATEDUMP_START, NULL, 0);
+	if (dump_enabled(STATEDUMP_PROCESS))
+		dump_each_task(PIDTYPE_PID, dump_thread, NULL);
+	if (dump_enabled(STATEDUMP_INTERRUPT))
 		dump_interrupts();
-	if (dump_enabled(EVT_ID_STATEDUMP_END))
-		evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_END, NULL, 0);
+	if (dump_enabled(STATEDUMP_FD))
+		dump_files();
+	if (dump_enabled(STATEDUMP_BLOCKDEV))
+		dump_block_devices();
+	if (dump_enabled(STATEDUMP_END))
+		evtrace_record_inline(EVT_CHAN_OF_STATEDUMP_END, EVT_ID_STATEDUMP_END, NULL, 0);
 }
 
 /* At START: the dump runs soon after, while tracing. */

@@ -192,8 +192,7 @@ static struct tracepoint *evt_tp_error_report;
 
 static void evt_trigger_fire(u32 reason, unsigned long id)
 {
-	/* The catalogue's fields are packed: no padding in a trace. */
-	struct { u32 reason; u64 id; u64 seq; } __packed pl;
+	struct evt_pl_trigger pl;
 	bool online = cpu_online(raw_smp_processor_id());
 	u64 now;
 
@@ -227,7 +226,7 @@ static void evt_trigger_fire(u32 reason, unsigned long id)
 	pl.reason = reason;
 	pl.id = id;
 	pl.seq = atomic64_inc_return(&evt_trigger_seq);
-	evtrace_record_inline(EVT_CHAN_NORMAL, EVT_ID_TRIGGER, &pl, sizeof(pl));
+	EVT_RECORD_FIXED(TRIGGER, &pl);
 	evt_trigger_now = (struct evt_trigger_info){ .seq = pl.seq, .ts = now, .id = id, .reason = reason };
 	if (likely(online))
 		irq_work_queue(&evt_trigger_iw);

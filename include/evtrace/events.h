@@ -22,7 +22,11 @@ enum evt_field_type {
 	EVT_F_STRING,	/* NUL-terminated */
 	EVT_F_SEQ_U8,	/* u16 length, then that many bytes */
 	EVT_F_COMM,	/* char[16], NUL-padded (a task's comm) */
+	EVT_F_SEQ_X64,	/* u32 length, then that many u64 shown in hex (a stack) */
+	EVT_F_X32,	/* u32 shown in hex (a 32-bit task's pointer) */
 };
+/* The last type (a new one goes after it, and this follows). */
+#define EVT_F_LAST	EVT_F_X32
 
 struct evt_field_desc {
 	const char *name;
@@ -31,8 +35,8 @@ struct evt_field_desc {
 
 /*
  * How a field lies in a payload, the one table of it: its alignment, and
- * its size (a string: 0, it runs to its NUL; a sequence: its u16 length,
- * the bytes follow). The decoder, the printer and the synthesizer use it;
+ * its size (a string: 0, it runs to its NUL; a sequence: its length's, u16
+ * for bytes, u32 for u64s; the elements follow). The decoder, the printer and the synthesizer use it;
  * the metadata's type names (uint64a32_t ...) say the same to other readers.
  */
 static inline unsigned int evt_field_align(enum evt_field_type t)
@@ -40,7 +44,8 @@ static inline unsigned int evt_field_align(enum evt_field_type t)
 	switch (t) {
 	case EVT_F_U16: case EVT_F_SEQ_U8:
 		return 2;
-	case EVT_F_U32: case EVT_F_S32: case EVT_F_U64: case EVT_F_S64: case EVT_F_X64:
+	case EVT_F_U32: case EVT_F_S32: case EVT_F_X32: case EVT_F_U64: case EVT_F_S64: case EVT_F_X64:
+	case EVT_F_SEQ_X64:
 		return 4;
 	default:
 		return 1;
@@ -52,11 +57,17 @@ static inline unsigned int evt_field_size(enum evt_field_type t)
 	switch (t) {
 	case EVT_F_U8: return 1;
 	case EVT_F_U16: case EVT_F_SEQ_U8: return 2;
-	case EVT_F_U32: case EVT_F_S32: return 4;
+	case EVT_F_U32: case EVT_F_S32: case EVT_F_X32: case EVT_F_SEQ_X64: return 4;
 	case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: return 8;
 	case EVT_F_COMM: return 16;
 	default: return 0;
 	}
+}
+
+/* A field whose size the payload says (a string, a sequence): what follows it moves. */
+static inline int evt_field_is_var(enum evt_field_type t)
+{
+	return t == EVT_F_STRING || t == EVT_F_SEQ_U8 || t == EVT_F_SEQ_X64;
 }
 
 struct evt_event_desc {
@@ -68,22 +79,18 @@ struct evt_event_desc {
 };
 
 /*
- * Ids: compact channel. 0..29 fit the small header's 5 bits (4 bytes);
- * the others take the wide header (8 bytes, the normal channel's size).
+ * Ids, from the one definition of every event (<evtrace/event-defs.h>):
+ * EVT_ID_<ID>, the id within its channel. Compact ids 0..29 fit the small
+ * header's 5 bits (4 bytes); the others take the wide header (8 bytes, the
+ * normal channel's size). Compact id 4 was sys_enter (0.1).
  */
+#include <evtrace/event-defs.h>
+
 enum {
-	EVT_ID_GEN_COMPACT = 0,		/* cpu, seq */
-	EVT_ID_GEN_COMPACT_WIDE = 1,	/* cpu, seq, a, b */
-	EVT_ID_GEN_PING = 2,		/* no payload: a one-word event */
-	EVT_ID_TIMER_TICK = 3,		/* cpu, seq: recorded from an hrtimer */
-	/* 4 was sys_enter (0.1): now one entry event per syscall, from EVT_ID_SYS_BASE. */
-	EVT_ID_EXIT_SYSCALL = 5,	/* hot kernel events: fixed sizes but irq_handler_entry */
-	EVT_ID_IRQ_ENTRY = 6,
-	EVT_ID_IRQ_EXIT = 7,
-	EVT_ID_SOFTIRQ_ENTRY = 8,
-	EVT_ID_SOFTIRQ_EXIT = 9,
-	EVT_ID_SCHED_SWITCH = 10,
-	EVT_ID_SOFTIRQ_RAISE = 11,
+#define EVT_ID_ENUM(ev, cls, ch, ID, num, by) EVT_ID_##ID = num,
+	EVT_EVENTS(EVT_ID_ENUM)
+	EVT_SYSCALL_UNKNOWN_EVENTS(EVT_ID_ENUM)
+#undef EVT_ID_ENUM
 	/*
 	 * One entry event per syscall, sys_<name>, by number, in the ring of
 	 * exit_syscall (entry and exit side by side, as 0.1's were). The id
@@ -92,31 +99,9 @@ enum {
 	 * sys_enter (8 bytes of header and at most 48 of arguments, against
 	 * 4 + 52).
 	 */
-	EVT_ID_SYS_UNKNOWN = 254,	/* a number beyond the kernel's table: id, args */
-	EVT_ID_COMPAT_SYS_UNKNOWN = 255,
 	EVT_ID_SYS_BASE = 256,
 	EVT_ID_COMPAT_SYS_BASE = 1024,	/* compat_sys_<name> (32-bit tasks) */
 	EVT_ID_SYS_END = 2048,
-};
-
-/* Ids: normal channel. */
-enum {
-	EVT_ID_GEN_NORMAL = 0,		/* cpu, seq, fill[len] */
-	EVT_ID_SCHED_WAKEUP = 1,
-	EVT_ID_SCHED_FORK = 2,
-	EVT_ID_SCHED_EXEC = 3,
-	EVT_ID_SCHED_EXIT = 4,
-	EVT_ID_PAGE_FAULT_USER = 5,
-	EVT_ID_MARKER = 6,
-	EVT_ID_SCHED_FREE = 7,
-	EVT_ID_SCHED_WAKEUP_NEW = 8,
-	EVT_ID_SCHED_WAKING = 9,
-	EVT_ID_SCHED_MIGRATE = 10,
-	EVT_ID_STATEDUMP_START = 11,
-	EVT_ID_STATEDUMP_END = 12,
-	EVT_ID_STATEDUMP_PROCESS = 13,
-	EVT_ID_STATEDUMP_INTERRUPT = 14,
-	EVT_ID_TRIGGER = 15,		/* a kernel report fired a trigger: reason, id, seq */
 };
 
 extern const struct evt_event_desc evt_events[];

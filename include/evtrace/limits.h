@@ -57,6 +57,15 @@
 /* Longest marker text (bytes, NUL excluded); longer writes get -EINVAL. */
 #define EVT_MARKER_MAX		1024
 
+/*
+ * Kernel stacks (evctl enable --stack): return addresses kept at most (the
+ * module parameter stack_depth), and evtrace's own frames looked at first
+ * and left out.
+ */
+#define EVT_STACK_DEPTH_MAX	64
+#define EVT_STACK_DEPTH_DEFAULT	32
+#define EVT_STACK_SKIP_MAX	8
+
 /* An event name, bytes, NUL included. */
 #define EVT_EVENT_NAME_MAX	64
 

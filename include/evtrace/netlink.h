@@ -184,6 +184,7 @@ enum evt_event_attr {
 	EVT_EV_NAME,		/* string */
 	EVT_EV_ENABLED,		/* u8 */
 	EVT_EV_CHANNEL,		/* u8, STATUS only */
+	EVT_EV_STACK,		/* u8: recorded with its kernel stack (CONFIG, STATUS); CONFIG's ENABLED may go without it */
 	__EVT_EV_MAX,
 };
 #define EVT_EV_MAX (__EVT_EV_MAX - 1)

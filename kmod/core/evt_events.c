@@ -15,85 +15,29 @@
 #endif
 #include <evtrace/events.h>
 
-#define F(n, t) { .name = n, .type = t }
 #define ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 
-static const struct evt_field_desc f_gen_compact[] = {
-	F("cpu", EVT_F_U32), F("seq", EVT_F_U64),
-};
-static const struct evt_field_desc f_gen_compact_wide[] = {
-	F("cpu", EVT_F_U32), F("seq", EVT_F_U64), F("a", EVT_F_X64), F("b", EVT_F_X64),
-};
-static const struct evt_field_desc f_gen_normal[] = {
-	F("cpu", EVT_F_U32), F("seq", EVT_F_U64), F("fill", EVT_F_SEQ_U8),
-};
+/*
+ * The field tables, one per class of <evtrace/event-defs.h> (f_<class>),
+ * and how many fields each has (EVT_NF_<class>).
+ */
+#define EVT_FIELD_DESC(T, n) { .name = #n, .type = EVT_F_##T },
+#define EVT_FIELD_COUNT(T, n) + 1
+#define EVT_CLASS_TABLE(cls, doc)						\
+	static const struct evt_field_desc f_##cls[] = {			\
+		EVT_FIELDS_##cls(EVT_FIELD_DESC, EVT_FIELD_DESC)		\
+	};									\
+	enum { EVT_NF_##cls = 0 EVT_FIELDS_##cls(EVT_FIELD_COUNT, EVT_FIELD_COUNT) };
+EVT_CLASSES(EVT_CLASS_TABLE)
 
-/* A syscall whose prototype the build did not find, and the unknowns' layout. */
-static const struct evt_field_desc f_sc_generic[] = {
-	F("arg0", EVT_F_X64), F("arg1", EVT_F_X64), F("arg2", EVT_F_X64),
-	F("arg3", EVT_F_X64), F("arg4", EVT_F_X64), F("arg5", EVT_F_X64),
-};
-static const struct evt_field_desc f_sys_unknown[] = {
-	F("id", EVT_F_S32), F("arg0", EVT_F_X64), F("arg1", EVT_F_X64), F("arg2", EVT_F_X64),
-	F("arg3", EVT_F_X64), F("arg4", EVT_F_X64), F("arg5", EVT_F_X64),
-};
-static const struct evt_field_desc f_exit_syscall[] = {
-	F("id", EVT_F_S32), F("ret", EVT_F_S64),
-};
-static const struct evt_field_desc f_irq_entry[] = {
-	F("irq", EVT_F_S32), F("name", EVT_F_STRING),
-};
-static const struct evt_field_desc f_irq_exit[] = {
-	F("irq", EVT_F_S32), F("ret", EVT_F_S32),
-};
-static const struct evt_field_desc f_softirq[] = {
-	F("vec", EVT_F_U32),
-};
-static const struct evt_field_desc f_sched_switch[] = {
-	F("prev_comm", EVT_F_COMM), F("prev_tid", EVT_F_S32), F("prev_prio", EVT_F_S32),
-	F("prev_state", EVT_F_U32), F("next_comm", EVT_F_COMM), F("next_tid", EVT_F_S32),
-	F("next_prio", EVT_F_S32),
-};
-/* sched_wakeup, sched_wakeup_new, sched_waking */
-static const struct evt_field_desc f_sched_wakeup[] = {
-	F("comm", EVT_F_COMM), F("tid", EVT_F_S32), F("prio", EVT_F_S32), F("target_cpu", EVT_F_S32),
-};
-static const struct evt_field_desc f_sched_fork[] = {
-	F("parent_comm", EVT_F_COMM), F("parent_tid", EVT_F_S32), F("parent_pid", EVT_F_S32),
-	F("child_comm", EVT_F_COMM), F("child_tid", EVT_F_S32), F("child_pid", EVT_F_S32),
-};
-static const struct evt_field_desc f_sched_migrate[] = {
-	F("comm", EVT_F_COMM), F("tid", EVT_F_S32), F("prio", EVT_F_S32),
-	F("orig_cpu", EVT_F_S32), F("dest_cpu", EVT_F_S32),
-};
-/* The state dump, with lttng-modules' names, fields and codes. */
-static const struct evt_field_desc f_statedump_process[] = {
-	F("tid", EVT_F_S32), F("pid", EVT_F_S32), F("ppid", EVT_F_S32), F("name", EVT_F_COMM),
-	F("type", EVT_F_S32), F("mode", EVT_F_S32), F("submode", EVT_F_S32), F("status", EVT_F_S32),
-	F("cpu", EVT_F_U32),
-};
-static const struct evt_field_desc f_statedump_interrupt[] = {
-	F("irq", EVT_F_U32), F("name", EVT_F_STRING), F("action", EVT_F_STRING),
-};
-static const struct evt_field_desc f_sched_exec[] = {
-	F("tid", EVT_F_S32), F("old_tid", EVT_F_S32), F("filename", EVT_F_STRING),
-};
-static const struct evt_field_desc f_sched_exit[] = {
-	F("comm", EVT_F_COMM), F("tid", EVT_F_S32), F("prio", EVT_F_S32),
-};
-static const struct evt_field_desc f_page_fault[] = {
-	F("address", EVT_F_X64), F("ip", EVT_F_X64), F("error_code", EVT_F_X64),
-};
-static const struct evt_field_desc f_trigger[] = {
-	F("reason", EVT_F_U32), F("id", EVT_F_X64), F("seq", EVT_F_U64),
-};
-static const struct evt_field_desc f_marker[] = {
-	F("tid", EVT_F_S32), F("text", EVT_F_STRING),
-};
-
+/* The generated syscall events' (kmod/gen-syscalls) own tables and events. */
+#define F(n, t) { .name = n, .type = t }
 #define EV(nm, ch, i, f) { .name = nm, .channel = ch, .id = i, \
 	.nr_fields = ARRAY_LEN(f), .fields = f }
 #define EV0(nm, ch, i) { .name = nm, .channel = ch, .id = i, .nr_fields = 0, .fields = NULL }
+#define EVT_EVENT_DESC(ev, cls, ch, ID, num, by)				\
+	{ .name = #ev, .channel = EVT_CHAN_##ch, .id = EVT_ID_##ID,		\
+	  .nr_fields = EVT_NF_##cls, .fields = EVT_NF_##cls ? f_##cls : NULL },
 
 /* The build's kernel's syscalls (kmod/gen-syscalls): fields, EVT_SYSCALL_EVENTS. */
 #include "evt_syscalls.h"
@@ -112,40 +56,12 @@ _Static_assert(EVT_ID_COMPAT_SYS_BASE + EVT_NR_COMPAT_SYSCALLS <= EVT_ID_SYS_END
  * Every event but the syscall entries, then the syscall entries (they share
  * one enable switch, the last).
  */
-#define EVT_PLAIN_EVENTS \
-	EV("gen_compact", EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT, f_gen_compact), \
-	EV("gen_compact_wide", EVT_CHAN_COMPACT, EVT_ID_GEN_COMPACT_WIDE, f_gen_compact_wide), \
-	EV0("gen_ping", EVT_CHAN_COMPACT, EVT_ID_GEN_PING), \
-	EV("timer_tick", EVT_CHAN_COMPACT, EVT_ID_TIMER_TICK, f_gen_compact), \
-	EV("gen_normal", EVT_CHAN_NORMAL, EVT_ID_GEN_NORMAL, f_gen_normal), \
-	EV("exit_syscall", EVT_CHAN_COMPACT, EVT_ID_EXIT_SYSCALL, f_exit_syscall), \
-	EV("irq_handler_entry", EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, f_irq_entry), \
-	EV("irq_handler_exit", EVT_CHAN_COMPACT, EVT_ID_IRQ_EXIT, f_irq_exit), \
-	EV("softirq_entry", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_ENTRY, f_softirq), \
-	EV("softirq_exit", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_EXIT, f_softirq), \
-	EV("softirq_raise", EVT_CHAN_COMPACT, EVT_ID_SOFTIRQ_RAISE, f_softirq), \
-	EV("sched_switch", EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, f_sched_switch), \
-	EV("sched_wakeup", EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKEUP, f_sched_wakeup), \
-	EV("sched_wakeup_new", EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKEUP_NEW, f_sched_wakeup), \
-	EV("sched_waking", EVT_CHAN_NORMAL, EVT_ID_SCHED_WAKING, f_sched_wakeup), \
-	EV("sched_migrate_task", EVT_CHAN_NORMAL, EVT_ID_SCHED_MIGRATE, f_sched_migrate), \
-	EV("sched_process_fork", EVT_CHAN_NORMAL, EVT_ID_SCHED_FORK, f_sched_fork), \
-	EV("sched_process_exec", EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, f_sched_exec), \
-	EV("sched_process_exit", EVT_CHAN_NORMAL, EVT_ID_SCHED_EXIT, f_sched_exit), \
-	EV("sched_process_free", EVT_CHAN_NORMAL, EVT_ID_SCHED_FREE, f_sched_exit), \
-	EV("page_fault_user", EVT_CHAN_NORMAL, EVT_ID_PAGE_FAULT_USER, f_page_fault), \
-	EV("marker", EVT_CHAN_NORMAL, EVT_ID_MARKER, f_marker), \
-	EV("evtrace_trigger", EVT_CHAN_NORMAL, EVT_ID_TRIGGER, f_trigger), \
-	EV0("lttng_statedump_start", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_START), \
-	EV("lttng_statedump_process_state", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_PROCESS, f_statedump_process), \
-	EV("lttng_statedump_interrupt", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_INTERRUPT, f_statedump_interrupt), \
-	EV0("lttng_statedump_end", EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_END),
+#define EVT_PLAIN_EVENTS EVT_EVENTS(EVT_EVENT_DESC)
 
 const struct evt_event_desc evt_events[] = {
 	EVT_PLAIN_EVENTS
 	/* From here on: the syscall entries, switch "sys_*". */
-	EV("sys_unknown", EVT_CHAN_COMPACT, EVT_ID_SYS_UNKNOWN, f_sys_unknown),
-	EV("compat_sys_unknown", EVT_CHAN_COMPACT, EVT_ID_COMPAT_SYS_UNKNOWN, f_sys_unknown),
+	EVT_SYSCALL_UNKNOWN_EVENTS(EVT_EVENT_DESC)
 	EVT_SYSCALL_EVENTS
 	EVT_COMPAT_SYSCALL_EVENTS
 };
@@ -261,7 +177,9 @@ static const char *field_type(enum evt_field_type t)
 	case EVT_F_X64: return "uint64a32_hex_t";
 	case EVT_F_STRING: return "string";
 	case EVT_F_SEQ_U8: return "uint8_t";
+	case EVT_F_SEQ_X64: return "uint64a32_hex_t";
 	case EVT_F_COMM: return "char_t";
+	case EVT_F_X32: return "uint32_hex_t";
 	}
 	return "uint8_t";
 }
@@ -273,6 +191,7 @@ static const char metadata_head[] =
 	"typealias integer { size = 16; align = 16; signed = false; } := uint16_t;\n"
 	"typealias integer { size = 32; align = 32; signed = false; } := uint32_t;\n"
 	"typealias integer { size = 32; align = 32; signed = true; } := int32_t;\n"
+	"typealias integer { size = 32; align = 32; signed = false; base = 16; } := uint32_hex_t;\n"
 	"typealias integer { size = 32; align = 1; signed = false; } := uint32a1_t;\n"
 	"typealias integer { size = 64; align = 64; signed = false; } := uint64_t;\n"
 	"/* Events are 4-byte aligned, so are their 64-bit fields. */\n"
@@ -382,6 +301,9 @@ unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_me
 				out(&o, "\t\tchar_t %s[16];\n", f->name);
 			else if (f->type == EVT_F_SEQ_U8)
 				out(&o, "\t\tuint16_t %s_len;\n\t\tuint8_t %s[%s_len];\n",
+				    f->name, f->name, f->name);
+			else if (f->type == EVT_F_SEQ_X64)
+				out(&o, "\t\tuint32_t %s_len;\n\t\tuint64a32_hex_t %s[%s_len];\n",
 				    f->name, f->name, f->name);
 			else
 				out(&o, "\t\t%s %s;\n", field_type(f->type), f->name);

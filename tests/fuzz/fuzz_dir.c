@@ -157,7 +157,7 @@ static void fd_make(unsigned int name, unsigned int kind, size_t size)
 int fz_dir_one(const uint8_t *data, size_t size)
 {
 	static uint8_t cpu0[1] = { 1 };
-	struct evt_trace_opts o1 = { .threads = 1 }, o3 = { .threads = 3 };
+	struct evt_trace_opts o1 = { .threads = 1, .warn = fz_warn }, o3 = { .threads = 3, .warn = fz_warn };
 	struct evt_trace t1, t3;
 	char e1[EVT_TRACE_ERRLEN], e2[EVT_TRACE_ERRLEN];
 	unsigned int i, n = 0;

@@ -8,6 +8,7 @@
 #define FUZZ_READ_H
 
 #include <stdio.h>
+#include <string.h>
 #include "fuzz_common.h"
 #include "evt_merged.h"
 
@@ -34,6 +35,14 @@ static inline void fz_printable(const char *s)
 {
 	for (; *s; s++)
 		FZ_ASSERT((unsigned char)*s >= 0x20 && *s != 0x7f);
+}
+
+/* A reader's warning (an index file ignored): one printable line, kept quiet. */
+static inline void fz_warn(void *data, const char *msg)
+{
+	(void)data;
+	FZ_ASSERT(*msg && !strchr(msg, '\n'));
+	fz_printable(msg);
 }
 
 #endif

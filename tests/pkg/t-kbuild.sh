@@ -44,8 +44,10 @@ for k in $kernels; do
 			rc=1
 		fi
 	done
-	for want in 'f_sc_sys_read[] = { F("fd", EVT_F_U64), F("buf", EVT_F_X64), F("count", EVT_F_U64) }' \
-		    'f_sc_sys_sendto[] = { F("fd", EVT_F_S64), F("buff", EVT_F_X64), F("len", EVT_F_U64),' \
+	# Each argument at its C type's width (0.2), a 32-bit task's in 4 bytes.
+	for want in 'f_sc_sys_read[] = { F("fd", EVT_F_U32), F("buf", EVT_F_X64), F("count", EVT_F_U64) }' \
+		    'f_sc_sys_sendto[] = { F("fd", EVT_F_S32), F("buff", EVT_F_X64), F("len", EVT_F_U64),' \
+		    'f_sc32_sys_read[] = { F("fd", EVT_F_U32), F("buf", EVT_F_X32), F("count", EVT_F_U32) }' \
 		    'EV0("sys_getppid", EVT_CHAN_COMPACT, EVT_ID_SYS_BASE + 110)'; do
 		grep -qF "$want" "$gen" || { echo "FAIL: $k: $gen lacks $want"; rc=1; }
 	done

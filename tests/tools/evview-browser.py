@@ -94,6 +94,7 @@ def browse(url, shot):
 
 # The independent side: evcat's events.
 ev_cpus, pairs, per_name, ev_count = set(), set(), {}, 0
+freqs, idles, powered = {}, set(), set()
 for line in subprocess.run([evcat, "--format", "json", trace], stdout=subprocess.PIPE, text=True,
                            check=True).stdout.splitlines():
     e = json.loads(line)
@@ -106,7 +107,12 @@ for line in subprocess.run([evcat, "--format", "json", trace], stdout=subprocess
         pairs.add((f["next_tid"], f["next_comm"]))
     elif e["event"] == "lttng_statedump_process_state":
         pairs.add((f["tid"], f["name"]))
-print("evcat: %d events, CPUs %s, %d (tid, comm) pairs" % (ev_count, sorted(ev_cpus), len(pairs)), flush=True)
+    elif e["event"] == "power_cpu_frequency":
+        freqs.setdefault(f["cpu_id"], set()).add(f["state"] // 1000)
+    elif e["event"] == "power_cpu_idle":
+        idles.add(f["cpu_id"])
+print("evcat: %d events, CPUs %s, %d (tid, comm) pairs, frequencies %s" % (ev_count, sorted(ev_cpus), len(pairs), freqs),
+      flush=True)
 
 
 def named(text):
@@ -151,6 +157,19 @@ try:
         lanes = [e for e in d.find("lane") if "data-cpu" in e["attrs"]]
         check(sorted(int(e["attrs"]["data-cpu"]) for e in lanes) == sorted(ev_cpus),
               "%s: lanes %s, evcat's CPUs %s" % (name, [e["attrs"]["data-cpu"] for e in lanes], sorted(ev_cpus)))
+        # Each CPU lane's power label: its frequencies (MHz, the column means between the
+        # lowest and highest it ran at) and its idle share, where the trace has them.
+        for e in (d.find("lane-power") if name == "whole" else []):
+            cpu, text = int(e["attrs"]["data-cpu"]), e["text"]
+            m = re.search(r"(\d+)(?:-(\d+))? MHz", text)
+            mhz = [int(x) for x in m.groups() if x] if m else []
+            if cpu in freqs:
+                check(mhz and min(freqs[cpu]) <= min(mhz) and max(mhz) <= max(freqs[cpu]),
+                      "cpu %d's power label %r: frequencies %s MHz in the trace" % (cpu, text, sorted(freqs[cpu])))
+            else:
+                check("MHz" not in text, "cpu %d's power label %r: no frequency in the trace" % (cpu, text))
+            check(("idle" in text) == (cpu in idles), "cpu %d's power label %r: idle events %s" % (cpu, text, cpu in idles))
+            powered.add(cpu)
         st = d.find(id="stats")
         check(st and "ready" in st[0]["class"], "%s: the statistics panel is not ready: %s" %
               (name, d.find(id="stats-status")[0]["text"] if d.find(id="stats-status") else "?"))
@@ -187,6 +206,8 @@ try:
             want_names = ["%s (%d)" % (t["comm"], t["tid"]) for t in top[:2]]
             check(names == want_names and all(named(x) in pairs for x in names),
                   "zoom: thread lane labels %s, want %s (and in evcat's switches)" % (names, want_names))
+        if name == "whole":
+            check(powered == ev_cpus, "power labels for CPUs %s, the trace's CPUs %s" % (sorted(powered), sorted(ev_cpus)))
         err = d.find(id="error")
         check(err and "hidden" in err[0]["class"], "%s: error banner: %s" % (name, err[0]["text"] if err else "?"))
         rng = d.find(id="view-range")

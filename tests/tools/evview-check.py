@@ -279,6 +279,45 @@ check(info.get("error") is None, "error %s" % info.get("error"))
 check(all(info["ready"].values()), "not ready after progress said so: %s" % info["ready"])
 check(len(info.get("chunks", [])) == nchunks, "%d chunks listed, not %d" % (len(info.get("chunks", [])), nchunks))
 
+# Power columns: per CPU (the events' cpu_id), the idle state held longest in
+# the column (-1 running; ties: the smaller), the frequency's time-weighted
+# mean (kHz, rounded); each value until the CPU's next one of its kind, the
+# last until the trace's last event; None before the first.
+power_changes = collections.defaultdict(list)
+for e in events:
+    if e["event"] in ("power_cpu_idle", "power_cpu_frequency"):
+        key = (e["fields"]["cpu_id"], e["event"] == "power_cpu_idle")
+        if not power_changes[key] or power_changes[key][-1][1] != e["fields"]["state"]:
+            power_changes[key].append((e["rt"], e["fields"]["state"]))
+
+
+def ref_power(cpu, idle, lo, hi, cols):
+    n = hi - lo + 1
+    bounds = [lo + k * n // cols for k in range(cols)] + [hi + 1]
+    ch = power_changes.get((cpu, idle), [])
+    out = []
+    for k in range(cols):
+        a, z = bounds[k], bounds[k + 1]
+        held = collections.Counter()
+        wsum = wns = 0
+        for i, (ts, v) in enumerate(ch):
+            end = ch[i + 1][0] if i + 1 < len(ch) else events[-1]["rt"]
+            x, y = max(ts, a), min(end, z)
+            if y > x:
+                held[v] += y - x
+                if v != 4294967295:
+                    wsum += v * (y - x)
+                    wns += y - x
+        if not held:
+            out.append(None)
+        elif idle:
+            v = min(held, key=lambda v: (-held[v], v))
+            out.append(-1 if v == 4294967295 else v)
+        else:
+            out.append(int(wsum / wns + 0.5) if wns else 0)
+    return out
+
+
 # Windows at three zoom levels.
 E0, E1 = events[0]["rt"], events[-1]["rt"]
 zooms = [(F, L, 200), (F, L, 3), (E0 + (E1 - E0) * 45 // 100, E0 + (E1 - E0) * 55 // 100, 100),
@@ -321,6 +360,12 @@ for lo, hi, cols in zooms:
                         fail("window %d..%d/%d read=%s cpu %d col %d: got tid %s busy %s irq %s soft %s, want %s %s %s %s" %
                              (lo, hi, cols, read, cpu, k, g["tid"][k], g["busy"][k], g["irq"][k], g["softirq"][k],
                               tids[k], busy[k], irq[k], soft[k]))
+        for cpu in CPUS:
+            for idle, key in ((True, "idle"), (False, "freq")):
+                want = ref_power(cpu, idle, lo, hi, cols)
+                if got.get(cpu, {}).get(key) != want:
+                    fail("window %d..%d/%d cpu %d %s: %s, want %s" % (lo, hi, cols, cpu, key,
+                                                                      got.get(cpu, {}).get(key), want))
         names = w.get("threads", {})
         for cpu in CPUS:
             for t in got.get(cpu, {}).get("tid", []):

@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "unit.h"
@@ -227,4 +229,18 @@ uint64_t unit_rnd(uint64_t *state)
 	x ^= x >> 27;
 	*state = x;
 	return x * 0x2545F4914F6CDD1DULL;
+}
+
+void unit_mktmp(char *dir, size_t len, const char *what)
+{
+	snprintf(dir, len, "/tmp/evt-%s-XXXXXX", what);
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+}
+
+void unit_rmtree(const char *dir)
+{
+	char cmd[600];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
 }

@@ -803,9 +803,14 @@ START_TEST(losses)
 	put_packet(map + 256, 256, 200, 1, 3);
 	put_packet(map + 512, 256, 300, 2, 8);		/* +5 events */
 	put_packet(map + 768, 256, 400, 5, 8);		/* 2 packets lost */
-	for (i = 0; i < 4; i++)
+	for (i = 0; i < 4; i++) {
+		static const uint64_t seq[4] = { 0, 1, 2, 5 }, discarded[4] = { 3, 3, 8, 8 };
+
+		/* The index keeps each packet's counters (read_losses reads no page of the stream). */
 		pk[i] = (struct evt_pkt){ .off = i * 256, .begin = 100 + 100 * i, .end = 110 + 100 * i,
-					  .content = EVT_PACKET_HEADER_SIZE };
+					  .content = EVT_PACKET_HEADER_SIZE, .bytes = 256, .seq = seq[i],
+					  .discarded = discarded[i] };
+	}
 	streams[0] = (struct evt_stream){ .id = 0, .cpu = 0, .channel = 0, .map = map, .size = sizeof(map),
 					  .pk = pk, .npk = 4, .discarded = 8, .seq_gaps = 2 };
 	streams[1] = (struct evt_stream){ .id = 1, .cpu = 1, .channel = 0 };
@@ -897,8 +902,10 @@ START_TEST(losses_are_no_measurements)
 	/* CPU 0's stream: packets [100, 1000] and [2000, 3000], 7 events lost between: window [1000, 3000]. */
 	put_packet(map, 256, 100, 0, 0);
 	put_packet(map + 256, 256, 2000, 1, 7);
-	pk[0] = (struct evt_pkt){ .off = 0, .begin = 100, .end = 1000, .content = EVT_PACKET_HEADER_SIZE };
-	pk[1] = (struct evt_pkt){ .off = 256, .begin = 2000, .end = 3000, .content = EVT_PACKET_HEADER_SIZE };
+	pk[0] = (struct evt_pkt){ .off = 0, .begin = 100, .end = 1000, .content = EVT_PACKET_HEADER_SIZE,
+				 .bytes = 256, .seq = 0, .discarded = 0 };
+	pk[1] = (struct evt_pkt){ .off = 256, .begin = 2000, .end = 3000, .content = EVT_PACKET_HEADER_SIZE,
+				 .bytes = 256, .seq = 1, .discarded = 7 };
 	streams[0] = (struct evt_stream){ .id = 0, .cpu = 0, .channel = 0, .map = map, .size = sizeof(map),
 					  .pk = pk, .npk = 2, .discarded = 7 };
 	fake_tr.streams = streams;

@@ -588,9 +588,9 @@ END_TEST
 /* ---- output ---- */
 
 static struct evt_status_event t_events[] = {
-	{ "gen_compact", 1, EVT_CHAN_COMPACT },
-	{ "gen_normal", 0, EVT_CHAN_NORMAL },
-	{ "odd\"name\\\n", 1, -1 },
+	{ "gen_compact", 1, EVT_CHAN_COMPACT, 1 },
+	{ "gen_normal", 0, EVT_CHAN_NORMAL, 0 },
+	{ "odd\"name\\\n", 1, -1, 0 },
 };
 static struct evt_status_ring t_rings[] = {
 	{ .channel = EVT_CHAN_COMPACT, .cpu = 0, .online = 1, .recorded = 123456789012ULL,
@@ -651,9 +651,9 @@ static const char expected_json[] =
 	"  \"config\": {\"mode\": \"overwrite\", \"high_water\": 70, \"flush_ms\": 0, "
 	"\"subbuf_size\": 16384, \"num_subbuf\": 32},\n"
 	"  \"events\": [\n"
-	"    {\"name\": \"gen_compact\", \"channel\": \"compact\", \"enabled\": true},\n"
-	"    {\"name\": \"gen_normal\", \"channel\": \"normal\", \"enabled\": false},\n"
-	"    {\"name\": \"odd\\\"name\\\\\\n\", \"channel\": null, \"enabled\": true}\n"
+	"    {\"name\": \"gen_compact\", \"channel\": \"compact\", \"enabled\": true, \"stack\": true},\n"
+	"    {\"name\": \"gen_normal\", \"channel\": \"normal\", \"enabled\": false, \"stack\": false},\n"
+	"    {\"name\": \"odd\\\"name\\\\\\n\", \"channel\": null, \"enabled\": true, \"stack\": false}\n"
 	"  ],\n"
 	"  \"filter\": null,\n"
 	"  \"trigger\": null,\n"
@@ -758,7 +758,7 @@ START_TEST(status_text)
 	ck_assert_ptr_nonnull(strstr(out, "high_water   70%\n"));
 	ck_assert_ptr_nonnull(strstr(out, "flush_ms     0 (off)\n"));
 	ck_assert_ptr_nonnull(strstr(out, "32 x 16384 bytes"));
-	ck_assert_ptr_nonnull(strstr(out, "  gen_normal               normal   no\n"));
+	ck_assert_ptr_nonnull(strstr(out, "  gen_normal                     normal   no       no\n"));
 	/* Ring rows keep debugfs stats' columns: channel cpu online recorded
 	 * discarded overwritten too_big refused ... (the VM tests' awk). */
 	line = strstr(out, "\ncompact ");

@@ -26,8 +26,14 @@ Suite *consumer_suite(void);
 Suite *chunk_suite(void);
 Suite *comps_suite(void);
 Suite *engine_suite(void);
+Suite *events_suite(void);
 Suite *export_suite(void);
 Suite *edges_suite(void);
+Suite *pindex_suite(void);
+
+/* A new directory /tmp/evt-@what-XXXXXX into @dir; the tree @dir removed. */
+void unit_mktmp(char *dir, size_t len, const char *what);
+void unit_rmtree(const char *dir);
 
 /* xorshift64*: repeatable pseudo-random numbers from *state (non-zero). */
 uint64_t unit_rnd(uint64_t *state);

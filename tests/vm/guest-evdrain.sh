@@ -15,6 +15,7 @@ kill -TERM $pid
 wait $pid || fail "evdrain exit $?"
 cat "$OUT/evdrain.out"
 check_exact
+check_sealed_index "$OUT/trace/kernel"
 cp $D/stats "$OUT/stats"
 [ "$(stat_sum compact 5)" -eq 0 ] || fail "discarded with evdrain draining"
 [ "$(stat_sum normal 5)" -eq 0 ] || fail "discarded with evdrain draining"

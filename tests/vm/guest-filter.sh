@@ -70,6 +70,51 @@ run_case two '--pid $B --comm evtf-c-1'
 run_case sched '--pid $A --follow-fork' sched_switch sched_wakeup sched_waking \
 	sched_migrate_task sched_process_fork sched_process_exit sched_process_free
 
+# evdrain -- CMD (issue 45): the command and what it forks, and only them,
+# run as the sudo user (SUDO_UID/SUDO_GID: no passwd here, so no groups),
+# with no descriptor of evdrain's; its exit status is evdrain's. A task
+# making futex calls all along is not tracked (the host checks the trace).
+insmod "$EVTRACE_KO" flush_ms=200
+sysloop 100000000 futex > /dev/null &
+noise=$!
+echo "$noise" > "$OUT/cmd.noise"
+sleep 0.2
+rc=0
+SUDO_UID=1000 SUDO_GID=1001 evdrain -o "$OUT/cmd" -- sh -c \
+	'echo $(id -u) $(id -g) $(id -G) > /tmp/cmd.id; ls /proc/self/fd > /tmp/cmd.fds; sysloop 3000 lseek > /dev/null & wait; exit 3' \
+	> "$OUT/cmd.evdrain" 2>&1 || rc=$?
+kill $noise
+cat "$OUT/cmd.evdrain"
+[ "$rc" = 3 ] || fail "evdrain -- CMD exited $rc, not the command's 3"
+[ "$(cat /tmp/cmd.id)" = "1000 1001 1001" ] || fail "the command ran as $(cat /tmp/cmd.id), not 1000 1001"
+[ "$(tr '\n' ' ' < /tmp/cmd.fds)" = "0 1 2 3 " ] || fail "the command had descriptors: $(tr '\n' ' ' < /tmp/cmd.fds)"
+evctl status | grep -q '^filter  *none' || fail "evdrain -- CMD left a filter: $(evctl status | grep ^filter)"
+grep -q "exited with status 3" "$OUT/cmd.evdrain" || fail "no summary line"
+# A signal sent to evdrain alone goes to the command; the run ends when it exits.
+rc=0
+evdrain -q -o /tmp/cmd-term -- sleep 30 &
+drain=$!
+sleep 2
+kill -TERM $drain
+wait $drain || rc=$?
+[ "$rc" = 143 ] || fail "evdrain -- sleep, SIGTERM: exit $rc, not 143 (the command's, killed by SIGTERM)"
+[ -s /tmp/cmd-term/kernel/metadata ] || fail "evdrain -- sleep, SIGTERM: no trace"
+expect_refusal 127 "cannot run /no/such: No such file" evdrain -q -o /tmp/cmd-none -- /no/such arg
+expect_refusal 126 "cannot run /tmp: Permission denied" evdrain -q -o /tmp/cmd-dir -- /tmp
+evctl status | grep -q '^filter  *none' || fail "a command that could not run left a filter"
+evctl track --comm evtf-z
+expect_refusal 125 "a task filter is set already" evdrain -q -o /tmp/cmd-filter -- true
+evctl untrack --all
+# Usage errors: one line, naming what was wrong.
+for args in "-o /tmp/u sleep 1" "-o /tmp/u --" "-o /tmp/u -d 2 -- true" "--bogus" "-o"; do
+	rc=0
+	# shellcheck disable=SC2086
+	evdrain $args > /tmp/u.out 2>&1 || rc=$?
+	[ "$rc" = 2 ] && [ "$(wc -l < /tmp/u.out)" = 1 ] || { cat /tmp/u.out; fail "evdrain $args: exit $rc"; }
+	echo "evdrain $args: $(cat /tmp/u.out)"
+done
+rmmod evtrace
+
 # The generator's kernel threads are never tracked: every event it offers is
 # counted filtered, per CPU and channel, none recorded.
 load probes=0

@@ -48,7 +48,7 @@ expect 2 evctl timer-stop now
 expect 2 evctl watch --count 0
 expect 2 evctl status --xml
 expect 2 evctl start now
-evctl status | grep -q '^  gen_compact  *compact  *yes$' || fail "a refused enable/disable changed something"
+evctl status | grep -q '^  gen_compact  *compact  *yes  *no$' || fail "a refused enable/disable changed something"
 
 # Help: exit 0 on stdout, for the program and each command.
 expect 0 evctl --help
@@ -125,7 +125,7 @@ strict "NLA_F_NESTED is missing" config \
 evctl status > /tmp/st
 grep -q '^state  *stopped$' /tmp/st || fail "a refused START started tracing"
 grep -q '^high_water  *90%$' /tmp/st || fail "a refused CONFIG changed high_water"
-grep -q '^  gen_ping  *compact  *yes$' /tmp/st || fail "a refused CONFIG disabled gen_ping"
+grep -q '^  gen_ping  *compact  *yes  *no$' /tmp/st || fail "a refused CONFIG disabled gen_ping"
 evctl start
 sleep 0.3
 evctl stop
@@ -145,7 +145,7 @@ cat /tmp/err
 evctl status > /tmp/st
 grep -q '^state  *stopped$' /tmp/st || fail "started by an unprivileged process"
 grep -q '^high_water  *90%$' /tmp/st || fail "configured by an unprivileged process"
-grep -q '^  gen_ping  *compact  *yes$' /tmp/st || fail "an unprivileged process changed an event"
+grep -q '^  gen_ping  *compact  *yes  *no$' /tmp/st || fail "an unprivileged process changed an event"
 nopriv id
 
 # debugfs is read-only: no file there changes the tracer's state, and the

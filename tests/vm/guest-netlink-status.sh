@@ -36,7 +36,7 @@ nl_same_as_debugfs
 # gen_compact_wide off: of 4000 mixed compact events (every 4th wide) the
 # generator offers 3000; accounting stays exact.
 evctl disable gen_compact_wide
-evctl status | grep -q '^  gen_compact_wide  *compact  *no$' || fail "gen_compact_wide still enabled"
+evctl status | grep -q '^  gen_compact_wide  *compact  *no  *no$' || fail "gen_compact_wide still enabled"
 before=$(nl_gen_sum compact)
 evctl start
 evctl generate --events 4000 --rate 0 --channel compact --sizes mix --cpus 0
@@ -47,7 +47,7 @@ after=$(nl_gen_sum compact)
 nl_check_exact
 nl_same_as_debugfs
 evctl enable all
-evctl status | grep -q '^  gen_compact_wide  *compact  *yes$' || fail "enable all"
+evctl status | grep -q '^  gen_compact_wide  *compact  *yes  *no$' || fail "enable all"
 evctl status | grep -q '^  [a-z_*]*  *[a-z]*  *no$' && fail "enable all left some disabled"
 nl_generator_only
 

@@ -66,6 +66,10 @@ grep -v '^evdrain: chunk \|^evdrain: retention: removed' "$OUT/rot.err" || true
 grep -q 'removed by retention' "$OUT/rot.out" || fail "no chunk summary line"
 cp $D/stats "$OUT/rot.stats"
 ls -la /tmp/rot
+# Each chunk's packet index files, sealed by the finisher as it completed it.
+for c in /tmp/rot/*/kernel; do
+	check_sealed_index "$c"
+done
 cp -r /tmp/rot "$OUT/kept"
 cp -r "/tmp/shipped/$(hostname)" "$OUT/shipped"
 cp /tmp/hook.log "$OUT/hook.log"

@@ -93,3 +93,19 @@ tracing_stopped() { head -n 1 "$D/stats" | grep -q '^tracing 0 '; }
 wait_tracing() { wait_until "${1:-60}" "tracing never started" tracing_started; }
 # The file exists and is not empty.
 wait_file() { wait_until "${2:-60}" "no $1" test -s "$1"; }
+
+# Every non-empty stream file of the trace directory $1 has its packet index
+# file, sealed (byte 64, the flags: 1), and evcat reads it saying nothing (issue 46).
+check_sealed_index() {
+	for f in "$1"/compact_* "$1"/normal_*; do
+		[ -s "$f" ] || continue
+		i="$1/.evtrace-index/${f##*/}.idx"
+		[ "$(od -An -tu1 -j64 -N1 "$i" 2>/dev/null | tr -d ' ')" = 1 ] || {
+			date +%s; stat -c '%n %s %y' "$f" || true; ls -la --full-time "$1/.evtrace-index/" || true
+			od -An -tx1 -N80 "$i" || true
+			fail "$i: missing or not sealed"
+		}
+	done
+	evcat "$1" --count > /dev/null 2> /tmp/idx.err || fail "evcat $1: exit $?"
+	[ ! -s /tmp/idx.err ] || { cat /tmp/idx.err; fail "evcat $1 warned"; }
+}

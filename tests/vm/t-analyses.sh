@@ -12,9 +12,17 @@
 # largest count, the debug lanes too: 5-10 s of the host's time), evview's
 # page on this trace in Debian's Chromium, headless (issue 21): a lane per CPU
 # of evcat's output, the thread names of the trace, the statistics panel's
-# numbers; screenshots in build/evview/.
+# numbers; screenshots in build/evview/. Issue 45: block I/O on a virtio
+# disk against lttng-iousagetop, lttng-iolatencytop and evstat; kernel stacks
+# (power_cpu_frequency's from the stacks= parameter, block_rq_issue's from
+# evctl enable --stack) named through the saved symbols; CPU frequencies the
+# fault module sets and the VM's idle states in evstat.
 set -eu
 . "$(dirname "$0")/hostlib.sh"
+# The scratch module's device fires cpu_frequency (the VM has no cpufreq) on
+# a known call path (the kernel stacks' test).
+build_faultmod
+cp "$mod/evt_fault.ko" "$out/"
 vm "$here/guest-analyses.sh"
 "$evtest" check "$out/trace"
 # (EVTRACE_KEEP_TRACE=DIR keeps a copy of the trace, to look at.)

@@ -19,6 +19,7 @@
 #include "evt_format.h"
 #include "evt_io.h"
 #include "evt_losses.h"
+#include "evt_symbols.h"
 #include "evt_timearg.h"
 
 #define EXIT_TRACE 1
@@ -66,6 +67,8 @@ static void usage(FILE *f)
 "  --where COND        only the events whose fields meet COND: FIELD OP VALUE,\n"
 "                      joined by 'and'; OP == != < <= > >= (numbers, strings) or\n"
 "                      ~ (a string against a glob); e.g. 'ret < 0', 'next_comm ~ \"kworker*\"'\n"
+"  --stacks            kernel_stack events' addresses as function names, from the\n"
+"                      kernel symbols evdrain saved beside the trace\n"
 "  --count             print the number of events (decoded and merged like printing)\n"
 "  --stats             print per-CPU and per-event counts, time span and losses\n"
 "                      (events_discarded, packet_seq_num gaps), text or json\n"
@@ -126,7 +129,7 @@ static int resolve_times(const struct evcat_opts *o, struct evt_trace *t, uint64
 
 enum {
 	OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_CPU, OPT_EVENT, OPT_COUNT, OPT_STATS, OPT_MERGE, OPT_THREADS,
-	OPT_SLICE_BYTES, OPT_FAIL_ON_LOSS, OPT_PID, OPT_TID, OPT_COMM, OPT_WHERE,
+	OPT_SLICE_BYTES, OPT_FAIL_ON_LOSS, OPT_PID, OPT_TID, OPT_COMM, OPT_WHERE, OPT_STACKS,
 };
 
 static const struct option long_opts[] = {
@@ -141,6 +144,7 @@ static const struct option long_opts[] = {
 	{ "where", required_argument, NULL, OPT_WHERE },
 	{ "count", no_argument, NULL, OPT_COUNT },
 	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
 	{ "fail-on-loss", no_argument, NULL, OPT_FAIL_ON_LOSS },
 	{ "merge", required_argument, NULL, OPT_MERGE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
@@ -195,6 +199,9 @@ static int parse_args(int argc, char **argv, struct evcat_opts *o)
 			exit(0);
 		case OPT_COUNT:
 			o->count = 1;
+			break;
+		case OPT_STACKS:
+			o->stacks = 1;
 			break;
 		case OPT_STATS:
 			o->stats = 1;
@@ -582,6 +589,7 @@ int main(int argc, char **argv)
 	struct evt_engine *eng = NULL;
 	struct evt_etrace *et = NULL;
 	struct evcat_run c = { 0 };
+	struct evt_symbols *syms = NULL;
 	uint64_t from = 0, tov = UINT64_MAX;
 	char err[512];
 	int ret = 0, rc, run_times = 0, bad = 0, use_ctx;
@@ -681,6 +689,16 @@ int main(int argc, char **argv)
 		ret = EXIT_TRACE;
 		goto out;
 	}
+	if (o.stacks) {
+		syms = evt_symbols_of_trace(t, err, sizeof(err));
+		if (!syms) {
+			fprintf(stderr, "evcat: --stacks: %s (evdrain saves the kernel's symbols when stacks are on)\n",
+				err);
+			ret = EXIT_TRACE;
+			goto out;
+		}
+		c.fmt.syms = syms;
+	}
 	/* What was lost, first: said whatever the output (it goes to standard error). */
 	losses = say_losses(t, o.cpu_set, from, tov, o.fmt == EVT_FMT_JSON);
 	rc = evcat_run(&c, eng, et);
@@ -716,6 +734,7 @@ out:
 		evt_out_free(&c.pool[--c.npool]);
 	pthread_mutex_destroy(&c.pool_lock);
 	evt_fmt_free(&c.fmt);
+	evt_symbols_free(syms);
 	evcat_ctx_free(c.g);
 	evcat_shared_free(&c.sh);
 	free(c.merge_mask);

@@ -168,7 +168,7 @@ struct evcat_opts {
 	uint8_t *cpu_set;
 	char *events;			/* the --event lists, joined by commas */
 	uint8_t *event_mask;		/* by index in the trace's catalogue, once it is open */
-	int count, stats, fail_on_loss;
+	int count, stats, fail_on_loss, stacks;
 	enum evt_merge_kind merge;
 	unsigned int threads;
 	uint64_t slice_bytes;

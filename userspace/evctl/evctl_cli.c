@@ -98,11 +98,15 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"usage: evctl flush\n"
 	"Close every partial sub-buffer now, so that readers get what was recorded.\n",
 	[EVCTL_ENABLE] =
-	"usage: evctl enable EVENT...|all\n"
-	"Enable events by name (see evctl status); \"all\" names every event.\n",
+	"usage: evctl enable [--stack] EVENT...|all\n"
+	"Enable events by name (see evctl status); \"all\" names every event.\n"
+	"  --stack  record each with its kernel call stack too (an event\n"
+	"           kernel_stack after it; compact-channel events but the syscall\n"
+	"           entries; with \"all\": those of all that can)\n",
 	[EVCTL_DISABLE] =
-	"usage: evctl disable EVENT...|all\n"
-	"Disable events by name (see evctl status); \"all\" names every event.\n",
+	"usage: evctl disable [--stack] EVENT...|all\n"
+	"Disable events by name (see evctl status); \"all\" names every event.\n"
+	"  --stack  stop recording their kernel stacks, leave the events on\n",
 	[EVCTL_GENERATE] =
 	"usage: evctl generate [--events N] [--rate R] [--channel compact|normal|both]\n"
 	"                      [--cpus LIST] [--sizes fixed|mix]\n"
@@ -292,7 +296,8 @@ int evt_parse_config_kv(const char *kv, struct evt_config *cfg, char *err, size_
 	return 0;
 }
 
-static int add_event(struct evctl_cmd *cmd, const char *name, int enabled, char *err, size_t errlen)
+static int add_event(struct evctl_cmd *cmd, const char *name, int enabled, int stack, char *err,
+		     size_t errlen)
 {
 	size_t i;
 
@@ -303,6 +308,9 @@ static int add_event(struct evctl_cmd *cmd, const char *name, int enabled, char 
 		return usage_err(err, errlen, "too many events (at most %d)", EVCTL_MAX_EVENTS), -1;
 	cmd->ev[cmd->cfg.nr_events].name = name;
 	cmd->ev[cmd->cfg.nr_events].enabled = enabled;
+	/* --stack: enable turns it on with the event, disable turns it off alone. */
+	cmd->ev[cmd->cfg.nr_events].stack = !stack ? EVT_STACK_LEAVE : enabled ? EVT_STACK_ON : EVT_STACK_OFF;
+	cmd->ev[cmd->cfg.nr_events].stack_only = stack && !enabled;
 	cmd->cfg.nr_events++;
 	return 0;
 }
@@ -310,18 +318,29 @@ static int add_event(struct evctl_cmd *cmd, const char *name, int enabled, char 
 static int parse_events(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
 			char *err, size_t errlen)
 {
-	int enabled = cmd->op == EVCTL_ENABLE;
+	int enabled = cmd->op == EVCTL_ENABLE, stack = 0;
 	unsigned int k;
 
 	cmd->cfg.events = cmd->ev;
 	cmd->cfg.set = EVT_CFG_EVENTS;
+	if (i < argc && !strcmp(argv[i], "--stack")) {
+		stack = 1;
+		i++;
+	}
 	if (i >= argc)
 		return usage_err(err, errlen, "%s: name at least one event (or all)", op_names[cmd->op]);
 	for (; i < argc; i++) {
 		if (!strcmp(argv[i], "all")) {
-			for (k = 0; k < evt_nr_switches; k++)
-				if (add_event(cmd, evt_switch_name(k), enabled, err, errlen))
+			for (k = 0; k < evt_nr_switches; k++) {
+				const struct evt_event_desc *d = &evt_events[k];
+				/* all --stack: the events that can have stacks, the others as they are. */
+				int can = k + 1 < evt_nr_switches && d->channel == EVT_CHAN_COMPACT &&
+					  d->id < EVT_COMPACT_ID_WIDE && d->id != EVT_ID_KERNEL_STACK;
+
+				if ((!stack || can) &&
+				    add_event(cmd, evt_switch_name(k), enabled, stack, err, errlen))
 					return EVCTL_EXIT_USAGE;
+			}
 			continue;
 		}
 		if (argv[i][0] == '-')
@@ -343,7 +362,7 @@ static int parse_events(int argc, char *const argv[], int i, struct evctl_cmd *c
 			return usage_err(err, errlen, "%s: unknown event '%s' (known: %s)",
 					 op_names[cmd->op], argv[i], known);
 		}
-		if (add_event(cmd, argv[i], enabled, err, errlen))
+		if (add_event(cmd, argv[i], enabled, stack, err, errlen))
 			return EVCTL_EXIT_USAGE;
 	}
 	return 0;

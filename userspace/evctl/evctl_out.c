@@ -169,12 +169,12 @@ void evt_status_print_text(FILE *f, const struct evt_status *st)
 	print_filter_text(f, &st->filter);
 	print_holds_text(f, st);
 
-	fprintf(f, "\nevents\n  %-24s %-8s %s\n", "name", "channel", "enabled");
+	fprintf(f, "\nevents\n  %-30s %-8s %-8s %s\n", "name", "channel", "enabled", "stack");
 	for (i = 0; i < st->nr_events; i++) {
 		const struct evt_status_event *e = &st->events[i];
 
-		fprintf(f, "  %-24s %-8s %s\n", evt_fmt_esc(esc, sizeof(esc), e->name),
-			e->channel < 0 ? "-" : chan_name(e->channel), yes(e->enabled));
+		fprintf(f, "  %-30s %-8s %-8s %s\n", evt_fmt_esc(esc, sizeof(esc), e->name),
+			e->channel < 0 ? "-" : chan_name(e->channel), yes(e->enabled), yes(e->stack));
 	}
 
 	/* Ring rows: the columns of debugfs "stats" (channel first). */
@@ -299,7 +299,7 @@ void evt_status_print_json(FILE *f, const struct evt_status *st)
 			json_string(f, chan_name(e->channel));
 		else
 			fputs("null", f);
-		fprintf(f, ", \"enabled\": %s}", jbool(e->enabled));
+		fprintf(f, ", \"enabled\": %s, \"stack\": %s}", jbool(e->enabled), jbool(e->stack));
 	}
 	fputs(st->nr_events ? "\n  ],\n" : "],\n", f);
 

@@ -136,12 +136,13 @@ static int du_entry(const char *path, const struct stat *sb, int flag, struct FT
 {
 	(void)path;
 	(void)ftw;
-	if (flag == FTW_F)
+	/* Directories too, as du -sb counts them (a chunk has three: itself, kernel/, .evtrace-index/). */
+	if (flag == FTW_F || flag == FTW_D)
 		du_total += (uint64_t)sb->st_size;
 	return 0;
 }
 
-/* Bytes of the files under @path (the finisher's thread and start only: one at a time). */
+/* Bytes of the files and directories under @path, as du -sb (the finisher's thread and start only: one at a time). */
 static uint64_t tree_bytes(const char *path)
 {
 	du_total = 0;
@@ -255,7 +256,8 @@ static const struct evd_rot_ring_count *find_count(const struct closed *c, unsig
  */
 static int scan_chunk(struct evd_rot *r, const struct closed *c, const char *kdir, struct chunk_sum *cs)
 {
-	struct evt_trace_opts topts = { 0 };
+	/* The chunk is whole and nobody writes it: its packet indexes saved sealed for its readers. */
+	struct evt_trace_opts topts = { .settle = 1 };
 	struct evt_trace t;
 	uint64_t first = UINT64_MAX, last = 0, packets = 0;
 	unsigned int i;
@@ -587,6 +589,15 @@ static void held_is_final(struct evd_rot *r)
 	pthread_mutex_unlock(&r->mu);
 }
 
+/* A chunk left under its temporary name: said in one wording wherever it happens. */
+static void left_incomplete(struct evd_rot *r, const char *dir, const char *why)
+{
+	fprintf(stderr, "evdrain: %s: %s; this chunk stays under its temporary name, not complete "
+		"(its whole packets read with babeltrace2; the next evdrain in %s completes it)\n",
+		dir, why, r->outdir);
+	count_error(r);
+}
+
 /* The finisher's work on one closed chunk. */
 static void complete_chunk(struct evd_rot *r, struct closed *c)
 {
@@ -597,9 +608,10 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 
 	snprintf(kdir, sizeof(kdir), "%s/kernel", c->dir);
 	if (sync_files(kdir)) {
-		fprintf(stderr, "evdrain: %s: fsync: %s; the chunk stays there, not complete\n", c->dir,
-			strerror(errno));
-		count_error(r);
+		char why[160];
+
+		snprintf(why, sizeof(why), "fsync: %s", strerror(errno));
+		left_incomplete(r, c->dir, why);
 		return;
 	}
 	memset(&cs, 0, sizeof(cs));
@@ -613,8 +625,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 		return;
 	}
 	if (rc < 0) {
-		fprintf(stderr, "evdrain: %s: %s; the chunk stays there, not complete\n", c->dir, cs.err);
-		count_error(r);
+		left_incomplete(r, c->dir, cs.err);
 		free(cs.s);
 		return;
 	}
@@ -629,9 +640,10 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	evt_chunk_name(name, sizeof(name), cs.begin_ns, cs.end_ns, c->seq);
 	cs.bytes = tree_bytes(c->dir);
 	if (write_summary(r, c->dir, name, c, &cs)) {
-		fprintf(stderr, "evdrain: %s: cannot write %s: %s; the chunk stays there, not complete\n",
-			c->dir, EVT_CHUNK_SUMMARY, strerror(errno));
-		count_error(r);
+		char why[160];
+
+		snprintf(why, sizeof(why), "cannot write %s: %s", EVT_CHUNK_SUMMARY, strerror(errno));
+		left_incomplete(r, c->dir, why);
 		free(cs.s);
 		return;
 	}
@@ -1270,10 +1282,7 @@ void evd_rot_abandon_chunk(struct evd_rot *r, const char *why)
 		/* Nothing recorded into it (the failure came first): no chunk at all. */
 		remove_tree(r->current->dir);
 	} else {
-		fprintf(stderr, "evdrain: %s: %s; this chunk stays under its temporary name, not complete "
-			"(its whole packets read with babeltrace2; the next evdrain in %s completes it)\n",
-			r->current->dir, why, r->outdir);
-		count_error(r);
+		left_incomplete(r, r->current->dir, why);
 	}
 	free(r->current);
 	r->current = NULL;

@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <evtrace/abi.h>
+#include "evd_command.h"
 #include "evd_rotate.h"
 #include "evd_snapshots.h"
 #include "evt_chunk.h"
@@ -74,11 +75,15 @@
 
 static const char usage_text[] =
 "usage: evdrain -o DIR [options]\n"
+"       evdrain -o DIR [options] -- CMD [ARGS...]\n"
 "       evdrain --live [-o DIR] [--format text|json] [--delay-ticks D] [--tick-ms MS] [options]\n"
 "       evdrain --snapshots DIR [--keep-ms MS] [--keep-mb MB] [-d S] [--copy] [-q]\n"
 "Drain evtrace's rings into DIR as a CTF 1.8 trace, laid out as LTTng's kernel\n"
 "traces are (DIR/kernel/metadata and one stream file per channel and CPU:\n"
-"DIR/kernel/compact_0, DIR/kernel/normal_3, ...).\n"
+"DIR/kernel/compact_0, DIR/kernel/normal_3, ...). With a command: start\n"
+"tracing, run CMD (as the user who ran sudo, when run through sudo: SUDO_UID,\n"
+"SUDO_GID), record only CMD and the processes it forks, stop when CMD exits,\n"
+"print a summary of its threads and exit with CMD's status.\n"
 "\n"
 "  -o, --output DIR         trace directory (created if missing, mode 0750); a\n"
 "                           DIR that holds a trace is refused (exit 5)\n"
@@ -134,12 +139,18 @@ static const char usage_text[] =
 "everything, fsyncs and prints a summary. On a terminal it prints a progress\n"
 "line every second.\n"
 "\n"
+"With a command, Ctrl-C (SIGINT) or SIGTERM is passed on to CMD, and tracing\n"
+"goes on until it exits; a second one stops at once.\n"
+"\n"
 "Exit status: 0 done; 1 the kernel refused or another runtime error; 2 usage;\n"
 "3 another evdrain is running; 4 module not loaded or no permission;\n"
 "5 DIR is not writable or holds a trace (a trace recorded without rotation,\n"
 "when rotating); 6 a write failed (disk full): tracing\n"
 "is stopped and every whole packet written so far stays readable; 7 with\n"
-"--fail-on-loss, events were lost (the trace is complete otherwise).\n";
+"--fail-on-loss, events were lost (the trace is complete otherwise).\n"
+"With a command, evdrain exits with CMD's status (128 + N when signal N killed\n"
+"it), 125 when evdrain failed (what failed is printed; before CMD started, CMD\n"
+"did not run), 126 when CMD could not be run, 127 when there is no such command.\n";
 
 /*
  * --hook-backoff D[:M]: the first pause D (10 ms to an hour), doubling up to
@@ -185,6 +196,7 @@ struct options {
 	long delay_ticks, tick_ms;
 	struct evd_rot_opts rot;	/* rot.size or rot.interval_ms: rotating */
 	struct evd_snap_opts snap;	/* snap.dir: --snapshots */
+	char **cmd;			/* -- CMD ARGS: NULL-terminated, or NULL */
 };
 
 static int rotating(const struct options *o)
@@ -201,11 +213,30 @@ struct live {
 };
 
 static volatile sig_atomic_t stop_requested;
+/* With a command: its pid once it runs, and whether a stop signal was passed on to it. */
+static volatile sig_atomic_t cmd_pid, cmd_signalled;
 
-static void on_signal(int sig)
+static void on_signal(int sig, siginfo_t *si, void *uc)
+{
+	(void)uc;
+	/*
+	 * The first one goes to the command, which ends the run when it exits:
+	 * passed on when sent to evdrain alone (kill, timeout(1), systemd); the
+	 * terminal's (SI_KERNEL) reached the command's process group already.
+	 */
+	if (cmd_pid > 0 && !cmd_signalled) {
+		cmd_signalled = 1;
+		if (si->si_code != SI_KERNEL)
+			kill((pid_t)cmd_pid, sig);
+		return;
+	}
+	stop_requested = 1;
+}
+
+/* Only to interrupt the wait: the loop reaps the command. */
+static void on_sigchld(int sig)
 {
 	(void)sig;
-	stop_requested = 1;
 }
 
 static uint64_t now_ms(void)
@@ -280,7 +311,9 @@ static int parse_args(int argc, char **argv, struct options *o)
 	o->rot.hook_retries = HOOK_RETRIES;
 	o->rot.hook_backoff_ms = HOOK_BACKOFF_MS;
 	o->rot.hook_backoff_max_ms = HOOK_BACKOFF_MAX_MS;
-	while ((c = getopt_long(argc, argv, "o:d:c:m:aqhV", opts, NULL)) != -1) {
+	/* "+": options end at the first argument that is not one (a command follows "--"). */
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:o:d:c:m:aqhV", opts, NULL)) != -1) {
 		char *end, *list, *tok, *save = NULL;
 		long v;
 
@@ -461,13 +494,39 @@ static int parse_args(int argc, char **argv, struct options *o)
 		case 'V':
 			printf("evdrain %s\n", EVT_VERSION);
 			return 1;
+		case ':':
+			fprintf(stderr, "evdrain: %s needs a value (evdrain --help)\n", argv[optind - 1]);
+			return -1;
 		default:
-			fputs(usage_text, stderr);
+			if (optopt)
+				fprintf(stderr, "evdrain: unknown option -%c (evdrain --help)\n", optopt);
+			else
+				fprintf(stderr, "evdrain: unknown option %s (evdrain --help)\n", argv[optind - 1]);
 			return -1;
 		}
 	}
-	if ((!o->outdir && !o->live && !o->snap.dir) || optind != argc) {
-		fputs(usage_text, stderr);
+	if (optind < argc) {
+		if (strcmp(argv[optind - 1], "--")) {
+			fprintf(stderr, "evdrain: unexpected argument \"%s\": a command to trace goes after --\n",
+				argv[optind]);
+			return -1;
+		}
+		o->cmd = argv + optind;
+	} else if (optind > 1 && !strcmp(argv[optind - 1], "--")) {
+		fprintf(stderr, "evdrain: no command after --\n");
+		return -1;
+	}
+	if (o->cmd && !o->outdir) {
+		fprintf(stderr, "evdrain: -- %s: the command's trace needs -o DIR\n", o->cmd[0]);
+		return -1;
+	}
+	if (o->cmd && (o->snap.dir || o->attach || o->duration > 0)) {
+		fprintf(stderr, "evdrain: -- %s: tracing starts with the command and stops when it exits: "
+			"no --%s\n", o->cmd[0], o->snap.dir ? "snapshots" : o->attach ? "attach" : "duration");
+		return -1;
+	}
+	if (!o->outdir && !o->live && !o->snap.dir) {
+		fprintf(stderr, "evdrain: where to? -o DIR, --live or --snapshots DIR (evdrain --help)\n");
 		return -1;
 	}
 	if (o->snap.dir && (o->outdir || o->live || o->attach || o->mode >= 0 || rotating(o) ||
@@ -1066,6 +1125,38 @@ static int start_session(struct evt_ctl *ctl, struct evt_consumer *con, const st
 	return EXIT_OK;
 }
 
+/* The trace (or the chunk in progress) has the kernel's symbols of its start. */
+static int symbols_saved;
+
+/*
+ * The kernel's symbols beside the trace (evt_consumer_symbols()) when any
+ * event is recorded with its kernel stack: at START and at each new chunk
+ * (once each), and when the trace or chunk ends (@end: modules loaded
+ * meanwhile; also the only copy when stacks came on during the trace).
+ */
+static void save_symbols(struct evt_ctl *ctl, struct evt_consumer *con, int end)
+{
+	struct evt_status st;
+	size_t i;
+	int on = symbols_saved, r;
+
+	if ((symbols_saved && !end) || !con->o.out_dir)
+		return;
+	evt_status_init(&st);
+	if (evt_ctl_status(ctl, &st) == 0)
+		for (i = 0; i < st.nr_events; i++)
+			on |= st.events[i].stack;
+	evt_status_free(&st);
+	if (!on)
+		return;
+	symbols_saved = 1;
+	r = evt_consumer_symbols(con, end);
+	if (r < 0)
+		fprintf(stderr, "evdrain: the kernel's symbols: %s (the stacks stay addresses)\n", con->err);
+	else if (r > 0)
+		fprintf(stderr, "evdrain: /proc/kallsyms shows evdrain no addresses: no symbols for the stacks\n");
+}
+
 /* The module's overwritten count per ring now (for a chunk's summary): how many, *@out malloc'd. */
 static size_t ring_counts(struct evt_ctl *ctl, struct evd_rot_ring_count **out)
 {
@@ -1117,6 +1208,8 @@ static int cut_chunk(struct evt_ctl *ctl, struct evt_consumer *con, struct evd_r
 		return -1;
 	if (!chunk_bytes(con))
 		return 0;
+	/* The chunk ending knows the modules loaded meanwhile. */
+	save_symbols(ctl, con, 1);
 	if (evd_rot_open_chunk(rot, kdir, sizeof(kdir))) {
 		snprintf(con->err, sizeof(con->err), "cannot create the next chunk");
 		con->write_failed = 1;
@@ -1126,6 +1219,9 @@ static int cut_chunk(struct evt_ctl *ctl, struct evt_consumer *con, struct evd_r
 		con->write_failed = 1;
 		ret = -1;
 	}
+	symbols_saved = 0;
+	if (ret > 0)
+		save_symbols(ctl, con, 0);
 	/* The old chunk is whole either way: it is completed. */
 	n = ring_counts(ctl, &counts);
 	evd_rot_close_chunk(rot, counts, n);
@@ -1136,9 +1232,9 @@ static int cut_chunk(struct evt_ctl *ctl, struct evt_consumer *con, struct evd_r
 	return ret;
 }
 
-/* Drain until a signal, the duration or a failed write. */
+/* Drain until a signal, the duration, a failed write or the command's exit. */
 static void drain_loop(struct evt_ctl *ctl, struct evt_consumer *con, const struct options *o,
-		       struct live *lv, struct evd_rot *rot)
+		       struct live *lv, struct evd_rot *rot, struct evd_cmd *cmd)
 {
 	const int tty = isatty(STDOUT_FILENO) && !o->quiet && !o->live;
 	const uint64_t start = now_ms();
@@ -1206,12 +1302,62 @@ static void drain_loop(struct evt_ctl *ctl, struct evt_consumer *con, const stru
 		}
 		if (o->duration > 0 && t - start >= (uint64_t)(o->duration * 1000))
 			break;
+		if (cmd && evd_cmd_reap(cmd, 0))
+			break;
 		if (tty && t - prog.last_ms >= 1000)
 			progress(ctl, con, o->channels, &prog, t);
 	}
 	if (tty)
 		printf("\n");
 	free(pfd);
+}
+
+/*
+ * -- CMD: the command forked (held), its process tracked with its children
+ * as the only tasks recorded. A filter already set (evctl track) is left
+ * alone: the trace would not be the command's alone. 0, or -1 said why.
+ */
+static int command_prepare(struct evt_ctl *ctl, struct evd_cmd *cmd)
+{
+	struct evt_filter_spec f = { .nr_pids = 1, .follow_fork = 1 };
+	struct evt_status st;
+	struct sigaction sa;
+	uint32_t pid;
+	int set;
+
+	evt_status_init(&st);
+	set = evt_ctl_status(ctl, &st) == 0 && st.filter.set;
+	evt_status_free(&st);
+	if (set) {
+		fprintf(stderr, "evdrain: a task filter is set already (evctl status shows it): "
+			"-- %s records its own; evctl untrack --all first\n", cmd->argv[0]);
+		return -1;
+	}
+	/* SIGCHLD interrupts the wait for work: the loop then reaps the command. */
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigchld;
+	sa.sa_flags = SA_NOCLDSTOP;
+	sigaction(SIGCHLD, &sa, NULL);
+	if (evd_cmd_spawn(cmd))
+		return -1;
+	pid = (uint32_t)cmd->pid;
+	f.pids = &pid;
+	if (evt_ctl_track(ctl, &f)) {
+		fprintf(stderr, "evdrain: the kernel refused to track the command: %s\n", evt_ctl_errmsg(ctl));
+		evd_cmd_abort(cmd);
+		return -1;
+	}
+	return 0;
+}
+
+/* The filter the command set goes (after STOP: nothing of others' is recorded). */
+static void command_untrack(struct evt_ctl *ctl, const struct evd_cmd *cmd)
+{
+	struct evt_filter_spec f = { .all = 1, .follow_fork = -1 };
+
+	if (evt_ctl_untrack(ctl, &f))
+		fprintf(stderr, "evdrain: cannot remove the task filter of %s: %s (evctl untrack --all)\n",
+			cmd->argv[0], evt_ctl_errmsg(ctl));
 }
 
 int main(int argc, char **argv)
@@ -1223,49 +1369,61 @@ int main(int argc, char **argv)
 	struct live lv;
 	struct evd_rot *rot = NULL;
 	struct evd_rot_stats rst = { 0 };
+	struct evd_cmd cmd = { 0 }, *cmdp = NULL;
 	char chunk_kdir[4096];
 	struct sigaction sa;
 	uint64_t start;
 	long long lost;
-	int rc;
+	int rc, cmd_rc = 0, write_failed;
 
 	rc = parse_args(argc, argv, &o);
 	if (rc)
 		return rc < 0 ? EXIT_USAGE : EXIT_OK;
+/* With a command, evdrain's own failures are one status (its message says which). */
+#define FAIL(code) return o.cmd ? EVD_CMD_EXIT_FAILED : (code)
+	if (o.cmd && evd_cmd_init(&cmd, o.cmd))
+		return EVD_CMD_EXIT_FAILED;
 	/* Early: a stop that comes during set-up still stops cleanly. */
 	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_signal;
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO;
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
 	if (take_lock())
-		return EXIT_RUNNING;
+		FAIL(EXIT_RUNNING);
 	/* The directory before the module: a wrong -o says so, loaded or not. */
 	if (o.outdir && prepare_outdir(&o))
-		return EXIT_OUTDIR;
+		FAIL(EXIT_OUTDIR);
 	if (o.outdir && !rotating(&o))
 		lock_names_dir(o.tracedir);
 	rc = evt_ctl_open(&ctl);
 	if (rc) {
 		fprintf(stderr, "evdrain: %s\n", evt_ctl_strerror(rc));
-		return EXIT_NOMODULE;
+		FAIL(EXIT_NOMODULE);
 	}
 	/* --force: the old trace goes only now that a new one can be recorded. */
 	if (o.force && (trace_files(o.tracedir, 1, NULL, 0) || trace_files(o.outdir, 1, NULL, 0)))
-		return EXIT_OUTDIR;
+		FAIL(EXIT_OUTDIR);
 	if (evt_ctl_subscribe(ctl)) {
 		fprintf(stderr, "evdrain: cannot join the notify group: %s\n", evt_ctl_errmsg(ctl));
-		return EXIT_RUNTIME;
+		FAIL(EXIT_RUNTIME);
 	}
 	if (o.snap.dir)
 		return evd_snapshots_run(ctl, &o.snap, &stop_requested) ? EXIT_RUNTIME : EXIT_OK;
+	if (o.cmd) {
+		if (command_prepare(ctl, &cmd))
+			return EVD_CMD_EXIT_FAILED;
+		cmdp = &cmd;
+	}
 	/* Chunks: what an earlier evdrain left is completed, then the first one opened. */
 	if (rotating(&o)) {
+		rc = EXIT_OUTDIR;
 		if (evd_rot_start(&rot, &o.rot))
-			return EXIT_OUTDIR;
+			goto fail_early;
 		if (evd_rot_open_chunk(rot, chunk_kdir, sizeof(chunk_kdir))) {
 			evd_rot_stop(rot, 0, &rst);
-			return EXIT_OUTDIR;
+			goto fail_early;
 		}
 		snprintf(o.tracedir, sizeof(o.tracedir), "%s", chunk_kdir);
 	}
@@ -1282,7 +1440,8 @@ int main(int argc, char **argv)
 	}
 	if (evt_consumer_init(&con, &copts)) {
 		fprintf(stderr, "evdrain: %s\n", strerror(errno));
-		return EXIT_RUNTIME;
+		rc = EXIT_RUNTIME;
+		goto fail_early;
 	}
 	rc = start_session(ctl, &con, &o);
 	if (rc != EXIT_OK) {
@@ -1291,18 +1450,32 @@ int main(int argc, char **argv)
 			evd_rot_close_chunk(rot, NULL, 0);
 			evd_rot_stop(rot, 0, &rst);
 		}
-		return rc;
+		goto fail_early;
 	}
-	if (o.live && live_init(&lv, &con, &o))
-		return EXIT_RUNTIME;
+	if (o.live && live_init(&lv, &con, &o)) {
+		rc = EXIT_RUNTIME;
+		goto fail_early;
+	}
+	save_symbols(ctl, &con, 0);
 	start = now_ms();
-	drain_loop(ctl, &con, &o, &lv, rot);
+	if (cmdp) {
+		/* Tracing runs: the command may start. */
+		cmd_rc = evd_cmd_go(cmdp);
+		if (!cmd_rc)
+			cmd_pid = cmdp->pid;
+	}
+	if (!cmd_rc)
+		drain_loop(ctl, &con, &o, &lv, rot, cmdp);
 	/* Stop (the kernel closes every partial sub-buffer), then take everything. */
 	if (evt_ctl_stop(ctl)) {
 		fprintf(stderr, "evdrain: the kernel refused to stop: %s\n", evt_ctl_errmsg(ctl));
 		rc = EXIT_RUNTIME;
 	}
+	if (cmdp)
+		command_untrack(ctl, cmdp);
 	evt_consumer_drain_final(&con);
+	if (!con.write_failed)
+		save_symbols(ctl, &con, 1);
 	if (evt_consumer_sync(&con))
 		fprintf(stderr, "evdrain: %s\n", con.err);
 	if (o.live) {
@@ -1347,7 +1520,28 @@ int main(int argc, char **argv)
 			rc = EXIT_LOSS;
 		}
 	}
+	write_failed = con.write_failed;
 	evt_consumer_close(&con);
 	evt_ctl_close(ctl);
-	return rc;
+	if (!cmdp)
+		return rc;
+	if (cmd_rc)
+		return cmd_rc;	/* the command did not run (said why) */
+	if (!cmdp->exited) {
+		/* A second stop signal, or a failed write: the command runs on, untraced. */
+		fprintf(stderr, "evdrain: %s (pid %d) still runs; it is not traced any more\n", cmdp->argv[0],
+			(int)cmdp->pid);
+		return EVD_CMD_EXIT_FAILED;
+	}
+	if (!o.quiet && !write_failed)
+		evd_cmd_summary(cmdp, o.outdir, 10);
+	return rc == EXIT_OK ? evd_cmd_exit_code(cmdp) : EVD_CMD_EXIT_FAILED;
+fail_early:
+	/* Before the command ran: it never will. */
+	if (cmdp) {
+		evd_cmd_abort(cmdp);
+		command_untrack(ctl, cmdp);
+	}
+	return o.cmd ? EVD_CMD_EXIT_FAILED : rc;
+#undef FAIL
 }

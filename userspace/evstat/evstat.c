@@ -10,10 +10,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evt_comps.h"
+#include "evt_comp_io.h"
+#include "evt_comp_power.h"
 #include "evt_engine.h"
 #include "evt_format.h"
 #include "evt_report.h"
 #include "evt_timearg.h"
+#include "evs_stacks.h"
 
 #define EXIT_TRACE 1
 #define EXIT_USAGE 2
@@ -25,7 +28,9 @@ static void usage(FILE *f)
 "The statistics of the evtrace trace in DIR (a trace directory or a run of\n"
 "chunks): events per name, CPU and thread; the threads that ran most; system\n"
 "calls with their latency; interrupts and softirqs with their durations;\n"
-"scheduling latency (wakeup to switch-in); losses per stream and over time.\n"
+"scheduling latency (wakeup to switch-in); block I/O per device and request\n"
+"size, I/O system calls' bytes per process and file; losses per stream and\n"
+"over time.\n"
 "The whole trace is computed once and the results saved beside it\n"
 "(DIR/.evtrace-results/, or ~/.cache/evtrace/ when DIR is not writable): the\n"
 "next evstat of an unchanged trace reads no stream file.\n"
@@ -34,6 +39,11 @@ static void usage(FILE *f)
 "  --from T, --to T    only the events in [T, T] (computed now, not saved);\n"
 "                      T as evcat(1) takes it (HH:MM:SS[.ns], +SECONDS, @CLOCK, ...)\n"
 "  --top N             rows of each table in text (default 10; 0: all)\n"
+"  --stacks            also the kernel stacks (evctl enable --stack): each\n"
+"                      event's most frequent ones, as function names from the\n"
+"                      symbols evdrain saved beside the trace\n"
+"  --folded EVENT      only EVENT's kernel stacks, folded for flamegraph.pl and\n"
+"                      speedscope: \"EVENT;outermost;...;innermost COUNT\" lines\n"
 "  --no-saved          neither read nor write saved results\n"
 "  --version           print the version\n"
 "  --help              this text\n"
@@ -43,8 +53,8 @@ static void usage(FILE *f)
 }
 
 struct opts {
-	const char *dir, *from, *to;
-	int json, no_saved;
+	const char *dir, *from, *to, *folded;
+	int json, no_saved, stacks;
 	unsigned long top;
 };
 
@@ -66,6 +76,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 			o->json = 1;
 		} else if (!strcmp(a, "--no-saved")) {
 			o->no_saved = 1;
+		} else if (!strcmp(a, "--stacks")) {
+			o->stacks = 1;
+		} else if (!strcmp(a, "--folded")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "evstat: --folded needs an event name\n");
+				return -1;
+			}
+			o->folded = argv[++i];
 		} else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--top")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "evstat: %s needs a value\n", a);
@@ -99,6 +117,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "evstat: which trace? (evstat DIR)\n");
 		return -1;
 	}
+	if (o->stacks && o->json) {
+		fprintf(stderr, "evstat: --stacks is a section of the text report: no --json\n");
+		return -1;
+	}
+	if (o->folded && (o->json || o->stacks || o->from || o->to)) {
+		fprintf(stderr, "evstat: --folded prints the folded stacks alone: no --json, --stacks, --from or --to\n");
+		return -1;
+	}
 	return 0;
 }
 
@@ -117,6 +143,8 @@ struct report {
 	struct evt_etrace *t;
 	struct evt_stats *st;
 	struct evt_state *state;
+	struct evt_io *io;
+	struct evt_power *power;
 	uint64_t offset_ns;
 	uint64_t from, to;		/* clock: the window, or 0 .. UINT64_MAX */
 	int window;
@@ -162,6 +190,118 @@ static uint32_t *sorted(const uint64_t *keys, uint32_t n)
 static uint32_t rows(const struct report *r, uint32_t n)
 {
 	return r->o->top && r->o->top < n ? (uint32_t)r->o->top : n;
+}
+
+/* Block I/O per device and request size; I/O syscalls' bytes per process and file. */
+static int print_io(const struct report *r)
+{
+	const struct evt_io *io = r->io;
+	uint64_t *keys = malloc(((io->nr_procs > io->nr_files ? io->nr_procs : io->nr_files) + 1) * sizeof(*keys));
+	char dev[32], size[32], name[4 * 255 + 3];
+	uint32_t *ix, i, k, b, n;
+
+	if (!keys)
+		return -1;
+	printf("\nBlock I/O (issue to completion)\n  %-12s %-9s %-5s %10s %12s %12s %12s %12s\n", "device", "dev",
+	       "op", "requests", "bytes", "min us", "avg us", "max us");
+	for (i = 0; i < io->nr_devs; i++)
+		for (k = 0; k < 2; k++) {
+			const struct evt_io_dev *d = &io->devs[i];
+			const struct evt_io_req_stats *q = &d->rw[k];
+
+			if (!q->count)
+				continue;
+			evt_fmt_esc(name, sizeof(name), d->name[0] ? d->name : "?");
+			printf("  %-12s %-9s %-5s %10llu %12llu %12.3f %12.3f %12.3f\n", name,
+			       evt_dev_name(d->dev, dev, sizeof(dev)), k ? "write" : "read",
+			       (unsigned long long)q->count, (unsigned long long)q->bytes, us(q->lat.min_ns),
+			       avg_us(&q->lat), us(q->lat.max_ns));
+		}
+	if (!io->nr_devs)
+		printf("  none\n");
+	printf("\nBlock I/O by request size (up to)\n  %-12s %-5s %10s %10s %12s %12s %12s\n", "device", "op",
+	       "size", "requests", "min us", "avg us", "max us");
+	for (i = 0; i < io->nr_devs; i++)
+		for (k = 0; k < 2; k++)
+			for (b = 0; b < EVT_IO_SIZE_BUCKETS; b++) {
+				const struct evt_io_req_stats *q = &io->devs[i].size[k][b];
+
+				if (!q->count)
+					continue;
+				evt_fmt_esc(name, sizeof(name), io->devs[i].name[0] ? io->devs[i].name : "?");
+				printf("  %-12s %-5s %10s %10llu %12.3f %12.3f %12.3f\n", name, k ? "write" : "read",
+				       evt_io_size_name(b, size, sizeof(size)), (unsigned long long)q->count,
+				       us(q->lat.min_ns), avg_us(&q->lat), us(q->lat.max_ns));
+			}
+	printf("\nI/O by process (bytes: system calls, block requests issued)\n  %8s %-18s %12s %12s %12s %12s\n",
+	       "pid", "comm", "read", "written", "block read", "block wr");
+	for (i = 0; i < io->nr_procs; i++)
+		keys[i] = io->procs[i].read + io->procs[i].write + io->procs[i].blk_read + io->procs[i].blk_write;
+	ix = sorted(keys, io->nr_procs);
+	for (i = 0, n = rows(r, io->nr_procs); ix && i < n; i++) {
+		const struct evt_io_proc *p = &io->procs[ix[i]];
+
+		if (!keys[ix[i]])
+			break;
+		evt_fmt_esc(name, sizeof(name), p->comm);
+		printf("  %8d %-18s %12llu %12llu %12llu %12llu\n", p->pid, name, (unsigned long long)p->read,
+		       (unsigned long long)p->write, (unsigned long long)p->blk_read, (unsigned long long)p->blk_write);
+	}
+	free(ix);
+	printf("\nI/O by file (bytes of system calls)\n  %12s %12s  %s\n", "read", "written", "file");
+	for (i = 0; i < io->nr_files; i++)
+		keys[i] = io->files[i].read + io->files[i].write;
+	ix = sorted(keys, io->nr_files);
+	for (i = 0, n = rows(r, io->nr_files); ix && i < n; i++) {
+		const struct evt_io_file *f = &io->files[ix[i]];
+
+		if (!keys[ix[i]])
+			break;
+		evt_fmt_esc(name, sizeof(name), f->name);
+		printf("  %12llu %12llu  %s\n", (unsigned long long)f->read, (unsigned long long)f->write, name);
+	}
+	free(ix);
+	free(keys);
+	return 0;
+}
+
+/* Per CPU: the time in each idle state and at each frequency (the CPU's own events say which). */
+static void print_power(const struct report *r)
+{
+	const struct evt_power *pw = r->power;
+	uint32_t i, k;
+
+	printf("\nCPU idle states and frequencies (power_cpu_idle, power_cpu_frequency)\n"
+	       "  %5s %-10s %12s %14s %8s\n", "cpu", "what", "value", "ms", "% known");
+	for (i = 0; i < pw->nr_cpus; i++) {
+		const struct evt_power_cpu *c = &pw->cpus[i];
+		uint64_t known = 0;
+
+		for (k = 0; k < c->nr_idle_ns; k++)
+			known += c->idle_ns[k].ns;
+		for (k = 0; k < c->nr_idle_ns; k++) {
+			char v[24];
+
+			if (c->idle_ns[k].value == EVT_POWER_RUNNING)
+				snprintf(v, sizeof(v), "running");
+			else
+				snprintf(v, sizeof(v), "state %u", c->idle_ns[k].value);
+			printf("  %5u %-10s %12s %14.3f %8.2f\n", c->cpu, "idle", v, (double)c->idle_ns[k].ns / 1e6,
+			       known ? 100.0 * (double)c->idle_ns[k].ns / (double)known : 0.0);
+		}
+		known = 0;
+		for (k = 0; k < c->nr_freq_ns; k++)
+			known += c->freq_ns[k].ns;
+		for (k = 0; k < c->nr_freq_ns; k++) {
+			char v[24];
+
+			snprintf(v, sizeof(v), "%u MHz", c->freq_ns[k].value / 1000);
+			printf("  %5u %-10s %12s %14.3f %8.2f\n", c->cpu, "frequency", v, (double)c->freq_ns[k].ns / 1e6,
+			       known ? 100.0 * (double)c->freq_ns[k].ns / (double)known : 0.0);
+		}
+	}
+	if (!pw->nr_cpus)
+		printf("  none\n");
 }
 
 static int print_text(const struct report *r)
@@ -300,6 +440,11 @@ static int print_text(const struct report *r)
 	if (s->sched_lat.spans_loss)
 		printf("  spans a loss: %llu (not measured)\n", (unsigned long long)s->sched_lat.spans_loss);
 
+	if (r->io && print_io(r))
+		goto oom;
+	if (r->power)
+		print_power(r);
+
 	printf("\nLosses\n  %6s %5s %-8s %12s %12s\n", "stream", "cpu", "channel", "discarded", "lost packets");
 	for (i = 0; i < s->nr_streams; i++) {
 		const struct evt_stats_stream *q = &s->streams[i];
@@ -328,7 +473,7 @@ oom:
 static int print_json(const struct report *r)
 {
 	struct evt_report j = {
-		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state,
+		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .io = r->io, .power = r->power,
 		.offset_ns = r->offset_ns, .window = r->window,
 	};
 
@@ -354,7 +499,7 @@ int main(int argc, char **argv)
 	struct evt_etrace *t;
 	struct report rep = { .o = &o };
 	struct evt_report_window w = { 0 };
-	char err[EVT_ENGINE_ERRLEN];
+	char err[EVT_ENGINE_ERRLEN] = "";
 	int ret = 0, bad = 0;
 
 	if (parse_args(argc, argv, &o)) {
@@ -373,6 +518,13 @@ int main(int argc, char **argv)
 		say(NULL, err);
 		evt_engine_free(e);
 		return EXIT_TRACE;
+	}
+	if (o.folded) {
+		if (evs_stacks_report(e, t, o.folded, 0, stdout, err, sizeof(err)) || fflush(stdout)) {
+			fprintf(stderr, "evstat: %s\n", err);
+			ret = EXIT_TRACE;
+		}
+		goto out;
 	}
 	rep.t = t;
 	evt_etrace_catch_cut(t, "evstat");
@@ -428,9 +580,11 @@ int main(int argc, char **argv)
 			bad = 1;
 		rep.st = w.st;
 		rep.state = w.state;
+		rep.io = w.io;
 	} else {
 		/* The background path: ready (saved) or one pass for both. */
-		if (evt_want(t, "stats", NULL, NULL, NULL) < 0 || evt_want(t, "state", NULL, NULL, NULL) < 0) {
+		if (evt_want(t, "stats", NULL, NULL, NULL) < 0 || evt_want(t, "state", NULL, NULL, NULL) < 0 ||
+		    evt_want(t, "io", NULL, NULL, NULL) < 0 || evt_want(t, "power", NULL, NULL, NULL) < 0) {
 			fprintf(stderr, "evstat: out of memory\n");
 			ret = EXIT_TRACE;
 			goto out;
@@ -438,7 +592,9 @@ int main(int argc, char **argv)
 		evt_engine_run(e);
 		rep.st = evt_comp_result(t, "stats");
 		rep.state = evt_comp_result(t, "state");
-		if (!rep.st || !rep.state) {
+		rep.io = evt_comp_result(t, "io");
+		rep.power = evt_comp_result(t, "power");
+		if (!rep.st || !rep.state || !rep.io || !rep.power) {
 			say(NULL, evt_comp_error(t) ? evt_comp_error(t) : evt_etrace_error(t));
 			ret = EXIT_TRACE;
 			goto out;
@@ -448,7 +604,11 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 	}
-	if ((o.json ? print_json(&rep) : print_text(&rep)) || fflush(stdout) || ferror(stdout)) {
+	if ((o.json ? print_json(&rep) : print_text(&rep)) ||
+	    (o.stacks && evs_stacks_report(e, t, NULL, o.top, stdout, err, sizeof(err))) || fflush(stdout) ||
+	    ferror(stdout)) {
+		if (o.stacks && err[0])
+			fprintf(stderr, "evstat: --stacks: %s\n", err);
 		fprintf(stderr, "evstat: writing the output: %s\n", errno ? strerror(errno) : "out of memory");
 		ret = EXIT_TRACE;
 	}

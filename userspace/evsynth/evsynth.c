@@ -35,6 +35,8 @@ static void usage(FILE *f)
 "  --num-subbuf N      sub-buffers per ring (8)\n"
 "  --idle LIST         CPUs that record nothing (empty stream files), e.g. 2,5-6\n"
 "  --offline LIST      CPUs without stream files at all\n"
+"  --no-index          no packet index files (DIR/.evtrace-index/), as evdrain\n"
+"                      0.1 wrote traces: the first reader walks the headers\n"
 "  --quiet             print nothing\n"
 "Kernel mode: a simulated machine's kernel events, into DIR/kernel/ (LTTng's\n"
 "layout, for the LTTng analyses): a state dump, then per CPU a scheduler over\n"
@@ -100,6 +102,8 @@ int main(int argc, char **argv)
 			quiet = 1;
 		} else if (!strcmp(a, "--overwrite")) {
 			p.overwrite = 1;
+		} else if (!strcmp(a, "--no-index")) {
+			p.no_index = 1;
 		} else if (!strcmp(a, "--mix")) {
 			p.mix = 1;
 		} else if (!strcmp(a, "--kernel")) {

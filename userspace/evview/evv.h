@@ -15,6 +15,7 @@
 #include <jansson.h>
 #include "evt_comps.h"
 #include "evt_engine.h"
+#include "evt_symbols.h"
 
 struct evv {
 	/* Everything below that touches the engine is under lock. */
@@ -33,6 +34,8 @@ struct evv {
 	struct evt_etrace *t;
 	struct evt_trace *tr;		/* its reader: streams, chunks, catalogue */
 	struct evt_traceset *ts;	/* every ad hoc request goes here */
+	/* The kernel's symbols evdrain saved beside the trace: stacks by name (NULL: addresses). */
+	struct evt_symbols *syms;
 	uint64_t offset_ns;		/* realtime = clock + this */
 	uint64_t first_rt, last_rt;	/* the span, from the packet index */
 	/* The CPUs that have a stream (a lone compact_8191 is one CPU, not 8192). */
@@ -44,7 +47,7 @@ struct evv {
 	char error[EVT_ENGINE_ERRLEN];	/* a corrupt stream: where (the rest is served) */
 
 	/* The background pass (state, stats, index). */
-	int ready_state, ready_stats, ready_index, ready_marks;
+	int ready_state, ready_stats, ready_index, ready_marks, ready_io, ready_power;
 	/* Wide windows (evv_api.c): running totals of the state, a reader for samples. */
 	struct evv_summary *summary;
 	struct evt_trace sample_tr;

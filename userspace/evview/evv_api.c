@@ -16,6 +16,7 @@
 #include "evt_cpulist.h"
 #include "evt_format.h"
 #include "evt_report.h"
+#include "evt_comp_power.h"
 #include "evv.h"
 
 #define MAX_COLS 4096
@@ -498,10 +499,37 @@ static void window_end(struct window *w)
 	}
 }
 
+/*
+ * Per column, a CPU's idle state (the one held longest there: its number, -1
+ * running) or its frequency (the time-weighted mean, kHz), from the power
+ * result (null where unknown, and every column until the pass is done).
+ */
+static json_t *power_column(const struct evt_power *pw, const struct window *w, unsigned int cpu, int idle)
+{
+	const struct evt_power_cpu *c = pw ? evt_power_cpu(pw, cpu) : NULL;
+	json_t *a = json_array();
+
+	for (uint32_t k = 0; a && k < w->cols; k++) {
+		uint64_t from = col_start(w, k), to = k + 1 < w->cols ? col_start(w, k + 1) : w->to + 1;
+		double mean;
+		uint32_t v = c ? evt_power_mostly(idle ? c->idle : c->freq, idle ? c->nr_idle : c->nr_freq, pw->end,
+						  from, to, &mean) : EVT_POWER_UNKNOWN;
+
+		if (v == EVT_POWER_UNKNOWN)
+			json_array_append_new(a, json_null());
+		else if (idle)
+			json_array_append_new(a, json_integer(v == EVT_POWER_RUNNING ? -1 : (json_int_t)v));
+		else
+			json_array_append_new(a, json_integer((json_int_t)(mean + 0.5)));
+	}
+	return a ? a : json_null();
+}
+
 static json_t *window_json(const struct window *w, const struct evv *s, const char *error, int detail,
 			   json_t *estimated)
 {
 	const struct evt_state *ready = s->ready_state ? evt_comp_result(s->t, "state") : NULL;
+	const struct evt_power *power = s->ready_power ? evt_comp_result(s->t, "power") : NULL;
 	json_t *o = json_object(), *cpus = json_array(), *threads = json_object(), *empty = json_array(), *est;
 	int incomplete = 0;
 	char key[16];
@@ -540,10 +568,12 @@ static json_t *window_json(const struct window *w, const struct evv *s, const ch
 		}
 		incomplete |= c->incomplete;
 		est = estimated ? json_array_get(estimated, i) : NULL;
-		json_array_append_new(cpus, json_pack("{s:I,s:b,s:o,s:o,s:o,s:o,s:o,s:O}", "cpu", (json_int_t)w->cpu_of[i],
-						      "incomplete", c->incomplete, "tid", tid, "busy", busy,
-						      "irq", irq, "softirq", soft, "lost", lost, "estimated",
-						      est ? est : empty));
+		json_array_append_new(cpus, json_pack("{s:I,s:b,s:o,s:o,s:o,s:o,s:o,s:O,s:o,s:o}", "cpu",
+						      (json_int_t)w->cpu_of[i], "incomplete", c->incomplete,
+						      "tid", tid, "busy", busy, "irq", irq, "softirq", soft,
+						      "lost", lost, "estimated", est ? est : empty,
+						      "idle", power_column(power, w, w->cpu_of[i], 1),
+						      "freq", power_column(power, w, w->cpu_of[i], 0)));
 	}
 	json_object_set_new(o, "from", json_integer((json_int_t)(w->from + s->offset_ns)));
 	json_object_set_new(o, "to", json_integer((json_int_t)(w->to + s->offset_ns)));
@@ -912,18 +942,23 @@ struct sdec {
 	int32_t cur;			/* who runs at the look-ahead, -1: unknown */
 };
 
+/* Packet @k in hand (its header checked, its run's file mapped, as the reader loads it). */
 static void sdec_start(struct sdec *d, uint32_t k)
 {
 	const struct evt_pkt *p = &d->st->pk[k];
 
 	d->pk = k;
+	d->have = d->eof = 0;
+	d->st->ipk = k;
+	if (evt_stream_load_packet(d->tr, d->st)) {
+		d->err = 1;
+		return;
+	}
 	d->pkt = d->st->map + p->off;
-	d->st->pkt_off = (size_t)p->off;
 	d->pos = EVT_PACKET_HEADER_SIZE;
 	d->end = (size_t)p->content;
 	d->prev = p->begin;
 	d->tend = p->end;
-	d->have = d->eof = 0;
 }
 
 /* The next event in d->ev: 1, 0 at the stream's end, -1 on a decoding error. */
@@ -936,13 +971,15 @@ static int sdec_peek(struct sdec *d)
 		return 1;
 	if (d->err)
 		return -1;
-	while (!d->eof && d->pos >= d->end) {
+	while (!d->eof && !d->err && d->pos >= d->end) {
 		if (d->pk + 1 >= d->st->npk) {
 			d->eof = 1;
 			break;
 		}
 		sdec_start(d, d->pk + 1);
 	}
+	if (d->err)
+		return -1;
 	if (d->eof)
 		return 0;
 	if (evt_stream_decode_one(d->tr, d->st, d->pkt, d->pos, d->end, d->tend, d->prev, &e, &next)) {
@@ -1310,6 +1347,7 @@ struct page {
 	struct evt_request *req;
 	struct evt_fmt fmt;
 	int fmt_ok;
+	const struct evt_symbols *syms;	/* kernel_stack's addresses named */
 	struct evt_out out;
 	json_t *events;
 	int oom;
@@ -1368,6 +1406,7 @@ static int page_event(void *data, void *call)
 			p->oom = 1;
 			return 0;
 		}
+		p->fmt.syms = p->syms;
 		p->fmt_ok = 1;
 	}
 	p->out.len = 0;
@@ -1415,7 +1454,7 @@ unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body
 	const char *list[MAX_EVENT_NAMES + 1];
 	uint8_t set[EVT_CPUSET_BYTES];
 	char err[256], cur[CURSOR_LEN], after[CURSOR_LEN], *copy = NULL;
-	struct page p = { 0 };
+	struct page p = { .syms = s->syms };
 	struct evt_request r;
 	unsigned int st, n = 0;
 	json_t *o = NULL;
@@ -1549,7 +1588,7 @@ unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
 
 	if (!arg(c, "from") && !arg(c, "to")) {
 		evv_enter(s);
-		if (!s->ready_stats || !s->ready_state) {
+		if (!s->ready_stats || !s->ready_state || !s->ready_io || !s->ready_power) {
 			unsigned int p = evv_percent(s);
 
 			evv_leave(s);
@@ -1557,7 +1596,9 @@ unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
 		}
 		rep.st = evt_comp_result(s->t, "stats");
 		rep.state = evt_comp_result(s->t, "state");
-		*body = rep.st && rep.state ? report_text(&rep) : NULL;
+		rep.io = evt_comp_result(s->t, "io");
+		rep.power = evt_comp_result(s->t, "power");
+		*body = rep.st && rep.state && rep.io && rep.power ? report_text(&rep) : NULL;
 		evv_leave(s);
 		if (!*body)
 			return evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "%s",
@@ -1577,6 +1618,7 @@ unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
 	if (!r) {
 		rep.st = w.st;
 		rep.state = w.state;
+		rep.io = w.io;
 		rep.window = 1;
 		*body = report_text(&rep);
 	} else if (w.req.errmsg[0]) {

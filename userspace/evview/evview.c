@@ -208,7 +208,8 @@ int evv_run_request(struct evv *s, struct evt_traceset *ts, struct evt_request *
 
 int evv_all_ready(const struct evv *s)
 {
-	return s->ready_state && s->ready_stats && s->ready_index && s->ready_marks;
+	return s->ready_state && s->ready_stats && s->ready_index && s->ready_marks && s->ready_io &&
+	       s->ready_power;
 }
 
 unsigned int evv_percent(const struct evv *s)
@@ -687,6 +688,13 @@ static int open_trace(struct evv *s, const struct opts *o)
 		say_err(evt_etrace_error(s->t));
 		return -1;
 	}
+	/* Kernel stacks by function name where the trace has the symbols (evdrain saved them). */
+	s->syms = evt_symbols_of_trace(s->tr, err, sizeof(err));
+	if (!s->syms && errno != ENOENT) {
+		char esc[1024];
+
+		fprintf(stderr, "evview: kernel stacks shown as addresses: %s\n", evt_fmt_esc(esc, sizeof(esc), err));
+	}
 	if (evt_traceset_add(s->ts, s->t)) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
@@ -731,7 +739,9 @@ static int open_trace(struct evv *s, const struct opts *o)
 	if ((s->ready_state = evt_want(s->t, "state", s, comp_ready, &s->ready_state)) < 0 ||
 	    (s->ready_stats = evt_want(s->t, "stats", s, comp_ready, &s->ready_stats)) < 0 ||
 	    (s->ready_index = evt_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0 ||
-	    (s->ready_marks = evt_want(s->t, "marks", s, comp_ready, &s->ready_marks)) < 0) {
+	    (s->ready_marks = evt_want(s->t, "marks", s, comp_ready, &s->ready_marks)) < 0 ||
+	    (s->ready_io = evt_want(s->t, "io", s, comp_ready, &s->ready_io)) < 0 ||
+	    (s->ready_power = evt_want(s->t, "power", s, comp_ready, &s->ready_power)) < 0) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}
@@ -741,6 +751,7 @@ static int open_trace(struct evv *s, const struct opts *o)
 static void close_trace(struct evv *s)
 {
 	evv_summary_free(s);
+	evt_symbols_free(s->syms);
 	free(s->slot_of);
 	free(s->cpu_of);
 	if (s->sample_open)

@@ -3,7 +3,12 @@
  * A scratch module that provokes, on purpose, each kind of kernel report the
  * VM harness must turn into a failed run (tests/vm/t-harness.sh): a WARNING,
  * a KASAN out-of-bounds write, a lockdep inconsistent-lock-state report, a
- * kmemleak leak and a KCSAN data race. And, for the triggers
+ * kmemleak leak and a KCSAN data race. And, with fault=power, a device
+ * /dev/evt_fault whose write of a number N (kHz) fires the kernel's
+ * cpu_frequency tracepoint for every online CPU with N (the VM has no
+ * cpufreq driver): the power events' test, and a known call path for the
+ * kernel stacks' test (write -> evt_fault_write -> evt_fault_freq ->
+ * the tracepoint). And, for the triggers
  * (tests/vm/t-trigger.sh), the kernel in trouble: oops_locked, an oops
  * inside a spin_lock_irqsave() section while another CPU spins on that lock
  * with interrupts off, for good (until this module is unloaded: the spinner
@@ -23,14 +28,18 @@
 #include <linux/sched/task.h>
 #include <linux/cpumask.h>
 #include <linux/err.h>
+#include <linux/miscdevice.h>
+#include <linux/fs.h>
+#include <linux/uaccess.h>
 #include <linux/version.h>
 #include <linux/completion.h>
 #include <linux/irqflags.h>
 #include <asm/mmu.h>
+#include <trace/events/power.h>
 
 static char *fault = "none";
 module_param(fault, charp, 0444);
-MODULE_PARM_DESC(fault, "none, warn, kasan, lockdep, leak, race or oops_locked");
+MODULE_PARM_DESC(fault, "none, warn, kasan, lockdep, leak, race, power or oops_locked");
 
 static DEFINE_RAW_SPINLOCK(evt_fault_lock);
 static struct hrtimer evt_fault_timer;
@@ -89,6 +98,41 @@ static int evt_fault_race(void)
 	kthread_stop(t[1]);
 	return 0;
 }
+
+/* Out of line: the stacks' test looks for these two frames. */
+static noinline void evt_fault_freq(unsigned int khz)
+{
+	unsigned int cpu;
+
+	for_each_online_cpu(cpu)
+		trace_cpu_frequency(khz, cpu);
+	barrier();
+}
+
+static noinline ssize_t evt_fault_write(struct file *f, const char __user *ubuf, size_t n, loff_t *pos)
+{
+	unsigned int khz;
+	int err = kstrtouint_from_user(ubuf, n, 10, &khz);
+
+	if (err)
+		return err;
+	evt_fault_freq(khz);
+	return n;
+}
+
+static const struct file_operations evt_fault_fops = {
+	.owner = THIS_MODULE,
+	.write = evt_fault_write,
+	.llseek = noop_llseek,
+};
+
+static struct miscdevice evt_fault_dev = {
+	.minor = MISC_DYNAMIC_MINOR,
+	.name = "evt_fault",
+	.fops = &evt_fault_fops,
+	.mode = 0200,
+};
+static bool evt_fault_dev_used;
 
 /* oops_locked: the lock the dead task keeps, the CPU that spins on it. */
 static DEFINE_SPINLOCK(evt_fault_spin);
@@ -217,13 +261,19 @@ static int __init evt_fault_init(void)
 
 		if (err)
 			return err;
+	} else if (!strcmp(fault, "power")) {
+		int err = misc_register(&evt_fault_dev);
+
+		if (err)
+			return err;
+		evt_fault_dev_used = true;
 	} else if (!strcmp(fault, "oops_locked")) {
 		int err = evt_fault_oops_locked();
 
 		if (err)
 			return err;
 	} else if (strcmp(fault, "none")) {
-		pr_err("evt_fault: fault=%s: want none, warn, kasan, lockdep, leak, race or oops_locked\n",
+		pr_err("evt_fault: fault=%s: want none, warn, kasan, lockdep, leak, race, power or oops_locked\n",
 		       fault);
 		return -EINVAL;
 	}
@@ -235,6 +285,8 @@ static void __exit evt_fault_exit(void)
 {
 	if (evt_fault_timer_used)
 		hrtimer_cancel(&evt_fault_timer);
+	if (evt_fault_dev_used)
+		misc_deregister(&evt_fault_dev);
 	if (evt_fault_spinner) {
 		/* Never told to go: the holder returns, the spinner never ran. */
 		WRITE_ONCE(evt_fault_unloading, true);

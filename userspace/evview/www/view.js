@@ -106,7 +106,8 @@ function buildLanes() {
 	for (const cpu of view.trace.cpus) {
 		const c = el("canvas", { class: "lane-canvas", height: 28 });
 		lanes.append(el("div", { class: "lane", "data-cpu": cpu },
-			el("span", { class: "lane-label" }, "CPU " + cpu), c));
+			el("span", { class: "lane-label" }, "CPU " + cpu,
+				el("span", { class: "lane-power", "data-cpu": cpu })), c));
 	}
 }
 
@@ -121,8 +122,28 @@ function columns() {
 	return c ? Math.max(1, Math.min(most, Math.floor(c.clientWidth))) : Math.min(most, 800);
 }
 
+// A lane's label says its frequencies and idle share in view (null: the VM or trace had none).
+function powerLabel(cpu, lane) {
+	const label = document.querySelector('.lane-power[data-cpu="' + cpu + '"]');
+	if (!label)
+		return;
+	const f = (lane.freq || []).filter((v) => v !== null), idle = (lane.idle || []).filter((v) => v !== null);
+	let text = "";
+	if (f.length)
+		text += " " + Math.round(Math.min(...f) / 1000) + (Math.min(...f) === Math.max(...f) ? "" :
+			"-" + Math.round(Math.max(...f) / 1000)) + " MHz";
+	if (idle.length)
+		text += " idle " + Math.round(100 * idle.filter((v) => v >= 0).length / idle.length) + "%";
+	label.textContent = text;
+}
+
 function draw() {
 	const w = view.win;
+	view.maxFreq = 0;
+	for (const lane of (w ? w.cpus : []))
+		for (const v of (lane.freq || []))
+			if (v !== null && v > view.maxFreq)
+				view.maxFreq = v;
 	for (const c of laneCanvases()) {
 		const cpu = Number(c.parentNode.dataset.cpu);
 		const width = Math.max(1, Math.floor(c.clientWidth));
@@ -152,7 +173,18 @@ function draw() {
 				g.fillStyle = "#d0021b";
 				g.fillRect(x, 0, Math.max(2, scale), h);
 			}
+			// Power: the bottom strip a C-state (darker: deeper), above it the frequency.
+			const idle = lane.idle ? lane.idle[k] : null, freq = lane.freq ? lane.freq[k] : null;
+			if (idle !== null && idle >= 0) {
+				g.fillStyle = "hsl(215,60%," + Math.max(25, 70 - 12 * idle) + "%)";
+				g.fillRect(x, h - 3, Math.max(1, scale), 3);
+			}
+			if (freq !== null && view.maxFreq > 0) {
+				g.fillStyle = "hsla(140,55%,35%," + (0.2 + 0.8 * freq / view.maxFreq).toFixed(2) + ")";
+				g.fillRect(x, h - 6, Math.max(1, scale), 3);
+			}
 		}
+		powerLabel(cpu, lane);
 	}
 	drawAxis();
 	drawSelection();
@@ -481,6 +513,10 @@ function hover(ev) {
 		text += ", " + lane.irq[k] + " IRQ, " + lane.softirq[k] + " softirq";
 	if (lane.lost[k])
 		text += ", events lost";
+	if (lane.idle && lane.idle[k] !== null)
+		text += lane.idle[k] >= 0 ? ", idle state " + lane.idle[k] : ", not idle";
+	if (lane.freq && lane.freq[k] !== null)
+		text += ", " + Math.round(lane.freq[k] / 1000) + " MHz";
 	tip.textContent = text;
 	tip.style.left = (ev.clientX + 12) + "px";
 	tip.style.top = (ev.clientY + 14) + "px";

@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include <evtrace/events.h>
 #include "evt_consumer.h"
+#include "evt_symbols.h"
 #include "evt_io.h"
 #include "evt_metadata.h"
 
@@ -41,6 +42,8 @@ int evt_consumer_init(struct evt_consumer *c, const struct evt_consumer_opts *o)
 	return 0;
 }
 
+static void index_flush(struct evt_consumer_ring *r);
+
 void evt_consumer_close(struct evt_consumer *c)
 {
 	int i;
@@ -50,6 +53,8 @@ void evt_consumer_close(struct evt_consumer *c)
 
 		if (r->holding)
 			ioctl(r->fd, EVT_IOC_PUT_NEXT_SUBBUF);
+		index_flush(r);
+		evt_pidx_writer_close(&r->idx);
 		close(r->fd);
 		if (r->out >= 0)
 			close(r->out);
@@ -110,7 +115,8 @@ static int open_stream_file(struct evt_consumer *c, struct evt_consumer_ring *r)
 {
 	char path[4096];
 	struct stat st;
-	int flags = O_CLOEXEC | O_CREAT | (c->o.append ? O_RDWR : O_WRONLY | O_TRUNC);
+	/* Read too: a spliced packet's header is read back for the packet index. */
+	int flags = O_CLOEXEC | O_CREAT | O_RDWR | (c->o.append ? 0 : O_TRUNC);
 
 	snprintf(path, sizeof(path), "%s/%s", c->o.out_dir, r->name);
 	r->out = open(path, flags, EVT_CONSUMER_FILE_MODE);
@@ -128,7 +134,37 @@ static int open_stream_file(struct evt_consumer *c, struct evt_consumer_ring *r)
 		evt_errf(c->err, sizeof(c->err), "cannot seek in %s: %s", path, strerror(errno));
 		return -1;
 	}
+	/* Its packet index, as it is written (appending: the packets there first). Best effort: readers walk. */
+	if (!c->o.no_index)
+		evt_pidx_writer_open(&r->idx, c->o.out_dir, r->name, r->channel, (unsigned int)r->cpu,
+				     EVT_CONSUMER_FILE_MODE, c->o.has_group ? c->o.group : (gid_t)-1, r->out,
+				     (uint64_t)r->size);
 	return 0;
+}
+
+/* The ring's index entries not yet written, out to its file. */
+static void index_flush(struct evt_consumer_ring *r)
+{
+	if (r->idx_added) {
+		evt_pidx_writer_flush(&r->idx);
+		r->idx_added = 0;
+	}
+}
+
+/* The packet just written at @at of the ring's file (@pkt: its bytes when copied, else NULL) indexed. */
+static void index_packet(struct evt_consumer_ring *r, const uint8_t *pkt, off_t at, size_t len)
+{
+	struct evt_packet_header h;
+
+	if (r->idx.fd < 0 || r->idx.failed)
+		return;
+	/* Spliced: its header is read back (the page cache has it). */
+	if (pkt)
+		memcpy(&h, pkt, sizeof(h));
+	else if (pread(r->out, &h, sizeof(h), at) != (ssize_t)sizeof(h))
+		return;
+	evt_pidx_writer_add(&r->idx, &h, (uint32_t)len);
+	r->idx_added++;
 }
 
 static int open_ring(struct evt_consumer *c, unsigned int ch, int cpu, const char *path)
@@ -149,6 +185,7 @@ static int open_ring(struct evt_consumer *c, unsigned int ch, int cpu, const cha
 	r = &c->rings[c->nr_rings];
 	memset(r, 0, sizeof(*r));
 	r->out = -1;
+	r->idx.fd = -1;
 	r->channel = ch;
 	r->cpu = cpu;
 	r->index = c->nr_rings;
@@ -272,6 +309,97 @@ out:
 	return ret;
 }
 
+/* Copy @src (a /proc file: its size unknown) to @name in directory @dfd, atomically. 0 or -1. */
+static int copy_proc_file(struct evt_consumer *c, int dfd, const char *src, const char *name, int *addresses)
+{
+	char tmp[64], buf[65536];
+	int in = open(src, O_RDONLY | O_CLOEXEC), out = -1, ret = -1, in_addr = 1;
+	ssize_t n;
+
+	if (in < 0) {
+		evt_errf(c->err, sizeof(c->err), "cannot read %s: %s", src, strerror(errno));
+		return -1;
+	}
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	unlinkat(dfd, tmp, 0);
+	out = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, EVT_CONSUMER_FILE_MODE);
+	if (out < 0 || give_to_group(c, out)) {
+		evt_errf(c->err, sizeof(c->err), "cannot write symbols/%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	while ((n = read(in, buf, sizeof(buf))) > 0) {
+		/*
+		 * A line whose address is not all zeros: this process sees
+		 * them (kptr_restrict shows every one as zeros; per-CPU
+		 * variables are at 0 anyway).
+		 */
+		for (ssize_t i = 0; addresses && !*addresses && i < n; i++) {
+			if (buf[i] == '\n')
+				in_addr = 1;
+			else if (buf[i] == ' ')
+				in_addr = 0;
+			else if (in_addr && buf[i] != '0')
+				*addresses = 1;
+		}
+		if (evt_write_all(out, buf, (size_t)n)) {
+			evt_errf(c->err, sizeof(c->err), "cannot write symbols/%s: %s", tmp, strerror(errno));
+			goto out;
+		}
+	}
+	if (n < 0 || fsync(out)) {
+		evt_errf(c->err, sizeof(c->err), "cannot copy %s: %s", src, strerror(errno));
+		goto out;
+	}
+	if (addresses && !*addresses) {
+		ret = 1;
+		goto out;
+	}
+	if (renameat(dfd, tmp, dfd, name)) {
+		evt_errf(c->err, sizeof(c->err), "cannot rename symbols/%s: %s", tmp, strerror(errno));
+		goto out;
+	}
+	ret = 0;
+out:
+	if (ret)
+		unlinkat(dfd, tmp, 0);
+	if (out >= 0)
+		close(out);
+	close(in);
+	return ret;
+}
+
+int evt_consumer_symbols(struct evt_consumer *c, int end)
+{
+	char path[4200], *slash;
+	int dfd, r, addresses = 0;
+
+	if (!c->o.out_dir) {
+		evt_errf(c->err, sizeof(c->err), "no output directory for the symbols");
+		return -1;
+	}
+	evt_symbols_path(c->o.out_dir, path, sizeof(path));
+	slash = strrchr(path, '/');
+	*slash = '\0';		/* TRACE/symbols */
+	if (mkdir(path, 0750) && errno != EEXIST) {
+		evt_errf(c->err, sizeof(c->err), "cannot create %s: %s", path, strerror(errno));
+		return -1;
+	}
+	dfd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (dfd < 0 || (c->o.has_group && fchown(dfd, (uid_t)-1, c->o.group))) {
+		evt_errf(c->err, sizeof(c->err), "%s: %s", path, strerror(errno));
+		if (dfd >= 0)
+			close(dfd);
+		return -1;
+	}
+	r = copy_proc_file(c, dfd, "/proc/kallsyms", end ? "kallsyms-end" : "kallsyms", &addresses);
+	if (!r)
+		r = copy_proc_file(c, dfd, "/proc/modules", end ? "modules-end" : "modules", NULL);
+	if (!r)
+		fsync(dfd);
+	close(dfd);
+	return r;
+}
+
 /*
  * A sub-buffer was just taken: note it held, and learn the packet size once
  * (every packet is a whole sub-buffer, padding included). 1, or -1 with the
@@ -332,8 +460,10 @@ int evt_consumer_drain_below(struct evt_consumer *c, struct evt_consumer_ring *r
 
 	while (!c->write_failed) {
 		rc = evt_consumer_take_below(c, r, bound);
-		if (rc <= 0)
+		if (rc <= 0) {
+			index_flush(r);
 			return rc < 0 ? -1 : got;
+		}
 		if (evt_consumer_write(c, r))
 			return -1;
 		got++;
@@ -494,6 +624,7 @@ int evt_consumer_write(struct evt_consumer *c, struct evt_consumer_ring *r)
 	if (c->o.on_packet)
 		c->o.on_packet(c->o.arg, r, c->buf, len);
 	if (r->out >= 0) {
+		index_packet(r, r->xfer == EVT_XFER_COPY ? c->buf : NULL, r->size, len);
 		r->size += (off_t)len;
 		c->bytes_written += len;
 	}
@@ -512,6 +643,7 @@ int evt_consumer_drain(struct evt_consumer *c, struct evt_consumer_ring *r)
 		rc = evt_consumer_take(c, r);
 		if (rc <= 0) {
 			r->busy = got > 0;
+			index_flush(r);
 			return rc < 0 ? -1 : got;
 		}
 		/* Taken with PUT_GET: the next take releases this one. */
@@ -570,6 +702,9 @@ int evt_consumer_switch_dir(struct evt_consumer *c, const char *dir)
 	for (i = 0; i < c->nr_rings; i++) {
 		struct evt_consumer_ring *r = &c->rings[i];
 
+		/* The old chunk's index as it is: its finisher seals one once the chunk is on the disk. */
+		index_flush(r);
+		evt_pidx_writer_close(&r->idx);
 		if (r->out >= 0)
 			close(r->out);
 		r->out = -1;
@@ -593,10 +728,23 @@ int evt_consumer_sync(struct evt_consumer *c)
 	if (!c->o.out_dir)
 		return 0;
 	for (i = 0; i < c->nr_rings; i++) {
-		if (c->rings[i].out >= 0 && fsync(c->rings[i].out)) {
+		struct evt_consumer_ring *r = &c->rings[i];
+
+		if (r->out >= 0 && fsync(r->out)) {
 			evt_errf(c->err, sizeof(c->err), "fsync %s/%s: %s", c->o.out_dir,
-				 c->rings[i].name, strerror(errno));
+				 r->name, strerror(errno));
 			ret = -1;
+		}
+		/*
+		 * Complete as of now, its data on the disk (a network file
+		 * system stamps the mtime when the data reaches it): its index
+		 * sealed with its size and mtime, which readers then trust
+		 * without a writer at work; the mtime set back made durable too.
+		 */
+		if (r->out >= 0) {
+			r->idx_added = 0;
+			if (!evt_pidx_writer_seal(&r->idx, r->out))
+				fsync(r->out);
 		}
 	}
 	dfd = open(c->o.out_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);

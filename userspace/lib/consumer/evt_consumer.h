@@ -17,6 +17,7 @@
 #include <sys/types.h>
 #include <evtrace/abi.h>
 #include <evtrace/limits.h>
+#include "evt_pindex.h"
 
 struct evt_metadata;
 
@@ -40,6 +41,9 @@ struct evt_consumer_ring {
 	enum evt_xfer xfer;	/* copy from the first packet a file refuses to splice */
 	int holding;		/* a sub-buffer is taken */
 	int ready, busy;	/* free for the program's scheduling */
+	/* Its packet index file, written as packets go (evt_pindex.h); inert when it cannot be. */
+	struct evt_pidx_writer idx;
+	int idx_added;		/* entries since the last flush */
 };
 
 /* Sources a reorderer fed by the consumer needs: one per possible ring. */
@@ -61,6 +65,8 @@ struct evt_consumer_opts {
 	/* The files it writes (mode EVT_CONSUMER_FILE_MODE) given to this group. */
 	int has_group;
 	gid_t group;
+	/* No packet index files beside the stream files (evt_pindex.h): readers walk the headers. */
+	int no_index;
 	/* Every packet's bytes, once taken (its ring forced to EVT_XFER_COPY). */
 	void (*on_packet)(void *arg, struct evt_consumer_ring *r, const uint8_t *pkt, size_t len);
 	void *arg;
@@ -102,6 +108,20 @@ struct evt_consumer_ring *evt_consumer_find(struct evt_consumer *c, unsigned int
  * it (evt_metadata_free() it after 0). 0, or -1 with c->err.
  */
 int evt_consumer_metadata(struct evt_consumer *c, struct evt_metadata *md);
+
+/*
+ * The kernel's symbols for the trace's kernel stacks: /proc/kallsyms and
+ * /proc/modules (as this process may read them: root sees the addresses)
+ * copied to TRACE/symbols/kallsyms and TRACE/symbols/modules, beside
+ * TRACE/kernel/ (evt_symbols_path()), the directory 0750 and the files
+ * EVT_CONSUMER_FILE_MODE, given to the group as the trace's files are,
+ * never written through a link. 0; 1 when kallsyms shows no addresses to
+ * this process (nothing written: such symbols name nothing); -1 with c->err.
+ * With @end, the copy taken when the trace ends goes to kallsyms-end and
+ * modules-end instead: modules loaded while tracing are in it (one
+ * unloaded meanwhile is in the first), readers take both.
+ */
+int evt_consumer_symbols(struct evt_consumer *c, int end);
 
 /*
  * Take the ring's next complete sub-buffer, releasing the held one first.
@@ -175,7 +195,11 @@ off_t evt_whole_packets(int fd, off_t size);
  */
 uint64_t evt_packet_at(int fd, off_t pos, off_t size, struct evt_packet_header *h);
 
-/* fsync every stream file and the directory. 0, or -1 with c->err. */
+/*
+ * fsync every stream file and the directory, and seal the packet index
+ * files with the streams' sizes and mtimes (a packet written later unseals
+ * its index again). 0, or -1 with c->err.
+ */
 int evt_consumer_sync(struct evt_consumer *c);
 
 /*

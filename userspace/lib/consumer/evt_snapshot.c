@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "evt_ctl.h"
 #include "evt_snapshot.h"
+#include "evt_pindex.h"
 
 static int failed(struct evt_consumer *c, int ret, char *err, size_t errlen)
 {
@@ -115,20 +116,32 @@ void evt_snapshot_note_unanswered(FILE *f, const char *prog, const struct evt_sn
 		res->left_out == 1 ? "" : "s");
 }
 
-void evt_snapshot_undo(const char *dir, int remove_dir)
+/* The files directly in @dir unlinked (a snapshot writes no deeper, but for its index directory). */
+static void unlink_files_in(const char *dir)
 {
 	char path[4096 + 256 + 2];
 	struct dirent *de;
 	DIR *d = opendir(dir);
 
-	if (d) {
-		while ((de = readdir(d)))
-			if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
-				snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
-				unlink(path);
-			}
-		closedir(d);
-	}
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (strcmp(de->d_name, ".") && strcmp(de->d_name, "..")) {
+			snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+			unlink(path);
+		}
+	closedir(d);
+}
+
+void evt_snapshot_undo(const char *dir, int remove_dir)
+{
+	char index_dir[4096 + sizeof(EVT_PIDX_DIR) + 1];
+
+	/* The stream files' packet indexes too, or the directory cannot go. */
+	snprintf(index_dir, sizeof(index_dir), "%s/%s", dir, EVT_PIDX_DIR);
+	unlink_files_in(index_dir);
+	rmdir(index_dir);
+	unlink_files_in(dir);
 	if (remove_dir)
 		rmdir(dir);
 }

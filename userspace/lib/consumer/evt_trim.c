@@ -12,6 +12,8 @@
 #include <unistd.h>
 #include "evt_consumer.h"
 #include "evt_io.h"
+#include "evt_pindex.h"
+#include "evt_safedir.h"
 #include "evt_trim.h"
 
 #define SHIFT_BUF	(1 << 20)
@@ -197,6 +199,17 @@ static int cut_stream(const char *dir, struct trim_stream *s, uint8_t **buf, cha
 	}
 	if (ftruncate(s->fd, s->whole - drop) || fsync(s->fd))
 		goto fail;
+	/* Its packet index says what was there before: gone (the next reader makes one). */
+	{
+		char idx[320];
+		int dfd = evt_beside_subdir(dir, EVT_PIDX_DIR, 0, (gid_t)-1, 0);
+
+		snprintf(idx, sizeof(idx), "%s.idx", s->name);
+		if (dfd >= 0) {
+			unlinkat(dfd, idx, 0);
+			close(dfd);
+		}
+	}
 	return 0;
 fail:
 	evt_errf(err, errlen, "%s/%s: %s", dir, s->name, strerror(errno));

@@ -8,6 +8,7 @@
  * with a request's reply.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -173,6 +174,8 @@ static struct nl_sock *genl_socket(int *err)
 	 * request). Old kernels lack them: not fatal. */
 	(void)setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	(void)setsockopt(nl_socket_get_fd(sk), SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	/* Not a program's to inherit (evdrain -- CMD runs one). */
+	(void)fcntl(nl_socket_get_fd(sk), F_SETFD, FD_CLOEXEC);
 	return sk;
 }
 
@@ -466,8 +469,12 @@ int evt_ctl_config(struct evt_ctl *c, const struct evt_config *cfg)
 			goto nomem;
 		for (i = 0; i < cfg->nr_events; i++) {
 			ev = nla_nest_start(msg, EVT_A_EVENT | NLA_F_NESTED);
-			if (!ev || nla_put_string(msg, EVT_EV_NAME, cfg->events[i].name) < 0 ||
-			    nla_put_u8(msg, EVT_EV_ENABLED, cfg->events[i].enabled ? 1 : 0) < 0)
+			const struct evt_event_switch *sw = &cfg->events[i];
+
+			if (!ev || nla_put_string(msg, EVT_EV_NAME, sw->name) < 0 ||
+			    (!sw->stack_only && nla_put_u8(msg, EVT_EV_ENABLED, sw->enabled ? 1 : 0) < 0) ||
+			    (sw->stack != EVT_STACK_LEAVE &&
+			     nla_put_u8(msg, EVT_EV_STACK, sw->stack == EVT_STACK_ON) < 0))
 				goto nomem;
 			nla_nest_end(msg, ev);
 		}
@@ -660,6 +667,7 @@ static struct nla_policy event_policy[EVT_EV_MAX + 1] = {
 	[EVT_EV_NAME] = { .type = NLA_STRING },
 	[EVT_EV_ENABLED] = { .type = NLA_U8 },
 	[EVT_EV_CHANNEL] = { .type = NLA_U8 },
+	[EVT_EV_STACK] = { .type = NLA_U8 },
 };
 
 static struct nla_policy ring_policy[EVT_R_MAX + 1] = {
@@ -703,6 +711,7 @@ static int parse_event(struct nlattr *nest, struct evt_status *st)
 	nla_strlcpy(e->name, tb[EVT_EV_NAME], sizeof(e->name));
 	e->enabled = tb[EVT_EV_ENABLED] ? nla_get_u8(tb[EVT_EV_ENABLED]) != 0 : 0;
 	e->channel = tb[EVT_EV_CHANNEL] ? nla_get_u8(tb[EVT_EV_CHANNEL]) : -1;
+	e->stack = tb[EVT_EV_STACK] ? nla_get_u8(tb[EVT_EV_STACK]) != 0 : 0;
 	return 0;
 }
 

@@ -29,6 +29,7 @@ struct evt_status_event {
 	char name[64];
 	int enabled;
 	int channel;			/* enum evt_channel, -1 when not reported */
+	int stack;			/* recorded with its kernel stack */
 };
 
 struct evt_status_ring {
@@ -102,9 +103,14 @@ struct evt_status {
 #define EVT_CFG_FLUSH_MS	0x4u
 #define EVT_CFG_EVENTS		0x8u
 
+/* What an event's kernel stack becomes (evctl enable --stack). */
+enum { EVT_STACK_LEAVE, EVT_STACK_ON, EVT_STACK_OFF };
+
 struct evt_event_switch {
 	const char *name;
 	int enabled;
+	int stack;		/* EVT_STACK_*: on or off with the event's stack, or left */
+	int stack_only;		/* send the stack alone: the event's switch is left as it is */
 };
 
 struct evt_config {

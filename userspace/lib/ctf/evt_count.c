@@ -118,7 +118,8 @@ count_source_next(struct count_lane *L, uint32_t src)
 			fc->state = SRC_EOF;
 			return;
 		}
-		evt_stream_load_packet(s);
+		if (evt_stream_load_packet(t, s))
+			break;
 		fc->pkt = s->map + s->pkt_off;
 		fc->end = s->pi.content_bytes;
 		f->tend = s->pi.h.timestamp_end;

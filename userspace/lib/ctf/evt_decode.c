@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evt_decode.h"
+#include "evt_pindex.h"
 
 
 static struct evt_catalogue builtin;
@@ -96,13 +97,13 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 		for (j = 0; j < d->nr_fields; j++) {
 			enum evt_field_type ft = d->fields[j].type;
 
-			if ((unsigned int)ft > EVT_F_COMM) {
+			if ((unsigned int)ft > EVT_F_LAST) {
 				snprintf(err, errlen, "event %s, field %s: type %u is not one of evtrace's",
 					 d->name, d->fields[j].name, (unsigned int)ft);
 				c->bad = (int)i;
 			return -1;
 			}
-			var |= ft == EVT_F_STRING || ft == EVT_F_SEQ_U8;
+			var |= evt_field_is_var(ft);
 			fixed = align_up(fixed, evt_field_align(ft)) + evt_field_size(ft);
 		}
 		if (!var && fixed > sizeof(zeros)) {
@@ -122,7 +123,7 @@ int evt_catalogue_init(struct evt_catalogue *c, const struct evt_event_desc *ev,
 			for (j = 0; j + 1 < d->nr_fields; j++) {
 				enum evt_field_type ft = d->fields[j].type;
 
-				if (ft == EVT_F_STRING || ft == EVT_F_SEQ_U8)
+				if (evt_field_is_var(ft))
 					break;
 				off = align_up(off, evt_field_align(ft)) + evt_field_size(ft);
 			}
@@ -243,6 +244,10 @@ static void message(char *buf, size_t len, const struct evt_decode_err *e)
 	case EVT_DERR_PKT_OUT_OF_REACH:
 		snprintf(buf, len, "timestamp_end %llu lies more than %llu ns after the trace's first "
 			 "packet begins (%llu): too far apart to merge", a, b, c);
+		break;
+	case EVT_DERR_PKT_NOT_INDEXED:
+		snprintf(buf, len, "the packet header is not what the stream's packet index (" EVT_PIDX_DIR
+			 ") says: the file changed since it was indexed; read it again");
 		break;
 	case EVT_DERR_HDR_TRUNCATED:
 		snprintf(buf, len, "truncated %s event header",
@@ -392,13 +397,21 @@ static long walk_fields(const struct evt_event_desc *d, const uint8_t *p, size_t
 			len = evt_ld16(p + off);
 			bytes = p + off + 2;
 			sz = 2 + (size_t)len;
+		} else if (f->type == EVT_F_SEQ_X64) {
+			if (avail - off < sz)
+				return -1;
+			len = evt_ld32(p + off);
+			if (len > (avail - off - 4) / 8)
+				return -1;
+			bytes = p + off + 4;
+			sz = 4 + 8 * (size_t)len;
 		}
 		if (avail - off < sz)
 			return -1;
 		switch (f->type) {
 		case EVT_F_U8: u = p[off]; break;
 		case EVT_F_U16: u = evt_ld16(p + off); break;
-		case EVT_F_U32: u = evt_ld32(p + off); break;
+		case EVT_F_U32: case EVT_F_X32: u = evt_ld32(p + off); break;
 		case EVT_F_S32: u = (uint64_t)(int64_t)(int32_t)evt_ld32(p + off); break;
 		case EVT_F_U64: case EVT_F_S64: case EVT_F_X64: u = evt_ld64(p + off); break;
 		default: break;
@@ -427,14 +440,20 @@ int evt_event_field(const struct evt_event *ev, unsigned int idx, struct evt_fie
 	return (int)walk_fields(ev->desc, ev->payload, ev->payload_len, (int)idx, v);
 }
 
-int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct evt_field_val *v)
+int evt_payload_field(const struct evt_event_desc *d, const uint8_t *p, size_t len, const char *name,
+		      struct evt_field_val *v)
 {
 	unsigned int i;
 
-	for (i = 0; ev->desc && i < ev->desc->nr_fields; i++)
-		if (!strcmp(ev->desc->fields[i].name, name))
-			return evt_event_field(ev, i, v);
+	for (i = 0; d && i < d->nr_fields; i++)
+		if (!strcmp(d->fields[i].name, name))
+			return (int)walk_fields(d, p, len, (int)i, v);
 	return -1;
+}
+
+int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct evt_field_val *v)
+{
+	return evt_payload_field(ev->desc, ev->payload, ev->payload_len, name, v);
 }
 
 /* ---- The packet iterator ---- */

@@ -46,6 +46,7 @@ enum evt_derr {
 	EVT_DERR_PKT_DISCARDED_BACK,	/* a: events_discarded, b: the previous packet's */
 	EVT_DERR_PKT_TIME_BACK,		/* a: timestamp_begin, b: previous timestamp_end */
 	EVT_DERR_PKT_OUT_OF_REACH,	/* a: timestamp_end, b: the reach (ns), c: the base */
+	EVT_DERR_PKT_NOT_INDEXED,	/* the header differs from its index file's entry */
 	/* Events. */
 	EVT_DERR_HDR_TRUNCATED,		/* chan: which header */
 	EVT_DERR_EXT_HDR_TRUNCATED,
@@ -518,5 +519,8 @@ int evt_packet_next(struct evt_packet_iter *it, struct evt_event *ev);
 int evt_event_field(const struct evt_event *ev, unsigned int idx, struct evt_field_val *v);
 /* Field by name; 0 or -1. */
 int evt_event_field_by_name(const struct evt_event *ev, const char *name, struct evt_field_val *v);
+/* The same in @len bytes of payload of event @d (variable-sized fields walked). */
+int evt_payload_field(const struct evt_event_desc *d, const uint8_t *p, size_t len, const char *name,
+		      struct evt_field_val *v);
 
 #endif /* EVT_DECODE_H */

@@ -46,27 +46,22 @@ int evt_trace_losses_seamed(const struct evt_trace *tr, const struct evt_loss_se
 	*n = 0;
 	for (i = 0; i < tr->nr_streams; i++) {
 		const struct evt_stream *st = &tr->streams[i];
-		const size_t mapped = st->map_len > st->size ? st->map_len : st->size;
 		const struct evt_loss_seam *seam = seam_of(seams, nseams, st);
 		/* Known: the packet before this stream's first (a seam), or none. */
 		int known = seam != NULL;
 		uint64_t discarded = seam ? seam->discarded : 0, seq = seam ? seam->next_seq - 1 : 0;
 		uint64_t prev_end = seam ? seam->end : 0;
 
-		for (k = 0; st->map && k < st->npk; k++) {
+		/* From the packet index's counters: no page of the stream is read. */
+		for (k = 0; k < st->npk; k++) {
 			const struct evt_pkt *pk = &st->pk[k];
-			struct evt_packet_info pi;
-			char err[256];
 			uint64_t dd, dl;
 
-			if (pk->off >= mapped ||
-			    evt_packet_parse(st->map + pk->off, mapped - pk->off, &pi, err, sizeof(err)))
-				break;
 			/* A first packet's running total counts from the stream's start; its seq does not. */
-			dd = pi.h.events_discarded > discarded ? pi.h.events_discarded - discarded : 0;
-			dl = known && pi.h.packet_seq_num > seq + 1 ? pi.h.packet_seq_num - seq - 1 : 0;
-			discarded = pi.h.events_discarded;
-			seq = pi.h.packet_seq_num;
+			dd = pk->discarded > discarded ? pk->discarded - discarded : 0;
+			dl = known && pk->seq > seq + 1 ? pk->seq - seq - 1 : 0;
+			discarded = pk->discarded;
+			seq = pk->seq;
 			if (dd || dl) {
 				struct evt_loss *l;
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Trace directory reader: opening, the packet index, per-stream decoding;
- * see evt_trace.h.
+ * Trace directory reader: opening a directory, the streams on threads,
+ * per-stream decoding, cut files, writers; see evt_trace.h. The packet
+ * index is evt_trace_pk.c's, runs of chunks evt_trace_run.c's.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -18,8 +19,9 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "evt_trace.h"
+#include "evt_trace_priv.h"
 #include "evt_chunk.h"
+#include "evt_format.h"
 #include "evt_io.h"
 
 /* ---- Opening ---- */
@@ -31,7 +33,7 @@
  * like a stream's and is not one (compact_00, normal_99999999,
  * compact_1.bak): the reader refuses those rather than skip a stream.
  */
-static int parse_stream_name(const char *name, unsigned int *chan, unsigned int *cpu)
+int evt_trace_parse_stream_name(const char *name, unsigned int *chan, unsigned int *cpu)
 {
 	const char *p;
 	unsigned long v = 0;
@@ -106,10 +108,6 @@ static void list_entries(const char *dir, char *buf, size_t len)
 		snprintf(buf, len, "nothing");
 }
 
-static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd, char *err);
-static int index_range(const struct evt_trace *t, struct evt_stream *s, int fd, size_t base, size_t size,
-		       uint64_t *seam_lost, char *err);
-
 static int stream_cmp(const void *a, const void *b)
 {
 	const struct evt_stream *x = a, *y = b;
@@ -120,35 +118,31 @@ static int stream_cmp(const void *a, const void *b)
 }
 
 /*
- * Open a file of the trace for reading: 0 with *@fd and *@size, or -1 with
+ * Open a file of the trace for reading: 0 with *@fd and *@st, or -1 with
  * @err. O_NONBLOCK: a FIFO in its place must not hang the open.
  */
-static int open_regular(char *err, const char *path, int *fd, size_t *size)
+int evt_trace_open_regular(char *err, const char *path, int *fd, struct stat *st)
 {
-	struct stat st;
-
 	*fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (*fd < 0) {
 		evt_errf(err, EVT_TRACE_ERRLEN, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	if (fstat(*fd, &st) || !S_ISREG(st.st_mode)) {
+	if (fstat(*fd, st) || !S_ISREG(st->st_mode)) {
 		evt_errf(err, EVT_TRACE_ERRLEN, "%s: not a regular file", path);
 		close(*fd);
 		return -1;
 	}
-	*size = (size_t)st.st_size;
 	return 0;
 }
 
-/* DIR/metadata's text (malloc'd): 0, or -1 with @err. */
-static int read_metadata_text(const char *dir, char **text, size_t *len, char *err)
+int evt_trace_read_metadata_text(const char *dir, char **text, size_t *len, struct stat *st, char *err)
 {
 	char path[4096], msg[EVT_TRACE_ERRLEN];
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/metadata", dir);
-	if (open_regular(err, path, &fd, len))
+	if (evt_trace_open_regular(err, path, &fd, st))
 		return -1;
 	ret = evt_metadata_read(fd, text, len, msg, sizeof(msg));
 	close(fd);
@@ -157,16 +151,18 @@ static int read_metadata_text(const char *dir, char **text, size_t *len, char *e
 	return ret;
 }
 
-/* @dir's metadata parsed into t->md; its text kept in *@keep when asked. */
-static int read_metadata_of(struct evt_trace *t, const char *dir, char **keep, size_t *keep_len)
+int evt_trace_read_metadata_of(struct evt_trace *t, const char *dir, char **keep, size_t *keep_len)
 {
 	char msg[EVT_TRACE_ERRLEN];
+	struct stat st;
 	char *text;
 	size_t len;
 	int ret;
 
-	if (read_metadata_text(dir, &text, &len, t->err))
+	if (evt_trace_read_metadata_text(dir, &text, &len, &st, t->err))
 		return -1;
+	t->md_mode = st.st_mode & 0777;
+	t->md_gid = st.st_gid;
 	ret = evt_metadata_parse(text, len, &t->md, msg, sizeof(msg));
 	if (ret)
 		evt_errf(t->err, sizeof(t->err), "%s/metadata: %s", dir, msg);
@@ -179,20 +175,37 @@ static int read_metadata_of(struct evt_trace *t, const char *dir, char **keep, s
 	return ret;
 }
 
-static int read_metadata(struct evt_trace *t)
+void evt_trace_warn(const struct evt_trace *t, const char *msg)
 {
-	return read_metadata_of(t, t->dir, NULL, NULL);
+	char esc[2 * EVT_TRACE_ERRLEN];
+
+	if (t->o.warn) {
+		t->o.warn(t->o.warn_data, msg);
+		return;
+	}
+	fprintf(stderr, "%s: %s\n", program_invocation_short_name, evt_fmt_esc(esc, sizeof(esc), msg));
 }
 
-/* Map a stream file and index its packets: 0, or -1 with @err. */
-static int open_stream(const struct evt_trace *t, struct evt_stream *s, char *err)
+/* What every stream's packets must say: the trace's uuid (when the metadata has one), channel and CPU. */
+static void stream_ident(const struct evt_trace *t, struct evt_stream *s)
+{
+	memcpy(s->ident.uuid, t->md.uuid, 16);
+	s->ident.has_uuid = t->md.has_uuid;
+	s->ident.channel = s->channel;
+	s->ident.cpu = s->cpu;
+}
+
+/* Map a stream file and index its packets: 0, or -1 with @err; an index file ignored in @warn. */
+static int open_stream(const struct evt_trace *t, struct evt_stream *s, char *err, char *warn, size_t wlen)
 {
 	char path[4096];
+	struct stat st;
 	int fd, ret;
 
 	snprintf(path, sizeof(path), "%s/%s", t->dir, s->name);
-	if (open_regular(err, path, &fd, &s->size))
+	if (evt_trace_open_regular(err, path, &fd, &st))
 		return -1;
+	s->size = (size_t)st.st_size;
 	if (s->size) {
 		void *p = mmap(NULL, s->size, PROT_READ, MAP_PRIVATE, fd, 0);
 
@@ -204,78 +217,23 @@ static int open_stream(const struct evt_trace *t, struct evt_stream *s, char *er
 		madvise(p, s->size, MADV_SEQUENTIAL);
 		s->map = p;
 	}
-	ret = index_stream(t, s, fd, err);
+	s->npk = 0;
+	s->min_end = s->max_end = 0;
+	ret = evt_trace_index_file(t, s, fd, &st, t->dir, t->md_mode, t->md_gid, 0, NULL, err, warn, wlen);
 	close(fd);
 	return ret;
-}
-
-/*
- * A run's stream: its chunks' files mapped back to back, each at a page
- * boundary (a file's last page is zero-filled beyond its end), each
- * indexed apart. 0, or -1 with @err.
- */
-static int open_run_stream(const struct evt_trace *t, struct evt_stream *s, char *err)
-{
-	const size_t page = (size_t)sysconf(_SC_PAGESIZE);
-	size_t total = 0;
-	unsigned int i;
-	uint8_t *base;
-
-	for (i = 0; i < s->nsegs; i++) {
-		s->segs[i].off = total;
-		total += ((size_t)s->segs[i].size + page - 1) & ~(page - 1);
-	}
-	s->size = s->nsegs ? (size_t)(s->segs[s->nsegs - 1].off + s->segs[s->nsegs - 1].size) : 0;
-	s->npk = 0;
-	if (!total)
-		return 0;
-	base = mmap(NULL, total, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (base == MAP_FAILED) {
-		evt_errf(err, EVT_TRACE_ERRLEN, "%s/%s: mmap of %zu bytes: %s", t->dir, s->name, total,
-			 strerror(errno));
-		return -1;
-	}
-	s->map = base;
-	s->map_len = total;
-	for (i = 0; i < s->nsegs; i++) {
-		struct evt_seg *g = &s->segs[i];
-		char path[4096 + 64];
-		size_t size;
-		int fd, ret;
-
-		snprintf(path, sizeof(path), "%s/%s", t->chunks[g->chunk].dir, s->name);
-		if (open_regular(err, path, &fd, &size))
-			return -1;
-		if (size != g->size) {
-			evt_errf(err, EVT_TRACE_ERRLEN, "%s: its size changed while the run was opened", path);
-			close(fd);
-			return -1;
-		}
-		if (size && mmap(base + g->off, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
-			evt_errf(err, EVT_TRACE_ERRLEN, "%s: mmap: %s%s", path, strerror(errno),
-				 errno == ENOMEM ? " (or the process's mappings reached vm.max_map_count)" : "");
-			close(fd);
-			return -1;
-		}
-		g->first_pk = s->npk;
-		ret = index_range(t, s, fd, (size_t)g->off, size, &g->seam_lost, err);
-		g->npk = s->npk - g->first_pk;
-		close(fd);
-		if (ret)
-			return -1;
-	}
-	madvise(base, total, MADV_SEQUENTIAL);
-	return 0;
 }
 
 /*
  * Opening the streams on threads: each takes the next stream not taken;
  * a stream's failure is kept in its own slot of errs[], and the first
  * stream (in order) that failed is the one reported, as one thread would.
+ * Warnings likewise wait in their slots, said in stream order.
  */
 struct open_work {
 	const struct evt_trace *t;
 	char (*errs)[EVT_TRACE_ERRLEN];
+	char (*warns)[EVT_TRACE_ERRLEN];
 	int *failed;
 	atomic_uint next;
 };
@@ -285,9 +243,14 @@ static void *open_worker(void *arg)
 	struct open_work *w = arg;
 	unsigned int i;
 
-	while ((i = atomic_fetch_add(&w->next, 1)) < w->t->nr_streams)
-		w->failed[i] = w->t->streams[i].segs ? open_run_stream(w->t, &w->t->streams[i], w->errs[i]) :
-			       open_stream(w->t, &w->t->streams[i], w->errs[i]);
+	while ((i = atomic_fetch_add(&w->next, 1)) < w->t->nr_streams) {
+		struct evt_stream *s = &w->t->streams[i];
+
+		stream_ident(w->t, s);
+		w->failed[i] = s->segs ? evt_trace_open_run_stream(w->t, s, w->errs[i], w->warns[i],
+								    sizeof(w->warns[i])) :
+			       open_stream(w->t, s, w->errs[i], w->warns[i], sizeof(w->warns[i]));
+	}
 	return NULL;
 }
 
@@ -302,9 +265,11 @@ static int open_streams(struct evt_trace *t, unsigned int threads)
 	if (!t->nr_streams)
 		return 0;
 	w.errs = calloc(t->nr_streams, sizeof(*w.errs));
+	w.warns = calloc(t->nr_streams, sizeof(*w.warns));
 	w.failed = calloc(t->nr_streams, sizeof(*w.failed));
-	if (!w.errs || !w.failed) {
+	if (!w.errs || !w.warns || !w.failed) {
 		free(w.errs);
+		free(w.warns);
 		free(w.failed);
 		evt_errf(t->err, sizeof(t->err), "out of memory");
 		return -1;
@@ -320,6 +285,9 @@ static int open_streams(struct evt_trace *t, unsigned int threads)
 	open_worker(&w);
 	for (i = 0; i < n; i++)
 		pthread_join(tid[i], NULL);
+	for (i = 0; i < t->nr_streams; i++)
+		if (w.warns[i][0])
+			evt_trace_warn(t, w.warns[i]);
 	for (i = 0; i < t->nr_streams; i++) {
 		if (w.failed[i]) {
 			memcpy(t->err, w.errs[i], sizeof(t->err));
@@ -328,6 +296,7 @@ static int open_streams(struct evt_trace *t, unsigned int threads)
 		}
 	}
 	free(w.errs);
+	free(w.warns);
 	free(w.failed);
 	return ret;
 }
@@ -350,7 +319,7 @@ char *evt_trace_dir(const char *dir)
 }
 
 /* The streams found: in order, opened, indexed, checked. 0, or -1 with t->err. */
-static int open_indexed(struct evt_trace *t, const struct evt_trace_opts *o)
+int evt_trace_open_indexed(struct evt_trace *t, const struct evt_trace_opts *o)
 {
 	unsigned int i;
 
@@ -363,6 +332,9 @@ static int open_indexed(struct evt_trace *t, const struct evt_trace_opts *o)
 	for (i = 0; i < t->nr_streams; i++) {
 		const struct evt_stream *s = &t->streams[i];
 
+		t->pidx_loaded += s->pidx_loaded;
+		t->pidx_walked += s->pidx_walked;
+		t->pidx_saved += s->pidx_saved;
 		if (s->npk && s->pk[0].begin < t->base)
 			t->base = s->pk[0].begin;
 		/* Times are printed as clock + offset: refuse what would wrap. */
@@ -378,7 +350,7 @@ static int open_indexed(struct evt_trace *t, const struct evt_trace_opts *o)
 }
 
 /* The stream (@chan, @cpu) of t->streams, added if new: NULL when out of memory. */
-static struct evt_stream *stream_of(struct evt_trace *t, unsigned int *cap, unsigned int chan, unsigned int cpu)
+struct evt_stream *evt_trace_stream_of(struct evt_trace *t, unsigned int *cap, unsigned int chan, unsigned int cpu)
 {
 	struct evt_stream *s;
 	unsigned int i;
@@ -404,283 +376,6 @@ static struct evt_stream *stream_of(struct evt_trace *t, unsigned int *cap, unsi
 	return s;
 }
 
-/* ---- A run of chunks ---- */
-
-static int chunk_seq_cmp(const void *a, const void *b)
-{
-	const struct evt_chunk_ref *x = a, *y = b;
-
-	return x->seq < y->seq ? -1 : x->seq > y->seq;
-}
-
-/*
- * The complete chunks in @dir (a name BEGIN-END-SEQ with a kernel/ in it),
- * by sequence number: how many (*@out malloc'd), or -1 with errno (EINVAL:
- * a name that starts like a chunk's and is not one, into @bad).
- */
-static int list_chunks(const char *dir, struct evt_chunk_ref **out, char *bad, size_t badlen)
-{
-	struct evt_chunk_ref *v = NULL;
-	struct dirent *de;
-	unsigned int n = 0, cap = 0;
-	DIR *d = opendir(dir);
-
-	*out = NULL;
-	if (!d)
-		return -1;
-	while ((de = readdir(d))) {
-		struct evt_chunk_ref c = { 0 };
-		char path[4096 + 300];
-		struct stat st;
-
-		if (strlen(de->d_name) >= sizeof(c.name) ||
-		    evt_chunk_parse(de->d_name, &c.begin_rt, &c.end_rt, &c.seq)) {
-			/* Refused, not skipped: its events would be missing and nothing would say so. */
-			if (evt_chunk_like(de->d_name)) {
-				snprintf(bad, badlen, "%s", de->d_name);
-				errno = EINVAL;
-				goto fail;
-			}
-			continue;
-		}
-		snprintf(path, sizeof(path), "%s/%s/kernel", dir, de->d_name);
-		if (stat(path, &st) || !S_ISDIR(st.st_mode))
-			continue;
-		memcpy(c.name, de->d_name, strlen(de->d_name) + 1);
-		c.dir = strdup(path);
-		if (!c.dir)
-			goto nomem;
-		if (n == cap) {
-			struct evt_chunk_ref *m = realloc(v, (cap ? cap * 2 : 32) * sizeof(*m));
-
-			if (!m) {
-				free(c.dir);
-				goto nomem;
-			}
-			v = m;
-			cap = cap ? cap * 2 : 32;
-		}
-		v[n++] = c;
-	}
-	closedir(d);
-	if (n)
-		qsort(v, n, sizeof(*v), chunk_seq_cmp);
-	*out = v;
-	return (int)n;
-nomem:
-	errno = ENOMEM;
-fail:
-	{
-		int e = errno;
-
-		while (n)
-			free(v[--n].dir);
-		free(v);
-		closedir(d);
-		errno = e;
-	}
-	return -1;
-}
-
-/* @dir holds a trace of its own (DIR/metadata or DIR/kernel/metadata). */
-static int has_own_trace(const char *dir)
-{
-	char path[4096 + 32];
-	struct stat st;
-
-	snprintf(path, sizeof(path), "%s/metadata", dir);
-	if (!lstat(path, &st))
-		return 1;
-	snprintf(path, sizeof(path), "%s/kernel/metadata", dir);
-	return !lstat(path, &st);
-}
-
-char *evt_trace_run_first(const char *dir)
-{
-	char bad[256];
-	struct evt_chunk_ref *v;
-	char *first = NULL;
-	int n, i;
-
-	if (has_own_trace(dir))
-		return NULL;
-	n = list_chunks(dir, &v, bad, sizeof(bad));
-	if (n > 0) {
-		first = v[0].dir;
-		v[0].dir = NULL;
-	}
-	for (i = 0; i < n; i++)
-		free(v[i].dir);
-	free(v);
-	return first;
-}
-
-/*
- * Mappings a process may still make: vm.max_map_count (or the
- * EVTRACE_MAX_MAP_COUNT environment variable, lower, for tests) less those
- * it has now and a reserve for the rest of the program (threads' stacks,
- * the allocator, an HTTP server's connections).
- */
-#define EVT_MAP_RESERVE 512
-
-static void map_count(long *limit, long *used)
-{
-	const char *env = getenv("EVTRACE_MAX_MAP_COUNT");
-	char line[256];
-	FILE *f;
-
-	*limit = 65530;
-	*used = 0;
-	f = fopen("/proc/sys/vm/max_map_count", "re");
-	if (f) {
-		if (!fgets(line, sizeof(line), f) || (*limit = strtol(line, NULL, 10)) <= 0)
-			*limit = 65530;
-		fclose(f);
-	}
-	if (env && *env && strtol(env, NULL, 10) > 0 && strtol(env, NULL, 10) < *limit)
-		*limit = strtol(env, NULL, 10);
-	f = fopen("/proc/self/maps", "re");
-	if (f) {
-		while (fgets(line, sizeof(line), f))
-			if (strchr(line, '\n'))
-				(*used)++;
-		fclose(f);
-	}
-}
-
-/*
- * A run maps each chunk's stream file apart: one mapping each, and a
- * process has at most vm.max_map_count (65530 by default: 64 CPUs in 1024
- * chunks). A run that needs more is refused before anything is mapped,
- * with what to do, rather than failing on the way with ENOMEM. 0 or -1.
- */
-static int check_map_count(struct evt_trace *t, const char *dir)
-{
-	unsigned long need = 0;
-	long limit, used;
-	unsigned int i, j;
-
-	for (i = 0; i < t->nr_streams; i++)
-		for (j = 0; j < t->streams[i].nsegs; j++)
-			need += t->streams[i].segs[j].size ? 1 : 0;
-	map_count(&limit, &used);
-	if ((long)need + used + EVT_MAP_RESERVE <= limit)
-		return 0;
-	evt_errf(t->err, sizeof(t->err),
-		 "%s: its %u chunks hold %lu stream files to map, more than vm.max_map_count (%ld) allows "
-		 "with the %ld mappings in use and %d kept for the rest: read a part of the run (--from/--to, "
-		 "--cpu), or raise the limit (sysctl -w vm.max_map_count=%lu)", dir, t->nr_chunks, need, limit,
-		 used, EVT_MAP_RESERVE, need + (unsigned long)used + EVT_MAP_RESERVE);
-	return -1;
-}
-
-/* Open @v[0..n) (the run's chunks by sequence number) as one trace. */
-static int open_run(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o,
-		    struct evt_chunk_ref *v, unsigned int n)
-{
-	const uint64_t from = o ? o->from_rt : 0, to = o && o->to_rt ? o->to_rt : UINT64_MAX;
-	char *first_text = NULL;
-	size_t first_len = 0;
-	unsigned int i, kept = 0, cap = 0;
-	int ret = -1;
-
-	t->run_chunks = n;
-	/* Names keep microseconds: a chunk may end up to 999 ns after its name says. */
-	for (i = 0; i < n; i++) {
-		if ((from || (o && o->to_rt)) && (v[i].end_rt + 1000 <= from || v[i].begin_rt > to)) {
-			free(v[i].dir);
-			continue;
-		}
-		v[kept++] = v[i];
-	}
-	t->chunks = v;
-	t->nr_chunks = kept;
-	if (!kept) {
-		evt_errf(t->err, sizeof(t->err), "%s: none of its %u chunks overlaps the times asked for", dir, n);
-		return -1;
-	}
-	if (read_metadata_of(t, v[0].dir, &first_text, &first_len))
-		return -1;
-	for (i = 0; i < kept; i++) {
-		struct dirent *de;
-		DIR *d;
-
-		if (i) {
-			char *text;
-			size_t len;
-
-			if (read_metadata_text(v[i].dir, &text, &len, t->err))
-				goto out;
-			if (len != first_len || memcmp(text, first_text, len)) {
-				char end[80], begin[80];
-
-				/* The module was started again (a service restart): read one session at a time. */
-				evt_chunk_iso_time(end, sizeof(end), v[i - 1].end_rt, 0);
-				evt_chunk_iso_time(begin, sizeof(begin), v[i].begin_rt, 0);
-				evt_errf(t->err, sizeof(t->err),
-					 "%s: chunks of more than one tracing session: from %s on the metadata "
-					 "is not %s's; read one session at a time (--to %s, --from %s)",
-					 dir, v[i].name, v[0].name, end, begin);
-				free(text);
-				goto out;
-			}
-			free(text);
-		}
-		d = opendir(v[i].dir);
-		if (!d) {
-			evt_errf(t->err, sizeof(t->err), "%s: %s", v[i].dir, strerror(errno));
-			goto out;
-		}
-		while ((de = readdir(d))) {
-			unsigned int chan, cpu;
-			struct evt_stream *s;
-			struct evt_seg *g;
-			struct stat st;
-			int r = parse_stream_name(de->d_name, &chan, &cpu);
-
-			if (r == -2) {
-				evt_errf(t->err, sizeof(t->err),
-					 "%s/%.64s: not a stream file name evtrace writes (compact_N or normal_N, "
-					 "N a CPU below %u without leading zeros): rename or remove it",
-					 v[i].dir, de->d_name, EVT_MAX_CPUS);
-				closedir(d);
-				goto out;
-			}
-			if (r || (o && o->cpu_set && (cpu >= o->cpu_set_bits ||
-						      !(o->cpu_set[cpu / 8] & (1U << (cpu % 8))))))
-				continue;
-			if (fstatat(dirfd(d), de->d_name, &st, 0) || !S_ISREG(st.st_mode)) {
-				evt_errf(t->err, sizeof(t->err), "%s/%s: not a regular file", v[i].dir, de->d_name);
-				closedir(d);
-				goto out;
-			}
-			s = stream_of(t, &cap, chan, cpu);
-			g = s ? realloc(s->segs, (s->nsegs + 1) * sizeof(*g)) : NULL;
-			if (!g) {
-				evt_errf(t->err, sizeof(t->err), "out of memory");
-				closedir(d);
-				goto out;
-			}
-			s->segs = g;
-			g = &s->segs[s->nsegs++];
-			memset(g, 0, sizeof(*g));
-			g->chunk = i;
-			g->size = (uint64_t)st.st_size;
-		}
-		closedir(d);
-	}
-	if (!t->nr_streams) {
-		evt_errf(t->err, sizeof(t->err), "%s: no stream file of the CPUs asked for in its chunks", dir);
-		goto out;
-	}
-	if (check_map_count(t, dir))
-		goto out;
-	ret = open_indexed(t, o);
-out:
-	free(first_text);
-	return ret;
-}
-
 int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o)
 {
 	struct dirent *de;
@@ -690,31 +385,16 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 	int any_stream = 0;
 
 	memset(t, 0, sizeof(*t));
-	if (!has_own_trace(dir)) {
-		struct evt_chunk_ref *v;
-		char bad[256];
-		int n = list_chunks(dir, &v, bad, sizeof(bad));
-
-		if (n < 0 && errno == EINVAL) {
-			evt_errf(t->err, sizeof(t->err),
-				 "%s/%.80s: not a chunk name evdrain writes (BEGIN-END-SEQ, SEQ without leading "
-				 "zeros): rename or remove it", dir, bad);
-			return -1;
-		}
-
-		if (n > 0) {
-			t->dir = strdup(dir);
-			if (!t->dir) {
-				evt_errf(t->err, sizeof(t->err), "out of memory");
-				while (n)
-					free(v[--n].dir);
-				free(v);
-				return -1;
-			}
-			if (open_run(t, dir, o, v, (unsigned int)n))
-				goto fail;
-			return 0;
-		}
+	if (o) {
+		t->o = *o;
+		t->o.cpu_set = NULL;	/* the caller's: not kept */
+		t->o.cpu_set_bits = 0;
+	}
+	switch (evt_trace_open_run(t, dir, o)) {
+	case 1:
+		return 0;
+	case -1:
+		goto fail;
 	}
 	t->dir = evt_trace_dir(dir);
 	if (!t->dir) {
@@ -727,14 +407,14 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		evt_errf(t->err, sizeof(t->err), "%s: %s", dir, strerror(errno));
 		goto fail;
 	}
-	if (read_metadata(t)) {
+	if (evt_trace_read_metadata_of(t, t->dir, NULL, NULL)) {
 		closedir(d);
 		goto fail;
 	}
 	while ((de = readdir(d))) {
 		unsigned int chan, cpu;
 		struct evt_stream *s;
-		int r = parse_stream_name(de->d_name, &chan, &cpu);
+		int r = evt_trace_parse_stream_name(de->d_name, &chan, &cpu);
 
 		if (r == -2) {
 			evt_errf(t->err, sizeof(t->err),
@@ -751,7 +431,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		if (o && o->cpu_set && (cpu >= o->cpu_set_bits ||
 					!(o->cpu_set[cpu / 8] & (1U << (cpu % 8)))))
 			continue;
-		s = stream_of(t, &cap, chan, cpu);
+		s = evt_trace_stream_of(t, &cap, chan, cpu);
 		if (!s) {
 			closedir(d);
 			evt_errf(t->err, sizeof(t->err), "out of memory");
@@ -775,7 +455,7 @@ int evt_trace_open(struct evt_trace *t, const char *dir, const struct evt_trace_
 		goto fail;
 	}
 	t->writer_pid = evt_trace_writer(dir);
-	if (open_indexed(t, o))
+	if (evt_trace_open_indexed(t, o))
 		goto fail;
 	return 0;
 fail:
@@ -796,6 +476,9 @@ void evt_trace_close(struct evt_trace *t)
 	for (i = 0; i < t->nr_streams; i++) {
 		struct evt_stream *s = &t->streams[i];
 
+		/* A clone gives its files back to the run; the original frees the lot. */
+		if (s->segs && t->is_clone)
+			evt_trace_run_release(t, s);
 		if (s->map && !s->shared)
 			munmap((void *)s->map, s->map_len ? s->map_len : s->size);
 		if (!s->shared) {
@@ -813,8 +496,10 @@ void evt_trace_close(struct evt_trace *t)
 	}
 	t->chunks = NULL;
 	t->nr_chunks = 0;
-	if (!t->is_clone)
+	if (!t->is_clone) {
 		evt_metadata_free(&t->md);
+		evt_trace_run_free(t);
+	}
 	t->streams = NULL;
 	t->dir = NULL;
 	t->nr_streams = 0;
@@ -851,6 +536,7 @@ int evt_trace_clone(struct evt_trace *dst, const struct evt_trace *src)
 		d->min_end = s->min_end;
 		d->max_end = s->max_end;
 		d->shared = 1;
+		d->hold[0] = d->hold[1] = -1;
 	}
 	return 0;
 }
@@ -876,177 +562,6 @@ void evt_stream_error(const struct evt_trace *t, const struct evt_stream *s, cha
 }
 
 /* The index stops at a bad packet header: the error waits for the reader. */
-static void index_stop(const struct evt_trace *t, struct evt_stream *s, size_t off,
-		       const struct evt_decode_err *e)
-{
-	evt_stream_error(t, s, s->tail_errmsg, sizeof(s->tail_errmsg), off, e);
-	s->tail_err = 1;
-}
-
-/* The same for what only a whole file can say (stream, CPU, uuid, sequence). */
-static void index_fail(const struct evt_trace *t, struct evt_stream *s, size_t off,
-		       enum evt_derr code, uint64_t a, uint64_t b)
-{
-	struct evt_decode_err e = { .code = code, .a = a, .b = b, .cpu = s->cpu, .desc = -1 };
-
-	index_stop(t, s, off, &e);
-}
-
-/*
- * Pages this far behind the packet being read are given back, in pieces of
- * at least EVT_RELEASE_STEP: the reader's resident memory stays bounded on a
- * trace of any size (without it, every page read stays mapped until the
- * trace is closed: a 1 GB trace took 0.9 GB of RSS). A reference into a
- * page given back still reads right: the page faults in again from the file.
- */
-#define EVT_RELEASE_LAG		(256UL << 10)
-#define EVT_RELEASE_STEP	(2UL << 20)
-
-static void release_behind(struct evt_stream *s, size_t off)
-{
-	if (off >= s->released + EVT_RELEASE_LAG + EVT_RELEASE_STEP) {
-		const size_t upto = (off - EVT_RELEASE_LAG) & ~(size_t)(EVT_RELEASE_STEP - 1);
-
-		/* Read-only and unmodified: dropping the pages loses nothing. */
-		madvise((void *)(uintptr_t)(s->map + s->released), upto - s->released, MADV_DONTNEED);
-		s->released = upto;
-	}
-}
-
-/*
- * Index the packets of one file of a stream from their headers, the file
- * mapped at @base in the stream's mapping (0, or a run's chunk at its
- * place). Stops at the first bad one: the error is kept for when the
- * reader reaches it. 0, or -1 when out of memory (@err).
- */
-static int index_range(const struct evt_trace *t, struct evt_stream *s, int fd, size_t base, size_t size,
-		       uint64_t *seam_lost, char *err)
-{
-	size_t off = 0;
-	const struct evt_packet_header *h;
-	struct evt_packet_info pi;
-	struct evt_decode_err e;
-
-	h = &pi.h;
-	while (off < size && !s->tail_err) {
-		uint8_t hdr[EVT_PACKET_HEADER_SIZE];
-		/* Headers are read, not mapped: the index leaves no page resident. */
-		ssize_t got = pread(fd, hdr, sizeof(hdr), (off_t)off);
-		size_t left = size - off;
-
-		/* A file cut short since it was mapped ends here. */
-		if (got < (ssize_t)sizeof(hdr) && (got < 0 || (size_t)got < left))
-			left = got < 0 ? 0 : (size_t)got;
-		if (evt_packet_check(hdr, left, &pi, &e)) {
-			/* The file ends inside a packet that its writer is writing now. */
-			if (t->writer_pid && (e.code == EVT_DERR_PKT_SHORT || e.code == EVT_DERR_PKT_TRUNCATED)) {
-				s->partial_tail = left;
-				break;
-			}
-			index_stop(t, s, base + off, &e);
-			break;
-		}
-		if (h->stream_id != s->channel) {
-			index_fail(t, s, base + off, EVT_DERR_PKT_WRONG_STREAM, h->stream_id, s->channel);
-			break;
-		}
-		if (h->cpu_id != s->cpu || h->stream_instance_id != s->cpu) {
-			index_fail(t, s, base + off, EVT_DERR_PKT_WRONG_CPU, h->cpu_id, h->stream_instance_id);
-			break;
-		}
-		if (t->md.has_uuid && memcmp(h->uuid, t->md.uuid, 16)) {
-			index_fail(t, s, base + off, EVT_DERR_PKT_UUID, 0, 0);
-			break;
-		}
-		if (s->npk) {
-			const struct evt_pkt *prev = &s->pk[s->npk - 1];
-
-			if (h->packet_seq_num <= s->last_seq) {
-				index_fail(t, s, base + off, EVT_DERR_PKT_SEQ, h->packet_seq_num, s->last_seq);
-				break;
-			}
-			/* s->discarded: the previous packet's running total. */
-			if (h->events_discarded < s->discarded) {
-				index_fail(t, s, base + off, EVT_DERR_PKT_DISCARDED_BACK, h->events_discarded,
-					   s->discarded);
-				break;
-			}
-			/* Time never goes back in a stream: not across packets (or chunks) either. */
-			if (h->timestamp_begin < prev->end) {
-				index_fail(t, s, base + off, EVT_DERR_PKT_TIME_BACK, h->timestamp_begin, prev->end);
-				break;
-			}
-			s->seq_gaps += h->packet_seq_num - s->last_seq - 1;
-			if (seam_lost && !off)
-				*seam_lost = h->packet_seq_num - s->last_seq - 1;
-		} else {
-			s->seq_first = h->packet_seq_num;
-			s->first_ts = h->timestamp_begin;
-		}
-		if (s->npk == s->pk_cap) {
-			uint32_t cap = s->pk_cap ? s->pk_cap * 2 : 64;
-			struct evt_pkt *n = realloc(s->pk, cap * sizeof(*n));
-
-			if (!n) {
-				evt_errf(err, EVT_TRACE_ERRLEN, "%s/%s: out of memory", t->dir, s->name);
-				return -1;
-			}
-			s->pk = n;
-			s->pk_cap = cap;
-		}
-		s->pk[s->npk].off = base + off;
-		s->pk[s->npk].begin = h->timestamp_begin;
-		s->pk[s->npk].end = h->timestamp_end;
-		s->pk[s->npk].content = pi.content_bytes;
-		s->npk++;
-		s->discarded = h->events_discarded;
-		s->end_ts = h->timestamp_end;
-		if (s->npk == 1 || h->timestamp_end < s->min_end)
-			s->min_end = h->timestamp_end;
-		if (h->timestamp_end > s->max_end)
-			s->max_end = h->timestamp_end;
-		s->last_seq = h->packet_seq_num;
-		off += pi.packet_bytes;
-	}
-	s->packets = s->npk;
-	return 0;
-}
-
-static int index_stream(const struct evt_trace *t, struct evt_stream *s, int fd, char *err)
-{
-	s->npk = 0;
-	s->min_end = s->max_end = 0;
-	return index_range(t, s, fd, 0, s->size, NULL, err);
-}
-
-void evt_stream_load_packet(struct evt_stream *s)
-{
-	const struct evt_pkt *k = &s->pk[s->ipk++];
-
-	memcpy(&s->pi.h, s->map + k->off, sizeof(s->pi.h));
-	s->pi.content_bytes = (size_t)k->content;
-	s->pi.packet_bytes = (size_t)(s->pi.h.packet_size / 8);
-	s->pkt_off = (size_t)k->off;
-	release_behind(s, s->pkt_off);
-}
-
-void evt_stream_seek(struct evt_stream *s, uint64_t ts)
-{
-	uint32_t lo = 0, hi = s->npk;
-
-	/* Packet ends never go back: the first one ending at or after ts. */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (s->pk[mid].end < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	s->ipk = lo;
-	s->n = s->i = 0;
-	s->err = s->eof = 0;
-}
 
 /* Room for @need events (+ two look-ahead slots) in ev[]. */
 static int grow(struct evt_stream *s, uint32_t need)
@@ -1133,8 +648,7 @@ int evt_stream_fill(struct evt_trace *t, struct evt_stream *s)
 			s->eof = 1;
 			return 0;
 		}
-		evt_stream_load_packet(s);
-		if (decode_packet(t, s))
+		if (evt_stream_load_packet(t, s) || decode_packet(t, s))
 			s->err = 1;
 	}
 	return 1;
@@ -1253,3 +767,4 @@ long evt_trace_writer(const char *dir)
 	}
 	return 0;
 }
+

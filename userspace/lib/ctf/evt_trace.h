@@ -33,10 +33,16 @@
 #include <stdint.h>
 #include "evt_decode.h"
 #include "evt_metadata.h"
+#include "evt_pindex.h"
 
 #define EVT_TRACE_ERRLEN 640
 
-/* A run of chunks: one chunk's file of a stream. */
+/*
+ * A run of chunks: one chunk's file of a stream. Its place in the
+ * stream's reservation is mapped when a reader first needs it and given
+ * back when the run holds more files mapped than vm.max_map_count allows
+ * and no reader is in it (evt_trace_run.c).
+ */
 struct evt_seg {
 	uint64_t off;			/* where it starts in the stream's mapping (page aligned) */
 	uint64_t size;			/* its bytes */
@@ -44,7 +50,16 @@ struct evt_seg {
 	uint32_t first_pk;		/* its first packet in the stream's index */
 	uint32_t npk;			/* its packets */
 	uint64_t seam_lost;		/* packet_seq_num gap from the previous chunk's last packet */
+	uint64_t dev, ino, mtime_ns;	/* the file as the run was opened: mapped only if it still is */
+	/* Mapping, under the run's lock. */
+	unsigned int refs;		/* readers in it */
+	int mapped;
+	unsigned int stream;		/* whose */
+	struct evt_seg *lru_prev, *lru_next;	/* mapped and nobody in it: the oldest goes first */
 };
+
+/* A run's mappings, shared by the trace and its clones (evt_trace_run.c). */
+struct evt_run_maps;
 
 /* A run of chunks: one chunk. */
 struct evt_chunk_ref {
@@ -52,20 +67,31 @@ struct evt_chunk_ref {
 	char name[80];
 	uint64_t begin_rt, end_rt;	/* from its name: realtime ns (microseconds kept) */
 	uint64_t seq;
+	unsigned int md_mode, md_gid;	/* its metadata file's */
 };
 
-/* A packet of the index: where it is and its time range. */
+/* A packet of the index: where it is, its time range and its accounting. */
 struct evt_pkt {
 	uint64_t off;
 	uint64_t begin, end;		/* timestamp_begin, timestamp_end */
-	uint64_t content;		/* content bytes */
+	uint64_t seq, discarded;	/* packet_seq_num, events_discarded */
+	uint32_t content;		/* content bytes */
+	uint32_t bytes;			/* packet bytes, | EVT_PKT_UNCHECKED */
 };
+/*
+ * The packet came from an index file (evt_pindex.h): its header is
+ * compared with the entry when the packet is read, as the walk would have
+ * checked it.
+ */
+#define EVT_PKT_UNCHECKED	(1U << 31)
+#define EVT_PKT_BYTES(p)	((p)->bytes & ~EVT_PKT_UNCHECKED)
 
 struct evt_stream {
 	unsigned int id;	/* buffer id */
 	unsigned int channel;
 	unsigned int cpu;
 	char name[32];		/* file name in the directory */
+	struct evt_pidx_ident ident;	/* what its packets' headers must say */
 	const uint8_t *map;
 	size_t size;
 	size_t map_len;		/* what was mapped, when more than size (a run's page-rounded files) */
@@ -74,6 +100,8 @@ struct evt_stream {
 	unsigned int nsegs;
 	uint64_t last_seq;	/* the index's: the last packet's packet_seq_num */
 	uint32_t pk_cap;	/* the index's allocation */
+	/* Its files indexed from index files, by walking their headers; index files saved. */
+	uint32_t pidx_loaded, pidx_walked, pidx_saved;
 
 	/*
 	 * The packet index, built at open from the headers alone: every
@@ -105,6 +133,7 @@ struct evt_stream {
 	int eof;
 	uint64_t events;	/* decoded so far */
 	size_t released;	/* bytes of the mapping given back, from its start */
+	int hold[2];		/* a run: the files this reader keeps mapped (its last two), -1 */
 
 	/* Whole-file accounting, from the index. */
 	uint64_t packets;
@@ -128,6 +157,23 @@ struct evt_trace_opts {
 	 * [from_rt, to_rt] (realtime ns) are opened. Both 0: every chunk.
 	 */
 	uint64_t from_rt, to_rt;
+	/*
+	 * Packet index files (evt_pindex.h): read, and saved when the
+	 * headers had to be walked, unless no_index. cache_dir: where they
+	 * go when the trace's directory is not the user's (NULL: the user's
+	 * cache).
+	 */
+	int no_index;
+	const char *cache_dir;
+	/*
+	 * The caller wrote the files and nobody writes them any more
+	 * (evdrain's chunk finisher): a stream not yet settled has its mtime
+	 * set back (evt_pidx_backdate()) so that its index is saved sealed.
+	 */
+	int settle;
+	/* A warning (an index ignored): NULL: "PROG: MSG" on stderr. */
+	void (*warn)(void *data, const char *msg);
+	void *warn_data;
 };
 #define EVT_TRACE_OPEN_THREADS 16
 
@@ -147,6 +193,11 @@ struct evt_trace {
 	/* A run of chunks (else 0 and NULL): the chunks opened, in sequence order. */
 	unsigned int nr_chunks, run_chunks;	/* opened, and in the directory */
 	struct evt_chunk_ref *chunks;
+	struct evt_run_maps *maps;	/* a run's lazy mappings (the original's) */
+	/* The streams' files indexed from index files, by walking headers; index files saved. */
+	unsigned int pidx_loaded, pidx_walked, pidx_saved;
+	struct evt_trace_opts o;	/* as opened (cpu_set not kept) */
+	unsigned int md_mode, md_gid;	/* the metadata file's: nothing derived is wider */
 	char err[EVT_TRACE_ERRLEN];
 };
 
@@ -191,6 +242,8 @@ int evt_trace_catch_cut(const struct evt_trace *t, const char *prog);
  * 0 or -1 (no memory).
  */
 int evt_trace_clone(struct evt_trace *dst, const struct evt_trace *src);
+/* A run: the most of its files mapped at once so far (0 for a plain trace). */
+unsigned long evt_trace_run_peak(const struct evt_trace *t);
 /* Position a stream (before reading) at the first packet that may hold @ts or later. */
 void evt_stream_seek(struct evt_stream *s, uint64_t ts);
 
@@ -218,8 +271,11 @@ static inline uint64_t evt_stream_ts(const struct evt_stream *s)
 	return s->ev[s->i].ts;
 }
 
-/* Make packet s->ipk current (its header was checked by the index). */
-void evt_stream_load_packet(struct evt_stream *s);
+/*
+ * Make packet s->ipk current (its header was checked by the index, or is
+ * compared with its index file's entry now). 0, or -1 with s->errmsg.
+ */
+int evt_stream_load_packet(const struct evt_trace *t, struct evt_stream *s);
 
 /* A decoding error of @s at byte @off of its file, as text, into @buf. */
 void evt_stream_error(const struct evt_trace *t, const struct evt_stream *s, char *buf, size_t len,

@@ -702,6 +702,9 @@ static int field_of(struct parser *ps, const struct evt_tsdl_field *f, const cha
 			if (f->len_field)
 				return EVT_F_SEQ_U8;
 		}
+		if (t->kind == EVT_TSDL_INT && f->len_field && i->size == 64 && i->align == 32 && !i->is_signed &&
+		    i->base == 16 && !i->clock && !i->utf8)
+			return EVT_F_SEQ_X64;
 		return fail(ps, "field %s of event %s: an array evtrace's catalogue does not have", f->name,
 			    event);
 	}
@@ -713,7 +716,7 @@ static int field_of(struct parser *ps, const struct evt_tsdl_field *f, const cha
 		if (i->size == 16 && i->align == 16 && !i->is_signed)
 			return EVT_F_U16;
 		if (i->size == 32 && i->align == 32)
-			return i->is_signed ? EVT_F_S32 : EVT_F_U32;
+			return i->is_signed ? EVT_F_S32 : i->base == 16 ? EVT_F_X32 : EVT_F_U32;
 		if (i->size == 64 && i->align == 32)
 			return i->is_signed ? EVT_F_S64 : i->base == 16 ? EVT_F_X64 : EVT_F_U64;
 	}
@@ -739,14 +742,20 @@ static int event_fields(struct parser *ps, struct evt_event_desc *d, const struc
 
 		if (type < 0)
 			return -1;
-		if (type == EVT_F_SEQ_U8) {
-			/* uint16_t NAME_len; uint8_t NAME[NAME_len]: one field of the catalogue. */
+		if (type == EVT_F_SEQ_U8 || type == EVT_F_SEQ_X64) {
+			/*
+			 * uint16_t NAME_len; uint8_t NAME[NAME_len] (bytes), or uint32_t
+			 * NAME_len; uint64a32_hex_t NAME[NAME_len] (a stack): one field of
+			 * the catalogue.
+			 */
+			const enum evt_field_type lt = type == EVT_F_SEQ_U8 ? EVT_F_U16 : EVT_F_U32;
 			size_t l = strlen(f->name);
 
-			if (!n || fd[n - 1].type != EVT_F_U16 || strcmp(f->len_field, fd[n - 1].name) ||
+			if (!n || fd[n - 1].type != lt || strcmp(f->len_field, fd[n - 1].name) ||
 			    strncmp(fd[n - 1].name, f->name, l) || strcmp(fd[n - 1].name + l, "_len"))
 				return fail(ps, "field %s of event %s: a sequence whose length is not the "
-					    "uint16_t %s_len just before it", f->name, d->name, f->name);
+					    "%s %s_len just before it", f->name, d->name,
+					    lt == EVT_F_U16 ? "uint16_t" : "uint32_t", f->name);
 			free((char *)fd[--n].name);
 			fd[n].name = NULL;
 		}

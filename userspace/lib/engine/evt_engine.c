@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evt_comp_index.h"
+#include "evt_comp_io.h"
+#include "evt_comp_power.h"
 #include "evt_comps.h"
 #include "evt_engine.h"
 #include "evt_engine_priv.h"
@@ -76,7 +78,7 @@ int evt_field_offset(const struct evt_event_desc *d, const char *name, enum evt_
 				*type = f->type;
 			return (int)off;
 		}
-		if (f->type == EVT_F_STRING || f->type == EVT_F_SEQ_U8)
+		if (evt_field_is_var(f->type))
 			return -1;	/* what follows moves with it */
 		off += evt_field_size(f->type);
 	}
@@ -92,7 +94,7 @@ int64_t evt_event_int(const struct evt_engine_event *ev, int off, enum evt_field
 	switch (type) {
 	case EVT_F_U8: return ev->payload[off];
 	case EVT_F_U16: return evt_ld16(ev->payload + off);
-	case EVT_F_U32: return evt_ld32(ev->payload + off);
+	case EVT_F_U32: case EVT_F_X32: return evt_ld32(ev->payload + off);
 	case EVT_F_S32: return (int32_t)evt_ld32(ev->payload + off);
 	default: return (int64_t)evt_ld64(ev->payload + off);
 	}
@@ -1438,5 +1440,6 @@ int32_t evt_engine_running_tid(struct evt_etrace *t, unsigned int cpu, uint64_t 
 int evt_engine_register_builtin(struct evt_engine *e)
 {
 	return evt_engine_register(e, &evt_comp_state) || evt_engine_register(e, &evt_comp_stats) ||
-	       evt_engine_register(e, &evt_comp_index) ? -1 : 0;
+	       evt_engine_register(e, &evt_comp_index) || evt_engine_register(e, &evt_comp_io) ||
+	       evt_engine_register(e, &evt_comp_power) ? -1 : 0;
 }

@@ -184,7 +184,7 @@ int evt_engine_register(struct evt_engine *e, const struct evt_computation *c);
  */
 int evt_engine_unregister(struct evt_engine *e, const char *name);
 const struct evt_computation *evt_engine_computation(const struct evt_engine *e, const char *name);
-/* Register state, stats and index (evt_comp_*.c). 0 or -1. */
+/* Register state, stats, index, io and power (evt_comp_*.c). 0 or -1. */
 int evt_engine_register_builtin(struct evt_engine *e);
 
 /* ---- Traces: global objects ---- */

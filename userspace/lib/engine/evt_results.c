@@ -40,6 +40,7 @@
 #include <zlib.h>
 #include "evt_engine_priv.h"
 #include "evt_io.h"
+#include "evt_safedir.h"
 
 #define RES_MAGIC "EVTRES01"
 #define RES_DIR ".evtrace-results"
@@ -117,18 +118,6 @@ static int by_rel(const void *a, const void *b)
 	return strcmp(((const struct key_file *)a)->rel, ((const struct key_file *)b)->rel);
 }
 
-/* FNV-1a, 64 bits, from @h. */
-static uint64_t fnv(uint64_t h, const void *p, size_t n)
-{
-	const uint8_t *b = p;
-
-	while (n--) {
-		h ^= *b++;
-		h *= 0x100000001b3ULL;
-	}
-	return h;
-}
-
 int evt_results_key(struct evt_etrace *t, char *err, size_t errlen)
 {
 	char *first = evt_trace_run_first(t->path);
@@ -178,12 +167,12 @@ int evt_results_key(struct evt_etrace *t, char *err, size_t errlen)
 		goto free_walk;
 	}
 	qsort(kw.v, kw.n, sizeof(*kw.v), by_rel);
-	t->key[0] = fnv(0xcbf29ce484222325ULL, t->uuid, sizeof(t->uuid));
-	t->key[1] = fnv(0x84222325cbf29ce4ULL, t->uuid, sizeof(t->uuid));
+	t->key[0] = evt_fnv64(0xcbf29ce484222325ULL, t->uuid, sizeof(t->uuid));
+	t->key[1] = evt_fnv64(0x84222325cbf29ce4ULL, t->uuid, sizeof(t->uuid));
 	for (i = 0; i < kw.n; i++) {
 		for (int k = 0; k < 2; k++) {
-			t->key[k] = fnv(t->key[k], kw.v[i].rel, strlen(kw.v[i].rel) + 1);
-			t->key[k] = fnv(t->key[k], kw.v[i].id, sizeof(kw.v[i].id));
+			t->key[k] = evt_fnv64(t->key[k], kw.v[i].rel, strlen(kw.v[i].rel) + 1);
+			t->key[k] = evt_fnv64(t->key[k], kw.v[i].id, sizeof(kw.v[i].id));
 		}
 	}
 	t->bytes = kw.bytes;
@@ -199,93 +188,17 @@ out:
 }
 
 /*
- * A directory @name under the directory @parent, made (@mode, less the
- * umask) when missing, opened without following a link and used only when
- * the user running owns it, or root does and @write is not asked, and no
- * one else may write into it. An fd, or -1 with errno (ELOOP: a link,
- * EPERM: someone else's).
- */
-static int sub_dir(int parent, const char *name, mode_t mode, int write)
-{
-	struct stat st;
-	int fd;
-
-	if (write && mkdirat(parent, name, mode) && errno != EEXIST)
-		return -1;
-	fd = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) || (st.st_uid != geteuid() && (write || st.st_uid != 0)) ||
-	    (st.st_mode & (S_IWGRP | S_IWOTH))) {
-		close(fd);
-		errno = EPERM;
-		return -1;
-	}
-	return fd;
-}
-
-/*
  * The directory that holds @t's results, opened: beside the trace
  * (TRACE/.evtrace-results, its mode the trace's) or in the user's cache
  * (CACHE/evtrace/results/HASH, the user's alone). An fd, or -1 with errno.
  */
 static int res_dir(const struct evt_etrace *t, int in_cache, int write, char *where, size_t wlen)
 {
-	const char *base = t->eng->o.cache_dir, *home;
-	char hash[20];
-	const char *parts[3];
-	unsigned int n = 0, i;
-	mode_t mode = 0700;
-	struct stat st;
-	int fd, sub;
-
 	if (!in_cache) {
-		/* The trace's own directory: whoever owns it decides what is there, so check what is in it. */
 		snprintf(where, wlen, "%s/" RES_DIR, t->path);
-		fd = open(t->path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (fd < 0)
-			return -1;
-		/* The metadata's bits, x where r (0640 gives 0750): nothing wider than the trace. */
-		mode = (mode_t)(t->mode & 0666) | 0600;
-		mode |= (mode & 0444) >> 2;
-		sub = sub_dir(fd, RES_DIR, mode, write);
-		close(fd);
-		/* In the trace's group, or in none. */
-		if (sub >= 0 && write && !fstat(sub, &st) && st.st_gid != (gid_t)t->gid &&
-		    fchown(sub, (uid_t)-1, (gid_t)t->gid))
-			fchmod(sub, st.st_mode & 0700);
-		return sub;
+		return evt_beside_subdir(t->path, RES_DIR, t->mode, (gid_t)t->gid, write);
 	}
-	snprintf(hash, sizeof(hash), "%016llx", (unsigned long long)fnv(0xcbf29ce484222325ULL, t->path, strlen(t->path)));
-	if (!base) {
-		base = getenv("XDG_CACHE_HOME");
-		if (!base || !*base) {
-			home = getenv("HOME");
-			if (!home || !*home) {
-				errno = ENOENT;
-				return -1;
-			}
-			snprintf(where, wlen, "%s/.cache", home);
-		} else {
-			snprintf(where, wlen, "%s", base);
-		}
-		parts[n++] = "evtrace";
-	} else {
-		snprintf(where, wlen, "%s", base);
-	}
-	parts[n++] = "results";
-	parts[n++] = hash;
-	/* The base as the user names it; below it nothing is followed (a link there is someone's trap). */
-	if (write && mkdir(where, 0700) && errno != EEXIST)
-		return -1;
-	fd = open(where, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	for (i = 0; fd >= 0 && i < n; i++) {
-		sub = sub_dir(fd, parts[i], 0700, write);
-		close(fd);
-		fd = sub;
-		snprintf(where + strlen(where), wlen - strlen(where), "/%s", parts[i]);
-	}
-	return fd;
+	return evt_cache_subdir(t->eng->o.cache_dir, "results", t->path, write, where, wlen);
 }
 
 static void reject(struct evt_etrace *t, const char *path, const char *name, const char *why)
@@ -420,33 +333,6 @@ void evt_results_try_load(struct evt_etrace *t, struct comp_slot *s)
 	}
 }
 
-/* Write @b atomically as @name in the directory @dfd, with @mode and @gid: 0 or -1 with errno. */
-static int write_file(int dfd, const char *name, const struct evt_buf *b, mode_t mode, gid_t gid)
-{
-	char tmp[400];
-	unsigned int tries;
-	int fd = -1, e;
-
-	for (tries = 0; tries < 100 && fd < 0; tries++) {
-		snprintf(tmp, sizeof(tmp), ".%s.%ld.%u", name, (long)getpid(), (unsigned int)rand());
-		fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-		if (fd < 0 && errno != EEXIST)
-			return -1;
-	}
-	if (fd < 0)
-		return -1;
-	/* The trace's group, or none: a group the process happens to be in must not read it. */
-	if (gid != (gid_t)-1 && fchown(fd, (uid_t)-1, gid))
-		fchmod(fd, mode & 0700);
-	if (evt_write_all(fd, b->p, b->n) || close(fd) || renameat(dfd, tmp, dfd, name)) {
-		e = errno;
-		unlinkat(dfd, tmp, 0);
-		errno = e;
-		return -1;
-	}
-	return 0;
-}
-
 void evt_results_save(struct evt_etrace *t, struct comp_slot *s)
 {
 	const struct evt_computation *c = s->c;
@@ -485,7 +371,7 @@ void evt_results_save(struct evt_etrace *t, struct comp_slot *s)
 		const mode_t mode = in_cache ? (mode_t)(t->mode & 0600) | 0600 : (mode_t)(t->mode & 0666) | 0600;
 		int fd = res_dir(t, in_cache, 1, dir, sizeof(dir));
 
-		if (fd >= 0 && !write_file(fd, name, &b, in_cache ? mode & 0600 : mode,
+		if (fd >= 0 && !evt_safe_write_at(fd, name, b.p, b.n, in_cache ? mode & 0600 : mode,
 					   in_cache ? (gid_t)-1 : (gid_t)t->gid))
 			saved = 1;
 		else if (!err)

@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "evt_decode.h"
 #include "evt_format.h"
+#include "evt_symbols.h"
 #include "evt_io.h"
 
 int evt_out_init(struct evt_out *o, int fd, size_t cap)
@@ -417,10 +418,10 @@ static int is_state(const struct evt_event_desc *d, const struct evt_field_desc 
 	       !strcmp(f->name, "prev_state") && !strcmp(d->name, "sched_switch");
 }
 
-/* Bytes one line can take at most. */
-static size_t line_bound(const struct evt_event_desc *d, uint32_t len)
+/* Bytes one line can take at most (@syms: with function names for addresses). */
+static size_t line_bound(const struct evt_event_desc *d, uint32_t len, int syms)
 {
-	size_t n = 192 + strlen(d->name);
+	size_t n = 192 + strlen(d->name) + (syms ? (size_t)len / 8 * (6 * EVT_FMT_SYM_MAX + 8) : 0);
 	unsigned int i;
 
 	for (i = 0; i < d->nr_fields; i++)
@@ -428,9 +429,56 @@ static size_t line_bound(const struct evt_event_desc *d, uint32_t len)
 	return n + (size_t)len * 16;
 }
 
+/*
+ * A sequence field of @n elements at @el: bytes, or with @x64 addresses
+ * (64-bit, in hex). Text as babeltrace2 prints it (fill_len = 2, fill =
+ * [ [0] = 7, [1] = 7 ]), JSON as an array (addresses as strings).
+ */
+static char *put_seq(char *p, const char *name, size_t nl, const uint8_t *el, unsigned int n, int x64,
+		     int json)
+{
+	unsigned int j;
+
+	if (json) {
+		*p++ = '[';
+	} else {
+		p = put(p, name, nl);
+		p = PUTS(p, "_len = ");
+		p = put_u64(p, n);
+		p = PUTS(p, ", ");
+		p = put(p, name, nl);
+		p = PUTS(p, " = [");
+	}
+	for (j = 0; j < n; j++) {
+		if (json && j) {
+			*p++ = ',';
+		} else if (!json) {
+			p = PUTS(p, " [");
+			p = put_u64(p, j);
+			p = PUTS(p, "] = ");
+		}
+		if (!x64) {
+			p = put_u64(p, el[j]);
+		} else {
+			if (json)
+				*p++ = '"';
+			p = put_hex(p, evt_ld64(el + 8 * (size_t)j));
+			if (json)
+				*p++ = '"';
+		}
+		if (!json && j + 1 < n)
+			*p++ = ',';
+	}
+	if (json)
+		*p++ = ']';
+	else
+		p = PUTS(p, " ]");
+	return p;
+}
+
 /* The fields, walked like evt_decode's walk_fields (payload already checked). */
 static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *pl, uint32_t avail,
-			int json)
+			int json, const struct evt_symbols *syms)
 {
 	size_t off = 0;
 	unsigned int i;
@@ -451,7 +499,7 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 			*p++ = ':';
 		} else {
 			*p++ = ' ';
-			if (f->type != EVT_F_SEQ_U8) {
+			if (f->type != EVT_F_SEQ_U8 && f->type != EVT_F_SEQ_X64) {
 				p = put(p, f->name, nl);
 				p = PUTS(p, " = ");
 			}
@@ -468,10 +516,10 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 		case EVT_F_U64: p = put_u64(p, evt_ld64(pl + off)); break;
 		case EVT_F_S32: p = put_s64(p, (int32_t)evt_ld32(pl + off)); break;
 		case EVT_F_S64: p = put_s64(p, (int64_t)evt_ld64(pl + off)); break;
-		case EVT_F_X64:
+		case EVT_F_X64: case EVT_F_X32:
 			if (json)
 				*p++ = '"';
-			p = put_hex(p, evt_ld64(pl + off));
+			p = put_hex(p, f->type == EVT_F_X64 ? evt_ld64(pl + off) : evt_ld32(pl + off));
 			if (json)
 				*p++ = '"';
 			break;
@@ -488,37 +536,43 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 			p = put_str(p, pl + off, (unsigned int)strnlen((const char *)pl + off, 16), json);
 			break;
 		case EVT_F_SEQ_U8: {
-			unsigned int n = evt_ld16(pl + off), j;
+			unsigned int n = evt_ld16(pl + off);
 
 			if (avail - off - 2 < n)
 				n = avail - (unsigned int)off - 2;
-			if (json) {
+			p = put_seq(p, f->name, nl, pl + off + 2, n, 0, json);
+			sz = 2 + (size_t)n;
+			break;
+		}
+		case EVT_F_SEQ_X64: {
+			unsigned int n = evt_ld32(pl + off), j;
+
+			if ((avail - off - 4) / 8 < n)
+				n = (unsigned int)((avail - off - 4) / 8);
+			if (syms) {
+				/* --stacks: function names, innermost first. */
+				if (!json) {
+					p = put(p, f->name, nl);
+					p = PUTS(p, " = ");
+				}
 				*p++ = '[';
 				for (j = 0; j < n; j++) {
+					char name[EVT_FMT_SYM_MAX];
+
+					evt_symbols_name(syms, evt_ld64(pl + off + 4 + 8 * j), 1, name, sizeof(name));
 					if (j)
-						*p++ = ',';
-					p = put_u64(p, pl[off + 2 + j]);
+						p = PUTS(p, ", ");
+					else if (!json)
+						*p++ = ' ';
+					p = put_str(p, (const uint8_t *)name, (unsigned int)strlen(name), json);
 				}
+				if (!json)
+					*p++ = ' ';
 				*p++ = ']';
 			} else {
-				/* babeltrace2: fill_len = 2, fill = [ [0] = 7, [1] = 7 ] */
-				p = put(p, f->name, nl);
-				p = PUTS(p, "_len = ");
-				p = put_u64(p, n);
-				p = PUTS(p, ", ");
-				p = put(p, f->name, nl);
-				p = PUTS(p, " = [");
-				for (j = 0; j < n; j++) {
-					p = PUTS(p, " [");
-					p = put_u64(p, j);
-					p = PUTS(p, "] = ");
-					p = put_u64(p, pl[off + 2 + j]);
-					if (j + 1 < n)
-						*p++ = ',';
-				}
-				p = PUTS(p, " ]");
+				p = put_seq(p, f->name, nl, pl + off + 4, n, 1, json);
 			}
-			sz = 2 + (size_t)n;
+			sz = 4 + 8 * (size_t)n;
 			break;
 		}
 		}
@@ -578,7 +632,7 @@ static struct evt_fmt_tmpl *build_tmpl(const struct evt_event_desc *d, int json)
 		size_t a = evt_field_align(f->type), sz = evt_field_size(f->type);
 
 		/* Variable-sized fields: the slow path (their offsets vary). */
-		if (f->type == EVT_F_STRING || f->type == EVT_F_SEQ_U8)
+		if (evt_field_is_var(f->type))
 			t->fast = 0;
 		off = (off + a - 1) & ~(a - 1);
 		ft->off = (uint16_t)off;
@@ -661,10 +715,10 @@ static inline char *put_fast_fields(char *p, const struct evt_fmt_tmpl *t, const
 		case EVT_F_U64: p = put_u64(p, evt_ld64(v)); break;
 		case EVT_F_S32: p = put_s64(p, (int32_t)evt_ld32(v)); break;
 		case EVT_F_S64: p = put_s64(p, (int64_t)evt_ld64(v)); break;
-		case EVT_F_X64:
+		case EVT_F_X64: case EVT_F_X32:
 			if (json)
 				*p++ = '"';
-			p = put_hex(p, evt_ld64(v));
+			p = put_hex(p, ft->type == EVT_F_X64 ? evt_ld64(v) : evt_ld32(v));
 			if (json)
 				*p++ = '"';
 			break;
@@ -776,7 +830,7 @@ static int fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t
 	uint32_t ns = (uint32_t)(rt - sec * 1000000000ULL);
 	const int json = f->kind == EVT_FMT_JSON;
 	const struct evt_fmt_tmpl *t = ((struct evt_fmt_tmpl *const *)f->tmpl)[d - f->events];
-	size_t need = t->fast ? t->bound : t->bound + line_bound(d, len);
+	size_t need = t->fast ? t->bound : t->bound + line_bound(d, len, f->syms != NULL);
 	char *p0, *p;
 
 	if (c)
@@ -871,7 +925,7 @@ static int fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t
 				c->sys_at = (size_t)(p - o->buf);
 		}
 	}
-	p = t->fast ? put_fast_fields(p, t, payload, json) : put_fields(p, d, payload, len, json);
+	p = t->fast ? put_fast_fields(p, t, payload, json) : put_fields(p, d, payload, len, json, f->syms);
 	if (json) {
 		*p++ = '}';
 		if (flags & EVT_FMT_LATE)
@@ -911,12 +965,12 @@ int evt_fmt_fields_json(struct evt_fmt *f, struct evt_out *o, const struct evt_e
 
 	if (f->kind != EVT_FMT_JSON)
 		return -1;
-	p0 = evt_out_room(o, t->fast ? t->bound : t->bound + line_bound(d, len));
+	p0 = evt_out_room(o, t->fast ? t->bound : t->bound + line_bound(d, len, 0));
 	if (!p0)
 		return -1;
 	p = p0;
 	*p++ = '{';
-	p = t->fast ? put_fast_fields(p, t, payload, 1) : put_fields(p, d, payload, len, 1);
+	p = t->fast ? put_fast_fields(p, t, payload, 1) : put_fields(p, d, payload, len, 1, NULL);
 	*p++ = '}';
 	o->len += (size_t)(p - p0);
 	return 0;

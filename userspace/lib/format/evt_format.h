@@ -40,6 +40,10 @@ enum evt_fmt_kind {
 
 struct evt_fmt_tmpl;
 
+struct evt_symbols;
+/* A function's name for an address, at most (evt_symbols_name()). */
+#define EVT_FMT_SYM_MAX 256
+
 struct evt_fmt {
 	enum evt_fmt_kind kind;
 	const struct evt_event_desc *events;	/* the catalogue printed */
@@ -52,6 +56,8 @@ struct evt_fmt {
 	int have_cached;
 	char cached[32];	/* "HH:MM:SS" or "YYYY-MM-DDTHH:MM:SS" for cached_sec */
 	size_t cached_len;
+	/* Set: a stack's addresses (u64 sequences) are printed as function names. */
+	const struct evt_symbols *syms;
 };
 
 #define EVT_FMT_LATE 1U

@@ -54,6 +54,98 @@ static void json_hist(FILE *f, const uint64_t *h)
 	fprintf(f, "]");
 }
 
+const char *evt_dev_name(uint32_t dev, char *buf, size_t len)
+{
+	snprintf(buf, len, "%u:%u", dev >> 20, dev & 0xfffff);
+	return buf;
+}
+
+const char *evt_io_size_name(unsigned int b, char *buf, size_t len)
+{
+	static const char *const unit[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+
+	snprintf(buf, len, "%llu %s", 1ULL << (b % 10), unit[b / 10 < 5 ? b / 10 : 4]);
+	return buf;
+}
+
+static void json_req(FILE *f, const struct evt_io_req_stats *q)
+{
+	fprintf(f, "\"count\":%llu,\"bytes\":%llu,", (unsigned long long)q->count, (unsigned long long)q->bytes);
+	json_lat(f, "latency", &q->lat);
+}
+
+/* The io result: devices (with their request sizes), processes, files. */
+static void json_io(FILE *f, const struct evt_io *io)
+{
+	uint32_t i, k, b;
+	char dev[32];
+
+	fprintf(f, ",\"io\":{\"unmatched_completions\":%llu,\"devices\":[", (unsigned long long)io->unmatched);
+	for (i = 0; i < io->nr_devs; i++) {
+		const struct evt_io_dev *d = &io->devs[i];
+		int n = 0;
+
+		fprintf(f, "%s{\"dev\":\"%s\",\"name\":", i ? "," : "", evt_dev_name(d->dev, dev, sizeof(dev)));
+		json_str(f, d->name);
+		for (k = 0; k < 2; k++) {
+			fprintf(f, ",\"%s\":{", k ? "writes" : "reads");
+			json_req(f, &d->rw[k]);
+			fprintf(f, "}");
+		}
+		fprintf(f, ",\"sizes\":[");
+		for (k = 0; k < 2; k++)
+			for (b = 0; b < EVT_IO_SIZE_BUCKETS; b++) {
+				if (!d->size[k][b].count)
+					continue;
+				fprintf(f, "%s{\"op\":\"%s\",\"max_bytes\":%llu,", n++ ? "," : "", k ? "write" : "read",
+					1ULL << b);
+				json_req(f, &d->size[k][b]);
+				fprintf(f, "}");
+			}
+		fprintf(f, "]}");
+	}
+	fprintf(f, "],\"processes\":[");
+	for (i = 0; i < io->nr_procs; i++) {
+		const struct evt_io_proc *p = &io->procs[i];
+
+		fprintf(f, "%s{\"pid\":%d,\"comm\":", i ? "," : "", p->pid);
+		json_str(f, p->comm);
+		fprintf(f, ",\"read\":%llu,\"write\":%llu,\"block_read\":%llu,\"block_write\":%llu}",
+			(unsigned long long)p->read, (unsigned long long)p->write, (unsigned long long)p->blk_read,
+			(unsigned long long)p->blk_write);
+	}
+	fprintf(f, "],\"files\":[");
+	for (i = 0; i < io->nr_files; i++) {
+		fprintf(f, "%s{\"name\":", i ? "," : "");
+		json_str(f, io->files[i].name);
+		fprintf(f, ",\"read\":%llu,\"write\":%llu}", (unsigned long long)io->files[i].read,
+			(unsigned long long)io->files[i].write);
+	}
+	fprintf(f, "]}");
+}
+
+/* The power result: per CPU, the time per idle state and per frequency. */
+static void json_power(FILE *f, const struct evt_power *pw)
+{
+	uint32_t i, k;
+
+	fprintf(f, ",\"power\":{\"cpus\":[");
+	for (i = 0; i < pw->nr_cpus; i++) {
+		const struct evt_power_cpu *c = &pw->cpus[i];
+
+		fprintf(f, "%s{\"cpu\":%u,\"idle\":[", i ? "," : "", c->cpu);
+		for (k = 0; k < c->nr_idle_ns; k++)
+			fprintf(f, "%s{\"state\":%u,\"ns\":%llu}", k ? "," : "", c->idle_ns[k].value,
+				(unsigned long long)c->idle_ns[k].ns);
+		fprintf(f, "],\"frequency\":[");
+		for (k = 0; k < c->nr_freq_ns; k++)
+			fprintf(f, "%s{\"khz\":%u,\"ns\":%llu}", k ? "," : "", c->freq_ns[k].value,
+				(unsigned long long)c->freq_ns[k].ns);
+		fprintf(f, "]}");
+	}
+	fprintf(f, "]}");
+}
+
 int evt_report_json(FILE *f, const struct evt_report *r)
 {
 	const struct evt_stats *s = r->st;
@@ -155,7 +247,12 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 		           (unsigned long long)l->ts, l->stream, (unsigned long long)l->discarded,
 		           (unsigned long long)l->lost_packets);
 	}
-	fprintf(f, "]}\n");
+	fprintf(f, "]");
+	if (r->io)
+		json_io(f, r->io);
+	if (r->power)
+		json_power(f, r->power);
+	fprintf(f, "}\n");
 	return ferror(f) ? -1 : 0;
 }
 
@@ -181,7 +278,8 @@ int evt_report_window_init(struct evt_report_window *w, struct evt_engine *e, st
 	w->ts = evt_traceset_new(e);
 	w->st = evt_stats_new();
 	w->state = evt_state_new();
-	if (!w->ts || !w->st || !w->state)
+	w->io = evt_comp_io.create(t);
+	if (!w->ts || !w->st || !w->state || !w->io)
 		goto oom;
 	/* A ready state result says who runs where at the window's start. */
 	for (unsigned int i = 0; i < tr->nr_streams; i++)
@@ -196,7 +294,8 @@ int evt_report_window_init(struct evt_report_window *w, struct evt_engine *e, st
 	w->req.from_rt = from > UINT64_MAX - off ? UINT64_MAX : from + off;
 	w->req.to_rt = to >= EVT_TIME_END - off ? EVT_TIME_END : to + off;
 	if (evt_traceset_add(w->ts, t) || evt_hooks_add(&w->req.ctx.event, evt_stats_event_hook, w->st) ||
-	    evt_hooks_add(&w->req.ctx.event, evt_state_event_hook, w->state))
+	    evt_hooks_add(&w->req.ctx.event, evt_state_event_hook, w->state) ||
+	    evt_comp_io.hook_adder(&w->req.ctx, w->io))
 		goto oom;
 	return 0;
 oom:
@@ -229,6 +328,7 @@ int evt_report_window_finish(struct evt_report_window *w, struct evt_etrace *t, 
 {
 	evt_state_close(w->state);
 	evt_stats_close(w->st);
+	evt_comp_io.finish(w->io, NULL);
 	if (evt_stats_read_losses(w->st, evt_etrace_reader(t))) {
 		snprintf(err, errlen, "out of memory");
 		return -1;
@@ -252,5 +352,7 @@ void evt_report_window_free(struct evt_report_window *w)
 		evt_stats_free(w->st);
 	if (w->state)
 		evt_state_free(w->state);
+	if (w->io)
+		evt_comp_io.destroy(w->io);
 	memset(w, 0, sizeof(*w));
 }

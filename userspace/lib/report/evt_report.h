@@ -11,15 +11,24 @@
 #include <stdint.h>
 #include <stdio.h>
 #include "evt_comps.h"
+#include "evt_comp_io.h"
+#include "evt_comp_power.h"
 #include "evt_engine.h"
 
 struct evt_report {
 	const char *path;		/* the trace's */
 	const struct evt_stats *st;
 	const struct evt_state *state;
+	const struct evt_io *io;	/* NULL: none */
+	const struct evt_power *power;	/* NULL: none */
 	uint64_t offset_ns;		/* realtime = clock + this */
 	int window;			/* the numbers are a window's */
 };
+
+/* "8:16", a kernel dev_t as major:minor, in @buf. */
+const char *evt_dev_name(uint32_t dev, char *buf, size_t len);
+/* The request size of bucket @b (evt_io_size_bucket()) as "64 KiB" in @buf. */
+const char *evt_io_size_name(unsigned int b, char *buf, size_t len);
 
 /* "HI", "TIMER", ... or "vecN" in @buf. */
 const char *evt_softirq_name(unsigned int vec, char *buf, size_t len);
@@ -37,6 +46,7 @@ int evt_report_json(FILE *f, const struct evt_report *r);
 struct evt_report_window {
 	struct evt_stats *st;
 	struct evt_state *state;
+	struct evt_io *io;
 	struct evt_traceset *ts;
 	struct evt_request req;
 	uint64_t from, to;

@@ -10,7 +10,9 @@
 #include "evt_ring.h"
 #include "evt_io.h"
 #include "evt_synth.h"
+#include "evt_pindex.h"
 #include <evtrace/events.h>
+#include <evtrace/event-layout.h>
 #include <evtrace/limits.h>
 
 void evt_synth_defaults(struct evt_synth_params *p)
@@ -56,6 +58,7 @@ struct sring {
 	struct evt_subbuf *sb;
 	FILE *f;
 	char *fbuf;
+	struct evt_pidx_writer idx;	/* the stream's packet index, as evdrain writes it */
 };
 
 static int drain(struct sring *s, struct evt_synth_result *res)
@@ -69,6 +72,7 @@ static int drain(struct sring *s, struct evt_synth_result *res)
 			evt_ring_put(&s->r, pos);
 			return -1;
 		}
+		evt_pidx_writer_add(&s->idx, h, (uint32_t)s->r.subbuf_size);
 		res->packets++;
 		evt_ring_put(&s->r, pos);
 	}
@@ -86,6 +90,7 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 	char path[4096];
 
 	memset(s, 0, sizeof(*s));
+	s->idx.fd = -1;
 	if (evt_ring_check_params(&rp)) {
 		evt_errf(err, errlen, "bad ring geometry: subbuf_size %lu, num_subbuf %lu "
 		       "(powers of two, >= 1024 and >= 2)", p->subbuf_size, p->num_subbuf);
@@ -106,6 +111,12 @@ static int sring_open(struct sring *s, const char *dir, unsigned int cpu, enum e
 		return -1;
 	}
 	setvbuf(s->f, s->fbuf, _IOFBF, 1 << 20);
+	if (!p->no_index) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "%s_%u", evt_channel_name(ch), cpu);
+		evt_pidx_writer_open(&s->idx, dir, name, ch, cpu, 0644, (gid_t)-1, -1, 0);
+	}
 	return 0;
 }
 
@@ -151,6 +162,15 @@ static int sring_close(struct sring *s, struct evt_synth_result *res)
 		res->skipped += st.skipped;
 		res->written += st.recorded - st.overwritten;
 	}
+	/*
+	 * Its index written whole and sealed: the stream's mtime set back so
+	 * that it has settled (evt_pindex.h) and a later write shows, rather
+	 * than a wait of EVT_PIDX_SETTLE_NS per run. A stream not whole (a
+	 * failed write) keeps its index unsealed, which no reader uses.
+	 */
+	if (s->f && !fflush(s->f))
+		evt_pidx_writer_seal(&s->idx, fileno(s->f));
+	evt_pidx_writer_close(&s->idx);
 	if (s->f && fclose(s->f))
 		ret = -1;
 	free(s->mem);
@@ -218,7 +238,7 @@ static uint32_t build_payload(const struct evt_event_desc *d, uint8_t *buf, uint
 		switch (f->type) {
 		case EVT_F_U8: buf[off++] = (uint8_t)v; break;
 		case EVT_F_U16: memcpy(buf + off, &v, 2); off += 2; break;
-		case EVT_F_U32: memcpy(buf + off, &v, 4); off += 4; break;
+		case EVT_F_U32: case EVT_F_X32: memcpy(buf + off, &v, 4); off += 4; break;
 		case EVT_F_S32: {
 			int32_t x = (int32_t)(v % 2000) - 100;
 
@@ -252,6 +272,18 @@ static uint32_t build_payload(const struct evt_event_desc *d, uint8_t *buf, uint
 			memcpy(buf + off, &len, 2);
 			memset(buf + off + 2, (int)(seq & 0xff), len);
 			off += 2 + (size_t)len;
+			break;
+		}
+		case EVT_F_SEQ_X64: {
+			uint32_t len = (uint32_t)((r >> 8) % 9), j2;
+
+			memcpy(buf + off, &len, 4);
+			for (j2 = 0; j2 < len; j2++) {
+				uint64_t ip = 0xffffffff81000000ULL + ((r >> (j2 % 24)) & 0xffffff);
+
+				memcpy(buf + off + 4 + 8 * j2, &ip, 8);
+			}
+			off += 4 + 8 * (size_t)len;
 			break;
 		}
 		case EVT_F_COMM:
@@ -415,6 +447,7 @@ struct kcpu {
 	struct kthr *t;
 	unsigned int nt, cap, live;
 	int cur;		/* running thread, -1: idle (swapper/N) */
+	int fast;		/* its frequency: the higher of its two */
 	unsigned int cpu_nr;
 	unsigned int rr;	/* where pick_next looks first */
 };
@@ -471,25 +504,24 @@ static void kemit(struct ksim *k, unsigned int ch, unsigned int id, const void *
 		res->first_ts = k->now;
 	if (k->now > res->last_ts)
 		res->last_ts = k->now;
-	if (ch == EVT_CHAN_COMPACT) {
-		if (id >= EVT_ID_SYS_BASE)
-			res->syscalls++;
-		else if (id == EVT_ID_EXIT_SYSCALL)
-			res->syscall_exits++;
-		else if (id == EVT_ID_SCHED_SWITCH)
-			res->switches++;
-		else if (id == EVT_ID_IRQ_ENTRY)
-			res->irqs++;
-		else if (id == EVT_ID_SOFTIRQ_ENTRY)
-			res->softirqs++;
-	} else {
-		if (id == EVT_ID_SCHED_WAKEUP || id == EVT_ID_SCHED_WAKEUP_NEW)
-			res->wakeups++;
-		else if (id == EVT_ID_SCHED_FORK)
-			res->forks++;
-		else if (id == EVT_ID_STATEDUMP_PROCESS)
-			res->dumped++;
-	}
+#define IS(ev) (ch == EVT_CHAN_OF_##ev && id == EVT_ID_##ev)
+	if (ch == EVT_CHAN_COMPACT && id >= EVT_ID_SYS_BASE)
+		res->syscalls++;
+	else if (IS(EXIT_SYSCALL))
+		res->syscall_exits++;
+	else if (IS(SCHED_SWITCH))
+		res->switches++;
+	else if (IS(IRQ_ENTRY))
+		res->irqs++;
+	else if (IS(SOFTIRQ_ENTRY))
+		res->softirqs++;
+	else if (IS(SCHED_WAKEUP) || IS(SCHED_WAKEUP_NEW))
+		res->wakeups++;
+	else if (IS(SCHED_FORK))
+		res->forks++;
+	else if (IS(STATEDUMP_PROCESS))
+		res->dumped++;
+#undef IS
 	evt_record_copy(&k->rings[ch].r, id, pl, len);
 	if (k->p->stall_every && k->e % k->p->stall_every == k->p->stall_every - 1)
 		k->stall_left = (unsigned int)k->stall_len;
@@ -504,14 +536,25 @@ static void kemit(struct ksim *k, unsigned int ch, unsigned int id, const void *
 	k->e++;
 }
 
-static void kput32(uint8_t *b, int32_t v)
-{
-	memcpy(b, &v, 4);
-}
+/*
+ * Record event EVT_ID_<ev> from @pl, its class's payload struct
+ * (<evtrace/event-layout.h>), @len bytes: a payload of another class does
+ * not compile.
+ */
+#define KEMIT(k, ev, pl, len, gap) do {						\
+	_Static_assert(__builtin_types_compatible_p(__typeof__(*(pl)), evt_pl_of_##ev), \
+		       "payload of another class");				\
+	kemit(k, EVT_CHAN_OF_##ev, EVT_ID_##ev, pl, len, gap);			\
+} while (0)
+#define KEMIT_FIXED(k, ev, pl, gap) KEMIT(k, ev, pl, (uint32_t)sizeof(*(pl)), gap)
 
-static void kput64(uint8_t *b, int64_t v)
+/* A string into a payload's variable part: the bytes taken, NUL included. */
+static uint32_t kput_str(char *dst, const char *s)
 {
-	memcpy(b, &v, 8);
+	size_t n = strlen(s) + 1;
+
+	memcpy(dst, s, n);
+	return (uint32_t)n;
 }
 
 static const char *kcomm(const struct ksim *k, int t)
@@ -529,38 +572,63 @@ static int32_t kprio(const struct ksim *k, int t)
 	return t < 0 ? KPRIO : k->c->t[t].prio;
 }
 
+/* softirq_entry, _exit, _raise: @id says which (one class). */
 static void ksoftirq(struct ksim *k, unsigned int id, uint32_t vec, uint64_t gap)
 {
-	kemit(k, EVT_CHAN_COMPACT, id, &vec, 4, gap);
+	struct evt_pl_softirq pl = { .vec = vec };
+
+	kemit(k, EVT_CHAN_OF_SOFTIRQ_ENTRY, id, &pl, sizeof(pl), gap);
+}
+
+/*
+ * The CPU's idle state (power_cpu_idle: 1 while idle, 4294967295 when it
+ * leaves it) and, now and then when it wakes, a new frequency (two of them
+ * per CPU, alternately).
+ */
+static void kpower(struct ksim *k, int idle)
+{
+	struct evt_pl_power_cpu pl = { .state = idle ? 1 : 4294967295u, .cpu_id = k->cpu };
+
+	KEMIT_FIXED(k, POWER_CPU_IDLE, &pl, kgap(k, k->p->period_ns / 4));
+	if (!idle && rnd(&k->rs) % 8 == 0) {
+		k->c->fast = !k->c->fast;
+		pl.state = (k->c->fast ? 2400000 : 1200000) + 100000 * (k->cpu % 4);
+		KEMIT_FIXED(k, POWER_CPU_FREQUENCY, &pl, kgap(k, k->p->period_ns / 4));
+	}
 }
 
 /* sched_switch from the current thread (or idle) to @next, with @state for prev. */
 static void kswitch(struct ksim *k, uint32_t state, int next)
 {
-	uint8_t b[56];
+	struct evt_pl_sched_switch pl;
 	int prev = k->c->cur;
 
-	memcpy(b, kcomm(k, prev), 16);
-	kput32(b + 16, ktid(k, prev));
-	kput32(b + 20, kprio(k, prev));
-	memcpy(b + 24, &state, 4);
-	memcpy(b + 28, kcomm(k, next), 16);
-	kput32(b + 44, ktid(k, next));
-	kput32(b + 48, kprio(k, next));
-	kemit(k, EVT_CHAN_COMPACT, EVT_ID_SCHED_SWITCH, b, 52, kgap(k, k->p->period_ns / 2));
+	if (prev < 0 && next >= 0)
+		kpower(k, 0);
+
+	memcpy(pl.prev_comm, kcomm(k, prev), 16);
+	pl.prev_tid = ktid(k, prev);
+	pl.prev_prio = kprio(k, prev);
+	pl.prev_state = state;
+	memcpy(pl.next_comm, kcomm(k, next), 16);
+	pl.next_tid = ktid(k, next);
+	pl.next_prio = kprio(k, next);
+	KEMIT_FIXED(k, SCHED_SWITCH, &pl, kgap(k, k->p->period_ns / 2));
 	k->c->cur = next;
+	if (prev >= 0 && next < 0)
+		kpower(k, 1);
 }
 
 /* sched_wakeup, sched_wakeup_new, sched_waking: comm, tid, prio, target_cpu. */
 static void kwake_ev(struct ksim *k, unsigned int id, int t)
 {
-	uint8_t b[28];
+	evt_pl_of_SCHED_WAKEUP pl;
 
-	memcpy(b, kcomm(k, t), 16);
-	kput32(b + 16, ktid(k, t));
-	kput32(b + 20, kprio(k, t));
-	kput32(b + 24, (int32_t)k->cpu);
-	kemit(k, EVT_CHAN_NORMAL, id, b, 28, kgap(k, k->p->period_ns / 4));
+	memcpy(pl.comm, kcomm(k, t), 16);
+	pl.tid = ktid(k, t);
+	pl.prio = kprio(k, t);
+	pl.target_cpu = (int32_t)k->cpu;
+	kemit(k, EVT_CHAN_OF_SCHED_WAKEUP, id, &pl, sizeof(pl), kgap(k, k->p->period_ns / 4));
 }
 
 /* Wake a blocked thread of this CPU, if any (-1: none). */
@@ -610,24 +678,22 @@ static int kirq(struct ksim *k)
 {
 	const struct kirq *q = kirqs;
 	unsigned int w = (unsigned int)(rnd(&k->rs) % KIRQ_WSUM);
-	uint8_t b[4 + 64];
-	size_t len;
-	int32_t ex[2];
+	struct { struct evt_pl_irq_entry h; char name[64]; } en;
+	struct evt_pl_irq_exit ex;
 	int woke = -1;
 
 	while (w >= q->weight) {
 		w -= q->weight;
 		q++;
 	}
-	kput32(b, q->irq);
-	len = strlen(q->name) + 1;
-	memcpy(b + 4, q->name, len);
-	kemit(k, EVT_CHAN_COMPACT, EVT_ID_IRQ_ENTRY, b, (uint32_t)(4 + len), kgap(k, k->p->period_ns / 2));
+	en.h.irq = q->irq;
+	KEMIT(k, IRQ_ENTRY, &en.h, (uint32_t)sizeof(en.h) + kput_str(en.name, q->name),
+	      kgap(k, k->p->period_ns / 2));
 	if (q->vec >= 0)
 		ksoftirq(k, EVT_ID_SOFTIRQ_RAISE, (uint32_t)q->vec, kgap(k, k->p->period_ns / 4));
-	ex[0] = q->irq;
-	ex[1] = 1;	/* IRQ_HANDLED */
-	kemit(k, EVT_CHAN_COMPACT, EVT_ID_IRQ_EXIT, ex, 8, kgap(k, k->p->period_ns / 2));
+	ex.irq = q->irq;
+	ex.ret = 1;	/* IRQ_HANDLED */
+	KEMIT_FIXED(k, IRQ_EXIT, &ex, kgap(k, k->p->period_ns / 2));
 	if (q->vec >= 0) {
 		ksoftirq(k, EVT_ID_SOFTIRQ_ENTRY, (uint32_t)q->vec, kgap(k, k->p->period_ns / 4));
 		if (rnd(&k->rs) % 100 < 70)
@@ -650,36 +716,59 @@ static int ktimer(struct ksim *k, int wake)
 	return woke;
 }
 
-/* A syscall's entry event with plausible arguments. */
+/*
+ * An integer field of type @t at the next offset its alignment allows
+ * from @off (the catalogue's layout): the offset after it.
+ */
+static size_t kput_int(uint8_t *b, size_t off, enum evt_field_type t, int64_t v)
+{
+	size_t a = evt_field_align(t), n = evt_field_size(t);
+
+	while (off % a)
+		b[off++] = 0;
+	memcpy(b + off, &v, n);	/* little endian: the low bytes */
+	return off + n;
+}
+
+/*
+ * A syscall's entry event with plausible arguments, laid out by its fields
+ * (paths as strings, as the module copies them).
+ */
 static void ksys_enter(struct ksim *k, const struct evt_event_desc *d, int32_t fd)
 {
-	uint8_t b[6 * 8];
+	uint8_t b[6 * 8 + 2 * 64];
+	size_t off = 0;
 	unsigned int i;
 
 	for (i = 0; i < d->nr_fields && i < 6; i++) {
 		const char *n = d->fields[i].name;
 		int64_t v;
 
+		if (d->fields[i].type == EVT_F_STRING) {
+			off += (size_t)snprintf((char *)b + off, 64, "/srv/evsynth/file-%u",
+						(unsigned int)(rnd(&k->rs) % 1000)) + 1;
+			continue;
+		}
 		if (!strcmp(n, "fd") || !strcmp(n, "epfd") || !strcmp(n, "dfd"))
 			v = fd;
 		else if (d->fields[i].type == EVT_F_X64)
 			v = (int64_t)(0x7ffc00000000ULL + ((rnd(&k->rs) & 0xffffff) << 4));
+		else if (d->fields[i].type == EVT_F_X32)
+			v = (int64_t)(0xff800000U + ((rnd(&k->rs) & 0x3ffff) << 4));
 		else if (!strcmp(n, "count") || !strcmp(n, "len") || !strcmp(n, "size"))
 			v = 4096;
 		else
 			v = (int64_t)(rnd(&k->rs) % 8);
-		kput64(b + 8 * i, v);
+		off = kput_int(b, off, d->fields[i].type, v);
 	}
-	kemit(k, EVT_CHAN_COMPACT, d->id, b, 8 * i, kgap(k, k->p->period_ns));
+	kemit(k, EVT_CHAN_COMPACT, d->id, b, (uint32_t)off, kgap(k, k->p->period_ns));
 }
 
 static void ksys_exit(struct ksim *k, int32_t nr, int64_t ret, uint64_t gap)
 {
-	uint8_t b[12];
+	struct evt_pl_exit_syscall pl = { .id = nr, .ret = ret };
 
-	kput32(b, nr);
-	kput64(b + 4, ret);
-	kemit(k, EVT_CHAN_COMPACT, EVT_ID_EXIT_SYSCALL, b, 12, gap);
+	KEMIT_FIXED(k, EXIT_SYSCALL, &pl, gap);
 }
 
 static int64_t ksc_ret(struct ksim *k, const struct ksc *s, const struct kthr *t)
@@ -730,7 +819,7 @@ static void kfork(struct ksim *k)
 	struct kcpu *c = k->c;
 	int ch = knew_thread(k);
 	struct kthr *t, *par;
-	uint8_t b[56];
+	struct evt_pl_sched_fork pl;
 
 	if (ch < 0)
 		return;
@@ -745,13 +834,13 @@ static void kfork(struct ksim *k)
 	t->left = 20 + rnd(&k->rs) % 400;
 	if (k->clone)
 		ksys_enter(k, k->clone, 0);
-	memcpy(b, par->comm, 16);
-	kput32(b + 16, par->tid);
-	kput32(b + 20, par->pid);
-	memcpy(b + 24, t->comm, 16);
-	kput32(b + 40, t->tid);
-	kput32(b + 44, t->pid);
-	kemit(k, EVT_CHAN_NORMAL, EVT_ID_SCHED_FORK, b, 48, kgap(k, k->p->period_ns * 4));
+	memcpy(pl.parent_comm, par->comm, 16);
+	pl.parent_tid = par->tid;
+	pl.parent_pid = par->pid;
+	memcpy(pl.child_comm, t->comm, 16);
+	pl.child_tid = t->tid;
+	pl.child_pid = t->pid;
+	KEMIT_FIXED(k, SCHED_FORK, &pl, kgap(k, k->p->period_ns * 4));
 	kwake_ev(k, EVT_ID_SCHED_WAKEUP_NEW, ch);
 	if (k->clone)
 		ksys_exit(k, (int32_t)(k->clone->id - EVT_ID_SYS_BASE), t->tid, kgap(k, k->p->period_ns));
@@ -761,17 +850,17 @@ static void kfork(struct ksim *k)
 static void kexec(struct ksim *k)
 {
 	struct kthr *t = &k->c->t[k->c->cur];
-	uint8_t b[8 + 64];
+	struct { struct evt_pl_sched_exec h; char name[64]; } pl;
 	int n;
 
 	if (k->execve)
 		ksys_enter(k, k->execve, 0);
-	kput32(b, t->tid);
-	kput32(b + 4, t->tid);
-	n = snprintf((char *)b + 8, 64, "/usr/libexec/evsynth/job-%u", (*k->next_job)++ % 100000);
+	pl.h.tid = t->tid;
+	pl.h.old_tid = t->tid;
+	n = snprintf(pl.name, sizeof(pl.name), "/usr/libexec/evsynth/job-%u", (*k->next_job)++ % 100000);
 	memset(t->comm, 0, 16);
-	memcpy(t->comm, b + 8 + 21, (size_t)n - 21 < 15 ? (size_t)n - 21 : 15);
-	kemit(k, EVT_CHAN_NORMAL, EVT_ID_SCHED_EXEC, b, (uint32_t)(8 + n + 1), kgap(k, k->p->period_ns * 8));
+	memcpy(t->comm, pl.name + 21, (size_t)n - 21 < 15 ? (size_t)n - 21 : 15);
+	KEMIT(k, SCHED_EXEC, &pl.h, (uint32_t)(sizeof(pl.h) + n + 1), kgap(k, k->p->period_ns * 8));
 	if (k->execve)
 		ksys_exit(k, (int32_t)(k->execve->id - EVT_ID_SYS_BASE), 0, kgap(k, k->p->period_ns));
 	t->exec_pending = 0;
@@ -783,20 +872,20 @@ static void kexit(struct ksim *k)
 	struct kcpu *c = k->c;
 	int self = c->cur, next;
 	struct kthr *t = &c->t[self];
-	uint8_t b[24];
+	evt_pl_of_SCHED_EXIT pl;
 
 	if (k->exit_group)
 		ksys_enter(k, k->exit_group, 0);
-	memcpy(b, t->comm, 16);
-	kput32(b + 16, t->tid);
-	kput32(b + 20, t->prio);
-	kemit(k, EVT_CHAN_NORMAL, EVT_ID_SCHED_EXIT, b, 24, kgap(k, k->p->period_ns * 2));
+	memcpy(pl.comm, t->comm, 16);
+	pl.tid = t->tid;
+	pl.prio = t->prio;
+	KEMIT_FIXED(k, SCHED_EXIT, &pl, kgap(k, k->p->period_ns * 2));
 	t->state = KT_DEAD;
 	next = kpick(k);
 	kswitch(k, KS_ZOMBIE, next);
 	ksoftirq(k, EVT_ID_SOFTIRQ_RAISE, KSOFTIRQ_RCU, kgap(k, k->p->period_ns * 4));
 	ksoftirq(k, EVT_ID_SOFTIRQ_ENTRY, KSOFTIRQ_RCU, kgap(k, k->p->period_ns / 2));
-	kemit(k, EVT_CHAN_NORMAL, EVT_ID_SCHED_FREE, b, 24, kgap(k, k->p->period_ns / 2));
+	KEMIT_FIXED(k, SCHED_FREE, &pl, kgap(k, k->p->period_ns / 2));
 	ksoftirq(k, EVT_ID_SOFTIRQ_EXIT, KSOFTIRQ_RCU, kgap(k, k->p->period_ns / 2));
 	c->live--;
 }
@@ -922,40 +1011,37 @@ static void kstatedump(struct ksim *k, struct kcpu *cpus, unsigned int ncpu)
 		{ .tid = 2, .pid = 2, .ppid = 0, .comm = "kthreadd", .kthread = 1, .state = KT_BLOCKED },
 	};
 	unsigned int i, j;
-	uint8_t b[4 + 96];
+	struct evt_pl_statedump_process pp;
+	struct { struct evt_pl_statedump_interrupt h; char names[96]; } pi;
 
-	kemit(k, EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_START, NULL, 0, 1);
+	KEMIT(k, STATEDUMP_START, (struct evt_pl_statedump_bound *)NULL, 0, 1);
 	for (i = 0; i <= ncpu; i++) {
 		unsigned int n = i < ncpu ? cpus[i].nt : 2;
 
 		for (j = 0; j < n; j++) {
 			const struct kthr *t = i < ncpu ? &cpus[i].t[j] : &sys[j];
-			int32_t v[4] = {
-				t->kthread ? KD_KERNEL_THREAD : KD_USER_THREAD, KD_MODE_UNKNOWN, 0,
-				t->state == KT_RUNNABLE ? KD_WAIT_CPU : KD_WAIT,
-			};
-			uint32_t cpu = i < ncpu ? cpus[i].cpu_nr : 0;
 
-			kput32(b, t->tid);
-			kput32(b + 4, t->pid);
-			kput32(b + 8, t->ppid);
-			memcpy(b + 12, t->comm, 16);
-			memcpy(b + 28, v, 16);
-			memcpy(b + 44, &cpu, 4);
-			kemit(k, EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_PROCESS, b, 48, kgap(k, k->p->period_ns));
+			pp.tid = t->tid;
+			pp.pid = t->pid;
+			pp.ppid = t->ppid;
+			memcpy(pp.name, t->comm, 16);
+			pp.type = t->kthread ? KD_KERNEL_THREAD : KD_USER_THREAD;
+			pp.mode = KD_MODE_UNKNOWN;
+			pp.submode = 0;
+			pp.status = t->state == KT_RUNNABLE ? KD_WAIT_CPU : KD_WAIT;
+			pp.cpu = i < ncpu ? cpus[i].cpu_nr : 0;
+			KEMIT_FIXED(k, STATEDUMP_PROCESS, &pp, kgap(k, k->p->period_ns));
 		}
 	}
 	for (i = 0; i < KIRQ_N; i++) {
-		uint32_t irq = (uint32_t)kirqs[i].irq;
-		size_t a = strlen(kirqs[i].chip) + 1, h = strlen(kirqs[i].name) + 1;
+		uint32_t a;
 
-		memcpy(b, &irq, 4);
-		memcpy(b + 4, kirqs[i].chip, a);
-		memcpy(b + 4 + a, kirqs[i].name, h);
-		kemit(k, EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_INTERRUPT, b, (uint32_t)(4 + a + h),
-		      kgap(k, k->p->period_ns));
+		pi.h.irq = (uint32_t)kirqs[i].irq;
+		a = kput_str(pi.names, kirqs[i].chip);
+		a += kput_str(pi.names + a, kirqs[i].name);
+		KEMIT(k, STATEDUMP_INTERRUPT, &pi.h, (uint32_t)sizeof(pi.h) + a, kgap(k, k->p->period_ns));
 	}
-	kemit(k, EVT_CHAN_NORMAL, EVT_ID_STATEDUMP_END, NULL, 0, kgap(k, k->p->period_ns));
+	KEMIT(k, STATEDUMP_END, (struct evt_pl_statedump_bound *)NULL, 0, kgap(k, k->p->period_ns));
 }
 
 /* The syscalls of ksc_specs[] this build's catalogue has. 0, or -1 with @err. */

@@ -72,6 +72,8 @@ struct evt_synth_params {
 	const uint64_t *flush_at;
 	unsigned int nr_flush;
 	uint64_t flush_step_ns;
+	/* No packet index files (evt_pindex.h), as evdrain before them: readers walk the headers. */
+	int no_index;
 };
 
 struct evt_synth_result {

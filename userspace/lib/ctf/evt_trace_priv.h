@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The trace reader's insides, shared by its three files: evt_trace.c
+ * (opening a directory, streams on threads, decoding), evt_trace_pk.c (the
+ * packet index: index files, the header walk, checks when a packet is
+ * read) and evt_trace_run.c (runs of chunks, mapped lazily).
+ */
+#ifndef EVT_TRACE_PRIV_H
+#define EVT_TRACE_PRIV_H
+
+#include <sys/stat.h>
+#include "evt_trace.h"
+
+/* evt_trace.c */
+
+/*
+ * A stream file's name: 0 with *@chan and *@cpu; -1 for a name that is
+ * not a stream's; -2 for one that starts like one and is not (refused).
+ */
+int evt_trace_parse_stream_name(const char *name, unsigned int *chan, unsigned int *cpu);
+/* Open a file of the trace for reading: 0 with *@fd and *@st, or -1 with @err. */
+int evt_trace_open_regular(char *err, const char *path, int *fd, struct stat *st);
+/* @dir's metadata text (malloc'd) and its file's stat: 0, or -1 with @err. */
+int evt_trace_read_metadata_text(const char *dir, char **text, size_t *len, struct stat *st, char *err);
+/* @dir's metadata parsed into t->md (its text kept in *@keep when asked): 0, or -1 with t->err. */
+int evt_trace_read_metadata_of(struct evt_trace *t, const char *dir, char **keep, size_t *keep_len);
+/* The stream (@chan, @cpu) of t->streams, added if new: NULL when out of memory. */
+struct evt_stream *evt_trace_stream_of(struct evt_trace *t, unsigned int *cap, unsigned int chan,
+				       unsigned int cpu);
+/* The streams found: sorted, opened and indexed (on o->threads), checked. 0, or -1 with t->err. */
+int evt_trace_open_indexed(struct evt_trace *t, const struct evt_trace_opts *o);
+/* A warning through t->o.warn (or to stderr). */
+void evt_trace_warn(const struct evt_trace *t, const char *msg);
+
+/* evt_trace_pk.c */
+
+/*
+ * Index one file of @s (@fd, whose fstat() is @st; @dir its directory,
+ * its metadata's @md_mode and @md_gid; at @base in the stream's mapping):
+ * from its index file when that is good (a sealed one whole, an unsealed
+ * one as a prefix), else and after that prefix by walking the headers;
+ * what a walk found is saved. An index file ignored is said in @warn
+ * (empty: none). The packet-level rules are checked as the packets are
+ * added; a bad header ends the index (s->tail_err). 0, or -1 when out of
+ * memory (@err).
+ */
+int evt_trace_index_file(const struct evt_trace *t, struct evt_stream *s, int fd, const struct stat *st,
+			 const char *dir, unsigned int md_mode, unsigned int md_gid, size_t base,
+			 uint64_t *seam_lost, char *err, char *warn, size_t warnlen);
+
+/* evt_trace_run.c */
+
+/* @dir holds a trace of its own (DIR/metadata or DIR/kernel/metadata). */
+int evt_trace_has_own(const char *dir);
+/*
+ * @dir holds chunks and no trace of its own: open them as one trace (1),
+ * or 0 when it holds none (a plain trace, or nothing), or -1 with t->err.
+ */
+int evt_trace_open_run(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o);
+/*
+ * A run's stream: its files' places reserved and indexed (mapped later).
+ * 0, or -1 with @err; index files ignored said in @warn.
+ */
+int evt_trace_open_run_stream(const struct evt_trace *t, struct evt_stream *s, char *err, char *warn,
+			      size_t warnlen);
+/*
+ * The run's file @g of @s is mapped and held by this reader (its last two
+ * files held; a file nobody holds may be given back). 0, or -1 with
+ * s->errmsg.
+ */
+int evt_trace_run_hold(const struct evt_trace *t, struct evt_stream *s, unsigned int g);
+/* The reader @s holds nothing any more (a clone closing, a seek). */
+void evt_trace_run_release(const struct evt_trace *t, struct evt_stream *s);
+/* The run's mappings state, freed (the original trace closing). */
+void evt_trace_run_free(struct evt_trace *t);
+/* The file of @s that holds byte @off of its mapping. */
+unsigned int evt_trace_run_seg_of(const struct evt_stream *s, uint64_t off);
+
+#endif
