@@ -182,8 +182,8 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 
 		fprintf(f, "%s{\"tid\":%d,\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "", t->tid, t->pid, t->ppid);
 		json_str(f, t->comm);
-		fprintf(f, ",\"cpu_ns\":%llu,\"events\":%llu}", (unsigned long long)t->cpu_ns,
-		           (unsigned long long)(th ? th->events : 0));
+		fprintf(f, ",\"cpu_ns\":%llu,\"cpu_lossy_ns\":%llu,\"events\":%llu}", (unsigned long long)t->cpu_ns,
+			(unsigned long long)t->cpu_lossy_ns, (unsigned long long)(th ? th->events : 0));
 	}
 	fprintf(f, "],\"syscalls\":[");
 	for (k = 0; k < s->nr_sys; k++) {
