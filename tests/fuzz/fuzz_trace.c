@@ -254,10 +254,12 @@ struct par_slice {
 	uint64_t counted;
 };
 
-static void *par_begin(void *ctx, unsigned int slice)
+static void *par_begin(void *ctx, unsigned int slice, uint64_t lo, uint64_t hi)
 {
 	(void)ctx;
 	(void)slice;
+	(void)lo;
+	(void)hi;
 	return calloc(1, sizeof(struct par_slice));
 }
 

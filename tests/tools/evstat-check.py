@@ -62,7 +62,8 @@ subprocess.run(["rm", "-rf", results])
 st, err = evstat_json()
 if err:
     fail("evstat's first run said: %s" % err.strip())
-threads, syscalls = evref.compare(st, events, T0, T1, "whole trace", {}, fail)
+WINDOWS = evref.bt_windows(trace, st["offset_ns"])
+threads, syscalls = evref.compare(st, events, T0, T1, "whole trace", {}, fail, WINDOWS)
 
 # The text's system calls: the JSON's latencies in microseconds, and "-" where
 # no call returned (exit_group has no exit; it printed 0.000 before).
@@ -77,6 +78,11 @@ for y in st["syscalls"]:
         ["%.3f" % (lat["min_ns"] / 1e3), "%.3f" % (lat["total_ns"] / lat["count"] / 1e3), "%.3f" % (lat["max_ns"] / 1e3)]
     if rows.get(y["name"]) != want:
         fail("evstat's text for %s: %s, its JSON says %s" % (y["name"], rows.get(y["name"]), want))
+# The text says first whether the trace is whole, and how much it lost (babeltrace2's count).
+head = text.splitlines()[1] if len(text.splitlines()) > 1 else ""
+lost = evref.bt_losses(trace)
+if (not lost) != head.startswith("  complete:") or (lost and not head.startswith("  INCOMPLETE: ")):
+    fail("evstat's header: %r, babeltrace2 reports %d losses" % (head, lost))
 print("text: %d syscalls' latencies as the JSON's (%d with none)" %
       (len(st["syscalls"]), sum(1 for y in st["syscalls"] if not y["latency"]["count"])), flush=True)
 
@@ -130,7 +136,8 @@ print("second run: the same numbers from the saved results, %d stream files open
 
 # A window through the ad hoc path, seeded by the saved state.
 lo, hi = T0 + (T1 - T0) // 3, T0 + 2 * (T1 - T0) // 3
-evref.compare(evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi])[0], events, lo, hi, "window", evref.running_at(events, lo), fail)
+evref.compare(evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi])[0], events, lo, hi, "window", evref.running_at(events, lo), fail,
+              WINDOWS)
 
 # A corrupt results file: a warning naming it, the same numbers.
 res = os.path.join(results, "stats.res")

@@ -384,14 +384,31 @@ START_TEST(sched_latency)
 	ev_wakeup("sched_wakeup", 0, 10100, 300);	/* again: the first counts */
 	ev_switch(0, 10400, 100, 0, 300);		/* 400 */
 	ev_wakeup("sched_wakeup_new", 0, 11000, 301);
-	ev_wakeup("sched_waking", 0, 11050, 302);	/* not a wakeup */
+	ev_wakeup("sched_waking", 0, 11050, 302);	/* its wait starts there (as the LTTng analyses count it) */
+	ev_wakeup("sched_wakeup", 0, 11060, 302);	/* not again */
 	ev_switch(1, 11100, 200, 1, 301);		/* 100 */
-	ev_switch(1, 11200, 301, 1, 302);		/* 302 was never woken */
-	ev_switch(1, 11300, 302, 1, 200);		/* nor 200 */
+	ev_switch(1, 11200, 301, 1, 302);		/* 150 */
+	ev_switch(1, 11300, 302, 1, 200);		/* 200 was never woken */
 
-	check_lat(&ss->sched_lat, 2, 500, 100, 400);
+	check_lat(&ss->sched_lat, 3, 650, 100, 400);
 	ck_assert_uint_eq(ss->sched_hist[7], 1);	/* 100 in [64, 128) */
+	ck_assert_uint_eq(ss->sched_hist[8], 1);	/* 150 in [128, 256) */
 	ck_assert_uint_eq(ss->sched_hist[9], 1);	/* 400 in [256, 512) */
+	/* Per thread, with who woke it: CPU 0 ran 100 when 300 was woken, 300 when 301 and 302 were. */
+	check_lat(&evt_stats_thread(ss, 300)->wake, 1, 400, 400, 400);
+	ck_assert_uint_eq(evt_stats_thread(ss, 300)->nwakers, 1);
+	ck_assert_int_eq(evt_stats_thread(ss, 300)->wakers[0].tid, 100);
+	ck_assert_int_eq(evt_stats_thread(ss, 302)->wakers[0].tid, 300);
+	evt_stats_close(ss);
+	ck_assert_uint_eq(ss->worst[EVT_WORST_SCHED].n, 3);
+	ck_assert_int_eq(ss->worst[EVT_WORST_SCHED].v[0].tid, 300);
+	ck_assert_uint_eq(ss->worst[EVT_WORST_SCHED].v[0].end - ss->worst[EVT_WORST_SCHED].v[0].begin, 400);
+	ck_assert_int_eq(ss->worst[EVT_WORST_SCHED].v[0].waker, 100);
+	ck_assert_int_eq(ss->worst[EVT_WORST_SCHED].v[1].tid, 302);
+	ck_assert_int_eq(ss->worst[EVT_WORST_SCHED].v[2].tid, 301);
+	/* Percentiles: nearest rank (p50 of three: the second). */
+	ck_assert_uint_eq(evt_lathist_pct(&ss->sched_pct, 500), 150);
+	ck_assert_uint_eq(evt_lathist_pct(&ss->sched_pct, 999), 400);
 	evt_stats_free(ss);
 }
 END_TEST
@@ -821,6 +838,129 @@ START_TEST(losses)
 	/* Read again: replaced, not added. */
 	ck_assert_int_eq(evt_stats_read_losses(ss, &fake_tr), 0);
 	ck_assert_uint_eq(ss->nr_losses, 3);
+	/* Their windows: before the first packet (none), [previous end, end], [previous end, begin]. */
+	ck_assert_uint_eq(ss->losses[1].from, 210);
+	ck_assert_uint_eq(ss->losses[1].to, 310);
+	ck_assert_uint_eq(ss->losses[2].from, 310);
+	ck_assert_uint_eq(ss->losses[2].to, 400);
+	{
+		struct evt_lossmap m = { 0 };
+		struct evt_loss *l;
+		uint32_t n;
+		const struct evt_loss_seam seam = { 0, 0, 50, 1, 1 };
+		const uint64_t more[] = { 500, 600, 590, 700 };
+
+		ck_assert_int_eq(evt_trace_losses(&fake_tr, &l, &n), 0);
+		ck_assert_uint_eq(n, 3);
+		ck_assert_int_eq(l[0].before, 1);
+		ck_assert_int_eq(evt_lossmap_build(&m, l, n), 0);
+		free(l);
+		/* [210, 310] and [310, 400] touch: one window. */
+		ck_assert_uint_eq(m.n, 1);
+		ck_assert_uint_eq(m.w[0], 210);
+		ck_assert_uint_eq(m.w[1], 400);
+		ck_assert_int_eq(evt_lossmap_spans(&m, 100, 211), 1);
+		ck_assert_int_eq(evt_lossmap_spans(&m, 100, 210), 0);	/* ends where the window starts */
+		ck_assert_int_eq(evt_lossmap_spans(&m, 400, 500), 0);
+		ck_assert_int_eq(evt_lossmap_spans(&m, 300, 300), 1);
+		ck_assert_uint_eq(evt_lossmap_overlap(&m, 0, 1000), 190);
+		ck_assert_uint_eq(evt_lossmap_overlap(&m, 300, 350), 50);
+		/* Windows added merge with those there. */
+		ck_assert_int_eq(evt_lossmap_add(&m, more, 2), 0);
+		ck_assert_uint_eq(m.n, 2);
+		ck_assert_uint_eq(m.w[2], 500);
+		ck_assert_uint_eq(m.w[3], 700);
+		ck_assert_uint_eq(evt_lossmap_overlap(&m, 0, 1000), 390);
+		evt_lossmap_free(&m);
+		/* With the packet before the first one known (a seam), its total is a loss after it. */
+		ck_assert_int_eq(evt_trace_losses_seamed(&fake_tr, &seam, 1, &l, &n), 0);
+		ck_assert_uint_eq(n, 3);
+		ck_assert_int_eq(l[0].before, 0);
+		ck_assert_uint_eq(l[0].events, 2);
+		ck_assert_uint_eq(l[0].from, 50);
+		ck_assert_uint_eq(l[0].to, 110);
+		free(l);
+	}
+	evt_stats_free(ss);
+}
+END_TEST
+
+/*
+ * A loss window: latencies and durations that span it are counted apart,
+ * CPU time inside it too; those beside it are measurements.
+ */
+START_TEST(losses_are_no_measurements)
+{
+	static uint8_t map[2 * 256];
+	struct evt_stats *ss = evt_stats_new();
+	struct evt_state *st = evt_state_new();
+	struct evt_stream streams[1];
+	struct evt_pkt pk[2];
+	const struct evt_stats_syscall *y;
+
+	targets(st, ss);
+	/* CPU 0's stream: packets [100, 1000] and [2000, 3000], 7 events lost between: window [1000, 3000]. */
+	put_packet(map, 256, 100, 0, 0);
+	put_packet(map + 256, 256, 2000, 1, 7);
+	pk[0] = (struct evt_pkt){ .off = 0, .begin = 100, .end = 1000, .content = EVT_PACKET_HEADER_SIZE,
+				 .bytes = 256, .seq = 0, .discarded = 0 };
+	pk[1] = (struct evt_pkt){ .off = 256, .begin = 2000, .end = 3000, .content = EVT_PACKET_HEADER_SIZE,
+				 .bytes = 256, .seq = 1, .discarded = 7 };
+	streams[0] = (struct evt_stream){ .id = 0, .cpu = 0, .channel = 0, .map = map, .size = sizeof(map),
+					  .pk = pk, .npk = 2, .discarded = 7 };
+	fake_tr.streams = streams;
+	fake_tr.nr_streams = 1;
+	ev_switch(0, 100, 0, 0, 10);
+	ev_sys(0, 200, "sys_read");
+	ev_exit(0, 300, 5);			/* 100: measured */
+	ev_irq(1, 500, 9, "timer");
+	ev_irq(1, 600, 9, NULL);		/* 100: measured */
+	ev_wakeup("sched_wakeup", 1, 700, 20);
+	ev_switch(1, 800, 0, 0, 20);		/* 100: measured */
+	ev_switch(1, 850, 20, 1, 0);
+	ev_sys(0, 900, "sys_read");
+	ev_irq(1, 950, 9, "timer");
+	ev_wakeup("sched_wakeup", 1, 990, 20);
+	ev_irq(1, 1050, 9, NULL);		/* spans */
+	ev_exit(0, 2100, -11);			/* spans the window */
+	ev_switch(1, 2500, 0, 0, 20);		/* spans */
+	ev_switch(0, 2600, 10, 1, 0);
+	evt_comp_state.finish(st, NULL);
+	evt_comp_stats.finish(ss, NULL);
+
+	y = evt_stats_syscall(ss, "sys_read");
+	check_lat(&y->lat, 1, 100, 100, 100);
+	ck_assert_uint_eq(y->lat.spans_loss, 1);
+	ck_assert_uint_eq(y->count, 2);
+	/* The return value of a pair that spans a loss is no syscall's either. */
+	ck_assert_uint_eq(y->errors, 0);
+	ck_assert_uint_eq(y->rets.success, 1);
+	ck_assert_uint_eq(y->rets.n, 0);
+	check_lat(&evt_stats_irq(ss, 9)->dur, 1, 100, 100, 100);
+	ck_assert_uint_eq(evt_stats_irq(ss, 9)->dur.spans_loss, 1);
+	check_lat(&ss->sched_lat, 1, 100, 100, 100);
+	ck_assert_uint_eq(ss->sched_lat.spans_loss, 1);
+	ck_assert_uint_eq(evt_stats_thread(ss, 20)->wake.spans_loss, 1);
+	/* The worst of each kind is a measurement. */
+	ck_assert_uint_eq(ss->worst[EVT_WORST_SYSCALL].n, 1);
+	ck_assert_uint_eq(ss->worst[EVT_WORST_SYSCALL].v[0].begin, 200);
+	/* CPU time: tid 10 ran [100, 2600], 2000 of it in the window [1000, 3000]. */
+	ck_assert_uint_eq(evt_state_thread(st, 10)->cpu_ns, 900);
+	ck_assert_uint_eq(evt_state_thread(st, 10)->cpu_lossy_ns, 1600);
+	/* CPU 0's time: busy to 1000, then in the window to 2600, the last event. */
+	ck_assert_uint_eq(ss->cpus[0].busy_ns, 900);
+	ck_assert_uint_eq(ss->cpus[0].lossy_ns, 1600);
+	ck_assert_uint_eq(ss->cpus[0].idle_ns, 0);
+	/*
+	 * CPU 1, from the first event (100): idle to 800 but its IRQ [500,
+	 * 600], 20 busy to 850, idle to 1000 but the IRQ from 950, the window
+	 * to the last event (2600).
+	 */
+	ck_assert_uint_eq(ss->cpus[1].irq_ns, 100 + 50);
+	ck_assert_uint_eq(ss->cpus[1].busy_ns, 50);
+	ck_assert_uint_eq(ss->cpus[1].idle_ns, 700 - 100 + 150 - 50);
+	ck_assert_uint_eq(ss->cpus[1].lossy_ns, 1600);
+	evt_state_free(st);
 	evt_stats_free(ss);
 }
 END_TEST
@@ -1052,6 +1192,7 @@ Suite *comps_suite(void)
 	tcase_add_test(tc, irq_in_syscall);
 	tcase_add_test(tc, softirq);
 	tcase_add_test(tc, sched_latency);
+	tcase_add_test(tc, losses_are_no_measurements);
 	tcase_add_test(tc, cpu_time);
 	tcase_add_test(tc, long_gaps);
 	tcase_add_test(tc, statedump_seeding);

@@ -382,28 +382,41 @@ START_TEST(seams_lose_nothing)
 		alone_pairs += alone->sys[sys_slot_of(alone, q->name)].rows;
 	}
 	ck_assert_uint_eq(m->nsys, ref->nr_sys);
-	/* Cut alone, the chunks lose the pairs across their seams. */
+	/*
+	 * Cut alone, the chunks lose the pairs across their seams; with
+	 * losses they also miss the windows of losses at a seam (what the
+	 * carry's seams and windows give), so that they may count more.
+	 */
 	ck_assert_uint_gt(ref_pairs, 10000);
-	ck_assert_uint_lt(alone_pairs, ref_pairs);
+	if (_i)
+		ck_assert_uint_ne(alone_pairs, ref_pairs);
+	else
+		ck_assert_uint_lt(alone_pairs, ref_pairs);
 	ck_assert_uint_eq(m->wake_rows, ref->sched_lat.count);
 	ck_assert_uint_eq(m->wake_ns, ref->sched_lat.total_ns);
 	ck_assert_uint_eq(m->sched_count, ref->sched_lat.count);
 	ck_assert_uint_eq(m->sched_sum, ref->sched_lat.total_ns);
-	/* CPU time per thread: the state computation's. */
+	/*
+	 * CPU time per thread: the state computation's, what lies in loss
+	 * windows included (the slices are the trace's; evstat keeps that
+	 * part apart).
+	 */
 	for (i = 0; i < m->nth; i++) {
 		const struct evt_state_thread *th = evt_state_thread(refst, m->th[i].tid);
 
 		if (m->th[i].tid)
-			ck_assert_msg(th && th->cpu_ns == m->th[i].ns, "tid %d: slices %llu ns, state %llu",
-				      m->th[i].tid, (unsigned long long)m->th[i].ns,
-				      (unsigned long long)(th ? th->cpu_ns : 0));
+			ck_assert_msg(th && th->cpu_ns + th->cpu_lossy_ns == m->th[i].ns,
+				      "tid %d: slices %llu ns, state %llu + %llu", m->th[i].tid,
+				      (unsigned long long)m->th[i].ns, (unsigned long long)(th ? th->cpu_ns : 0),
+				      (unsigned long long)(th ? th->cpu_lossy_ns : 0));
 	}
 	for (i = 0; i < evt_state_nr_threads(refst); i++) {
 		const struct evt_state_thread *th = evt_state_thread_nth(refst, i);
+		const uint64_t ns = th->cpu_ns + th->cpu_lossy_ns;
 
-		for (k = 0; th->tid && th->cpu_ns && k < m->nth && m->th[k].tid != th->tid; k++)
+		for (k = 0; th->tid && ns && k < m->nth && m->th[k].tid != th->tid; k++)
 			;
-		ck_assert(!th->tid || !th->cpu_ns || k < m->nth);
+		ck_assert(!th->tid || !ns || k < m->nth);
 	}
 	ck_assert_uint_eq(m->events_rows, ref->events);
 	check_event_tasks(m);

@@ -444,13 +444,18 @@ if rows != len(io_sc[(blkio_pid, "pread64")]) + len(io_sc[(blkio_pid, "pwrite64"
     fail("iolatencytop lists %d of blkio's %d pread64 and pwrite64" %
          (rows, len(io_sc[(blkio_pid, "pread64")]) + len(io_sc[(blkio_pid, "pwrite64")])))
 print("iolatencytop: %d of blkio's syscalls listed, each with our duration; iousagetop: /dev/vda1 %s" % (rows, files["/dev/vda1"]))
-st = json.loads(run([evstat, trace, "--json"]).stdout)["io"]
+whole = json.loads(run([evstat, trace, "--json"]).stdout)
+st = whole["io"]
+# A complete trace: no request can span a lost range.
+if not whole["complete"]:
+    fail("evstat: the analyses' trace lost events: %s" % {k: whole[k] for k in ("discarded", "packets_lost")})
 dev = next((d for d in st["devices"] if d["name"] == "vda1"), None)
 for w, key in ((0, "reads"), (1, "writes")):
     reqs = done[("vda1", w)]
     mine = {"count": len(reqs), "bytes": sum(b for _, b in reqs),
             "latency": {"count": len(reqs), "total_ns": sum(n for n, _ in reqs),
-                        "min_ns": min(n for n, _ in reqs), "max_ns": max(n for n, _ in reqs)}}
+                        "min_ns": min(n for n, _ in reqs), "max_ns": max(n for n, _ in reqs),
+                        "spans_loss": 0}}
     if not dev or dev[key] != mine:
         fail("evstat vda1 %s: %s, ours %s" % (key, dev and dev[key], mine))
 for sz in (dev or {}).get("sizes", []):

@@ -83,22 +83,24 @@ grep -q "^losses: $disc events discarded (events_discarded), 0 packets lost" "$o
 awk 'NF == 5 && $1 ~ /^[0-9]+$/ { print $1, $2, $3 }' "$out/stats.txt" | sort | cmp -s - "$out/evcat.cpu" ||
 	die "evcat --stats text rows differ from its JSON"
 
-# Text: babeltrace2's lines once its "HOST name: { cpu_id = N }, { ... }" is put
-# as evcat's "cpu N name: { ... }", without the deltas, sorted (equal
+# Text: babeltrace2's lines once its "HOST name: { cpu_id = N }, { ... }" and
+# evcat's "TASK [00N] name: { ... }" are both put as "cpu N name: { ... }", without the deltas, sorted (equal
 # timestamps on different CPUs may come in another order).
 sed -E 's/^(\[[^]]*\]) \([^)]*\) ([^ ]+ )?([a-z_0-9]+): \{ cpu_id = ([0-9]+) \}, \{/\1 cpu \4 \3: {/;
 	s/^(\[[^]]*\]) \([^)]*\) ([^ ]+ )?([a-z_0-9]+): \{ cpu_id = ([0-9]+) \}$/\1 cpu \4 \3: { }/' "$out/bt.txt" |
 	LC_ALL=C sort > "$out/bt.sorted"
 "$evcat" "$trace" > "$out/evcat.txt"
 [ "$(wc -l < "$out/evcat.txt")" = "$rec" ] || die "evcat printed $(wc -l < "$out/evcat.txt") lines, not $rec"
-sed -E 's/^(\[[^]]*\]) \([^)]*\) /\1 /' "$out/evcat.txt" | LC_ALL=C sort > "$out/evcat.sorted"
+# evcat's "TASK [CPU] name:" (comm/tid, ?/? here: no scheduler events) as "cpu N name:".
+sed -E 's/^(\[[^]]*\]) \([^)]*\) .*\/[-?0-9]+ \[0*([0-9]+)\] ([a-z_0-9]+): /\1 cpu \2 \3: /' "$out/evcat.txt" |
+	LC_ALL=C sort > "$out/evcat.sorted"
 if ! cmp -s "$out/bt.sorted" "$out/evcat.sorted"; then
 	diff "$out/bt.sorted" "$out/evcat.sorted" | head -n 10
 	die "evcat's text differs from babeltrace2's"
 fi
 # Every event kind the generator makes is there, fields and all.
 for e in gen_compact gen_compact_wide gen_normal; do
-	grep -q " cpu [0-9]* $e: {" "$out/evcat.txt" || die "no $e event in evcat's output"
+	grep -q " cpu [0-9]* $e: {" "$out/evcat.sorted" || die "no $e event in evcat's output"
 done
 
 # Globally time-ordered: the raw clock value never goes back, and the text

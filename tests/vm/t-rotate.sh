@@ -189,7 +189,7 @@ for c in $(chunks "$out/full"); do check_chunk "$out/full/$c"; done
 echo "full disk: exit 6, $n complete chunks read, a partial one reported if left"
 
 # (5) --max-total: the directory stays within it.
-bytes=$(du -sb "$out/capped" | cut -f1)
+bytes=$(cat "$out/capped.du")
 n=$(chunks "$out/capped" | wc -l)
 python3 - "$out/capped.json" <<'PY' || die "--max-total removed nothing"
 import json, sys

@@ -1,27 +1,30 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * evcat: print an evtrace trace directory as one time-ordered stream.
- * See usage().
+ * evcat: print an evtrace trace directory as one time-ordered stream,
+ * every line with the task that ran. See usage(); the readings are
+ * evcat_run.c, the task context evcat_ctx.c, the selections
+ * evcat_filter.c.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "evcat.h"
 #include "evt_cpulist.h"
-#include "evt_format.h"
-#include "evt_symbols.h"
-#include "evt_io.h"
 #include "evt_engine.h"
+#include "evt_format.h"
+#include "evt_io.h"
+#include "evt_losses.h"
+#include "evt_symbols.h"
 #include "evt_timearg.h"
-#include "evt_par.h"
-#include "evt_merged.h"
 
 #define EXIT_TRACE 1
 #define EXIT_USAGE 2
-#define NREFS 1024
+#define EXIT_LOSS 7
 
 /* An error message; what it quotes (a file name, a name from the trace) escaped. */
 static void say_err(const char *msg)
@@ -36,15 +39,20 @@ static void usage(FILE *f)
 	fprintf(f,
 "usage: evcat DIR [options]\n"
 "Print the evtrace trace in DIR (metadata + compact_N / normal_N stream files)\n"
-"as one stream in time order: every stream file decoded strictly, then merged.\n"
-"A DIR of chunks (a rotating evdrain's: evdrain(8), Rotation) reads as one trace,\n"
-"the chunks joined in sequence order; --from/--to open only the chunks they\n"
-"overlap, --stats shows the chunks and each seam's lost packets.\n"
+"as one stream in time order: every stream file decoded strictly, then merged,\n"
+"each line with the task that ran. A DIR of chunks (a rotating evdrain's:\n"
+"evdrain(8), Rotation) reads as one trace, the chunks joined in sequence order;\n"
+"--from/--to open only the chunks they overlap, --stats shows the chunks and each\n"
+"seam's lost packets. What the trace lost is said on standard error, once per\n"
+"lost range, before the events.\n"
 "\n"
 "  --format text|json  text (default), close to babeltrace2's:\n"
-"                        [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) cpu N name: { field = value, ... }\n"
+"                        [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) comm/tid [CPU] name: { field = value, ... }\n"
+"                      (exit_syscall: { syscall = sys_NAME, ... }; prev_state as\n"
+"                      the kernel's letters; ? for what the trace does not say)\n"
 "                      json: one object per line:\n"
-"                        {\"ts\":CLOCK,\"time\":\"...Z\",\"cpu\":N,\"event\":\"name\",\"fields\":{...}}\n"
+"                        {\"ts\":CLOCK,\"time\":\"...Z\",\"cpu\":N,\"tid\":T,\"pid\":P,\"comm\":\"C\",\n"
+"                         \"event\":\"name\",\"fields\":{...}}\n"
 "                      times are UTC: the clock value plus the metadata's clock offset\n"
 "  --from T, --to T    only events in [T, T]; T is one of\n"
 "                        HH:MM:SS[.ns]              UTC, on the day of the first event\n"
@@ -53,12 +61,18 @@ static void usage(FILE *f)
 "                        +SECONDS[.ns]              after the first event\n"
 "                        @CLOCK                     a raw clock value (ns)\n"
 "  --cpu LIST          only these CPUs, e.g. 0,2-3\n"
-"  --event NAME        only these events (repeat, or NAME,NAME)\n"
+"  --event NAME        only these events: names or globs ('sys_*'); repeat, or NAME,NAME\n"
+"  --pid N, --tid N    only the events of these processes / threads (repeat, or N,N)\n"
+"  --comm GLOB         only the events of tasks so named (globs; repeat, or A,B)\n"
+"  --where COND        only the events whose fields meet COND: FIELD OP VALUE,\n"
+"                      joined by 'and'; OP == != < <= > >= (numbers, strings) or\n"
+"                      ~ (a string against a glob); e.g. 'ret < 0', 'next_comm ~ \"kworker*\"'\n"
 "  --stacks            kernel_stack events' addresses as function names, from the\n"
 "                      kernel symbols evdrain saved beside the trace\n"
 "  --count             print the number of events (decoded and merged like printing)\n"
 "  --stats             print per-CPU and per-event counts, time span and losses\n"
 "                      (events_discarded, packet_seq_num gaps), text or json\n"
+"  --fail-on-loss      exit with status 7 when the events read lost any (after printing)\n"
 "  --merge tree|list   k-way merge: tournament tree (default) or sorted list + cache\n"
 "  --threads N         merge time slices on N threads (default: one per CPU, at\n"
 "                      most 8; 1: one merge, streaming); the output is the same\n"
@@ -68,21 +82,10 @@ static void usage(FILE *f)
 "\n"
 "Exit status: 0 success; 1 trace error (unreadable or corrupt trace: the message\n"
 "names the file and byte offset; events before the error are printed) or output\n"
-"error; 2 usage error.\n");
+"error; 2 usage error; 7 events were lost (--fail-on-loss).\n");
 }
 
-struct opts {
-	const char *dir;
-	enum evt_fmt_kind fmt;
-	const char *from, *to;
-	uint8_t *cpu_set;
-	char *events;		/* the --event lists, joined by commas */
-	uint8_t *event_mask;	/* by index in the trace's catalogue, once it is open */
-	int count, stats, stacks;
-	enum evt_merge_kind merge;
-	unsigned int threads;
-	uint64_t slice_bytes;
-};
+static void free_opts(struct evcat_opts *o);
 
 /* --from or --to: 0, or -1 after saying what is wrong with it. */
 static int time_arg(const char *opt, const char *arg, const struct evt_trace *t, uint64_t first,
@@ -99,7 +102,7 @@ static int time_arg(const char *opt, const char *arg, const struct evt_trace *t,
 }
 
 /* --from and --to as clock values of @t: 0, or -1 (said). */
-static int resolve_times(const struct opts *o, struct evt_trace *t, uint64_t *from, uint64_t *to)
+static int resolve_times(const struct evcat_opts *o, struct evt_trace *t, uint64_t *from, uint64_t *to)
 {
 	uint64_t first = UINT64_MAX;
 	unsigned int i;
@@ -124,138 +127,173 @@ static int resolve_times(const struct opts *o, struct evt_trace *t, uint64_t *fr
 	return 0;
 }
 
-/*
- * The --event names as a mask over the events the trace's metadata
- * declares: 0, or -1 (said; an unknown name lists the trace's events).
- */
-static int event_mask(struct opts *o, const struct evt_catalogue *cat)
-{
-	char *save = NULL, *tok;
+enum {
+	OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_CPU, OPT_EVENT, OPT_COUNT, OPT_STATS, OPT_MERGE, OPT_THREADS,
+	OPT_SLICE_BYTES, OPT_FAIL_ON_LOSS, OPT_PID, OPT_TID, OPT_COMM, OPT_WHERE, OPT_STACKS,
+};
 
-	o->event_mask = calloc(cat->nr_events ? cat->nr_events : 1, 1);
-	if (!o->event_mask) {
+static const struct option long_opts[] = {
+	{ "format", required_argument, NULL, OPT_FORMAT },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "cpu", required_argument, NULL, OPT_CPU },
+	{ "event", required_argument, NULL, OPT_EVENT },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "where", required_argument, NULL, OPT_WHERE },
+	{ "count", no_argument, NULL, OPT_COUNT },
+	{ "stats", no_argument, NULL, OPT_STATS },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "fail-on-loss", no_argument, NULL, OPT_FAIL_ON_LOSS },
+	{ "merge", required_argument, NULL, OPT_MERGE },
+	{ "threads", required_argument, NULL, OPT_THREADS },
+	{ "slice-bytes", required_argument, NULL, OPT_SLICE_BYTES },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A comma-separated list appended to *@list (joined by commas): 0, or -1 (said). */
+static int add_list(char **list, const char *v)
+{
+	size_t have = *list ? strlen(*list) : 0;
+	char *more = realloc(*list, have + strlen(v) + 2);
+
+	if (!more) {
 		perror("evcat");
 		return -1;
 	}
-	for (tok = strtok_r(o->events, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		const struct evt_event_desc *d = evt_catalogue_find(cat, tok);
+	*list = more;
+	sprintf(more + have, "%s%s", have ? "," : "", v);
+	return 0;
+}
 
-		if (!d) {
-			unsigned int i;
+/* A whole number in [1, max] for @opt: 0, or -1 (said). */
+static int whole(const char *opt, const char *v, unsigned long long max, unsigned long long *out)
+{
+	char *end;
 
-			fputs("evcat: --event: the trace has no event \"", stderr);
-			evt_fputs_esc(stderr, tok);
-			fputs("\"; its events:", stderr);
-			for (i = 0; i < cat->nr_events; i++) {
-				fputc(' ', stderr);
-				evt_fputs_esc(stderr, cat->events[i].name);
-			}
-			fprintf(stderr, "\n");
-			return -1;
-		}
-		o->event_mask[d - cat->events] = 1;
+	errno = 0;
+	*out = strtoull(v, &end, 10);
+	if (*end || !*v || *v == '-' || errno || *out < 1 || *out > max) {
+		fprintf(stderr, "evcat: --%s needs a whole number from 1 to %llu, not \"%s\"\n", opt, max, v);
+		return -1;
 	}
 	return 0;
 }
 
-static int parse_args(int argc, char **argv, struct opts *o)
+static int parse_args(int argc, char **argv, struct evcat_opts *o)
 {
-	int i;
+	unsigned long long n;
+	char why[200];
+	int c;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		const char *v = optarg;
 
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+		switch (c) {
+		case 'h':
 			usage(stdout);
+			free_opts(o);
 			exit(0);
-		} else if (!strcmp(a, "--count")) {
+		case OPT_COUNT:
 			o->count = 1;
-		} else if (!strcmp(a, "--stacks")) {
+			break;
+		case OPT_STACKS:
 			o->stacks = 1;
-		} else if (!strcmp(a, "--stats")) {
+			break;
+		case OPT_STATS:
 			o->stats = 1;
-		} else if (!strcmp(a, "--threads") || !strcmp(a, "--slice-bytes")) {
-			int th = a[2] == 't';
-			char *end;
-			unsigned long long n;
-
-			if (!v) {
-				fprintf(stderr, "evcat: %s needs a value\n", a);
+			break;
+		case OPT_FAIL_ON_LOSS:
+			o->fail_on_loss = 1;
+			break;
+		case OPT_THREADS:
+			if (whole("threads", v, 256, &n))
 				return -1;
-			}
-			errno = 0;
-			n = strtoull(v, &end, 10);
-			if (*end || !*v || *v == '-' || errno || n < 1 || n > (th ? 256 : 1ULL << 40)) {
-				fprintf(stderr, "evcat: %s needs a whole number from 1 to %llu, not \"%s\"\n", a,
-					th ? 256ULL : 1ULL << 40, v);
+			o->threads = (unsigned int)n;
+			break;
+		case OPT_SLICE_BYTES:
+			if (whole("slice-bytes", v, 1ULL << 40, &n))
 				return -1;
-			}
-			if (th)
-				o->threads = (unsigned int)n;
-			else
-				o->slice_bytes = n;
-			i++;
-		} else if (!strcmp(a, "--format") || !strcmp(a, "--merge") || !strcmp(a, "--from") ||
-			   !strcmp(a, "--to") || !strcmp(a, "--cpu") || !strcmp(a, "--event")) {
-			if (!v) {
-				fprintf(stderr, "evcat: %s needs a value\n", a);
-				return -1;
-			}
-			i++;
-			if (!strcmp(a, "--format")) {
-				if (!strcmp(v, "text")) {
-					o->fmt = EVT_FMT_TEXT;
-				} else if (!strcmp(v, "json")) {
-					o->fmt = EVT_FMT_JSON;
-				} else {
-					fprintf(stderr, "evcat: --format is text or json, not \"%s\"\n", v);
-					return -1;
-				}
-			} else if (!strcmp(a, "--merge")) {
-				if (!strcmp(v, "tree")) {
-					o->merge = EVT_MERGE_TREE;
-				} else if (!strcmp(v, "list")) {
-					o->merge = EVT_MERGE_LIST;
-				} else {
-					fprintf(stderr, "evcat: --merge is tree or list, not \"%s\"\n", v);
-					return -1;
-				}
-			} else if (!strcmp(a, "--from")) {
-				o->from = v;
-			} else if (!strcmp(a, "--to")) {
-				o->to = v;
-			} else if (!strcmp(a, "--cpu")) {
-				char why[200];
-
-				if (!o->cpu_set)
-					o->cpu_set = calloc(EVT_CPUSET_BYTES, 1);
-				if (!o->cpu_set) {
-					perror("evcat");
-					return -1;
-				}
-				if (evt_cpulist_parse(v, o->cpu_set, why, sizeof(why))) {
-					fprintf(stderr, "evcat: --cpu: %s\n", why);
-					return -1;
-				}
+			o->slice_bytes = n;
+			break;
+		case OPT_FORMAT:
+			if (!strcmp(v, "text")) {
+				o->fmt = EVT_FMT_TEXT;
+			} else if (!strcmp(v, "json")) {
+				o->fmt = EVT_FMT_JSON;
 			} else {
-				size_t have = o->events ? strlen(o->events) : 0;
-				char *more = realloc(o->events, have + strlen(v) + 2);
-
-				if (!more) {
-					perror("evcat");
-					return -1;
-				}
-				o->events = more;
-				sprintf(more + have, "%s%s", have ? "," : "", v);
+				fprintf(stderr, "evcat: --format is text or json, not \"%s\"\n", v);
+				return -1;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "evcat: unknown option %s\n", a);
+			break;
+		case OPT_MERGE:
+			if (!strcmp(v, "tree")) {
+				o->merge = EVT_MERGE_TREE;
+			} else if (!strcmp(v, "list")) {
+				o->merge = EVT_MERGE_LIST;
+			} else {
+				fprintf(stderr, "evcat: --merge is tree or list, not \"%s\"\n", v);
+				return -1;
+			}
+			break;
+		case OPT_FROM:
+			o->from = v;
+			break;
+		case OPT_TO:
+			o->to = v;
+			break;
+		case OPT_CPU:
+			if (!o->cpu_set)
+				o->cpu_set = calloc(EVT_CPUSET_BYTES, 1);
+			if (!o->cpu_set) {
+				perror("evcat");
+				return -1;
+			}
+			if (evt_cpulist_parse(v, o->cpu_set, why, sizeof(why))) {
+				fprintf(stderr, "evcat: --cpu: %s\n", why);
+				return -1;
+			}
+			break;
+		case OPT_EVENT:
+			if (add_list(&o->events, v))
+				return -1;
+			break;
+		case OPT_PID:
+		case OPT_TID:
+			if (evcat_ids_add(c == OPT_PID ? &o->task.pids : &o->task.tids, c == OPT_PID ? "pid" : "tid", v))
+				return -1;
+			break;
+		case OPT_COMM:
+			if (add_list(&o->task.comms, v))
+				return -1;
+			break;
+		case OPT_WHERE:
+			if (o->where_text) {
+				fprintf(stderr, "evcat: one --where (join conditions with \"and\")\n");
+				return -1;
+			}
+			o->where_text = v;
+			break;
+		case '?':
+			for (n = 0; optopt && long_opts[n].name && long_opts[n].val != optopt; n++)
+				;
+			if (optopt && long_opts[n].name)
+				fprintf(stderr, "evcat: --%s needs a value\n", long_opts[n].name);
+			else
+				fprintf(stderr, "evcat: unknown option %s\n", argv[optind - 1]);
 			return -1;
-		} else if (!o->dir) {
-			o->dir = a;
+		default:
+			return -1;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (!o->dir) {
+			o->dir = argv[optind];
 		} else {
-			fprintf(stderr, "evcat: one trace directory only (\"%s\"?)\n", a);
+			fprintf(stderr, "evcat: one trace directory only (\"%s\"?)\n", argv[optind]);
 			return -1;
 		}
 	}
@@ -264,19 +302,12 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (!o->threads) {
-		long n = sysconf(_SC_NPROCESSORS_ONLN);
+		long nc = sysconf(_SC_NPROCESSORS_ONLN);
 
-		o->threads = n < 1 ? 1 : n > 8 ? 8 : (unsigned int)n;
+		o->threads = nc < 1 ? 1 : nc > 8 ? 8 : (unsigned int)nc;
 	}
 	return 0;
 }
-
-struct stats {
-	uint64_t total;
-	uint64_t *per_stream;
-	uint64_t *per_event;
-	uint64_t first, last;
-};
 
 /* Packets lost at the seam into chunk @k (index in t->chunks): the sequence gaps there, all streams. */
 static uint64_t seam_lost(const struct evt_trace *t, unsigned int k)
@@ -292,7 +323,7 @@ static uint64_t seam_lost(const struct evt_trace *t, unsigned int k)
 }
 
 /* A run of chunks: which were read, and each seam (lost packets, the time between the names). */
-static void print_run(const struct opts *o, const struct evt_trace *t)
+static void print_run(const struct evcat_opts *o, const struct evt_trace *t)
 {
 	const int json = o->fmt == EVT_FMT_JSON;
 	unsigned int k;
@@ -329,7 +360,7 @@ static void print_run(const struct opts *o, const struct evt_trace *t)
 		printf("]");
 }
 
-static void print_stats(const struct opts *o, struct evt_trace *t, const struct stats *st)
+static void print_stats(const struct evcat_opts *o, struct evt_trace *t, const struct evcat_stats *st)
 {
 	const uint64_t off = evt_trace_offset_ns(t);
 	uint64_t disc = 0, lost = 0, span = st->total ? st->last - st->first : 0;
@@ -414,324 +445,6 @@ static void print_stats(const struct opts *o, struct evt_trace *t, const struct 
 		       "(packet_seq_num gaps)\n", (unsigned long long)disc, (unsigned long long)lost);
 }
 
-/* ---- Consuming the merged events: one slice (sequential) or many (threads) ---- */
-
-#define POOL 64
-
-struct cat {
-	const struct opts *o;
-	struct evt_trace *t;
-	int print;
-	/*
-	 * --count without --stats: every event is still decoded and merged
-	 * in order (evt_merged_count), only no reference is handed out.
-	 */
-	int count_only;
-	/*
-	 * Slice text buffers, recycled: fresh ones would be faulted in and
-	 * zeroed by the kernel for every slice.
-	 */
-	pthread_mutex_t pool_lock;
-	struct evt_out pool[POOL];
-	unsigned int npool;
-	struct evt_out out;		/* stdout */
-	struct evt_fmt fmt;		/* the output's: its delta runs across slices */
-	struct stats st;
-	char *err;			/* the decode error the merge stopped at */
-};
-
-struct slice {
-	uint64_t count, first, last;
-	uint64_t *per_stream, *per_event;
-	int direct;			/* print straight to stdout (sequential) */
-	struct evt_out out;		/* in memory, for a slice on a thread */
-	struct evt_fmt fmt;
-	int have_first;
-	struct evt_ref first_ref;	/* printed by the main thread: its delta */
-};
-
-static void slice_free(struct cat *c, struct slice *sl)
-{
-	if (!sl)
-		return;
-	if (!sl->direct && sl->out.buf) {
-		pthread_mutex_lock(&c->pool_lock);
-		if (c->npool < POOL && !sl->out.err) {
-			sl->out.len = 0;
-			c->pool[c->npool++] = sl->out;
-		} else {
-			evt_out_free(&sl->out);
-		}
-		pthread_mutex_unlock(&c->pool_lock);
-	}
-	free(sl->per_stream);
-	free(sl->per_event);
-	free(sl);
-}
-
-static void *slice_begin(void *ctx, unsigned int j)
-{
-	struct cat *c = ctx;
-	struct slice *sl = calloc(1, sizeof(*sl));
-
-	(void)j;
-	if (!sl)
-		return NULL;
-	if (c->o->stats) {
-		sl->per_stream = calloc(c->t->nr_streams + 1, sizeof(*sl->per_stream));
-		sl->per_event = calloc(c->t->md.cat->nr_events, sizeof(*sl->per_event));
-		if (!sl->per_stream || !sl->per_event) {
-			slice_free(c, sl);
-			return NULL;
-		}
-	}
-	if (c->print) {
-		pthread_mutex_lock(&c->pool_lock);
-		if (c->npool)
-			sl->out = c->pool[--c->npool];
-		pthread_mutex_unlock(&c->pool_lock);
-		if (!sl->out.buf && evt_out_init(&sl->out, -1, 1 << 20)) {
-			slice_free(c, sl);
-			return NULL;
-		}
-		/* The shared templates, this slice's own time cache and delta. */
-		sl->fmt = c->fmt;
-		sl->fmt.have_prev = 0;
-		sl->fmt.have_cached = 0;
-	}
-	return sl;
-}
-
-static void print_ref(struct cat *c, struct evt_fmt *f, struct evt_out *out, const struct evt_ref *r)
-{
-	evt_fmt_event(f, out, r->ts, c->t->streams[EVT_REF_STREAM(r)].cpu,
-		      &c->t->md.cat->events[EVT_REF_DESC(r)], r->payload, EVT_REF_LEN(r), 0);
-}
-
-static int slice_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
-{
-	struct cat *c = ctx;
-	struct slice *sl = state;
-	size_t i = 0;
-
-	if (!n)
-		return 0;
-	if (!sl->count)
-		sl->first = r[0].ts;
-	sl->count += n;
-	sl->last = r[n - 1].ts;
-	if (sl->per_stream) {
-		for (i = 0; i < n; i++) {
-			sl->per_stream[EVT_REF_STREAM(&r[i])]++;
-			sl->per_event[EVT_REF_DESC(&r[i])]++;
-		}
-	}
-	if (!c->print)
-		return 0;
-	if (sl->direct) {
-		for (i = 0; i < n; i++)
-			print_ref(c, &c->fmt, &c->out, &r[i]);
-		return c->out.err ? -1 : 0;
-	}
-	i = 0;
-	if (!sl->have_first) {
-		/* Its delta needs the previous slice's last event: printed later. */
-		sl->first_ref = r[0];
-		sl->have_first = 1;
-		sl->fmt.prev_ts = r[0].ts;
-		sl->fmt.have_prev = 1;
-		i = 1;
-	}
-	for (; i < n; i++)
-		print_ref(c, &sl->fmt, &sl->out, &r[i]);
-	return sl->out.err ? -1 : 0;
-}
-
-/* --count alone: the merge counts, no references are made. */
-static int slice_count(void *ctx, void *state, uint64_t n)
-{
-	struct slice *sl = state;
-
-	(void)ctx;
-	sl->count += n;
-	return 0;
-}
-
-static void slice_drop(void *ctx, void *state)
-{
-	slice_free(ctx, state);
-}
-
-/* In order, on the main thread: output and totals. */
-static int slice_end(void *ctx, void *state, const char *err)
-{
-	struct cat *c = ctx;
-	struct slice *sl = state;
-	unsigned int i;
-	int ret = 0;
-
-	if (c->print && !sl->direct && sl->have_first) {
-		if (sl->out.err) {
-			c->out.err = sl->out.err;
-		} else {
-			print_ref(c, &c->fmt, &c->out, &sl->first_ref);
-			if (!c->out.err && !evt_out_flush(&c->out) &&
-			    evt_write_all(c->out.fd, sl->out.buf, sl->out.len))
-				c->out.err = errno ? errno : EIO;
-		}
-		c->fmt.prev_ts = sl->last;
-	}
-	if (sl->count) {
-		if (!c->st.total)
-			c->st.first = sl->first;
-		c->st.last = sl->last;
-		c->st.total += sl->count;
-	}
-	if (sl->per_stream) {
-		for (i = 0; i < c->t->nr_streams; i++)
-			c->st.per_stream[i] += sl->per_stream[i];
-		for (i = 0; i < c->t->md.cat->nr_events; i++)
-			c->st.per_event[i] += sl->per_event[i];
-	}
-	if (err) {
-		c->err = strdup(err);
-		ret = -1;
-	}
-	if (c->out.err)
-		ret = -1;
-	slice_free(c, sl);
-	return ret;
-}
-
-static const struct evt_par_ops cat_ops = {
-	.begin = slice_begin, .refs = slice_refs, .end = slice_end, .drop = slice_drop,
-	.count = slice_count,
-};
-
-/* The sequential path: one merge, printed as it goes. */
-static int run_sequential(struct cat *c, uint64_t from, uint64_t to)
-{
-	struct evt_merged mt;
-	struct evt_ref *refs = malloc(NREFS * sizeof(*refs));
-	struct slice *sl;
-	long n;
-	int ret;
-
-	if (!refs || evt_merged_init(&mt, c->t, c->o->merge)) {
-		free(refs);
-		return -1;
-	}
-	evt_merged_set_range(&mt, from, to);
-	if (c->o->event_mask)
-		evt_merged_set_events(&mt, c->o->event_mask);
-	sl = slice_begin(c, 0);
-	if (!sl) {
-		evt_merged_free(&mt);
-		free(refs);
-		return -1;
-	}
-	if (c->print) {
-		evt_out_free(&sl->out);
-		sl->direct = 1;
-	}
-	if (c->count_only) {
-		while ((n = evt_merged_count(&mt, 1U << 20)) > 0)
-			slice_count(c, sl, (uint64_t)n);
-	} else {
-		while ((n = evt_merged_next(&mt, refs, NREFS)) > 0)
-			if (slice_refs(c, sl, refs, (size_t)n))
-				break;
-	}
-	ret = slice_end(c, sl, n < 0 ? mt.errmsg : NULL);
-	evt_merged_free(&mt);
-	free(refs);
-	return ret < 0 ? 1 : 0;
-}
-
-/* --from/--to on one thread: an ad hoc request of the analysis engine (it seeks through the packet index). */
-struct adhoc {
-	struct cat *c;
-	struct slice *sl;
-	struct evt_request *r;
-	struct evt_ref refs[NREFS];
-	size_t n;
-	int failed;
-};
-
-static int adhoc_flush(void *data, void *call)
-{
-	struct adhoc *a = data;
-
-	(void)call;
-	if (a->n && !a->failed && slice_refs(a->c, a->sl, a->refs, a->n)) {
-		a->failed = 1;
-		a->r->stop = 1;
-	}
-	a->n = 0;
-	return 0;
-}
-
-static int adhoc_event(void *data, void *call)
-{
-	struct adhoc *a = data;
-	const struct evt_engine_event *ev = call;
-
-	a->refs[a->n++] = (struct evt_ref){ .ts = ev->ts, .payload = ev->payload,
-					    .info = EVT_DMETA(ev->stream, ev->len, ev->idx) };
-	if (a->n == NREFS)
-		adhoc_flush(a, NULL);
-	return 0;
-}
-
-static int run_adhoc(struct cat *c, struct evt_engine *eng, struct evt_etrace *et, uint64_t from, uint64_t to)
-{
-	const struct evt_catalogue *cat = c->t->md.cat;
-	uint64_t off = evt_etrace_offset_ns(et);
-	struct evt_traceset *ts = evt_traceset_new(eng);
-	struct adhoc *a = calloc(1, sizeof(*a));
-	const char **names = NULL;
-	struct evt_request r;
-	unsigned int i, k = 0;
-	int ret = -1;
-
-	evt_request_init(&r, c);
-	if (!ts || !a)
-		goto out;
-	r.from_rt = from > UINT64_MAX - off ? UINT64_MAX : from + off;
-	r.to_rt = to >= EVT_TIME_END - off ? EVT_TIME_END : to + off;
-	if (c->o->event_mask) {
-		names = calloc(cat->nr_events + 1, sizeof(*names));
-		if (!names)
-			goto out;
-		for (i = 0; i < cat->nr_events; i++)
-			if (c->o->event_mask[i])
-				names[k++] = cat->events[i].name;
-		r.events = names;
-	}
-	a->c = c;
-	a->r = &r;
-	a->sl = slice_begin(c, 0);
-	if (!a->sl || evt_traceset_add(ts, et) || evt_hooks_add(&r.ctx.event, adhoc_event, a) ||
-	    evt_hooks_add(&r.ctx.after_chunk, adhoc_flush, a) || evt_request_submit(ts, &r))
-		goto out;
-	if (c->print) {
-		evt_out_free(&a->sl->out);
-		a->sl->direct = 1;
-	}
-	evt_engine_run(eng);
-	adhoc_flush(a, NULL);
-	ret = slice_end(c, a->sl, r.error ? r.errmsg : NULL);
-	a->sl = NULL;
-out:
-	if (a && a->sl)
-		slice_free(c, a->sl);
-	evt_request_release(&r);
-	evt_traceset_free(ts);
-	free(names);
-	free(a);
-	return ret < 0 ? 1 : 0;
-}
-
 /* A trace evdrain is writing: which streams end in a packet not yet whole (not read). */
 static void say_being_written(const struct evt_trace *t)
 {
@@ -761,36 +474,136 @@ static void close_trace(struct evt_engine *eng, struct evt_etrace *et, struct ev
 	}
 }
 
+/*
+ * What the streams read lost in the range read, on standard error, once
+ * per lost range (as babeltrace2 warns): how many of them there were.
+ */
+static unsigned int say_losses(const struct evt_trace *t, const uint8_t *cpu_set, uint64_t from, uint64_t to,
+			       int json)
+{
+	const uint64_t off = evt_trace_offset_ns(t);
+	struct evt_loss *l;
+	uint32_t n, i;
+	unsigned int said = 0;
+	char a[64], b[64], name[256];
+
+	if (evt_trace_losses(t, &l, &n)) {
+		fprintf(stderr, "evcat: warning: out of memory: the trace's losses are not told\n");
+		return 0;
+	}
+	for (i = 0; i < n; i++) {
+		const struct evt_stream *s = &t->streams[l[i].stream];
+
+		if ((cpu_set && !(s->cpu < EVT_MAX_CPUS && (cpu_set[s->cpu / 8] >> (s->cpu % 8) & 1))) ||
+		    l[i].to < from || l[i].from > to)
+			continue;
+		evt_fmt_clock(a, l[i].from + off, json);
+		evt_fmt_clock(b, l[i].to + off, json);
+		evt_fmt_esc(name, sizeof(name), s->name);
+		if (l[i].before)
+			fprintf(stderr, "evcat: warning: CPU %u (%s): %llu events discarded before [%s%s] "
+				"(the stream's first packet: before the trace, or in it)\n", s->cpu, name,
+				(unsigned long long)l[i].events, b, json ? "Z" : "");
+		else if (l[i].events)
+			fprintf(stderr, "evcat: warning: CPU %u (%s): %llu events discarded between [%s%s] and [%s%s]\n",
+				s->cpu, name, (unsigned long long)l[i].events, a, json ? "Z" : "", b, json ? "Z" : "");
+		if (l[i].packets)
+			fprintf(stderr, "evcat: warning: CPU %u (%s): %llu packets lost between [%s%s] and [%s%s]\n",
+				s->cpu, name, (unsigned long long)l[i].packets, a, json ? "Z" : "",
+				evt_fmt_clock(b, l[i].begin + off, json) ? b : b, json ? "Z" : "");
+		said++;
+	}
+	free(l);
+	return said;
+}
+
 /* What parse_args() allocated: every exit frees it (LSan checks the error paths too). */
-static void free_opts(struct opts *o)
+static void free_opts(struct evcat_opts *o)
 {
 	free(o->cpu_set);
 	free(o->events);
 	free(o->event_mask);
+	evcat_taskf_free(&o->task);
+	evcat_where_free(o->where);
 	o->cpu_set = NULL;
 	o->events = NULL;
 	o->event_mask = NULL;
+	o->where = NULL;
+}
+
+/* The task context and the selections, over the open trace @t: 0, or -1 (said; @usage: a usage error). */
+static int setup_ctx(struct evcat_run *c, struct evcat_opts *o, struct evt_trace *t, int *usage_err)
+{
+	const unsigned int nev = t->md.cat->nr_events;
+	unsigned int i;
+
+	*usage_err = 0;
+	if (evcat_shared_init(&c->sh, t, o->fmt, c->print))
+		return -1;
+	if (o->where) {
+		char err[200];
+		int rc = evcat_where_bind(o->where, t->md.cat->events, nev, err, sizeof(err));
+
+		if (rc == -2) {
+			say_err(err);
+			*usage_err = 1;
+		}
+		if (rc)
+			return -1;
+	}
+	c->sh.taskf = o->task.active ? &o->task : NULL;
+	c->sh.where = o->where;
+	c->sh.show = o->event_mask;
+	if (o->cpu_set) {
+		c->stream_show = calloc(t->nr_streams + 1, 1);
+		if (!c->stream_show)
+			return -1;
+		for (i = 0; i < t->nr_streams; i++)
+			c->stream_show[i] = t->streams[i].cpu < EVT_MAX_CPUS &&
+					    (o->cpu_set[t->streams[i].cpu / 8] >> (t->streams[i].cpu % 8) & 1);
+		c->sh.stream_show = c->stream_show;
+	}
+	/* The merge gives what is shown and what the context must see. */
+	if (o->event_mask) {
+		c->merge_mask = calloc(nev ? nev : 1, 1);
+		if (!c->merge_mask)
+			return -1;
+		memcpy(c->merge_mask, o->event_mask, nev);
+		evcat_shared_needs(&c->sh, c->merge_mask);
+	}
+	c->plain = c->print && !c->sh.taskf && !c->sh.where && !c->sh.show && !c->sh.stream_show;
+	c->g = evcat_ctx_new(&c->sh, 1);
+	if (!c->g)
+		return -1;
+	/* Each CPU's task before its first switch: the switch's prev_tid. */
+	if (evcat_ctx_look_ahead(c->g, t, 0) || evcat_shared_unknown_cpus(&c->sh, c->g))
+		return -1;
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	struct opts o = { .fmt = EVT_FMT_TEXT, .merge = EVT_MERGE_TREE };
+	struct evcat_opts o = { .fmt = EVT_FMT_TEXT, .merge = EVT_MERGE_TREE };
 	struct evt_trace_opts to = { 0 };
 	struct evt_trace own, *t = &own;
 	struct evt_engine *eng = NULL;
 	struct evt_etrace *et = NULL;
-	struct cat c = { 0 };
+	struct evcat_run c = { 0 };
 	struct evt_symbols *syms = NULL;
 	uint64_t from = 0, tov = UINT64_MAX;
 	char err[512];
-	int ret = 0, rc, run_times = 0;
+	int ret = 0, rc, run_times = 0, bad = 0, use_ctx;
+	unsigned int losses;
 
-	if (parse_args(argc, argv, &o)) {
+	if (parse_args(argc, argv, &o) || evcat_taskf_ready(&o.task) ||
+	    (o.where_text && evcat_where_parse(o.where_text, &o.where, err, sizeof(err)) && (say_err(err), 1))) {
 		fprintf(stderr, "Try 'evcat --help'.\n");
 		free_opts(&o);
 		return EXIT_USAGE;
 	}
-	if (o.cpu_set) {
+	/* Lines say which task ran: every CPU's events tell about every task (names, pids, syscalls). */
+	use_ctx = (!o.count && !o.stats) || o.task.active || o.where;
+	if (o.cpu_set && !use_ctx) {
 		to.cpu_set = o.cpu_set;
 		to.cpu_set_bits = EVT_MAX_CPUS;
 	}
@@ -801,7 +614,6 @@ int main(int argc, char **argv)
 
 		if (first) {
 			struct evt_trace probe;
-			int bad;
 
 			if (evt_trace_open(&probe, first, NULL)) {
 				say_err(probe.err);
@@ -822,7 +634,7 @@ int main(int argc, char **argv)
 			run_times = 1;
 		}
 	}
-	if ((o.from || o.to) && o.threads <= 1) {
+	if ((o.from || o.to) && o.threads <= 1 && !use_ctx) {
 		/* The analysis engine's ad hoc path (it reads, it saves nothing beside the trace). */
 		struct evt_engine_opts eo = { .no_saved_results = 1 };
 
@@ -842,10 +654,13 @@ int main(int argc, char **argv)
 		return EXIT_TRACE;
 	}
 	evt_trace_catch_cut(t, "evcat");
-	if (o.events && event_mask(&o, t->md.cat)) {
-		close_trace(eng, et, t);
-		free_opts(&o);
-		return EXIT_USAGE;
+	if (o.events) {
+		o.event_mask = calloc(t->md.cat->nr_events ? t->md.cat->nr_events : 1, 1);
+		if (!o.event_mask || evcat_event_mask(o.events, t->md.cat->events, t->md.cat->nr_events, o.event_mask)) {
+			close_trace(eng, et, t);
+			free_opts(&o);
+			return EXIT_USAGE;
+		}
 	}
 	say_being_written(t);
 	if ((o.from || o.to) && !run_times && resolve_times(&o, t, &from, &tov)) {
@@ -855,61 +670,40 @@ int main(int argc, char **argv)
 	}
 	c.o = &o;
 	c.t = t;
-	pthread_mutex_init(&c.pool_lock, NULL);
+	c.from = from;
+	c.to = tov;
+	c.use_ctx = use_ctx;
 	c.print = !o.count && !o.stats;
-	c.count_only = o.count && !o.stats;
+	c.count_only = o.count && !o.stats && !use_ctx;
+	pthread_mutex_init(&c.pool_lock, NULL);
 	c.st.per_stream = calloc(t->nr_streams + 1, sizeof(*c.st.per_stream));
 	c.st.per_event = calloc(t->md.cat->nr_events, sizeof(*c.st.per_event));
 	if (!c.st.per_stream || !c.st.per_event || evt_out_init(&c.out, STDOUT_FILENO, 1 << 20) ||
-	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(t), t->md.cat->events, t->md.cat->nr_events)) {
+	    evt_fmt_init(&c.fmt, o.fmt, evt_trace_offset_ns(t), t->md.cat->events, t->md.cat->nr_events) ||
+	    (use_ctx && setup_ctx(&c, &o, t, &bad))) {
+		if (use_ctx && bad) {
+			ret = EXIT_USAGE;
+			goto out;
+		}
 		fprintf(stderr, "evcat: out of memory\n");
-		free(c.st.per_stream);
-		free(c.st.per_event);
-		close_trace(eng, et, t);
-		free_opts(&o);
-		return EXIT_TRACE;
+		ret = EXIT_TRACE;
+		goto out;
 	}
 	if (o.stacks) {
 		syms = evt_symbols_of_trace(t, err, sizeof(err));
 		if (!syms) {
 			fprintf(stderr, "evcat: --stacks: %s (evdrain saves the kernel's symbols when stacks are on)\n",
 				err);
-			evt_fmt_free(&c.fmt);
-	evt_symbols_free(syms);
-			free(c.st.per_stream);
-			free(c.st.per_event);
-			close_trace(eng, et, t);
-			free_opts(&o);
-			return EXIT_TRACE;
+			ret = EXIT_TRACE;
+			goto out;
 		}
 		c.fmt.syms = syms;
 	}
-	{
-		struct evt_par_opts po = {
-			.threads = o.threads, .kind = o.merge, .from = from, .to = tov,
-			.event_mask = o.event_mask, .slice_bytes = o.slice_bytes,
-			.count_only = c.count_only,
-		};
-
-		/*
-		 * Counting goes by slices also on one thread: the tree merges
-		 * two slices at a time, interleaved (evt_merged_count_pair).
-		 */
-		if (et) {
-			rc = run_adhoc(&c, eng, et, from, tov);
-			if (rc && !c.err && !c.out.err)
-				c.err = strdup("out of memory");
-		} else if ((o.threads > 1 || (c.count_only && o.merge == EVT_MERGE_TREE)) &&
-			   evt_par_slices(t, &po) > 1) {
-			rc = evt_par_run(t, &po, &cat_ops, &c, err, sizeof(err));
-			if (rc < 0 && !c.err)
-				c.err = strdup(err);
-		} else {
-			rc = run_sequential(&c, from, tov);
-			if (rc && !c.err && !c.out.err)
-				c.err = strdup("out of memory");
-		}
-	}
+	/* What was lost, first: said whatever the output (it goes to standard error). */
+	losses = say_losses(t, o.cpu_set, from, tov, o.fmt == EVT_FMT_JSON);
+	rc = evcat_run(&c, eng, et);
+	if (rc < 0 && !c.err && !c.out.err)
+		c.err = strdup("out of memory");
 	if (c.print && !c.out.err)
 		evt_out_flush(&c.out);
 	if (c.out.err) {
@@ -929,11 +723,22 @@ int main(int argc, char **argv)
 		say_err(c.err);
 		ret = EXIT_TRACE;
 	}
+	if (!ret && o.fail_on_loss && losses) {
+		fprintf(stderr, "evcat: %u lost range%s in the events read (--fail-on-loss)\n", losses,
+			losses == 1 ? "" : "s");
+		ret = EXIT_LOSS;
+	}
+out:
 	evt_out_free(&c.out);
 	while (c.npool)
 		evt_out_free(&c.pool[--c.npool]);
 	pthread_mutex_destroy(&c.pool_lock);
 	evt_fmt_free(&c.fmt);
+	evt_symbols_free(syms);
+	evcat_ctx_free(c.g);
+	evcat_shared_free(&c.sh);
+	free(c.merge_mask);
+	free(c.stream_show);
 	close_trace(eng, et, t);
 	free(c.err);
 	free(c.st.per_stream);

@@ -330,6 +330,21 @@ static int print_text(const struct report *r)
 		goto oom;
 
 	printf("Trace %s%s\n", ESC(evt_etrace_path(r->t)), r->window ? " (a window)" : "");
+	/* Whether the figures below are the whole story comes first. */
+	{
+		uint64_t disc = 0, lostp = 0;
+
+		for (i = 0; i < s->nr_losses; i++) {
+			disc += s->losses[i].discarded;
+			lostp += s->losses[i].lost_packets;
+		}
+		if (!s->nr_losses)
+			printf("  complete: no event or packet lost\n");
+		else
+			printf("  INCOMPLETE: %llu events discarded, %llu packets lost, in %u ranges (see Losses);\n"
+			       "  a latency or duration that spans one is counted apart (spans loss), not measured\n",
+			       (unsigned long long)disc, (unsigned long long)lostp, s->nr_losses);
+	}
 	/* Figures an earlier run saved are said to be, with where (whoever can write there made them). */
 	if (!r->window && (saved = evt_comp_saved_from(r->t, "stats")))
 		printf("  (saved results: %s; --no-saved computes them again)\n", ESC(saved));
@@ -366,8 +381,8 @@ static int print_text(const struct report *r)
 		       (unsigned long long)(th ? th->events : 0));
 	}
 
-	printf("\nSystem calls\n  %-28s %10s %8s %12s %12s %12s\n", "syscall", "count", "errors", "min us",
-	       "avg us", "max us");
+	printf("\nSystem calls\n  %-28s %10s %8s %12s %12s %12s %10s\n", "syscall", "count", "errors", "min us",
+	       "avg us", "max us", "spans loss");
 	for (i = 0; i < s->nr_sys; i++)
 		keys[i] = s->sys[i].count;
 	ix = sorted(keys, s->nr_sys);
@@ -379,14 +394,15 @@ static int print_text(const struct report *r)
 		printf("  %-28s %10llu %8llu ", ESC(y->name), (unsigned long long)y->count, (unsigned long long)y->errors);
 		/* No latency where no call returned (exit_group): none rather than 0. */
 		if (y->lat.count)
-			printf("%12.3f %12.3f %12.3f\n", us(y->lat.min_ns), avg_us(&y->lat), us(y->lat.max_ns));
+			printf("%12.3f %12.3f %12.3f", us(y->lat.min_ns), avg_us(&y->lat), us(y->lat.max_ns));
 		else
-			printf("%12s %12s %12s\n", "-", "-", "-");
+			printf("%12s %12s %12s", "-", "-", "-");
+		printf(" %10llu\n", (unsigned long long)y->lat.spans_loss);
 	}
 	free(ix);
 
-	printf("\nInterrupts\n  %6s %-20s %10s %12s %12s %12s\n", "irq", "name", "count", "min us", "avg us",
-	       "max us");
+	printf("\nInterrupts\n  %6s %-20s %10s %12s %12s %12s %10s\n", "irq", "name", "count", "min us", "avg us",
+	       "max us", "spans loss");
 	for (i = 0; i < s->nr_irqs; i++)
 		keys[i] = s->irqs[i].count;
 	ix = sorted(keys, s->nr_irqs);
@@ -395,21 +411,23 @@ static int print_text(const struct report *r)
 	for (i = 0, n = rows(r, s->nr_irqs); i < n; i++) {
 		const struct evt_stats_irq *q = &s->irqs[ix[i]];
 
-		printf("  %6d %-20s %10llu %12.3f %12.3f %12.3f\n", q->irq, ESC(q->name), (unsigned long long)q->count,
-		       q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur), us(q->dur.max_ns));
+		printf("  %6d %-20s %10llu %12.3f %12.3f %12.3f %10llu\n", q->irq, ESC(q->name),
+		       (unsigned long long)q->count, q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur),
+		       us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
 	}
 	free(ix);
 	ix = NULL;
 
-	printf("\nSoftirqs\n  %-10s %10s %10s %12s %12s %12s\n", "softirq", "count", "raised", "min us", "avg us",
-	       "max us");
+	printf("\nSoftirqs\n  %-10s %10s %10s %12s %12s %12s %10s\n", "softirq", "count", "raised", "min us",
+	       "avg us", "max us", "spans loss");
 	for (i = 0; i < EVT_STATS_SOFTIRQS; i++) {
 		const struct evt_stats_softirq *q = &s->softirq[i];
 
 		if (q->count || q->raises)
-			printf("  %-10s %10llu %10llu %12.3f %12.3f %12.3f\n", evt_softirq_name(i, name, sizeof(name)),
-			       (unsigned long long)q->count, (unsigned long long)q->raises,
-			       q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur), us(q->dur.max_ns));
+			printf("  %-10s %10llu %10llu %12.3f %12.3f %12.3f %10llu\n",
+			       evt_softirq_name(i, name, sizeof(name)), (unsigned long long)q->count,
+			       (unsigned long long)q->raises, q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur),
+			       us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
 	}
 
 	printf("\nScheduling latency (wakeup to switch-in)\n");
@@ -419,6 +437,8 @@ static int print_text(const struct report *r)
 		       us(s->sched_lat.max_ns));
 	else
 		printf("  none\n");
+	if (s->sched_lat.spans_loss)
+		printf("  spans a loss: %llu (not measured)\n", (unsigned long long)s->sched_lat.spans_loss);
 
 	if (r->io && print_io(r))
 		goto oom;

@@ -153,7 +153,7 @@ static void *slice_open(struct run *r, struct evt_trace *t, int cloned, struct e
 	evt_merged_set_range(mt, slice_lo(r, j), slice_hi(r, j));
 	if (r->o->event_mask)
 		evt_merged_set_events(mt, r->o->event_mask);
-	state = r->ops->begin(r->ctx, j);
+	state = r->ops->begin(r->ctx, j, slice_lo(r, j), slice_hi(r, j));
 	if (!state) {
 		evt_merged_free(mt);
 		finish(r, j, NULL, strdup("out of memory"));

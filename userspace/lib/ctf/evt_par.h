@@ -19,8 +19,8 @@
 #include "evt_merged.h"
 
 struct evt_par_ops {
-	/* Worker thread: a new slice's state (NULL: no memory, the run stops). */
-	void *(*begin)(void *ctx, unsigned int slice);
+	/* Worker thread: a new slice's state, the slice [@lo, @hi] (NULL: no memory, the run stops). */
+	void *(*begin)(void *ctx, unsigned int slice, uint64_t lo, uint64_t hi);
 	/* Worker thread: the slice's next events, in merge order. 0, or -1 to stop. */
 	int (*refs)(void *ctx, void *state, const struct evt_ref *r, size_t n);
 	/*

@@ -23,9 +23,10 @@
 #include <evtrace/limits.h>
 #include "evt_comps.h"
 #include "evt_comp_util.h"
+#include "evt_losses.h"
 
 #define STATE_MAGIC 0x41545345u		/* "ESTA" */
-#define STATE_VERSION 1
+#define STATE_VERSION 2
 /* A thread's change: (time - block base) << STATE_BITS | state. */
 #define STATE_BITS 3
 #define DELTA_LIMIT (1u << (32 - STATE_BITS))
@@ -60,6 +61,7 @@ struct evt_state {
 	uint32_t nr_th, cap_th;
 	struct evt_tidmap map;		/* tid -> its latest thread */
 	struct evt_kinds kinds;
+	struct evt_lossmap losses;	/* of the reader the events come from */
 };
 
 static const char *const tstate_names[EVT_TSTATE_COUNT] = {
@@ -95,6 +97,7 @@ static void state_clear(struct evt_state *st)
 	free(st->th);
 	evt_tidmap_free(&st->map);
 	evt_kinds_free(&st->kinds);
+	evt_lossmap_free(&st->losses);
 	memset(st, 0, sizeof(*st));
 }
 
@@ -247,6 +250,18 @@ static struct evt_state_thread *thread_of(struct evt_state *st, int32_t tid)
 	return i >= 0 ? &st->th[i] : NULL;
 }
 
+/* @t ran [a, b): what of it lies in a loss window is unknown (cpu_lossy_ns), the rest is measured. */
+static void add_cpu_time(const struct evt_state *st, struct evt_state_thread *t, uint64_t a, uint64_t b)
+{
+	uint64_t lossy;
+
+	if (b <= a)
+		return;
+	lossy = evt_lossmap_overlap(&st->losses, a, b);
+	t->cpu_lossy_ns += lossy;
+	t->cpu_ns += b - a - lossy;
+}
+
 /*
  * The thread running on @c (CPU @cpu) stops at @ts: its CPU time is the
  * CPU's to count (tid 0 runs on every idle CPU at once).
@@ -257,8 +272,7 @@ static void cpu_stop(struct evt_state *st, struct state_cpu *c, unsigned int cpu
 
 	if (!t)
 		return;
-	if (ts > c->since)
-		t->cpu_ns += ts - c->since;
+	add_cpu_time(st, t, c->since, ts);
 	if (t->cpu == (int32_t)cpu)
 		t->cpu = -1;
 }
@@ -515,6 +529,9 @@ int evt_state_event_hook(void *data, void *call_data)
 		st->seen = 1;
 		st->first_ts = ev->ts;
 	}
+	/* No memory for the windows: every slice counts, as before losses were known. */
+	if (st->losses.made_for != ev->tr)
+		evt_lossmap_of_trace(&st->losses, ev->tr);
 	if (st->seeds)
 		start_seeds(st, ev->ts);
 	st->last_ts = ev->ts;
@@ -590,7 +607,7 @@ void evt_state_close(struct evt_state *st)
 		struct evt_state_thread *t = thread_of(st, c->cur);
 
 		if (t && st->last_ts > c->since) {
-			t->cpu_ns += st->last_ts - c->since;
+			add_cpu_time(st, t, c->since, st->last_ts);
 			c->since = st->last_ts;
 		}
 	}
@@ -808,7 +825,7 @@ static void state_finish(void *r, const struct evt_where *w)
 /*
  * The saved form (little-endian): magic, version, first and last times;
  * the CPUs, each its change points (u64 begin, s32 tid); the threads in
- * order of first sight, each tid, pid, ppid, comm[16], cpu_ns and its
+ * order of first sight, each tid, pid, ppid, comm[16], cpu_ns, cpu_lossy_ns and its
  * history as it is in memory: its blocks (u64 base, u32 first change)
  * and its changes (u32 each).
  */
@@ -834,7 +851,7 @@ static int state_save(const void *r, struct evt_buf *b)
 
 		err |= evt_put_s32(b, t->tid) | evt_put_s32(b, t->pid) | evt_put_s32(b, t->ppid);
 		err |= evt_buf_put(b, t->comm, sizeof(t->comm));
-		err |= evt_put_u64(b, t->cpu_ns) | evt_put_u32(b, t->nblk);
+		err |= evt_put_u64(b, t->cpu_ns) | evt_put_u64(b, t->cpu_lossy_ns) | evt_put_u32(b, t->nblk);
 		for (j = 0; j < t->nblk; j++)
 			err |= evt_put_u64(b, t->blk[j].base) | evt_put_u32(b, t->blk[j].first);
 		err |= evt_put_u32(b, t->nch);
@@ -914,8 +931,8 @@ static int load_into(struct evt_state *st, struct evt_rbuf *r)
 		}
 		c->n = n;
 	}
-	/* tid, pid, ppid, comm, cpu_ns, nch: 44 bytes at least. */
-	if (evt_get_count(r, &nth, 44, UINT32_MAX - 1))
+	/* tid, pid, ppid, comm, cpu_ns, cpu_lossy_ns, nblk, nch: 52 bytes at least. */
+	if (evt_get_count(r, &nth, 52, UINT32_MAX - 1))
 		return -1;
 	for (i = 0; i < nth; i++) {
 		struct evt_state_thread *t;
@@ -926,7 +943,7 @@ static int load_into(struct evt_state *st, struct evt_rbuf *r)
 			return -1;
 		if (evt_get_s32(r, &t->pid) || evt_get_s32(r, &t->ppid) ||
 		    evt_rbuf_get(r, t->comm, sizeof(t->comm)) || !memchr(t->comm, 0, sizeof(t->comm)) ||
-		    evt_get_u64(r, &t->cpu_ns) || load_history(t, r))
+		    evt_get_u64(r, &t->cpu_ns) || evt_get_u64(r, &t->cpu_lossy_ns) || load_history(t, r))
 			return -1;
 		n = t->nch;
 		t->state = n ? change_state(t, n - 1) : EVT_TSTATE_UNKNOWN;

@@ -1,45 +1,43 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "stats" computation: events per name, per CPU and per thread;
- * syscalls (entry -> exit of one thread: count, errors, latency and its
- * log2 histogram), interrupts and softirqs (entry -> exit on one CPU),
- * scheduling latency (wakeup -> the switch that runs the thread), and the
- * trace's losses (per stream, and over time from the packet index).
+ * syscalls (entry -> exit of one thread: count, return values, latency,
+ * its log2 histogram and percentiles), in all and per thread; interrupts
+ * and softirqs (entry -> exit on one CPU); scheduling latency (woken ->
+ * the switch that runs the thread), in all and per thread with its
+ * wakers; the worst latencies of each kind; where each CPU's time went;
+ * the trace's losses (per stream, and over time from the packet index).
  *
  * A CPU's thread is the one the last sched_switch there ran: events
  * before a CPU's first switch count under tid -1 ("unknown"), unless the
  * caller seeded it (a window's start).
+ *
+ * A latency, a duration or a CPU's slice whose interval spans a loss
+ * (evt_losses.h) is no measurement of the machine: it is counted apart
+ * (spans_loss, lossy_ns), not in the figures.
+ *
+ * The saved form and the lookups: evt_comp_stats_save.c.
  */
 #include <stdlib.h>
 #include <string.h>
 #include <evtrace/limits.h>
-#include "evt_comps.h"
-#include "evt_comp_util.h"
-
-#define STATS_MAGIC 0x54535445u		/* "ESTS" */
-#define STATS_VERSION 1
-#define NAME_MAX_LEN 4096		/* of a saved event or syscall name */
-
-struct evt_stats_priv {
-	struct evt_kinds kinds;
-	/* Per catalogue index: its slot in ev[] and sys[], -1: not looked up. */
-	const struct evt_catalogue *map_cat;
-	int32_t *ev_slot, *sys_slot;
-	uint32_t nmap;
-	struct evt_tidmap tmap;
-	const struct evt_trace *tr;	/* the last event's reader (for the losses) */
-	struct evt_stats_observer obs;
-};
+#include "evt_comp_stats_int.h"
 
 unsigned int evt_stats_hist_bucket(uint64_t ns)
 {
 	return evt_hist_bucket(ns);
 }
 
-static void lat_init(struct evt_lat *l)
+const char *evt_errno_name(int64_t ret)
 {
-	memset(l, 0, sizeof(*l));
-	l->min_ns = UINT64_MAX;
+	return ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+}
+
+static const char *const worst_names[EVT_WORST_KINDS] = { "syscall", "irq", "softirq", "sched" };
+
+const char *evt_worst_kind_name(enum evt_worst_kind k)
+{
+	return (unsigned int)k < EVT_WORST_KINDS ? worst_names[k] : "?";
 }
 
 static void lat_add(struct evt_lat *l, uint64_t ns)
@@ -52,141 +50,85 @@ static void lat_add(struct evt_lat *l, uint64_t ns)
 		l->max_ns = ns;
 }
 
-struct evt_stats *evt_stats_new(void)
+static void prio_seen(struct evt_stats_thread *t, int64_t prio)
 {
-	struct evt_stats *s = calloc(1, sizeof(*s));
-	unsigned int i;
-
-	if (!s)
-		return NULL;
-	s->priv = calloc(1, sizeof(*s->priv));
-	if (!s->priv) {
-		free(s);
-		return NULL;
-	}
-	for (i = 0; i < EVT_STATS_SOFTIRQS; i++)
-		lat_init(&s->softirq[i].dur);
-	lat_init(&s->sched_lat);
-	return s;
-}
-
-/* Everything but the private part's allocation, which is kept (zeroed). */
-static void stats_clear(struct evt_stats *s)
-{
-	struct evt_stats_priv *p = s->priv;
 	uint32_t i;
 
-	for (i = 0; i < s->nr_ev; i++)
-		free(s->ev[i].name);
-	free(s->ev);
-	for (i = 0; i < s->nr_sys; i++)
-		free(s->sys[i].name);
-	free(s->sys);
-	free(s->cpus);
-	free(s->threads);
-	free(s->irqs);
-	free(s->streams);
-	free(s->losses);
-	evt_kinds_free(&p->kinds);
-	free(p->ev_slot);
-	free(p->sys_slot);
-	evt_tidmap_free(&p->tmap);
-	memset(p, 0, sizeof(*p));
-	memset(s, 0, sizeof(*s));
-	s->priv = p;
-	for (i = 0; i < EVT_STATS_SOFTIRQS; i++)
-		lat_init(&s->softirq[i].dur);
-	lat_init(&s->sched_lat);
+	if (prio < 0 || prio > INT32_MAX)
+		return;
+	t->prio = (int32_t)prio;
+	for (i = 0; i < t->nprios; i++)
+		if (t->prios[i] == t->prio)
+			return;
+	if (t->nprios < EVT_STATS_PRIOS)
+		t->prios[t->nprios++] = t->prio;
 }
 
-void evt_stats_free(struct evt_stats *s)
+/* ---- The worst latencies: a heap of the EVT_STATS_WORST worst while building ---- */
+
+/* @a is worse than @b: longer; of two as long, the earlier (then by CPU, thread, what). */
+static int worse(const struct evt_stats_worst *a, const struct evt_stats_worst *b)
 {
-	if (!s)
-		return;
-	stats_clear(s);
-	free(s->priv);
-	free(s);
+	const uint64_t da = a->end - a->begin, db = b->end - b->begin;
+
+	if (da != db)
+		return da > db;
+	if (a->begin != b->begin)
+		return a->begin < b->begin;
+	if (a->cpu != b->cpu)
+		return a->cpu < b->cpu;
+	if (a->tid != b->tid)
+		return a->tid < b->tid;
+	return a->what < b->what;
+}
+
+static void swap_worst(struct evt_stats_worst *a, struct evt_stats_worst *b)
+{
+	struct evt_stats_worst t = *a;
+
+	*a = *b;
+	*b = t;
+}
+
+/* The root is the least bad one kept. */
+static void heap_down(struct evt_stats_worstlist *l, uint32_t i)
+{
+	for (;;) {
+		uint32_t k = i, c;
+
+		for (c = 2 * i + 1; c <= 2 * i + 2 && c < l->n; c++)
+			if (worse(&l->v[k], &l->v[c]))
+				k = c;
+		if (k == i)
+			return;
+		swap_worst(&l->v[i], &l->v[k]);
+		i = k;
+	}
+}
+
+static void worst_add(struct evt_stats_worstlist *l, const struct evt_stats_worst *w)
+{
+	uint32_t i;
+
+	if (l->n < EVT_STATS_WORST) {
+		i = l->n++;
+		l->v[i] = *w;
+		while (i && worse(&l->v[(i - 1) / 2], &l->v[i])) {
+			swap_worst(&l->v[(i - 1) / 2], &l->v[i]);
+			i = (i - 1) / 2;
+		}
+	} else if (worse(w, &l->v[0])) {
+		l->v[0] = *w;
+		heap_down(l, 0);
+	}
+}
+
+static int by_worst(const void *a, const void *b)
+{
+	return worse(a, b) ? -1 : worse(b, a) ? 1 : 0;
 }
 
 /* ---- Building ---- */
-
-static struct evt_stats_cpu *get_cpu(struct evt_stats *s, unsigned int cpu)
-{
-	if (cpu >= EVT_MAX_CPUS)
-		return NULL;
-	if (cpu >= s->nr_cpus) {
-		uint32_t i;
-
-		if (evt_grow(&s->cpus, &s->cap_cpus, cpu + 1, sizeof(*s->cpus)))
-			return NULL;
-		for (i = s->nr_cpus; i <= cpu; i++) {
-			memset(&s->cpus[i], 0, sizeof(s->cpus[i]));
-			s->cpus[i].cur = -1;
-		}
-		s->nr_cpus = cpu + 1;
-	}
-	return &s->cpus[cpu];
-}
-
-/* The index of @tid's record (made when new), or -1 (no memory). */
-static long thread_idx(struct evt_stats *s, int32_t tid)
-{
-	long i = evt_tidmap_get(&s->priv->tmap, tid);
-	struct evt_stats_thread *t;
-
-	if (i >= 0)
-		return i;
-	if (evt_grow(&s->threads, &s->cap_threads, (size_t)s->nr_threads + 1, sizeof(*s->threads)) ||
-	    evt_tidmap_set(&s->priv->tmap, tid, s->nr_threads))
-		return -1;
-	t = &s->threads[s->nr_threads];
-	memset(t, 0, sizeof(*t));
-	t->tid = tid;
-	t->sys = -1;
-	return s->nr_threads++;
-}
-
-static long find_named(const void *arr, size_t elem, uint32_t n, const char *name)
-{
-	uint32_t i;
-
-	/* name is each element's first member */
-	for (i = 0; i < n; i++)
-		if (!strcmp(*(char *const *)((const char *)arr + (size_t)i * elem), name))
-			return i;
-	return -1;
-}
-
-static long event_slot(struct evt_stats *s, const char *name)
-{
-	long i = find_named(s->ev, sizeof(*s->ev), s->nr_ev, name);
-	char *dup;
-
-	if (i >= 0)
-		return i;
-	if (evt_grow(&s->ev, &s->cap_ev, (size_t)s->nr_ev + 1, sizeof(*s->ev)) || !(dup = strdup(name)))
-		return -1;
-	s->ev[s->nr_ev].name = dup;
-	s->ev[s->nr_ev].count = 0;
-	return s->nr_ev++;
-}
-
-static long sys_slot(struct evt_stats *s, const char *name)
-{
-	long i = find_named(s->sys, sizeof(*s->sys), s->nr_sys, name);
-	struct evt_stats_syscall *c;
-	char *dup;
-
-	if (i >= 0)
-		return i;
-	if (evt_grow(&s->sys, &s->cap_sys, (size_t)s->nr_sys + 1, sizeof(*s->sys)) || !(dup = strdup(name)))
-		return -1;
-	c = &s->sys[s->nr_sys];
-	memset(c, 0, sizeof(*c));
-	c->name = dup;
-	lat_init(&c->lat);
-	return s->nr_sys++;
-}
 
 /* The slots of @ev's event, the per-index maps (re)made for a new catalogue. 0 or -1. */
 static int resolve(struct evt_stats *s, const struct evt_engine_event *ev, int is_sys, int32_t *evs,
@@ -217,12 +159,12 @@ static int resolve(struct evt_stats *s, const struct evt_engine_event *ev, int i
 	if (ev->idx >= p->nmap)
 		return -1;
 	if (p->ev_slot[ev->idx] < 0) {
-		if ((i = event_slot(s, ev->desc->name)) < 0)
+		if ((i = evt_stats_event_slot(s, ev->desc->name)) < 0)
 			return -1;
 		p->ev_slot[ev->idx] = (int32_t)i;
 	}
 	if (is_sys && p->sys_slot[ev->idx] < 0) {
-		if ((i = sys_slot(s, ev->desc->name)) < 0)
+		if ((i = evt_stats_sys_slot(s, ev->desc->name)) < 0)
 			return -1;
 		p->sys_slot[ev->idx] = (int32_t)i;
 	}
@@ -231,29 +173,103 @@ static int resolve(struct evt_stats *s, const struct evt_engine_event *ev, int i
 	return 0;
 }
 
-static long irq_slot(struct evt_stats *s, int32_t irq)
+static int spans(const struct evt_stats *s, uint64_t a, uint64_t b)
 {
-	struct evt_stats_irq *q;
-	uint32_t i;
+	return evt_lossmap_spans(&s->priv->losses, a, b);
+}
 
-	for (i = 0; i < s->nr_irqs; i++)
-		if (s->irqs[i].irq == irq)
-			return i;
-	if (evt_grow(&s->irqs, &s->cap_irqs, (size_t)s->nr_irqs + 1, sizeof(*s->irqs)))
-		return -1;
-	q = &s->irqs[s->nr_irqs];
-	memset(q, 0, sizeof(*q));
-	q->irq = irq;
-	lat_init(&q->dur);
-	return s->nr_irqs++;
+/* The thread record running on @c, or NULL. */
+static struct evt_stats_thread *cur_th(struct evt_stats *s, const struct evt_stats_cpu *c)
+{
+	return c->cur >= 0 ? &s->threads[c->cur_th] : NULL;
+}
+
+/* A worst record's thread: @t (may be NULL: unknown). */
+static void worst_who(struct evt_stats_worst *w, const struct evt_stats_thread *t)
+{
+	w->tid = t ? t->tid : -1;
+	memcpy(w->comm, t ? t->comm : "", t ? sizeof(w->comm) : 1);
+	w->waker = -1;
+	w->waker_comm[0] = '\0';
+	w->prio = -1;
+	w->ret = 0;
+}
+
+/*
+ * Where a CPU's time goes: the time since the last change is charged to
+ * what ran then (the task, a softirq, a hard IRQ), before any change;
+ * what of it lies in a loss window is lossy.
+ */
+static void charge(struct evt_stats *s, struct evt_stats_cpu *c, uint64_t ts)
+{
+	uint64_t d, lossy;
+
+	if (ts <= c->mode_since)
+		return;
+	lossy = evt_lossmap_overlap(&s->priv->losses, c->mode_since, ts);
+	c->lossy_ns += lossy;
+	d = ts - c->mode_since - lossy;
+	if (c->irq_depth)
+		c->irq_ns += d;
+	else if (c->soft_depth)
+		c->softirq_ns += d;
+	else
+		c->slice_task_ns += d;
+	c->mode_since = ts;
+}
+
+
+/*
+ * The CPU's slice ends at @ts: its task time to the thread that ran
+ * (@owner: the CPU's thread, or before its first switch the switch's
+ * prev; -1 unknown). Interrupts left open end with it.
+ */
+static void slice_end(struct evt_stats *s, struct evt_stats_cpu *c, int32_t owner, uint64_t ts, int in_use)
+{
+	charge(s, c, ts);
+	if (owner > 0)
+		c->busy_ns += c->slice_task_ns;
+	else if (!owner)
+		c->idle_ns += c->slice_task_ns;
+	if (ts > c->since && in_use)
+		c->task_ns += ts - c->since;
+	c->slice_task_ns = 0;
+	c->since = ts;
+}
+
+/*
+ * A hard or soft IRQ handler that began at @b ends now (@ev): its duration
+ * measured (@lat, @hist, @pct, the worst of @kind with @what), or counted
+ * apart when it spans a loss.
+ */
+static void handler_done(struct evt_stats *s, struct evt_stats_cpu *c, const struct evt_engine_event *ev, uint64_t b,
+			 struct evt_lat *lat, uint64_t *hist, struct evt_lathist *pct, enum evt_worst_kind kind,
+			 int32_t what)
+{
+	struct evt_stats_worst w;
+
+	if (spans(s, b, ev->ts)) {
+		lat->spans_loss++;
+		return;
+	}
+	lat_add(lat, ev->ts - b);
+	hist[evt_hist_bucket(ev->ts - b)]++;
+	evt_lathist_add(pct, ev->ts - b);
+	worst_who(&w, cur_th(s, c));
+	w.begin = b;
+	w.end = ev->ts;
+	w.cpu = ev->cpu;
+	w.what = what;
+	worst_add(&s->worst[kind], &w);
 }
 
 static void on_irq(struct evt_stats *s, struct evt_stats_cpu *c, const struct evt_engine_event *ev,
 		   const struct evt_kind_entry *ke, int entry)
 {
 	const int32_t irq = (int32_t)evt_kf_int(ev, ke, EVT_KF_IRQ);
-	long i = irq_slot(s, irq);
+	long i = evt_stats_irq_slot(s, irq);
 
+	charge(s, c, ev->ts);
 	if (i < 0)
 		return;
 	if (entry) {
@@ -274,10 +290,13 @@ static void on_irq(struct evt_stats *s, struct evt_stats_cpu *c, const struct ev
 		return;
 	c->irq_depth--;
 	if (c->irq_depth < EVT_STATS_NEST && c->irq[c->irq_depth].i == (uint32_t)i &&
-	    ev->ts >= c->irq[c->irq_depth].ts)
-		lat_add(&s->irqs[i].dur, ev->ts - c->irq[c->irq_depth].ts);
-	else
+	    ev->ts >= c->irq[c->irq_depth].ts) {
+		struct evt_stats_irq *q = &s->irqs[i];
+
+		handler_done(s, c, ev, c->irq[c->irq_depth].ts, &q->dur, q->hist, &q->pct, EVT_WORST_IRQ, irq);
+	} else {
 		c->irq_depth = 0;	/* another irq's exit: entries were lost, start over */
+	}
 }
 
 static void on_softirq(struct evt_stats *s, struct evt_stats_cpu *c, const struct evt_engine_event *ev,
@@ -291,21 +310,62 @@ static void on_softirq(struct evt_stats *s, struct evt_stats_cpu *c, const struc
 	q = &s->softirq[vec];
 	if (kind == EVT_K_SOFTIRQ_RAISE) {
 		q->raises++;
-	} else if (kind == EVT_K_SOFTIRQ_ENTRY) {
+		return;
+	}
+	charge(s, c, ev->ts);
+	if (kind == EVT_K_SOFTIRQ_ENTRY) {
 		q->count++;
 		if (c->soft_depth < EVT_STATS_NEST) {
 			c->soft[c->soft_depth].i = (uint32_t)vec;
 			c->soft[c->soft_depth].ts = ev->ts;
 		}
 		c->soft_depth++;
-	} else if (c->soft_depth) {
-		c->soft_depth--;
-		if (c->soft_depth < EVT_STATS_NEST && c->soft[c->soft_depth].i == vec &&
-		    ev->ts >= c->soft[c->soft_depth].ts)
-			lat_add(&q->dur, ev->ts - c->soft[c->soft_depth].ts);
-		else
-			c->soft_depth = 0;
+		return;
 	}
+	if (!c->soft_depth)
+		return;
+	c->soft_depth--;
+	if (c->soft_depth < EVT_STATS_NEST && c->soft[c->soft_depth].i == vec &&
+	    ev->ts >= c->soft[c->soft_depth].ts) {
+		handler_done(s, c, ev, c->soft[c->soft_depth].ts, &q->dur, q->hist, &q->pct, EVT_WORST_SOFTIRQ,
+			     (int32_t)vec);
+	} else {
+		c->soft_depth = 0;
+	}
+}
+
+/* @t, woken, is switched in on @c's CPU by @ev: its wait, unless it spans a loss. */
+static void switched_in_woken(struct evt_stats *s, struct evt_stats_thread *t, const struct evt_engine_event *ev,
+			      const struct evt_kind_entry *ke)
+{
+	const uint64_t lat = ev->ts >= t->wakeup_ts ? ev->ts - t->wakeup_ts : 0;
+	struct evt_stats_worst w;
+	long wi;
+
+	if (spans(s, t->wakeup_ts, ev->ts)) {
+		s->sched_lat.spans_loss++;
+		t->wake.spans_loss++;
+		return;
+	}
+	lat_add(&s->sched_lat, lat);
+	s->sched_hist[evt_hist_bucket(lat)]++;
+	evt_lathist_add(&s->sched_pct, lat);
+	lat_add(&t->wake, lat);
+	evt_lathist_add(&t->wake_pct, lat);
+	evt_stats_waker_add(t, t->waker, 1);
+	worst_who(&w, t);
+	w.begin = t->wakeup_ts;
+	w.end = ev->ts;
+	w.cpu = ev->cpu;
+	w.what = 0;
+	w.prio = (int32_t)evt_kf_int(ev, ke, EVT_KF_NEXT_PRIO);
+	w.waker = t->waker;
+	wi = t->waker >= 0 ? evt_tidmap_get(&s->priv->tmap, t->waker) : -1;
+	if (wi >= 0)
+		memcpy(w.waker_comm, s->threads[wi].comm, sizeof(w.waker_comm));
+	worst_add(&s->worst[EVT_WORST_SCHED], &w);
+	if (s->priv->obs.sched_latency)
+		s->priv->obs.sched_latency(s->priv->obs.data, ev, t->tid, t->wakeup_ts);
 }
 
 static void on_switch(struct evt_stats *s, struct evt_stats_cpu *c, const struct evt_engine_event *ev,
@@ -318,23 +378,33 @@ static void on_switch(struct evt_stats *s, struct evt_stats_cpu *c, const struct
 
 	if (prev < 0 || next < 0)
 		return;
+	/* Before the CPU's first switch, prev ran (as the state computation counts it). */
+	/* lttng-cputop: a CPU's time before its first switch is in use, whoever ran. */
+	slice_end(s, c, c->switched ? c->cur : prev, ev->ts, !c->switched || c->cur > 0);
+	c->switched = 1;
 	if (c->cur >= 0)
 		s->threads[c->cur_th].running = 0;
-	if ((i = evt_tidmap_get(&s->priv->tmap, prev)) >= 0)
-		s->threads[i].running = 0;
-	if ((i = thread_idx(s, next)) < 0) {
+	if ((i = evt_tidmap_get(&s->priv->tmap, prev)) >= 0) {
+		t = &s->threads[i];
+		t->running = 0;
+		if (prev)
+			evt_kf_str(ev, ke, EVT_KF_PREV_COMM, t->comm, sizeof(t->comm));
+		prio_seen(t, evt_kf_int(ev, ke, EVT_KF_PREV_PRIO));
+	}
+	if ((i = evt_stats_thread_idx(s, next)) < 0) {
 		c->cur = -1;
 		return;
 	}
 	t = &s->threads[i];
-	if (t->wakeup_pending && next) {
-		const uint64_t lat = ev->ts >= t->wakeup_ts ? ev->ts - t->wakeup_ts : 0;
-
-		lat_add(&s->sched_lat, lat);
-		s->sched_hist[evt_hist_bucket(lat)]++;
-		if (s->priv->obs.sched_latency)
-			s->priv->obs.sched_latency(s->priv->obs.data, ev, next, t->wakeup_ts);
+	if (next) {
+		evt_kf_str(ev, ke, EVT_KF_NEXT_COMM, t->comm, sizeof(t->comm));
+		prio_seen(t, evt_kf_int(ev, ke, EVT_KF_NEXT_PRIO));
+		if (t->last_cpu >= 0 && t->last_cpu != (int32_t)ev->cpu)
+			t->cpu_changes++;
+		t->last_cpu = (int32_t)ev->cpu;
 	}
+	if (t->wakeup_pending && next)
+		switched_in_woken(s, t, ev, ke);
 	t->wakeup_pending = 0;
 	t->running = 1;
 	c->cur = next;
@@ -343,20 +413,168 @@ static void on_switch(struct evt_stats *s, struct evt_stats_cpu *c, const struct
 	c->irq_depth = c->soft_depth = 0;
 }
 
-static void on_wakeup(struct evt_stats *s, const struct evt_engine_event *ev, const struct evt_kind_entry *ke)
+/*
+ * sched_waking, sched_wakeup, sched_wakeup_new: the first of them since
+ * the thread last ran starts its wait (as the LTTng analyses count it); a
+ * running thread did not wait. Its waker: the thread on the event's CPU
+ * (none in an interrupt on an idle CPU).
+ */
+/* The thread a wakeup or a migration names, its name and priority as it says them (NULL: none). */
+static struct evt_stats_thread *named_thread(struct evt_stats *s, const struct evt_engine_event *ev,
+					     const struct evt_kind_entry *ke)
 {
 	const int32_t tid = (int32_t)evt_kf_int(ev, ke, EVT_KF_W_TID);
 	struct evt_stats_thread *t;
 	long i;
 
-	if (tid <= 0 || (i = thread_idx(s, tid)) < 0)
-		return;
+	if (tid <= 0 || (i = evt_stats_thread_idx(s, tid)) < 0)
+		return NULL;
 	t = &s->threads[i];
-	/* A running thread did not wait; a second wakeup adds no wait to the first. */
-	if (t->running || t->wakeup_pending)
+	evt_kf_str(ev, ke, EVT_KF_W_COMM, t->comm, sizeof(t->comm));
+	prio_seen(t, evt_kf_int(ev, ke, EVT_KF_W_PRIO));
+	return t;
+}
+
+static void on_wakeup(struct evt_stats *s, const struct evt_stats_cpu *c, const struct evt_engine_event *ev,
+		      const struct evt_kind_entry *ke)
+{
+	struct evt_stats_thread *t = named_thread(s, ev, ke);
+
+	if (!t || t->running || t->wakeup_pending)
 		return;
 	t->wakeup_pending = 1;
 	t->wakeup_ts = ev->ts;
+	t->waker = c->cur > 0 ? c->cur : -1;
+}
+
+static void on_migrate(struct evt_stats *s, const struct evt_engine_event *ev, const struct evt_kind_entry *ke)
+{
+	struct evt_stats_thread *t = named_thread(s, ev, ke);
+
+	if (!t)
+		return;
+	t->migrations++;
+}
+
+static void on_sys_entry(struct evt_stats *s, struct evt_stats_cpu *c, struct evt_stats_thread *t,
+			 const struct evt_engine_event *ev, int32_t sys)
+{
+	struct evt_stats_tsys *y = evt_stats_tsys(t, (uint32_t)sys);
+
+	s->sys[sys].count++;
+	if (y)
+		y->count++;
+	if (c->cur >= 0) {
+		t->sys = y ? sys : -1;
+		t->sys_ts = ev->ts;
+		t->sys_cpu = ev->cpu;
+		t->sys_tsys = y ? (uint32_t)(y - t->tsys) : 0;
+	}
+}
+
+static void on_sys_exit(struct evt_stats *s, struct evt_stats_cpu *c, struct evt_stats_thread *t,
+			const struct evt_engine_event *ev, const struct evt_kind_entry *ke)
+{
+	if (c->cur >= 0 && t->sys >= 0 && ev->ts >= t->sys_ts) {
+		struct evt_stats_syscall *q = &s->sys[t->sys];
+		struct evt_stats_tsys *y = &t->tsys[t->sys_tsys];
+		const uint64_t lat = ev->ts - t->sys_ts;
+		const int64_t ret = evt_kf_int(ev, ke, EVT_KF_RET);
+
+		/* Spanning a loss, the pair may not be one call: its return value is not the syscall's either. */
+		if (spans(s, t->sys_ts, ev->ts)) {
+			q->lat.spans_loss++;
+			y->lat.spans_loss++;
+		} else {
+			struct evt_stats_worst w;
+
+			if (ret < 0)
+				q->errors++;
+			evt_stats_rets_add(&q->rets, ret, 1);
+			evt_stats_rets_add(&y->rets, ret, 1);
+			lat_add(&q->lat, lat);
+			q->hist[evt_hist_bucket(lat)]++;
+			evt_lathist_add(&q->pct, lat);
+			lat_add(&y->lat, lat);
+			evt_lathist_add(&y->pct, lat);
+			worst_who(&w, t);
+			w.begin = t->sys_ts;
+			w.end = ev->ts;
+			w.cpu = t->sys_cpu;
+			w.what = t->sys;
+			w.ret = ret;
+			worst_add(&s->worst[EVT_WORST_SYSCALL], &w);
+			if (s->priv->obs.syscall)
+				s->priv->obs.syscall(s->priv->obs.data, ev, t->tid, q->name, t->sys_ts, ret);
+		}
+	} else {
+		s->sys_unmatched++;
+	}
+	t->sys = -1;
+}
+
+/*
+ * A new reader's loss windows join those known (a result fed from one
+ * chunk after another keeps the earlier chunks'); the first reader's
+ * first packets are read against the seams given. No memory: its windows
+ * are missing (its intervals count, as before losses were known).
+ */
+static void add_reader_windows(struct evt_stats *s, const struct evt_trace *tr)
+{
+	struct evt_stats_priv *p = s->priv;
+	struct evt_lossmap m = { 0 };
+	struct evt_loss *l;
+	uint32_t n;
+
+	p->tr = tr;
+	if (evt_trace_losses_seamed(tr, p->seen_reader ? NULL : p->seams, p->seen_reader ? 0 : p->nseams, &l, &n))
+		return;
+	p->seen_reader = 1;
+	if (!evt_lossmap_build(&m, l, n))
+		evt_lossmap_add(&p->losses, m.w, m.n);
+	evt_lossmap_free(&m);
+	free(l);
+}
+
+int evt_stats_prior_losses(struct evt_stats *s, const struct evt_loss_seam *seams, uint32_t nseams,
+			   const uint64_t *w, uint32_t nw)
+{
+	struct evt_stats_priv *p = s->priv;
+
+	if (nseams) {
+		struct evt_loss_seam *c = malloc((size_t)nseams * sizeof(*c));
+
+		if (!c)
+			return -1;
+		memcpy(c, seams, (size_t)nseams * sizeof(*c));
+		free(p->seams);
+		p->seams = c;
+		p->nseams = nseams;
+	}
+	return evt_lossmap_add(&p->losses, w, nw);
+}
+
+void evt_stats_use_reader(struct evt_stats *s, const struct evt_trace *tr)
+{
+	if (s->priv->tr != tr)
+		add_reader_windows(s, tr);
+}
+
+uint64_t evt_stats_loss_overlap(const struct evt_stats *s, uint64_t a, uint64_t b)
+{
+	return evt_lossmap_overlap(&s->priv->losses, a, b);
+}
+
+uint32_t evt_stats_windows_after(const struct evt_stats *s, uint64_t since, const uint64_t **w)
+{
+	const struct evt_lossmap *m = &s->priv->losses;
+	uint32_t i = 0;
+
+	/* Merged windows are disjoint and in order: their ends go up too. */
+	while (i < m->n && m->w[2 * i + 1] <= since)
+		i++;
+	*w = m->w ? m->w + 2 * i : NULL;
+	return m->n - i;
 }
 
 int evt_stats_event_hook(void *data, void *call_data)
@@ -369,48 +587,37 @@ int evt_stats_event_hook(void *data, void *call_data)
 	int32_t evs, sys;
 	long ti;
 
-	if (!s->events)
+	if (!s->events) {
+		uint32_t i;
+
 		s->first_ts = ev->ts;
+		/* CPUs seeded before the first event: their time starts here. */
+		for (i = 0; i < s->nr_cpus; i++)
+			s->cpus[i].since = s->cpus[i].mode_since = ev->ts;
+	}
 	s->events++;
 	s->last_ts = ev->ts;
-	s->priv->tr = ev->tr;
+	if (s->priv->tr != ev->tr)
+		add_reader_windows(s, ev->tr);
 	ke = evt_kind_of(&s->priv->kinds, ev);
 	if (!ke || resolve(s, ev, ke->kind == EVT_K_SYS_ENTRY, &evs, &sys))
 		return 0;
 	s->ev[evs].count++;
-	c = get_cpu(s, ev->cpu);
+	c = evt_stats_get_cpu(s, ev->cpu);
 	if (!c)
 		return 0;
 	c->events++;
-	ti = c->cur >= 0 ? (long)c->cur_th : thread_idx(s, -1);
+	ti = c->cur >= 0 ? (long)c->cur_th : evt_stats_thread_idx(s, -1);
 	if (ti < 0)
 		return 0;
 	t = &s->threads[ti];
 	t->events++;
 	switch (ke->kind) {
 	case EVT_K_SYS_ENTRY:
-		s->sys[sys].count++;
-		if (c->cur >= 0) {
-			t->sys = sys;
-			t->sys_ts = ev->ts;
-		}
+		on_sys_entry(s, c, t, ev, sys);
 		break;
 	case EVT_K_SYS_EXIT:
-		if (c->cur >= 0 && t->sys >= 0 && ev->ts >= t->sys_ts) {
-			struct evt_stats_syscall *q = &s->sys[t->sys];
-			const uint64_t lat = ev->ts - t->sys_ts;
-			const int64_t ret = evt_kf_int(ev, ke, EVT_KF_RET);
-
-			lat_add(&q->lat, lat);
-			q->hist[evt_hist_bucket(lat)]++;
-			if (ret < 0)
-				q->errors++;
-			if (s->priv->obs.syscall)
-				s->priv->obs.syscall(s->priv->obs.data, ev, t->tid, q->name, t->sys_ts, ret);
-		} else {
-			s->sys_unmatched++;
-		}
-		t->sys = -1;
+		on_sys_exit(s, c, t, ev, ke);
 		break;
 	case EVT_K_IRQ_ENTRY:
 	case EVT_K_IRQ_EXIT:
@@ -425,8 +632,11 @@ int evt_stats_event_hook(void *data, void *call_data)
 		on_switch(s, c, ev, ke);
 		break;
 	case EVT_K_WAKEUP:
-		/* sched_wakeup and _new; sched_waking is the request, not the wakeup. */
-		on_wakeup(s, ev, ke);
+	case EVT_K_WAKING:
+		on_wakeup(s, c, ev, ke);
+		break;
+	case EVT_K_MIGRATE:
+		on_migrate(s, ev, ke);
 		break;
 	default:
 		break;
@@ -436,36 +646,48 @@ int evt_stats_event_hook(void *data, void *call_data)
 
 int evt_stats_seed_cpu(struct evt_stats *s, unsigned int cpu, int32_t tid)
 {
-	struct evt_stats_cpu *c = get_cpu(s, cpu);
+	struct evt_stats_cpu *c = evt_stats_get_cpu(s, cpu);
 	long i;
 
-	if (!c || tid < 0 || (i = thread_idx(s, tid)) < 0)
+	if (!c || tid < 0 || (i = evt_stats_thread_idx(s, tid)) < 0)
 		return -1;
 	c->cur = tid;
 	c->cur_th = (uint32_t)i;
+	c->switched = 1;
 	s->threads[i].running = 1;
+	if (tid)
+		s->threads[i].last_cpu = (int32_t)cpu;
 	return 0;
 }
 
 int evt_stats_seed_syscall(struct evt_stats *s, int32_t tid, const char *name, uint64_t entry_ts)
 {
-	long i = tid >= 0 ? thread_idx(s, tid) : -1, k;
+	long i = tid >= 0 ? evt_stats_thread_idx(s, tid) : -1, k;
+	struct evt_stats_thread *t;
+	struct evt_stats_tsys *y;
 
-	if (i < 0 || (k = sys_slot(s, name)) < 0)
+	if (i < 0 || (k = evt_stats_sys_slot(s, name)) < 0)
 		return -1;
-	s->threads[i].sys = (int32_t)k;
-	s->threads[i].sys_ts = entry_ts;
+	t = &s->threads[i];
+	y = evt_stats_tsys(t, (uint32_t)k);
+	if (!y)
+		return -1;
+	t->sys = (int32_t)k;
+	t->sys_ts = entry_ts;
+	t->sys_cpu = t->last_cpu >= 0 ? (uint32_t)t->last_cpu : 0;
+	t->sys_tsys = (uint32_t)(y - t->tsys);
 	return 0;
 }
 
 int evt_stats_seed_wakeup(struct evt_stats *s, int32_t tid, uint64_t ts)
 {
-	long i = tid > 0 ? thread_idx(s, tid) : -1;
+	long i = tid > 0 ? evt_stats_thread_idx(s, tid) : -1;
 
 	if (i < 0)
 		return -1;
 	s->threads[i].wakeup_pending = 1;
 	s->threads[i].wakeup_ts = ts;
+	s->threads[i].waker = -1;
 	return 0;
 }
 
@@ -477,50 +699,65 @@ void evt_stats_set_observer(struct evt_stats *s, const struct evt_stats_observer
 		memset(&s->priv->obs, 0, sizeof(s->priv->obs));
 }
 
+void evt_stats_close(struct evt_stats *s)
+{
+	unsigned int k;
+	uint32_t i;
+
+	/* Each CPU's last slice ends with the last event; since moves, so closing twice counts once. */
+	for (i = 0; s->events && i < s->nr_cpus; i++) {
+		struct evt_stats_cpu *c = &s->cpus[i];
+
+		if (s->last_ts >= c->since)
+			slice_end(s, c, c->switched ? c->cur : -1, s->last_ts, c->switched && c->cur > 0);
+		c->irq_depth = c->soft_depth = 0;
+	}
+	for (k = 0; k < EVT_WORST_KINDS; k++) {
+		struct evt_stats_worstlist *l = &s->worst[k];
+
+		if (!l->sorted)
+			qsort(l->v, l->n, sizeof(l->v[0]), by_worst);
+		l->sorted = 1;
+	}
+}
+
 /* ---- Losses ---- */
 
 int evt_stats_read_losses(struct evt_stats *s, const struct evt_trace *tr)
 {
 	struct evt_stats_stream *streams;
 	struct evt_stats_loss *losses = NULL;
-	uint32_t nl = 0, cap = 0, i, k;
+	struct evt_loss *l;
+	uint32_t nl, i;
 
 	streams = calloc(tr->nr_streams ? tr->nr_streams : 1, sizeof(*streams));
-	if (!streams)
+	if (!streams || evt_trace_losses(tr, &l, &nl)) {
+		free(streams);
 		return -1;
+	}
+	if (nl && !(losses = calloc(nl, sizeof(*losses)))) {
+		free(streams);
+		free(l);
+		return -1;
+	}
 	for (i = 0; i < tr->nr_streams; i++) {
 		const struct evt_stream *st = &tr->streams[i];
-		uint64_t discarded = 0, seq = 0;
 
 		streams[i].id = st->id;
 		streams[i].cpu = st->cpu;
 		streams[i].channel = st->channel;
 		streams[i].discarded = st->discarded;
 		streams[i].lost_packets = st->seq_gaps;
-		/* From the packet index's counters: no page of the stream is read. */
-		for (k = 0; k < st->npk; k++) {
-			const struct evt_pkt *pk = &st->pk[k];
-			uint64_t dd, dl;
-
-			/* The first packet's running total counts from the stream's start; its seq does not. */
-			dd = pk->discarded > discarded ? pk->discarded - discarded : 0;
-			dl = k && pk->seq > seq + 1 ? pk->seq - seq - 1 : 0;
-			discarded = pk->discarded;
-			seq = pk->seq;
-			if (!dd && !dl)
-				continue;
-			if (evt_grow(&losses, &cap, (size_t)nl + 1, sizeof(*losses))) {
-				free(streams);
-				free(losses);
-				return -1;
-			}
-			losses[nl].ts = pk->begin;
-			losses[nl].stream = i;
-			losses[nl].discarded = dd;
-			losses[nl].lost_packets = dl;
-			nl++;
-		}
 	}
+	for (i = 0; i < nl; i++) {
+		losses[i].ts = l[i].begin;
+		losses[i].from = l[i].from;
+		losses[i].to = l[i].to;
+		losses[i].stream = l[i].stream;
+		losses[i].discarded = l[i].events;
+		losses[i].lost_packets = l[i].packets;
+	}
+	free(l);
 	free(s->streams);
 	free(s->losses);
 	s->streams = streams;
@@ -529,331 +766,3 @@ int evt_stats_read_losses(struct evt_stats *s, const struct evt_trace *tr)
 	s->nr_losses = nl;
 	return 0;
 }
-
-/* ---- Lookups ---- */
-
-const struct evt_stats_event *evt_stats_event(const struct evt_stats *s, const char *name)
-{
-	long i = find_named(s->ev, sizeof(*s->ev), s->nr_ev, name);
-
-	return i < 0 ? NULL : &s->ev[i];
-}
-
-const struct evt_stats_syscall *evt_stats_syscall(const struct evt_stats *s, const char *name)
-{
-	long i = find_named(s->sys, sizeof(*s->sys), s->nr_sys, name);
-
-	return i < 0 ? NULL : &s->sys[i];
-}
-
-const struct evt_stats_thread *evt_stats_thread(const struct evt_stats *s, int32_t tid)
-{
-	long i = evt_tidmap_get(&s->priv->tmap, tid);
-
-	return i < 0 ? NULL : &s->threads[i];
-}
-
-const struct evt_stats_irq *evt_stats_irq(const struct evt_stats *s, int32_t irq)
-{
-	uint32_t i;
-
-	for (i = 0; i < s->nr_irqs; i++)
-		if (s->irqs[i].irq == irq)
-			return &s->irqs[i];
-	return NULL;
-}
-
-/* ---- The computation ---- */
-
-static void *stats_create(struct evt_etrace *t)
-{
-	(void)t;
-	return evt_stats_new();
-}
-
-static void stats_destroy(void *r)
-{
-	evt_stats_free(r);
-}
-
-static int stats_add(struct evt_ctx *ctx, void *r)
-{
-	return evt_hooks_add(&ctx->event, evt_stats_event_hook, r);
-}
-
-static void stats_remove(struct evt_ctx *ctx, void *r)
-{
-	evt_hooks_remove(&ctx->event, evt_stats_event_hook, r);
-}
-
-static void stats_finish(void *r, const struct evt_where *w)
-{
-	struct evt_stats *s = r;
-	const struct evt_trace *tr = s->priv->tr;
-
-	/* The trace's reader, else the one its events came from (a caller's own). */
-	if (w && w->trace && evt_etrace_reader(w->trace))
-		tr = evt_etrace_reader(w->trace);
-	/* No memory: the losses stay unknown (empty), the counts are whole. */
-	if (tr)
-		evt_stats_read_losses(s, tr);
-}
-
-static int put_lat(struct evt_buf *b, const struct evt_lat *l)
-{
-	return evt_put_u64(b, l->count) | evt_put_u64(b, l->total_ns) | evt_put_u64(b, l->min_ns) |
-	       evt_put_u64(b, l->max_ns);
-}
-
-static int get_lat(struct evt_rbuf *r, struct evt_lat *l)
-{
-	if (evt_get_u64(r, &l->count) || evt_get_u64(r, &l->total_ns) || evt_get_u64(r, &l->min_ns) ||
-	    evt_get_u64(r, &l->max_ns))
-		return -1;
-	/* An empty one has min UINT64_MAX and max 0; a full one min <= max. */
-	return l->count ? (l->min_ns <= l->max_ns ? 0 : -1) :
-			  (l->min_ns == UINT64_MAX && !l->max_ns && !l->total_ns ? 0 : -1);
-}
-
-static int put_hist(struct evt_buf *b, const uint64_t *h)
-{
-	unsigned int i;
-	int err = 0;
-
-	for (i = 0; i < EVT_HIST_BUCKETS; i++)
-		err |= evt_put_u64(b, h[i]);
-	return err;
-}
-
-static int get_hist(struct evt_rbuf *r, uint64_t *h)
-{
-	unsigned int i;
-
-	for (i = 0; i < EVT_HIST_BUCKETS; i++)
-		if (evt_get_u64(r, &h[i]))
-			return -1;
-	return 0;
-}
-
-/*
- * The saved form (little-endian): magic, version, events, first and last
- * times; the event names and counts; the CPUs' counts; the threads (tid,
- * events); the syscalls (name, count, errors, latency, histogram) and the
- * unmatched exits; the irqs (irq, name, count, duration); the softirqs
- * (count, raises, duration); the scheduling latency and its histogram; the
- * streams' losses and the losses over time.
- */
-static int stats_save(const void *r, struct evt_buf *b)
-{
-	const struct evt_stats *s = r;
-	uint32_t i;
-	int err = 0;
-
-	err |= evt_put_u32(b, STATS_MAGIC) | evt_put_u32(b, STATS_VERSION);
-	err |= evt_put_u64(b, s->events) | evt_put_u64(b, s->first_ts) | evt_put_u64(b, s->last_ts);
-	err |= evt_put_u32(b, s->nr_ev);
-	for (i = 0; i < s->nr_ev; i++)
-		err |= evt_put_str(b, s->ev[i].name, strlen(s->ev[i].name)) | evt_put_u64(b, s->ev[i].count);
-	err |= evt_put_u32(b, s->nr_cpus);
-	for (i = 0; i < s->nr_cpus; i++)
-		err |= evt_put_u64(b, s->cpus[i].events);
-	err |= evt_put_u32(b, s->nr_threads);
-	for (i = 0; i < s->nr_threads; i++)
-		err |= evt_put_s32(b, s->threads[i].tid) | evt_put_u64(b, s->threads[i].events);
-	err |= evt_put_u32(b, s->nr_sys);
-	for (i = 0; i < s->nr_sys; i++) {
-		const struct evt_stats_syscall *q = &s->sys[i];
-
-		err |= evt_put_str(b, q->name, strlen(q->name)) | evt_put_u64(b, q->count) |
-		       evt_put_u64(b, q->errors) | put_lat(b, &q->lat) | put_hist(b, q->hist);
-	}
-	err |= evt_put_u64(b, s->sys_unmatched);
-	err |= evt_put_u32(b, s->nr_irqs);
-	for (i = 0; i < s->nr_irqs; i++) {
-		const struct evt_stats_irq *q = &s->irqs[i];
-
-		err |= evt_put_s32(b, q->irq) | evt_put_str(b, q->name, strlen(q->name)) |
-		       evt_put_u64(b, q->count) | put_lat(b, &q->dur);
-	}
-	for (i = 0; i < EVT_STATS_SOFTIRQS; i++)
-		err |= evt_put_u64(b, s->softirq[i].count) | evt_put_u64(b, s->softirq[i].raises) |
-		       put_lat(b, &s->softirq[i].dur);
-	err |= put_lat(b, &s->sched_lat) | put_hist(b, s->sched_hist);
-	err |= evt_put_u32(b, s->nr_streams);
-	for (i = 0; i < s->nr_streams; i++) {
-		const struct evt_stats_stream *q = &s->streams[i];
-
-		err |= evt_put_u32(b, q->id) | evt_put_u32(b, q->cpu) | evt_put_u32(b, q->channel) |
-		       evt_put_u64(b, q->discarded) | evt_put_u64(b, q->lost_packets);
-	}
-	err |= evt_put_u32(b, s->nr_losses);
-	for (i = 0; i < s->nr_losses; i++) {
-		const struct evt_stats_loss *q = &s->losses[i];
-
-		err |= evt_put_u64(b, q->ts) | evt_put_u32(b, q->stream) | evt_put_u64(b, q->discarded) |
-		       evt_put_u64(b, q->lost_packets);
-	}
-	return err || b->oom ? -1 : 0;
-}
-
-/*
- * A saved result is cross-checked where it can be: the event count is the
- * sum of the per-CPU counts and of the per-name counts (a forged total,
- * its checksum mended, is refused rather than printed beside rows that
- * say otherwise).
- */
-static int totals_agree(const struct evt_stats *s)
-{
-	uint64_t by_cpu = 0, by_name = 0;
-	uint32_t i;
-
-	for (i = 0; i < s->nr_cpus; i++)
-		if (__builtin_add_overflow(by_cpu, s->cpus[i].events, &by_cpu))
-			return 0;
-	for (i = 0; i < s->nr_ev; i++)
-		if (__builtin_add_overflow(by_name, s->ev[i].count, &by_name))
-			return 0;
-	return by_cpu == s->events && by_name == s->events;
-}
-
-static int load_into(struct evt_stats *s, struct evt_rbuf *r)
-{
-	uint32_t magic, version, n, i;
-
-	if (evt_get_u32(r, &magic) || magic != STATS_MAGIC || evt_get_u32(r, &version) ||
-	    version != STATS_VERSION || evt_get_u64(r, &s->events) || evt_get_u64(r, &s->first_ts) ||
-	    evt_get_u64(r, &s->last_ts) || s->first_ts > s->last_ts)
-		return -1;
-	/* Each count is checked against the bytes left (evt_get_count) before anything is made. */
-	if (evt_get_count(r, &n, 12, EVT_CATALOGUE_MAX))
-		return -1;
-	for (i = 0; i < n; i++) {
-		char *name;
-		long k;
-
-		if (evt_get_str(r, &name, NAME_MAX_LEN))
-			return -1;
-		k = find_named(s->ev, sizeof(*s->ev), s->nr_ev, name) >= 0 ? -1 : event_slot(s, name);
-		free(name);
-		if (k < 0 || evt_get_u64(r, &s->ev[k].count))
-			return -1;
-	}
-	if (evt_get_count(r, &n, 8, EVT_MAX_CPUS) || (n && !get_cpu(s, n - 1)))
-		return -1;
-	for (i = 0; i < n; i++)
-		if (evt_get_u64(r, &s->cpus[i].events))
-			return -1;
-	if (evt_get_count(r, &n, 12, UINT32_MAX - 1))
-		return -1;
-	for (i = 0; i < n; i++) {
-		int32_t tid;
-		long k;
-
-		if (evt_get_s32(r, &tid) || tid < -1 || evt_tidmap_get(&s->priv->tmap, tid) >= 0 ||
-		    (k = thread_idx(s, tid)) < 0 || evt_get_u64(r, &s->threads[k].events))
-			return -1;
-	}
-	if (evt_get_count(r, &n, 4 + 16 + 32 + 8 * EVT_HIST_BUCKETS, EVT_CATALOGUE_MAX))
-		return -1;
-	for (i = 0; i < n; i++) {
-		struct evt_stats_syscall *q;
-		char *name;
-		long k;
-
-		if (evt_get_str(r, &name, NAME_MAX_LEN))
-			return -1;
-		k = find_named(s->sys, sizeof(*s->sys), s->nr_sys, name) >= 0 ? -1 : sys_slot(s, name);
-		free(name);
-		if (k < 0)
-			return -1;
-		q = &s->sys[k];
-		if (evt_get_u64(r, &q->count) || evt_get_u64(r, &q->errors) || get_lat(r, &q->lat) ||
-		    get_hist(r, q->hist))
-			return -1;
-	}
-	if (evt_get_u64(r, &s->sys_unmatched))
-		return -1;
-	if (evt_get_count(r, &n, 4 + 4 + 8 + 32, UINT32_MAX))
-		return -1;
-	for (i = 0; i < n; i++) {
-		struct evt_stats_irq *q;
-		char *name;
-		int32_t irq;
-		long k;
-
-		if (evt_get_s32(r, &irq) || evt_stats_irq(s, irq) || (k = irq_slot(s, irq)) < 0)
-			return -1;
-		q = &s->irqs[k];
-		if (evt_get_str(r, &name, sizeof(q->name) - 1))
-			return -1;
-		strcpy(q->name, name);
-		free(name);
-		if (evt_get_u64(r, &q->count) || get_lat(r, &q->dur))
-			return -1;
-	}
-	for (i = 0; i < EVT_STATS_SOFTIRQS; i++)
-		if (evt_get_u64(r, &s->softirq[i].count) || evt_get_u64(r, &s->softirq[i].raises) ||
-		    get_lat(r, &s->softirq[i].dur))
-			return -1;
-	if (get_lat(r, &s->sched_lat) || get_hist(r, s->sched_hist))
-		return -1;
-	if (evt_get_count(r, &n, 28, UINT32_MAX))
-		return -1;
-	if (n && !(s->streams = calloc(n, sizeof(*s->streams))))
-		return -1;
-	s->nr_streams = n;
-	for (i = 0; i < n; i++) {
-		struct evt_stats_stream *q = &s->streams[i];
-
-		if (evt_get_u32(r, &q->id) || evt_get_u32(r, &q->cpu) || evt_get_u32(r, &q->channel) ||
-		    evt_get_u64(r, &q->discarded) || evt_get_u64(r, &q->lost_packets))
-			return -1;
-	}
-	if (evt_get_count(r, &n, 28, UINT32_MAX))
-		return -1;
-	if (n && !(s->losses = calloc(n, sizeof(*s->losses))))
-		return -1;
-	s->nr_losses = n;
-	for (i = 0; i < n; i++) {
-		struct evt_stats_loss *q = &s->losses[i];
-
-		if (evt_get_u64(r, &q->ts) || evt_get_u32(r, &q->stream) || q->stream >= s->nr_streams ||
-		    evt_get_u64(r, &q->discarded) || evt_get_u64(r, &q->lost_packets))
-			return -1;
-	}
-	return r->off == r->n && totals_agree(s) ? 0 : -1;
-}
-
-static int stats_load(void *res, const uint8_t *p, size_t n)
-{
-	struct evt_stats *s = res, *tmp = evt_stats_new();
-	struct evt_stats_priv *keep;
-	struct evt_rbuf r = { p, n, 0 };
-
-	if (!tmp)
-		return -1;
-	if (load_into(tmp, &r)) {
-		evt_stats_free(tmp);
-		return -1;
-	}
-	/* Swap: @res gets the loaded contents, tmp takes the old ones away. */
-	keep = s->priv;
-	stats_clear(s);
-	*s = *tmp;
-	tmp->priv = keep;
-	memset(tmp, 0, offsetof(struct evt_stats, priv));
-	evt_stats_free(tmp);
-	return 0;
-}
-
-const struct evt_computation evt_comp_stats = {
-	.name = "stats",
-	.version = STATS_VERSION,
-	.create = stats_create,
-	.destroy = stats_destroy,
-	.hook_adder = stats_add,
-	.hook_remover = stats_remove,
-	.finish = stats_finish,
-	.save = stats_save,
-	.load = stats_load,
-};

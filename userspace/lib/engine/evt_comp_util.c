@@ -17,15 +17,17 @@ static const struct {
 	{ "softirq_entry", EVT_K_SOFTIRQ_ENTRY, { "vec" } },
 	{ "softirq_exit", EVT_K_SOFTIRQ_EXIT, { "vec" } },
 	{ "softirq_raise", EVT_K_SOFTIRQ_RAISE, { "vec" } },
-	{ "sched_switch", EVT_K_SWITCH, { "prev_comm", "prev_tid", "prev_state", "next_comm", "next_tid" } },
-	{ "sched_wakeup", EVT_K_WAKEUP, { "comm", "tid" } },
-	{ "sched_wakeup_new", EVT_K_WAKEUP, { "comm", "tid" } },
-	{ "sched_waking", EVT_K_WAKING, { "comm", "tid" } },
+	{ "sched_switch", EVT_K_SWITCH,
+	  { "prev_comm", "prev_tid", "prev_state", "next_comm", "next_tid", "prev_prio", "next_prio" } },
+	{ "sched_wakeup", EVT_K_WAKEUP, { "comm", "tid", "prio" } },
+	{ "sched_wakeup_new", EVT_K_WAKEUP, { "comm", "tid", "prio" } },
+	{ "sched_waking", EVT_K_WAKING, { "comm", "tid", "prio" } },
+	{ "sched_migrate_task", EVT_K_MIGRATE, { "comm", "tid", "prio", "orig_cpu", "dest_cpu" } },
 	{ "sched_process_fork", EVT_K_FORK,
 	  { "parent_tid", "parent_pid", "child_comm", "child_tid", "child_pid" } },
 	{ "sched_process_exec", EVT_K_EXEC, { "tid", "filename" } },
-	{ "sched_process_exit", EVT_K_EXIT, { "comm", "tid" } },
-	{ "sched_process_free", EVT_K_FREE, { "comm", "tid" } },
+	{ "sched_process_exit", EVT_K_EXIT, { "comm", "tid", "prio" } },
+	{ "sched_process_free", EVT_K_FREE, { "comm", "tid", "prio" } },
 	{ "lttng_statedump_process_state", EVT_K_SD_PROCESS, { "tid", "pid", "ppid", "name", "status" } },
 };
 
@@ -118,6 +120,9 @@ int evt_kf_exec_comm(const struct evt_engine_event *ev, const struct evt_kind_en
 		return -1;
 	base = strrchr(file, '/');
 	base = base ? base + 1 : file;
+	/* No name in it ("dir/", ""): nothing to rename to (nothing can be exec'd so). */
+	if (!*base)
+		return -1;
 	memset(comm, 0, 16);
 	memcpy(comm, base, strnlen(base, 15));
 	return 0;

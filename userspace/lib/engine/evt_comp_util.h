@@ -38,17 +38,20 @@ enum evt_kind {
 	EVT_K_EXIT,
 	EVT_K_FREE,
 	EVT_K_SD_PROCESS,
+	EVT_K_MIGRATE,
 };
 
 /* Field slots per kind (EVT_KF_* index evt_kind_entry.off[]). */
 enum {
 	/* sched_switch */
 	EVT_KF_PREV_COMM = 0, EVT_KF_PREV_TID, EVT_KF_PREV_STATE, EVT_KF_NEXT_COMM, EVT_KF_NEXT_TID,
+	EVT_KF_PREV_PRIO, EVT_KF_NEXT_PRIO,
 };
 enum { EVT_KF_RET = 0 };					/* exit_syscall */
 enum { EVT_KF_IRQ = 0, EVT_KF_IRQ_NAME };			/* irq_handler_* */
 enum { EVT_KF_VEC = 0 };					/* softirq_* */
-enum { EVT_KF_W_COMM = 0, EVT_KF_W_TID };			/* sched_wakeup*, exit, free */
+/* sched_wakeup*, exit, free, migrate_task */
+enum { EVT_KF_W_COMM = 0, EVT_KF_W_TID, EVT_KF_W_PRIO, EVT_KF_M_ORIG_CPU, EVT_KF_M_DEST_CPU };
 enum {
 	EVT_KF_F_PARENT_TID = 0, EVT_KF_F_PARENT_PID, EVT_KF_F_CHILD_COMM, EVT_KF_F_CHILD_TID,
 	EVT_KF_F_CHILD_PID,
@@ -57,7 +60,7 @@ enum { EVT_KF_X_TID = 0, EVT_KF_X_FILENAME };		/* sched_process_exec */
 enum {
 	EVT_KF_SD_TID = 0, EVT_KF_SD_PID, EVT_KF_SD_PPID, EVT_KF_SD_NAME, EVT_KF_SD_STATUS,
 };
-#define EVT_KF_MAX 5
+#define EVT_KF_MAX 7
 
 struct evt_kind_entry {
 	uint8_t kind;
@@ -104,7 +107,7 @@ int evt_kf_str(const struct evt_engine_event *ev, const struct evt_kind_entry *k
 /*
  * sched_process_exec: its tid, and in @comm (16 bytes) the name the kernel
  * gives the task (the file's base name, TASK_COMM_LEN - 1 bytes at most).
- * 0, or -1 when the event lacks either.
+ * 0, or -1 when the event lacks either (or the file name ends in a slash).
  */
 int evt_kf_exec_comm(const struct evt_engine_event *ev, const struct evt_kind_entry *ke, int32_t *tid, char *comm);
 

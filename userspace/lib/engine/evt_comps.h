@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "evt_engine.h"
+#include "evt_lathist.h"
+#include "evt_losses.h"
 
 extern const struct evt_computation evt_comp_state, evt_comp_stats;
 
@@ -62,7 +64,13 @@ struct evt_state_block {
 struct evt_state_thread {
 	int32_t tid, pid, ppid;		/* pid, ppid: -1 unknown */
 	char comm[16];
-	uint64_t cpu_ns;		/* time running (any running state) */
+	/*
+	 * Time running (any running state), but what of it lies in a loss
+	 * window (evt_losses.h): that is cpu_lossy_ns, not a measurement of
+	 * the machine (a lost switch may have ended the slice there).
+	 */
+	uint64_t cpu_ns;
+	uint64_t cpu_lossy_ns;
 	uint32_t nch;			/* changes */
 	/*
 	 * The changes, 4 bytes each: (time - its block's base) << 3 | state,
@@ -125,8 +133,13 @@ size_t evt_state_top_threads(const struct evt_state *st, const struct evt_state_
 
 /* ==== stats ==== */
 
+/*
+ * A latency or duration: the intervals that span no loss (evt_losses.h)
+ * are the measurements; those that do are only counted, in spans_loss.
+ */
 struct evt_lat {
 	uint64_t count, total_ns, min_ns, max_ns;	/* min_ns: UINT64_MAX while count is 0 */
+	uint64_t spans_loss;
 };
 
 struct evt_stats_event {
@@ -134,35 +147,105 @@ struct evt_stats_event {
 	uint64_t count;
 };
 
+/*
+ * The return values of a syscall's matched exits: how many succeeded (ret
+ * >= 0), and the count of each failure (ret < 0: -errno, errno names by
+ * evt_errno_name()), in order of first sight.
+ */
+struct evt_stats_ret {
+	int64_t ret;
+	uint64_t count;
+};
+struct evt_stats_rets {
+	uint64_t success;
+	struct evt_stats_ret *v;
+	uint32_t n, cap;
+};
+/* "EAGAIN" for -11 (a name when the value is one, else NULL). */
+const char *evt_errno_name(int64_t ret);
+
 #define EVT_STATS_NEST 4
 struct evt_stats_cpu {
 	uint64_t events;
+	/*
+	 * Where its time went, from the first event to the last (the
+	 * result's span): a thread's slice is its time between two switches
+	 * (before the CPU's first switch, the thread that switch took off it),
+	 * less the hard IRQs and softirqs in it; time inside a loss window
+	 * goes to lossy_ns instead of its kind. The rest is unknown (no switch
+	 * on the CPU at all).
+	 */
+	uint64_t busy_ns, idle_ns, irq_ns, softirq_ns, lossy_ns;
+	/*
+	 * lttng-cputop's per-CPU usage: the time a thread other than the
+	 * idle task was on it, interrupts included, and all the time before
+	 * its first switch whoever ran (the analyses count it so).
+	 */
+	uint64_t task_ns;
 	/* While the result is built. */
 	int32_t cur;			/* its thread, -1: unknown */
 	uint32_t cur_th;		/* its index in threads */
 	/* Interrupts and softirqs entered and not left: (index or vec, entry time). */
 	unsigned int irq_depth, soft_depth;
 	struct { uint32_t i; uint64_t ts; } irq[EVT_STATS_NEST], soft[EVT_STATS_NEST];
+	uint64_t since;			/* the slice's begin */
+	uint64_t mode_since;		/* the current mode's (task, softirq, IRQ) */
+	uint64_t slice_task_ns;		/* task-mode time in the slice so far */
+	uint8_t switched;		/* a switch was seen (or the CPU seeded) */
 };
 
+/* A thread's calls of one syscall (index in evt_stats.sys). */
+struct evt_stats_tsys {
+	uint32_t sys;
+	uint64_t count;			/* entries */
+	struct evt_lat lat;
+	struct evt_lathist pct;
+	struct evt_stats_rets rets;
+};
+
+/* Who woke a thread, and how often (its wakeups that ended in a switch-in). */
+struct evt_stats_waker {
+	int32_t tid;			/* -1: an interrupt on an idle CPU, or unknown */
+	uint64_t count;
+};
+
+#define EVT_STATS_PRIOS 8
 /* Events while a thread ran on the event's CPU (tid -1: CPUs whose thread was unknown). */
 struct evt_stats_thread {
 	int32_t tid;
 	uint64_t events;
+	char comm[16];			/* as the switches and wakeups last named it */
+	int32_t prio;			/* the last priority seen (the kernel's prio), -1 */
+	int32_t prios[EVT_STATS_PRIOS];	/* the distinct ones, first seen first */
+	uint32_t nprios;
+	uint64_t migrations;		/* sched_migrate_task events that moved it */
+	uint64_t cpu_changes;		/* switched in on another CPU than the last */
+	struct evt_stats_tsys *tsys;	/* its syscalls, in order of first call */
+	uint32_t ntsys, cap_tsys;
+	struct evt_lat wake;		/* its wakeup latency: woken -> switched in */
+	struct evt_lathist wake_pct;
+	struct evt_stats_waker *wakers;	/* in order of first sight */
+	uint32_t nwakers, cap_wakers;
 	/* While the result is built. */
 	int32_t sys;			/* the syscall entered (index in syscalls), -1 */
 	uint64_t sys_ts;
+	uint32_t sys_cpu;
+	uint32_t sys_tsys;		/* its index in tsys */
 	uint64_t wakeup_ts;		/* a wakeup waiting for its switch (wakeup_pending) */
+	int32_t waker;			/* who woke it then */
 	uint8_t wakeup_pending;
 	uint8_t running;
+	int32_t last_cpu;		/* where it last ran, -1 */
 };
 
 struct evt_stats_syscall {
 	char *name;
 	uint64_t count;			/* entries */
-	uint64_t errors;		/* matched exits with ret < 0 */
+	uint64_t errors;		/* matched exits with ret < 0 (of those that span no loss) */
 	struct evt_lat lat;		/* entry -> exit of the same thread */
 	uint64_t hist[64];		/* evt_stats_hist_bucket() of the latency */
+	struct evt_lathist pct;
+	struct evt_stats_rets rets;	/* of the calls lat counts */
 };
 
 struct evt_stats_irq {
@@ -170,12 +253,16 @@ struct evt_stats_irq {
 	char name[32];
 	uint64_t count;			/* entries */
 	struct evt_lat dur;		/* entry -> exit on one CPU */
+	uint64_t hist[64];
+	struct evt_lathist pct;
 };
 
 #define EVT_STATS_SOFTIRQS 32
 struct evt_stats_softirq {
 	uint64_t count, raises;
 	struct evt_lat dur;
+	uint64_t hist[64];
+	struct evt_lathist pct;
 };
 
 struct evt_stats_stream {
@@ -184,12 +271,41 @@ struct evt_stats_stream {
 	uint64_t lost_packets;		/* packet_seq_num gaps */
 };
 
-/* A packet whose header says events or packets were lost just before it. */
+/* A packet whose header says events or packets were lost just before it (evt_losses.h). */
 struct evt_stats_loss {
 	uint64_t ts;			/* its timestamp_begin */
+	uint64_t from, to;		/* the window the loss lies in */
 	uint32_t stream;
 	uint64_t discarded;		/* events_discarded grew by this */
 	uint64_t lost_packets;		/* packet_seq_num jumped by this + 1 */
+};
+
+/* The worst latencies of a kind, each with where and whom. */
+enum evt_worst_kind {
+	EVT_WORST_SYSCALL,		/* what: the syscall's index in evt_stats.sys */
+	EVT_WORST_IRQ,			/* what: the irq */
+	EVT_WORST_SOFTIRQ,		/* what: the vector */
+	EVT_WORST_SCHED,		/* wakeup -> switch-in; waker, prio */
+	EVT_WORST_KINDS
+};
+const char *evt_worst_kind_name(enum evt_worst_kind k);
+#define EVT_STATS_WORST 100
+struct evt_stats_worst {
+	uint64_t begin, end;		/* entry and exit, or wakeup and switch-in */
+	uint32_t cpu;			/* where it began (a syscall's entry), ran (an interrupt), was switched in */
+	int32_t tid;			/* the thread (an interrupt's: the one it interrupted) */
+	char comm[16];
+	int32_t what;
+	int64_t ret;			/* a syscall's return value */
+	int32_t waker;			/* scheduling: who woke it, -1 */
+	char waker_comm[16];
+	int32_t prio;			/* scheduling: the woken thread's priority, -1 */
+};
+/* Worst first (longest; of two as long, the earlier). */
+struct evt_stats_worstlist {
+	struct evt_stats_worst v[EVT_STATS_WORST];
+	uint32_t n;
+	uint8_t sorted;			/* a heap while the result is built */
 };
 
 struct evt_stats {
@@ -209,6 +325,8 @@ struct evt_stats {
 	struct evt_stats_softirq softirq[EVT_STATS_SOFTIRQS];
 	struct evt_lat sched_lat;		/* wakeup -> switched in */
 	uint64_t sched_hist[64];
+	struct evt_lathist sched_pct;
+	struct evt_stats_worstlist worst[EVT_WORST_KINDS];
 	struct evt_stats_stream *streams;
 	uint32_t nr_streams;
 	struct evt_stats_loss *losses;		/* in stream order, then time */
@@ -237,7 +355,8 @@ int evt_stats_seed_wakeup(struct evt_stats *s, int32_t tid, uint64_t ts);
 
 /*
  * Told of each pairing as the computation makes it, so that a caller can
- * keep one row per pair (every pair the latencies count, and no other):
+ * keep one row per pair (every pair the latencies count, and no other:
+ * none whose interval spans a loss):
  * a syscall's exit matched to its thread's entry (@ev the exit), a woken
  * thread switched in (@ev the sched_switch). Either may be NULL.
  */
@@ -250,6 +369,26 @@ struct evt_stats_observer {
 /* @o is copied; NULL: nobody is told. */
 void evt_stats_set_observer(struct evt_stats *s, const struct evt_stats_observer *o);
 
+/*
+ * A chunk's seam (an exporter's): each stream's last packet in the chunk
+ * before (the windows of this chunk's first packets start at its end,
+ * evt_losses.h), and the earlier windows an interval still open may span
+ * (@w[2i] from, @w[2i + 1] to). Before the first event. 0 or -1.
+ */
+int evt_stats_prior_losses(struct evt_stats *s, const struct evt_loss_seam *seams, uint32_t nseams,
+			   const uint64_t *w, uint32_t nw);
+/*
+ * The reader the next events come from: its loss windows join those known
+ * now (the hook does so at its first event), for a caller that asks
+ * evt_stats_loss_overlap() before feeding the event.
+ */
+void evt_stats_use_reader(struct evt_stats *s, const struct evt_trace *tr);
+/* How much of [a, b] lies in the loss windows known so far (evt_losses.h). */
+uint64_t evt_stats_loss_overlap(const struct evt_stats *s, uint64_t a, uint64_t b);
+/* The loss windows known so far that end after @since: *@w (w[2i] from, w[2i + 1] to), how many. */
+uint32_t evt_stats_windows_after(const struct evt_stats *s, uint64_t since, const uint64_t **w);
+/* Close what is open at the last event seen, sort the worst latencies (finish() does). */
+void evt_stats_close(struct evt_stats *s);
 /* Read the streams' losses from @tr's packet index (finish() does). 0 or -1 (no memory). */
 int evt_stats_read_losses(struct evt_stats *s, const struct evt_trace *tr);
 

@@ -31,6 +31,8 @@ struct evt_curtask {
 	int seen;
 	evt_slice_fn slice_fn;
 	void *slice_data;
+	evt_thread_fn thread_fn;
+	void *thread_data;
 };
 
 struct evt_curtask *evt_curtask_new(void)
@@ -53,6 +55,41 @@ void evt_curtask_on_slice(struct evt_curtask *c, evt_slice_fn fn, void *data)
 {
 	c->slice_fn = fn;
 	c->slice_data = data;
+}
+
+void evt_curtask_on_thread(struct evt_curtask *c, evt_thread_fn fn, void *data)
+{
+	c->thread_fn = fn;
+	c->thread_data = data;
+}
+
+static void tell_thread(const struct evt_curtask *c, const struct ct_thread *t)
+{
+	struct evt_task out;
+
+	if (!c->thread_fn)
+		return;
+	out.tid = t->tid;
+	out.pid = t->pid;
+	memcpy(out.comm, t->comm, sizeof(out.comm));
+	c->thread_fn(c->thread_data, &out);
+}
+
+int32_t evt_curtask_cur(const struct evt_curtask *c, unsigned int cpu)
+{
+	return cpu < c->nr_cpus ? c->cpus[cpu].cur : -1;
+}
+
+void evt_curtask_threads(const struct evt_curtask *c, evt_thread_fn fn, void *data)
+{
+	uint32_t i;
+
+	for (i = 0; i < c->nr_th; i++) {
+		struct evt_task out = { c->th[i].tid, c->th[i].pid, "" };
+
+		memcpy(out.comm, c->th[i].comm, sizeof(out.comm));
+		fn(data, &out);
+	}
 }
 
 static struct ct_cpu *get_cpu(struct evt_curtask *c, unsigned int cpu)
@@ -79,6 +116,8 @@ static struct ct_thread *get_thread(struct evt_curtask *c, int32_t tid, const ch
 	long i = evt_tidmap_get(&c->map, tid);
 	struct ct_thread *t;
 
+	int changed = i < 0;
+
 	if (i < 0) {
 		if (evt_grow(&c->th, &c->cap_th, (size_t)c->nr_th + 1, sizeof(*c->th)) ||
 		    evt_tidmap_set(&c->map, tid, c->nr_th))
@@ -93,9 +132,23 @@ static struct ct_thread *get_thread(struct evt_curtask *c, int32_t tid, const ch
 	}
 	t = &c->th[i];
 	/* Every CPU's idle task is tid 0, whatever its name says (swapper/N). */
-	if (comm && comm[0] && tid)
+	if (comm && comm[0] && tid && strncmp(t->comm, comm, sizeof(t->comm) - 1)) {
 		strncpy(t->comm, comm, sizeof(t->comm) - 1);
+		changed = 1;
+	}
+	if (changed)
+		tell_thread(c, t);
 	return t;
+}
+
+/* @t's pid is @pid now. */
+static void set_pid(struct evt_curtask *c, struct ct_thread *t, int32_t pid)
+{
+	/* A negative pid is no pid (a damaged event): what was known stays. */
+	if (pid < 0 || t->pid == pid)
+		return;
+	t->pid = pid;
+	tell_thread(c, t);
 }
 
 static void tell_slice(struct evt_curtask *c, unsigned int cpu, int32_t tid, uint64_t begin, uint64_t end,
@@ -146,7 +199,7 @@ static void on_fork(struct evt_curtask *c, const struct evt_engine_event *ev, co
 	evt_kf_str(ev, ke, EVT_KF_F_CHILD_COMM, comm, sizeof(comm));
 	t = get_thread(c, ctid, comm);
 	if (t) {
-		t->pid = (int32_t)evt_kf_int(ev, ke, EVT_KF_F_CHILD_PID);
+		set_pid(c, t, (int32_t)evt_kf_int(ev, ke, EVT_KF_F_CHILD_PID));
 		t->freed = 0;
 	}
 }
@@ -159,7 +212,10 @@ static void on_exec(struct evt_curtask *c, const struct evt_engine_event *ev, co
 
 	if (evt_kf_exec_comm(ev, ke, &tid, comm) || !(t = get_thread(c, tid, NULL)))
 		return;
-	memcpy(t->comm, comm, sizeof(t->comm));
+	if (memcmp(t->comm, comm, sizeof(t->comm))) {
+		memcpy(t->comm, comm, sizeof(t->comm));
+		tell_thread(c, t);
+	}
 }
 
 static void on_statedump(struct evt_curtask *c, const struct evt_engine_event *ev,
@@ -174,7 +230,7 @@ static void on_statedump(struct evt_curtask *c, const struct evt_engine_event *e
 	evt_kf_str(ev, ke, EVT_KF_SD_NAME, comm, sizeof(comm));
 	t = get_thread(c, tid, comm);
 	if (t)
-		t->pid = (int32_t)evt_kf_int(ev, ke, EVT_KF_SD_PID);
+		set_pid(c, t, (int32_t)evt_kf_int(ev, ke, EVT_KF_SD_PID));
 }
 
 int evt_curtask_event(void *data, void *call_data)
@@ -272,6 +328,27 @@ int evt_curtask_event_task(struct evt_curtask *c, const struct evt_engine_event 
 	return evt_curtask_on_cpu(c, ev->cpu, out);
 }
 
+int evt_curtask_set_cur(struct evt_curtask *c, unsigned int cpu, int32_t tid)
+{
+	struct ct_cpu *k = get_cpu(c, cpu);
+
+	if (!k || tid < 0 || !get_thread(c, tid, NULL))
+		return -1;
+	k->cur = tid;
+	return 0;
+}
+
+int evt_curtask_set_thread(struct evt_curtask *c, const struct evt_task *t)
+{
+	struct ct_thread *th = t->tid >= 0 ? get_thread(c, t->tid, t->comm) : NULL;
+
+	if (!th)
+		return -1;
+	if (t->pid >= 0)
+		set_pid(c, th, t->pid);
+	return 0;
+}
+
 void evt_curtask_cut(struct evt_curtask *c, uint64_t ts)
 {
 	uint32_t i;
@@ -294,13 +371,14 @@ uint64_t evt_curtask_first_ts(const struct evt_curtask *c)
 
 /* ---- Look-ahead ---- */
 
-/* The first valid sched_switch of stream @si on the clone @t: 1 with its prev, 0 none. */
-static int first_switch(struct evt_curtask *c, struct evt_trace *t, unsigned int si, int32_t *prev, char *comm)
+/* The first valid sched_switch of stream @si on the clone @t (in @max packets, 0: all): 1 with its prev, 0 none. */
+static int first_switch(struct evt_curtask *c, struct evt_trace *t, unsigned int si, int32_t *prev, char *comm,
+			uint32_t max)
 {
 	struct evt_stream *s = &t->streams[si];
 	int rc;
 
-	while ((rc = evt_stream_has(t, s)) == 1) {
+	while ((rc = evt_stream_has(t, s)) == 1 && (!max || s->ipk <= max)) {
 		const struct evt_decoded *d = &s->ev[s->i++];
 		struct evt_engine_event ev = {
 			.tr = t, .ts = d->ts, .idx = EVT_DMETA_DESC(d->meta), .stream = si, .cpu = s->cpu,
@@ -329,6 +407,12 @@ static int first_switch(struct evt_curtask *c, struct evt_trace *t, unsigned int
 
 int evt_curtask_look_ahead(struct evt_curtask *c, const struct evt_trace *tr, uint64_t since)
 {
+	return evt_curtask_look_ahead_n(c, tr, since, 0);
+}
+
+int evt_curtask_look_ahead_n(struct evt_curtask *c, const struct evt_trace *tr, uint64_t since,
+			     uint32_t max_packets)
+{
 	int has_switch[EVT_NR_CHANNELS] = { 0 };
 	struct evt_trace t;
 	unsigned int i;
@@ -350,7 +434,7 @@ int evt_curtask_look_ahead(struct evt_curtask *c, const struct evt_trace *tr, ui
 		if (s->channel >= EVT_NR_CHANNELS || !has_switch[s->channel] ||
 		    (s->cpu < c->nr_cpus && c->cpus[s->cpu].cur >= 0))
 			continue;
-		rc = first_switch(c, &t, i, &prev, comm);
+		rc = first_switch(c, &t, i, &prev, comm, max_packets);
 		if (rc < 0) {
 			ret = -1;
 		} else if (rc) {
@@ -398,6 +482,8 @@ static void curtask_reset(struct evt_curtask *c)
 {
 	evt_slice_fn fn = c->slice_fn;
 	void *data = c->slice_data;
+	evt_thread_fn tfn = c->thread_fn;
+	void *tdata = c->thread_data;
 
 	free(c->cpus);
 	free(c->th);
@@ -406,6 +492,8 @@ static void curtask_reset(struct evt_curtask *c)
 	memset(c, 0, sizeof(*c));
 	c->slice_fn = fn;
 	c->slice_data = data;
+	c->thread_fn = tfn;
+	c->thread_data = tdata;
 }
 
 int evt_curtask_load(struct evt_curtask *c, struct evt_rbuf *r)

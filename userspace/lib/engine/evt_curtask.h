@@ -11,7 +11,8 @@
  * Feed it every event in trace order (evt_curtask_event() is an
  * evt_hook_fn) and ask, before feeding an event, who runs on its CPU. Its
  * CPU time accounting follows the "state" computation's (evt_comps.h), so
- * that slices summed per thread are evstat's CPU times: a CPU whose task
+ * that slices summed per thread, those that span no loss (evt_losses.h),
+ * are evstat's CPU times: a CPU whose task
  * is not known yet gets, at its first sched_switch, the switch's prev_tid
  * as running since the first event the tracker saw; a slice ends at the
  * CPU's next switch, and the task of the CPU as the tracker has it (not
@@ -61,6 +62,22 @@ void evt_curtask_free(struct evt_curtask *c);
 /* Slices are told to @fn as they end (may be NULL: none). */
 void evt_curtask_on_slice(struct evt_curtask *c, evt_slice_fn fn, void *data);
 
+/*
+ * Told of each thread the tracker learns of and of each change of what it
+ * knows of one (pid, comm), with what it knows now (may be NULL: none).
+ */
+typedef void (*evt_thread_fn)(void *data, const struct evt_task *t);
+void evt_curtask_on_thread(struct evt_curtask *c, evt_thread_fn fn, void *data);
+
+/* The tid on @cpu now (-1: unknown), without its identity. */
+int32_t evt_curtask_cur(const struct evt_curtask *c, unsigned int cpu);
+/* What @c knows of the threads, as @fn's calls would have told it: each thread once. */
+void evt_curtask_threads(const struct evt_curtask *c, evt_thread_fn fn, void *data);
+/* @cpu runs @tid (the caller knows it from elsewhere: a time window's start). 0 or -1. */
+int evt_curtask_set_cur(struct evt_curtask *c, unsigned int cpu, int32_t tid);
+/* What another tracker learned of @t->tid: its pid (when >= 0) and name (when not ""). 0 or -1. */
+int evt_curtask_set_thread(struct evt_curtask *c, const struct evt_task *t);
+
 /* The next event (trace order). An evt_hook_fn: @c the tracker, @call_data a struct evt_engine_event. */
 int evt_curtask_event(void *c, void *call_data);
 
@@ -84,6 +101,9 @@ int evt_curtask_thread(const struct evt_curtask *c, int32_t tid, struct evt_task
  * (@tr's own cursors do not move). 0, or -1 (no memory).
  */
 int evt_curtask_look_ahead(struct evt_curtask *c, const struct evt_trace *tr, uint64_t since);
+/* The same, reading at most @max_packets packets of each stream (0: all). */
+int evt_curtask_look_ahead_n(struct evt_curtask *c, const struct evt_trace *tr, uint64_t since,
+			     uint32_t max_packets);
 
 /*
  * Every CPU's running slice is told as ending at @ts (end_state -1) and

@@ -92,7 +92,8 @@ static void on_slice(void *data, const struct evt_slice *s)
 		u->th[i].tid = s->tid;
 		u->th[i].ns = 0;
 	}
-	u->th[i].ns += s->end - s->begin;
+	/* CPU time as evstat counts it: not what lies in a loss window. */
+	u->th[i].ns += s->end - s->begin - evt_stats_loss_overlap(u->st, s->begin, s->end);
 }
 
 static void on_syscall(void *data, const struct evt_engine_event *ev, int32_t tid, const char *name,
@@ -151,6 +152,20 @@ static int unit_seed(struct unit *u, const struct carry *c)
 
 	if (evt_curtask_load(u->ct, &r) || r.off != r.n)
 		return -1;
+	if (c->nr_streams || c->nr_windows) {
+		struct evt_loss_seam *seams = calloc(c->nr_streams + 1, sizeof(*seams));
+		int rc;
+
+		if (!seams)
+			return -1;
+		for (i = 0; i < c->nr_streams; i++)
+			seams[i] = (struct evt_loss_seam){ c->streams[i].cpu, c->streams[i].channel, c->streams[i].end,
+							   c->streams[i].discarded, c->streams[i].next_seq };
+		rc = evt_stats_prior_losses(u->st, seams, c->nr_streams, c->windows, c->nr_windows);
+		free(seams);
+		if (rc)
+			return -1;
+	}
 	for (i = 0; i < c->nr_stats_cpu; i++)
 		if (c->stats_cpu[i] >= 0 && evt_stats_seed_cpu(u->st, i, c->stats_cpu[i]))
 			return -1;
@@ -163,10 +178,15 @@ static int unit_seed(struct unit *u, const struct carry *c)
 	return 0;
 }
 
-/* What is in flight now, for the next chunk: 0 or -1 (no memory). */
-static int unit_carry_out(const struct unit *u, struct carry *c)
+/*
+ * What is in flight now, for the next chunk: 0 or -1 (no memory). @open:
+ * the time the deferred events start at; the loss windows that end after
+ * it or after an interval still open began go too.
+ */
+static int unit_carry_out(const struct unit *u, struct carry *c, uint64_t open)
 {
 	const struct evt_stats *s = u->st;
+	const uint64_t *w;
 	uint32_t i;
 
 	if (evt_curtask_save(u->ct, &c->tracker))
@@ -194,6 +214,20 @@ static int unit_carry_out(const struct unit *u, struct carry *c)
 			c->woken[c->nr_woken].ts = t->wakeup_ts;
 			c->nr_woken++;
 		}
+		if (t->tid >= 0 && t->sys >= 0 && t->sys_ts < open)
+			open = t->sys_ts;
+		if (t->tid > 0 && t->wakeup_pending && t->wakeup_ts < open)
+			open = t->wakeup_ts;
+	}
+	for (i = 0; i < s->nr_cpus; i++)
+		if (s->cpus[i].since < open)
+			open = s->cpus[i].since;
+	c->nr_windows = evt_stats_windows_after(s, open, &w);
+	if (c->nr_windows) {
+		c->windows = malloc(2 * (size_t)c->nr_windows * sizeof(*c->windows));
+		if (!c->windows)
+			return -1;
+		memcpy(c->windows, w, 2 * (size_t)c->nr_windows * sizeof(*c->windows));
 	}
 	return 0;
 }
@@ -205,6 +239,8 @@ static void unit_feed(struct unit *u, const struct evt_engine_event *ev)
 		u->first_ts = ev->ts;
 	}
 	u->last_ts = ev->ts;
+	/* The slices the tracker ends now are checked against this reader's loss windows too. */
+	evt_stats_use_reader(u->st, ev->tr);
 	evt_curtask_event(u->ct, (void *)ev);
 	evt_stats_event_hook(u->st, (void *)ev);
 }
@@ -465,6 +501,7 @@ static int chunk_rows(struct rows *rows, const struct rows_id *id, const char *t
 		}
 		cs->next_seq = s->seq_first + s->packets + s->seq_gaps;
 		cs->discarded = s->discarded;
+		cs->end = s->end_ts;
 		discarded += d;
 		lost += l;
 		row = (struct stats_row){ .kind = "stream", .name = evt_channel_name(s->channel),
@@ -775,7 +812,7 @@ int evt_export_chunk(const struct evt_export_opts *o, struct evt_export_result *
 		out.seq = seq;
 		snprintf(out.chunk, sizeof(out.chunk), "%s", res->chunk);
 		carry_path(path, sizeof(path), hdir, seq);
-		if (unit_carry_out(&u, &out) || carry_save(&out, tr.md.cat->events, path)) {
+		if (unit_carry_out(&u, &out, w) || carry_save(&out, tr.md.cat->events, path)) {
 			snprintf(err, errlen, "cannot write %s: %s", path, strerror(errno ? errno : ENOMEM));
 			ret = -1;
 			goto out_merge;

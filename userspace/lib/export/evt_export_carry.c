@@ -6,11 +6,12 @@
  *
  *   magic "EVXC", version, the session's uuid[16], the metadata's CRC-32,
  *   the sequence number and name of the chunk that wrote it;
- *   its streams (channel, cpu, next packet_seq_num, events_discarded);
+ *   its streams (channel, cpu, next packet_seq_num, events_discarded,
+ *   the last packet's timestamp_end);
  *   the current-task tracker (evt_curtask_save());
  *   the stats computation's in-flight state: each CPU's task, the threads
  *   in a syscall (tid, the entry's name, its time), the woken threads
- *   (tid, time);
+ *   (tid, time); the loss windows they (or the deferred events) may span;
  *   the deferred events (time, cpu, channel, name, payload).
  */
 #include <errno.h>
@@ -25,7 +26,7 @@
 #include "evt_io.h"
 
 #define CARRY_MAGIC 0x43585645u		/* "EVXC" */
-#define CARRY_VERSION 1
+#define CARRY_VERSION 2
 #define CARRY_MAX (1ull << 32)		/* a carry is a chunk's tail at most */
 #define NAME_MAX_LEN 4096
 
@@ -40,6 +41,7 @@ void carry_free(struct carry *c)
 		free(c->sys[i].name);
 	free(c->sys);
 	free(c->woken);
+	free(c->windows);
 	for (i = 0; i < c->nr_ev; i++) {
 		free(c->ev[i].payload);
 		if (c->names)
@@ -84,7 +86,8 @@ int carry_save(const struct carry *c, const struct evt_event_desc *events, const
 	err |= evt_put_u32(&b, c->nr_streams);
 	for (i = 0; i < c->nr_streams; i++)
 		err |= evt_put_u32(&b, c->streams[i].channel) | evt_put_u32(&b, c->streams[i].cpu) |
-		       evt_put_u64(&b, c->streams[i].next_seq) | evt_put_u64(&b, c->streams[i].discarded);
+		       evt_put_u64(&b, c->streams[i].next_seq) | evt_put_u64(&b, c->streams[i].discarded) |
+		       evt_put_u64(&b, c->streams[i].end);
 	err |= evt_put_u64(&b, c->tracker.n) | evt_buf_put(&b, c->tracker.p, c->tracker.n);
 	err |= evt_put_u32(&b, c->nr_stats_cpu);
 	for (i = 0; i < c->nr_stats_cpu; i++)
@@ -96,6 +99,9 @@ int carry_save(const struct carry *c, const struct evt_event_desc *events, const
 	err |= evt_put_u32(&b, c->nr_woken);
 	for (i = 0; i < c->nr_woken; i++)
 		err |= evt_put_s32(&b, c->woken[i].tid) | evt_put_u64(&b, c->woken[i].ts);
+	err |= evt_put_u32(&b, c->nr_windows);
+	for (i = 0; i < 2 * c->nr_windows; i++)
+		err |= evt_put_u64(&b, c->windows[i]);
 	err |= evt_put_u32(&b, c->nr_ev);
 	for (i = 0; i < c->nr_ev; i++) {
 		const struct deferred *d = &c->ev[i];
@@ -127,12 +133,13 @@ static int load_body(struct carry *c, struct evt_rbuf *r)
 		return -1;
 	strcpy(c->chunk, s);
 	free(s);
-	if (evt_get_count(r, &n, 24, 2 * EVT_MAX_CPUS) || (n && !(c->streams = calloc(n, sizeof(*c->streams)))))
+	if (evt_get_count(r, &n, 32, 2 * EVT_MAX_CPUS) || (n && !(c->streams = calloc(n, sizeof(*c->streams)))))
 		return -1;
 	c->nr_streams = n;
 	for (i = 0; i < n; i++)
 		if (evt_get_u32(r, &c->streams[i].channel) || evt_get_u32(r, &c->streams[i].cpu) ||
-		    evt_get_u64(r, &c->streams[i].next_seq) || evt_get_u64(r, &c->streams[i].discarded))
+		    evt_get_u64(r, &c->streams[i].next_seq) || !c->streams[i].next_seq ||
+		    evt_get_u64(r, &c->streams[i].discarded) || evt_get_u64(r, &c->streams[i].end))
 			return -1;
 	if (evt_get_u64(r, &len) || len > evt_rbuf_left(r) || evt_buf_put(&c->tracker, r->p + r->off, len))
 		return -1;
@@ -154,6 +161,12 @@ static int load_body(struct carry *c, struct evt_rbuf *r)
 	c->nr_woken = n;
 	for (i = 0; i < n; i++)
 		if (evt_get_s32(r, &c->woken[i].tid) || c->woken[i].tid <= 0 || evt_get_u64(r, &c->woken[i].ts))
+			return -1;
+	if (evt_get_count(r, &n, 16, UINT32_MAX / 2) || (n && !(c->windows = calloc(2 * (size_t)n, sizeof(*c->windows)))))
+		return -1;
+	c->nr_windows = n;
+	for (i = 0; i < 2 * n; i++)
+		if (evt_get_u64(r, &c->windows[i]) || (i % 2 && c->windows[i] < c->windows[i - 1]))
 			return -1;
 	if (evt_get_count(r, &n, 24, UINT32_MAX) || (n && !(c->names = calloc(n, sizeof(*c->names)))))
 		return -1;

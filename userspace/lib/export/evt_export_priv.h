@@ -91,6 +91,7 @@ struct carry_stream {
 	uint32_t channel, cpu;
 	uint64_t next_seq;		/* the last packet's packet_seq_num + 1 */
 	uint64_t discarded;		/* its events_discarded (a running total) */
+	uint64_t end;			/* its timestamp_end (where a loss at the seam starts) */
 };
 
 struct carry_sys {
@@ -113,6 +114,8 @@ struct carry {
 	uint32_t nr_sys;
 	struct carry_sys *woken;	/* threads woken, waiting for a CPU (name unused) */
 	uint32_t nr_woken;
+	uint64_t *windows;		/* loss windows an interval still open may span (from, to each) */
+	uint32_t nr_windows;
 	struct deferred *ev;		/* in time order */
 	uint32_t nr_ev, cap_ev;
 	char **names;			/* the deferred events' names, as saved */

@@ -377,6 +377,47 @@ int evt_fputs_esc(FILE *f, const char *s)
 	return 0;
 }
 
+/*
+ * A task's state as the kernel's letters (its report bits: 1 S, 2 D, 4 T,
+ * 8 t, 16 X, 32 Z, 64 P, 128 I; 0: R, running or preempted), several
+ * joined by '|'; bits beyond them as the number.
+ */
+static char *put_state(char *p, uint64_t v)
+{
+	static const char letters[] = "SDTtXZPI";
+	unsigned int b, n = 0;
+
+	if (!v) {
+		*p++ = 'R';
+		return p;
+	}
+	if (v >> 8)
+		return put_u64(p, v);
+	for (b = 0; b < 8; b++) {
+		if (!(v & (1u << b)))
+			continue;
+		if (n++)
+			*p++ = '|';
+		*p++ = letters[b];
+	}
+	return p;
+}
+
+/* The @size-byte unsigned value at @v. */
+static inline uint64_t ld_size(const uint8_t *v, size_t size)
+{
+	return size == 1 ? v[0] : size == 2 ? evt_ld16(v) : size == 4 ? evt_ld32(v) : evt_ld64(v);
+}
+
+/* sched_switch's prev_state, an unsigned integer: text prints it as letters. */
+static int is_state(const struct evt_event_desc *d, const struct evt_field_desc *f)
+{
+	/* (The first letters first: put_fields() asks for every field of a line.) */
+	return f->name[0] == 'p' && d->name[0] == 's' &&
+	       (f->type == EVT_F_U8 || f->type == EVT_F_U16 || f->type == EVT_F_U32 || f->type == EVT_F_U64) &&
+	       !strcmp(f->name, "prev_state") && !strcmp(d->name, "sched_switch");
+}
+
 /* Bytes one line can take at most (@syms: with function names for addresses). */
 static size_t line_bound(const struct evt_event_desc *d, uint32_t len, int syms)
 {
@@ -463,6 +504,11 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 				p = PUTS(p, " = ");
 			}
 		}
+		if (!json && is_state(d, f)) {
+			p = put_state(p, ld_size(pl + off, sz));
+			off += sz;
+			continue;
+		}
 		switch (f->type) {
 		case EVT_F_U8: p = put_u64(p, pl[off]); break;
 		case EVT_F_U16: p = put_u64(p, evt_ld16(pl + off)); break;
@@ -545,13 +591,18 @@ static char *put_fields(char *p, const struct evt_event_desc *d, const uint8_t *
 struct ftmpl {
 	char pre[TPL];
 	uint8_t len;
-	uint8_t type;
+	uint8_t type;		/* enum evt_field_type, or FT_STATE */
 	uint16_t off;
+	uint8_t sz;		/* FT_STATE: the field's size */
 };
+
+/* Text only: sched_switch's prev_state, printed as the kernel's letters. */
+#define FT_STATE 0xff
 
 struct evt_fmt_tmpl {
 	char head[TPL + 16];
 	uint8_t head_len;
+	uint8_t head_split;	/* where a syscall's name goes in the head (JSON: before "fields") */
 	uint8_t fast;		/* fixed layout, every piece fits */
 	uint16_t nf;
 	size_t bound;		/* line bytes at most, slack included (fast events) */
@@ -573,6 +624,7 @@ static struct evt_fmt_tmpl *build_tmpl(const struct evt_event_desc *d, int json)
 	if (n >= sizeof(t->head))
 		t->fast = 0;
 	t->head_len = (uint8_t)(n < sizeof(t->head) ? n : 0);
+	t->head_split = (uint8_t)(json && t->head_len ? t->head_len - strlen(",\"fields\":{") : t->head_len);
 	t->bound = 160 + TPL + sizeof(t->head);
 	for (i = 0; i < d->nr_fields; i++) {
 		const struct evt_field_desc *f = &d->fields[i];
@@ -585,6 +637,10 @@ static struct evt_fmt_tmpl *build_tmpl(const struct evt_event_desc *d, int json)
 		off = (off + a - 1) & ~(a - 1);
 		ft->off = (uint16_t)off;
 		ft->type = (uint8_t)f->type;
+		if (!json && is_state(d, f)) {
+			ft->type = FT_STATE;
+			ft->sz = (uint8_t)sz;
+		}
 		off += sz;
 		n = (size_t)snprintf(ft->pre, sizeof(ft->pre), json ? "%s\"%s\":" : "%s%s = ",
 				     i ? (json ? "," : ", ") : (json ? "" : " "), f->name);
@@ -650,6 +706,9 @@ static inline char *put_fast_fields(char *p, const struct evt_fmt_tmpl *t, const
 		memcpy(p, ft->pre, TPL);
 		p += ft->len;
 		switch (ft->type) {
+		case FT_STATE:
+			p = put_state(p, ld_size(v, ft->sz));
+			break;
 		case EVT_F_U8: p = put_u64(p, v[0]); break;
 		case EVT_F_U16: p = put_u64(p, evt_ld16(v)); break;
 		case EVT_F_U32: p = put_u64(p, evt_ld32(v)); break;
@@ -673,18 +732,111 @@ static inline char *put_fast_fields(char *p, const struct evt_fmt_tmpl *t, const
 	return p;
 }
 
-int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
-		  const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
-		  unsigned int flags)
+static char *put_delta(char *p, uint64_t prev_ts, int have_prev, uint64_t ts)
+{
+	uint64_t dt = ts - prev_ts;
+
+	if (!have_prev)
+		return PUTS(p, "+?.?????????");
+	if (ts < prev_ts) {
+		*p++ = '-';
+		dt = prev_ts - ts;
+	} else {
+		*p++ = '+';
+	}
+	if (dt < 1000000000ULL) {
+		*p++ = '0';
+	} else {
+		p = put_u64(p, dt / 1000000000ULL);
+		dt %= 1000000000ULL;
+	}
+	*p++ = '.';
+	put9(p, (uint32_t)dt);
+	return p + 9;
+}
+
+size_t evt_fmt_delta(char *out, uint64_t prev_ts, int have_prev, uint64_t ts)
+{
+	return (size_t)(put_delta(out, prev_ts, have_prev, ts) - out);
+}
+
+/* "comm/tid" (text) or ,"tid":T,"pid":P,"comm":"C" (JSON) at @out: the end. */
+size_t evt_fmt_task(char *out, enum evt_fmt_kind kind, int32_t tid, int32_t pid, const char *comm)
+{
+	char *p = out;
+	const size_t n = strnlen(comm, 15);
+
+	if (kind == EVT_FMT_JSON) {
+		p = PUTS(p, ",\"tid\":");
+		p = tid < 0 ? PUTS(p, "null") : put_s64(p, tid);
+		p = PUTS(p, ",\"pid\":");
+		p = pid < 0 ? PUTS(p, "null") : put_s64(p, pid);
+		p = PUTS(p, ",\"comm\":");
+		p = tid < 0 && !n ? PUTS(p, "null") : put_str(p, (const uint8_t *)comm, (unsigned int)n, 1);
+		return (size_t)(p - out);
+	}
+	/* Unquoted, as the terminal escaper writes names: "?" for what is not known. */
+	if (n)
+		p = put_esc(p, (const uint8_t *)comm, (unsigned int)n, ESC_BARE);
+	else
+		*p++ = '?';
+	*p++ = '/';
+	if (tid < 0)
+		*p++ = '?';
+	else
+		p = put_s64(p, tid);
+	return (size_t)(p - out);
+}
+
+size_t evt_fmt_sysname(char *out, enum evt_fmt_kind kind, const char *name, int by_entry)
+{
+	char *p = out;
+	const size_t n = strnlen(name, EVT_FMT_SYSNAME_MAX);
+
+	if (!n)
+		return 0;
+	if (kind == EVT_FMT_JSON) {
+		p = PUTS(p, ",\"syscall\":");
+		p = put_str(p, (const uint8_t *)name, (unsigned int)n, 1);
+		p = by_entry ? PUTS(p, ",\"syscall_from\":\"entry\"") : PUTS(p, ",\"syscall_from\":\"id\"");
+	} else {
+		p = PUTS(p, " syscall = ");
+		p = put_esc(p, (const uint8_t *)name, (unsigned int)n, ESC_BARE);
+		*p++ = ',';
+	}
+	return (size_t)(p - out);
+}
+
+/*
+ * The task's text: a short one (nearly all) in one fixed-size copy, which
+ * the compiler inlines (the source holds EVT_FMT_TASK_MAX bytes, the line's
+ * room EVT_FMT_TASK_COPY more than it needs).
+ */
+#define EVT_FMT_TASK_COPY 32
+static inline char *put_task(char *p, const struct evt_fmt_ctx *c)
+{
+	if (c->task_len <= EVT_FMT_TASK_COPY) {
+		memcpy(p, c->task, EVT_FMT_TASK_COPY);
+		return p + c->task_len;
+	}
+	return put(p, c->task, c->task_len);
+}
+
+static int fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
+		     const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
+		     unsigned int flags, struct evt_fmt_ctx *c)
 {
 	uint64_t rt = ts + f->offset_ns, sec = rt / 1000000000ULL;
 	uint32_t ns = (uint32_t)(rt - sec * 1000000000ULL);
 	const int json = f->kind == EVT_FMT_JSON;
 	const struct evt_fmt_tmpl *t = ((struct evt_fmt_tmpl *const *)f->tmpl)[d - f->events];
+	size_t need = t->fast ? t->bound : t->bound + line_bound(d, len, f->syms != NULL);
 	char *p0, *p;
 
+	if (c)
+		need += c->task_len + c->sys_len + 16 + EVT_FMT_TASK_COPY;
 	/* Fast events: a fixed bound; others: their payload's worth more. */
-	p0 = evt_out_room(o, t->fast ? t->bound : t->bound + line_bound(d, len, f->syms != NULL));
+	p0 = evt_out_room(o, need);
 	if (!p0)
 		return -1;
 	p = p0;
@@ -704,19 +856,12 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 		p += 9;
 		p = PUTS(p, "Z\",\"cpu\":");
 		p = put_u64(p, cpu);
-		if (t->head_len) {
-			memcpy(p, t->head, sizeof(t->head));
-			p += t->head_len;
-		} else {
-			p = PUTS(p, ",\"event\":\"");
-			p = put(p, d->name, strlen(d->name));
-			p = PUTS(p, "\",\"fields\":{");
+		if (c) {
+			if (c->task)
+				p = put_task(p, c);
+			else
+				c->task_at = (size_t)(p - o->buf);
 		}
-		p = t->fast ? put_fast_fields(p, t, payload, 1) : put_fields(p, d, payload, len, 1, f->syms);
-		*p++ = '}';
-		if (flags & EVT_FMT_LATE)
-			p = PUTS(p, ",\"late\":true");
-		p = PUTS(p, "}\n");
 	} else {
 		*p++ = '[';
 		memcpy(p, f->cached, 8);
@@ -725,38 +870,68 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 		put9(p, ns);
 		p += 9;
 		p = PUTS(p, "] (");
-		if (!f->have_prev) {
-			p = PUTS(p, "+?.?????????");
-		} else {
-			uint64_t dt = ts - f->prev_ts;
-
-			if (ts < f->prev_ts) {
-				*p++ = '-';
-				dt = f->prev_ts - ts;
-			} else {
-				*p++ = '+';
-			}
-			if (dt < 1000000000ULL) {
+		if (c && c->delta_hole)
+			c->delta_at = (size_t)(p - o->buf);
+		else
+			p = put_delta(p, f->prev_ts, f->have_prev, ts);
+		if (c) {
+			/* worker-5/1010 [000] */
+			*p++ = ')';
+			*p++ = ' ';
+			if (c->task)
+				p = put_task(p, c);
+			else
+				c->task_at = (size_t)(p - o->buf);
+			*p++ = ' ';
+			*p++ = '[';
+			if (cpu < 100)
 				*p++ = '0';
-			} else {
-				p = put_u64(p, dt / 1000000000ULL);
-				dt %= 1000000000ULL;
-			}
-			*p++ = '.';
-			put9(p, (uint32_t)dt);
-			p += 9;
+			if (cpu < 10)
+				*p++ = '0';
+			p = put_u64(p, cpu);
+			*p++ = ']';
+		} else {
+			p = PUTS(p, ") cpu ");
+			p = put_u64(p, cpu);
 		}
-		p = PUTS(p, ") cpu ");
-		p = put_u64(p, cpu);
-		if (t->head_len) {
+	}
+	if (t->head_len) {
+		if (c && c->has_sys) {
+			p = put(p, t->head, t->head_split);
+			if (c->sys)
+				p = put(p, c->sys, c->sys_len);
+			else
+				c->sys_at = (size_t)(p - o->buf);
+			p = put(p, t->head + t->head_split, (size_t)(t->head_len - t->head_split));
+		} else {
 			memcpy(p, t->head, sizeof(t->head));
 			p += t->head_len;
-		} else {
-			*p++ = ' ';
-			p = put(p, d->name, strlen(d->name));
-			p = PUTS(p, ": {");
 		}
-		p = t->fast ? put_fast_fields(p, t, payload, 0) : put_fields(p, d, payload, len, 0, f->syms);
+	} else {
+		p = json ? PUTS(p, ",\"event\":\"") : PUTS(p, " ");
+		p = put(p, d->name, strlen(d->name));
+		p = json ? PUTS(p, "\"") : PUTS(p, ":");
+		if (c && c->has_sys) {
+			if (json && c->sys)
+				p = put(p, c->sys, c->sys_len);
+			else if (json)
+				c->sys_at = (size_t)(p - o->buf);
+		}
+		p = json ? PUTS(p, ",\"fields\":{") : PUTS(p, " {");
+		if (!json && c && c->has_sys) {
+			if (c->sys)
+				p = put(p, c->sys, c->sys_len);
+			else
+				c->sys_at = (size_t)(p - o->buf);
+		}
+	}
+	p = t->fast ? put_fast_fields(p, t, payload, json) : put_fields(p, d, payload, len, json, f->syms);
+	if (json) {
+		*p++ = '}';
+		if (flags & EVT_FMT_LATE)
+			p = PUTS(p, ",\"late\":true");
+		p = PUTS(p, "}\n");
+	} else {
 		p = PUTS(p, " }");
 		if (flags & EVT_FMT_LATE)
 			p = PUTS(p, " (late)");
@@ -766,6 +941,20 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 	f->have_prev = 1;
 	o->len += (size_t)(p - p0);
 	return 0;
+}
+
+int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
+		  const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
+		  unsigned int flags)
+{
+	return fmt_event(f, o, ts, cpu, d, payload, len, flags, NULL);
+}
+
+int evt_fmt_event_ctx(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
+		      const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
+		      unsigned int flags, struct evt_fmt_ctx *c)
+{
+	return fmt_event(f, o, ts, cpu, d, payload, len, flags, c);
 }
 
 int evt_fmt_fields_json(struct evt_fmt *f, struct evt_out *o, const struct evt_event_desc *d,

@@ -75,6 +75,40 @@ int evt_fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cp
 		  unsigned int flags);
 
 /*
+ * A line with its context (evcat): the task that ran and, for
+ * exit_syscall, the syscall it ends, rendered by evt_fmt_task() and
+ * evt_fmt_sysname(), or left as holes to fill later (their offsets in
+ * o->buf are given back):
+ *
+ * text:  [HH:MM:SS.nnnnnnnnn] (+S.nnnnnnnnn) comm/tid [CPU] name: { [syscall = NAME,] field = value, ... }
+ * json:  {"ts":..,"time":"..","cpu":N,"tid":T,"pid":P,"comm":"C","event":"name"
+ *         [,"syscall":"NAME","syscall_from":"entry"|"id"],"fields":{...}}
+ */
+struct evt_fmt_ctx {
+	/* evt_fmt_task()'s, or NULL: a hole at task_at; its buffer EVT_FMT_TASK_MAX bytes long */
+	const char *task;
+	size_t task_len;	/* its length (a hole: the most it may take) */
+	int has_sys;		/* an exit_syscall: its syscall's part is printed */
+	const char *sys;	/* evt_fmt_sysname()'s, or NULL: a hole at sys_at */
+	size_t sys_len;
+	int delta_hole;		/* text: the delta is a hole at delta_at (evt_fmt_delta() fills it) */
+	size_t task_at, sys_at, delta_at;	/* out */
+};
+/* A text line's delta, "+S.nnnnnnnnn" ("+?.?????????" without @have_prev): its length. */
+#define EVT_FMT_DELTA_MAX 32
+size_t evt_fmt_delta(char *out, uint64_t prev_ts, int have_prev, uint64_t ts);
+/* Bytes evt_fmt_task() and evt_fmt_sysname() write at most. */
+#define EVT_FMT_TASK_MAX 160
+#define EVT_FMT_SYSNAME_MAX 64
+#define EVT_FMT_SYSNAME_BYTES (6 * EVT_FMT_SYSNAME_MAX + 64)
+size_t evt_fmt_task(char *out, enum evt_fmt_kind kind, int32_t tid, int32_t pid, const char *comm);
+/* @name: an entry event's name ("" writes nothing); @by_entry: from the call's entry, not its number. */
+size_t evt_fmt_sysname(char *out, enum evt_fmt_kind kind, const char *name, int by_entry);
+int evt_fmt_event_ctx(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
+		      const struct evt_event_desc *d, const uint8_t *payload, uint32_t len,
+		      unsigned int flags, struct evt_fmt_ctx *c);
+
+/*
  * Only the event's fields, as the JSON object evt_fmt_event() prints
  * ({"fd":3,"buf":"0x7ffd..."}; @f made with EVT_FMT_JSON), appended to
  * @o without a newline: 0 or -1 (output error).

@@ -36,9 +36,10 @@ static void json_str(FILE *f, const char *s)
 
 static void json_lat(FILE *f, const char *key, const struct evt_lat *l)
 {
-	fprintf(f, "\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu}", key,
-	           (unsigned long long)l->count, (unsigned long long)l->total_ns,
-	           (unsigned long long)(l->count ? l->min_ns : 0), (unsigned long long)l->max_ns);
+	fprintf(f, "\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"spans_loss\":%llu}",
+	           key, (unsigned long long)l->count, (unsigned long long)l->total_ns,
+	           (unsigned long long)(l->count ? l->min_ns : 0), (unsigned long long)l->max_ns,
+	           (unsigned long long)l->spans_loss);
 }
 
 static void json_hist(FILE *f, const uint64_t *h)
@@ -152,7 +153,15 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 	uint32_t k;
 	char name[16];
 
-	fprintf(f, "{\"trace\":");
+	uint64_t disc = 0, lostp = 0;
+
+	for (k = 0; k < s->nr_losses; k++) {
+		disc += s->losses[k].discarded;
+		lostp += s->losses[k].lost_packets;
+	}
+	/* Whether the trace (the window) is whole, first. */
+	fprintf(f, "{\"complete\":%s,\"discarded\":%llu,\"packets_lost\":%llu,\"loss_ranges\":%u,\"trace\":",
+	           s->nr_losses ? "false" : "true", (unsigned long long)disc, (unsigned long long)lostp, s->nr_losses);
 	json_str(f, r->path);
 	fprintf(f, ",\"window\":%s,\"offset_ns\":%llu,\"events\":%llu,\"first_ts\":%llu,\"last_ts\":%llu",
 	           r->window ? "true" : "false", (unsigned long long)r->offset_ns, (unsigned long long)s->events,
@@ -173,8 +182,8 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 
 		fprintf(f, "%s{\"tid\":%d,\"pid\":%d,\"ppid\":%d,\"comm\":", i ? "," : "", t->tid, t->pid, t->ppid);
 		json_str(f, t->comm);
-		fprintf(f, ",\"cpu_ns\":%llu,\"events\":%llu}", (unsigned long long)t->cpu_ns,
-		           (unsigned long long)(th ? th->events : 0));
+		fprintf(f, ",\"cpu_ns\":%llu,\"cpu_lossy_ns\":%llu,\"events\":%llu}", (unsigned long long)t->cpu_ns,
+			(unsigned long long)t->cpu_lossy_ns, (unsigned long long)(th ? th->events : 0));
 	}
 	fprintf(f, "],\"syscalls\":[");
 	for (k = 0; k < s->nr_sys; k++) {
@@ -318,6 +327,7 @@ static void window_losses(struct evt_stats *s, uint64_t from, uint64_t to)
 int evt_report_window_finish(struct evt_report_window *w, struct evt_etrace *t, char *err, size_t errlen)
 {
 	evt_state_close(w->state);
+	evt_stats_close(w->st);
 	evt_comp_io.finish(w->io, NULL);
 	if (evt_stats_read_losses(w->st, evt_etrace_reader(t))) {
 		snprintf(err, errlen, "out of memory");
