@@ -25,6 +25,9 @@
 #   let go (from an NMI: counted suppressed); either way the slot is free for
 #   the next report and the module unloads (an irq_work queued there never
 #   ran: the slot stayed claimed for good and rmmod spun in irq_work_sync()).
+# - STOP while a state dump waits before its first event (window 5): at
+#   START, and after a rotation's cut; the dump must be recorded whole (it
+#   was cancelled; the host reads the traces).
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 insmod "$EVTRACE_KO" probes=0 flush_ms=0
