@@ -317,10 +317,10 @@ void evt_statedump_start(void)
  *
  * Bounded: flush_work() waits for the last queueing only (one run, and one
  * more if a request came while it ran), each the walk of the machine's
- * threads, IRQs and files plus at most EVT_DUMP_WAIT_MS of pacing, and the
- * dump sleeps on no lock of its callers: RCU, task_lock(), spinlocks and a
- * page allocation, never genl_mutex (STOP's netlink call holds it; lockdep
- * sees the work's map under it, as it did for cancel_work_sync()). The
+ * threads, IRQs and files plus at most EVT_DUMP_WAIT_MS of pacing. The dump
+ * takes only RCU, spinlocks (task_lock() among them) and a page, never
+ * genl_mutex, which STOP's netlink call holds (lockdep checks it: flush_work()
+ * takes the work's map under it), and no grace period or IPI. The
  * caller keeps new requests out meanwhile (genl_mutex serialises START,
  * STATEDUMP and STOP); a request after this returns is cancelled by
  * evt_statedump_stop().
