@@ -112,12 +112,15 @@ wait_until 30 "the notification did not enter the window" armed
 rmmod evtrace || fail "rmmod during the trigger's notification failed"
 echo "notify window: the family stayed until the notification was sent"
 
-# -- a state dump asked for just before STOP (the dump needs probes=1): STOP
-# records it first, whole (it was cancelled: t-rotate's last chunk, 36 ms
-# long, once had none). Window 5 holds the dump's work before its first
-# event; STOP comes while it waits there. The host reads every trace with
-# babeltrace2 for lttng_statedump_start and lttng_statedump_end.
-insmod "$EVTRACE_KO" num_subbuf=32
+# -- a state dump asked for just before STOP: STOP records it first, whole
+# (it was cancelled: t-rotate's last chunk, 36 ms long, once had none).
+# Window 5 holds the dump's work before its first event; STOP comes while it
+# waits there. The host reads every trace with babeltrace2 for
+# lttng_statedump_start and lttng_statedump_end. The dump's events alone
+# (no tracepoint probes: their patching is most of a debug kernel's time).
+insmod "$EVTRACE_KO" probes=0 num_subbuf=32
+evctl enable lttng_statedump_start lttng_statedump_process_state lttng_statedump_interrupt \
+	lttng_statedump_file_descriptor lttng_statedump_block_device lttng_statedump_end
 # A session stopped as soon as START's dump is under way.
 window 5 500
 evdrain -o /tmp/dumpstop > /tmp/dumpstop.out 2>&1 &
