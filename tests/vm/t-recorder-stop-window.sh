@@ -19,6 +19,7 @@ whole_dump() { # TRACE
 	echo "$(basename "$1"): lttng_statedump_start, _end: $n"
 	[ "$n" = "1 1" ] || nodump="$nodump $(basename "$1")"
 }
+tar -C "$out" -xf "$out/dumps.tar"
 whole_dump "$out/dumpstop"
 chunks=$(ls "$out/dumprot" | grep -E '^[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-[0-9]{8}T[0-9]{6}\.[0-9]{6}Z-[0-9]+$' | sort -t- -k3,3n)
 # (The chunk after the cut holds its state dump alone: without it, there is no such chunk.)
