@@ -147,6 +147,7 @@ enum evt_test_window_at {
 	EVT_WINDOW_READER_REACHED = 2,	/* a snapshot reader at its bound (ENODATA), holds not released */
 	EVT_WINDOW_TRIGGER_KEPT = 3,	/* a trigger's rings flushed and held, not yet kept */
 	EVT_WINDOW_NOTIFY_TRIGGER = 4,	/* NOTIFY_TRIGGER: about to multicast */
+	EVT_WINDOW_STATEDUMP = 5,	/* a state dump's work, before its first event */
 };
 
 #ifdef EVT_TEST_WINDOWS
@@ -454,6 +455,7 @@ unsigned int evt_probes_attached(void);
 
 /* evtrace_statedump.c */
 void evt_statedump_start(void);
+void evt_statedump_finish(void);
 void evt_statedump_stop(void);
 
 /* evtrace_nl.c */

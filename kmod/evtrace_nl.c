@@ -219,6 +219,8 @@ static int evt_nl_start(struct sk_buff *skb, struct genl_info *info)
 
 static int evt_nl_stop(struct sk_buff *skb, struct genl_info *info)
 {
+	/* A dump asked for before STOP is recorded, while tracing still is. */
+	evt_statedump_finish();
 	/* A CPU stuck with interrupts off must not hang STOP (genl_mutex). */
 	evt_stop_tracing(false);
 	evt_flush_wait_writers();

@@ -36,7 +36,7 @@ module_param(test_window_ms, uint, 0644);
 MODULE_PARM_DESC(test_window_ms, "test builds only: the next task context to reach test_window_at waits this long there");
 static unsigned int test_window_at;
 module_param(test_window_at, uint, 0644);
-MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit, 2 a snapshot reader at its bound, 3 a trigger held not kept, 4 before NOTIFY_TRIGGER");
+MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit, 2 a snapshot reader at its bound, 3 a trigger held not kept, 4 before NOTIFY_TRIGGER, 5 a state dump before its first event");
 
 void evt_test_window(enum evt_test_window_at at)
 {

@@ -14,6 +14,10 @@
  * came or went. Its events go to the normal ring of the CPU it runs on;
  * when that ring is past half full it waits for the drainer (up to
  * EVT_DUMP_WAIT_MS in all) rather than lose the dump in discard mode.
+ *
+ * STOP waits for a dump asked for before it (evt_statedump_finish()): a
+ * session of a few milliseconds, or the last chunk of a rotation, has its
+ * dump like any other.
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
 
@@ -280,6 +284,7 @@ static void dump_interrupts(void)
 
 static void evt_statedump_fn(struct work_struct *w)
 {
+	evt_test_window(EVT_WINDOW_STATEDUMP);
 	waited_ms = 0;
 	if (dump_enabled(STATEDUMP_START))
 		evtrace_record_inline(EVT_CHAN_OF_STATEDUMP_START, EVT_ID_STATEDUMP_START, NULL, 0);
@@ -301,7 +306,36 @@ void evt_statedump_start(void)
 	queue_work(system_unbound_wq, &evt_statedump_work);
 }
 
-/* At STOP and unload: no dump runs once this returns. */
+/**
+ * evt_statedump_finish() - STOP's wait for the state dump asked for before it
+ *
+ * Called while tracing is still on, before evt_stop_tracing(): a dump queued
+ * or running (START's, or STATEDUMP's that a rotating evdrain sends after
+ * each cut) is recorded whole. Cancelled instead, a session stopped a few
+ * milliseconds after START, or the chunk a rotation opened just before STOP,
+ * would have no dump, and the LTTng analyses read a chunk alone.
+ *
+ * Bounded: flush_work() waits for the last queueing only (one run, and one
+ * more if a request came while it ran), each the walk of the machine's
+ * threads, IRQs and files plus at most EVT_DUMP_WAIT_MS of pacing. The dump
+ * takes only RCU, spinlocks (task_lock() among them) and a page, never
+ * genl_mutex, which STOP's netlink call holds (lockdep checks it: flush_work()
+ * takes the work's map under it), and no grace period or IPI. The
+ * caller keeps new requests out meanwhile (genl_mutex serialises START,
+ * STATEDUMP and STOP); a request after this returns is cancelled by
+ * evt_statedump_stop().
+ */
+void evt_statedump_finish(void)
+{
+	flush_work(&evt_statedump_work);
+}
+
+/*
+ * At STOP (after evt_statedump_finish()) and at unload: no dump runs once
+ * this returns. Unload cancels rather than waits: nothing could read what
+ * the dump would record (an open device file holds the module), and the
+ * netlink family is gone already, so nothing queues it again.
+ */
 void evt_statedump_stop(void)
 {
 	cancel_work_sync(&evt_statedump_work);

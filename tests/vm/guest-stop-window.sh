@@ -25,6 +25,9 @@
 #   let go (from an NMI: counted suppressed); either way the slot is free for
 #   the next report and the module unloads (an irq_work queued there never
 #   ran: the slot stayed claimed for good and rmmod spun in irq_work_sync()).
+# - STOP while a state dump waits before its first event (window 5): at
+#   START, and after a rotation's cut; the dump must be recorded whole (it
+#   was cancelled; the host reads the traces).
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 insmod "$EVTRACE_KO" probes=0 flush_ms=0
@@ -108,6 +111,41 @@ echo warn > /sys/module/evtrace/parameters/test_trigger
 wait_until 30 "the notification did not enter the window" armed
 rmmod evtrace || fail "rmmod during the trigger's notification failed"
 echo "notify window: the family stayed until the notification was sent"
+
+# -- a state dump asked for just before STOP: STOP records it first, whole
+# (it was cancelled: t-rotate's last chunk, 36 ms long, once had none).
+# Window 5 holds the dump's work before its first event; STOP comes while it
+# waits there. The host reads every trace with babeltrace2 for
+# lttng_statedump_start and lttng_statedump_end. The dump's events alone
+# (no tracepoint probes: their patching is most of a debug kernel's time).
+insmod "$EVTRACE_KO" probes=0 num_subbuf=32
+evctl enable lttng_statedump_start lttng_statedump_process_state lttng_statedump_interrupt \
+	lttng_statedump_file_descriptor lttng_statedump_block_device lttng_statedump_end
+# A session stopped as soon as START's dump is under way.
+window 5 500
+evdrain -o /tmp/dumpstop > /tmp/dumpstop.out 2>&1 &
+pid=$!
+wait_until 30 "START's state dump did not enter the window" armed
+kill -TERM $pid
+wait $pid || { cat /tmp/dumpstop.out; fail "evdrain (STOP during START's dump) exit $?"; }
+# A rotation, then STOP while the new chunk's dump (STATEDUMP after the cut)
+# waits: the last chunk needs its own. START's dump is drained whole into
+# the first chunk before the cut (the periodic flush closes its packet), so
+# that the last chunk's dump can only be the one STOP waited for.
+evdrain -o /tmp/dumprot --rotate-size 64M > /tmp/dumprot.out 2>&1 &
+pid=$!
+wait_tracing
+first_dump() { evcat /tmp/dumprot/.inprogress-0 2> /dev/null | grep -q lttng_statedump_end; }
+wait_until 60 "START's state dump never reached the first chunk" first_dump
+window 5 500
+evctl rotate || fail "evctl rotate"
+wait_until 30 "the new chunk's state dump did not enter the window" armed
+kill -TERM $pid
+wait $pid || { cat /tmp/dumprot.out; fail "evdrain (STOP during the new chunk's dump) exit $?"; }
+# One file to the host: a tree copied file by file took 5-9 s on the debug kernel.
+tar -C /tmp -cf "$OUT/dumps.tar" dumpstop dumprot
+rmmod evtrace
+echo "dump window: STOP came during the state dump's window (START's, then a rotation's)"
 
 # -- the oops hook on a CPU going offline
 if [ -e /sys/devices/system/cpu/cpu1/online ]; then
