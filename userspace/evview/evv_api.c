@@ -95,6 +95,32 @@ static unsigned int reply(json_t *o, char **body)
 	return *body ? MHD_HTTP_OK : evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "out of memory");
 }
 
+/* The helpers above, for the other handlers' file (evv_detail.c). */
+const char *evv_arg(struct MHD_Connection *c, const char *name)
+{
+	return arg(c, name);
+}
+
+unsigned int evv_get_u64(struct MHD_Connection *c, const char *name, uint64_t *v, char **body)
+{
+	return get_u64(c, name, v, body);
+}
+
+unsigned int evv_get_range(struct evv *s, struct MHD_Connection *c, uint64_t *from, uint64_t *to, char **body)
+{
+	return get_range(s, c, from, to, body);
+}
+
+json_t *evv_json_u64(uint64_t v)
+{
+	return json_u64(v);
+}
+
+unsigned int evv_reply(json_t *o, char **body)
+{
+	return reply(o, body);
+}
+
 /* ---- /api/trace ---- */
 
 unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
@@ -145,6 +171,7 @@ unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
 							"end_rt", (json_int_t)k->end_rt, "seq", (json_int_t)k->seq));
 	}
 	json_object_set_new(o, "chunks", chunks);
+	json_object_set_new(o, "losses", evv_losses_json(s));
 	ix = s->ready_index ? evt_comp_result(s->t, "index") : NULL;
 	json_object_set_new(o, "events", ix ? json_u64(ix->total) : json_null());
 	json_object_set_new(o, "passes", json_integer((json_int_t)bi.passes));
@@ -749,6 +776,11 @@ static long iv_find_from(const struct evt_state *st, unsigned int cpu, size_t n,
 static long iv_find(const struct evt_state *st, unsigned int cpu, size_t n, uint64_t ts)
 {
 	return iv_find_from(st, cpu, n, -1, ts);
+}
+
+long evv_iv_find(const struct evt_state *st, unsigned int cpu, uint64_t ts)
+{
+	return iv_find(st, cpu, evt_state_cpu_nr_intervals(st, cpu), ts);
 }
 
 /*
