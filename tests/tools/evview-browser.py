@@ -407,7 +407,10 @@ try:
               "%s: the view's line after the pass: %s" % (name, rng[0]["text"] if rng else "?"))
         check_issue43(name, d, info)
         if name == "zoom":
-            click_slice(url + frag, info, os.path.join(outdir, "evview-click.png"))
+            try:
+                click_slice(url + frag, info, os.path.join(outdir, "evview-click.png"))
+            except RuntimeError as e:  # the page or Chromium, not this script
+                check(False, "click: %s" % str(e)[:500])
         print("%s: %d lanes, %d threads in the legend (%s), statistics ready (%s), losses %s, %s; %s" %
               (name, len(lanes), len(legend), ", ".join(legend[:3]), total[0] if total else "?",
                "/".join(got), rng[0]["text"] if rng else "", shot), flush=True)
