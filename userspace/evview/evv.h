@@ -99,6 +99,8 @@ unsigned int evv_get_range(struct evv *s, struct MHD_Connection *c, uint64_t *fr
 json_t *evv_json_u64(uint64_t v);
 /* @o as the answer (taken): 200, or 500 when it could not be written. */
 unsigned int evv_reply(json_t *o, char **body);
+/* Under the lock, a result not ready yet: leave the lock, answer {"computing":true,"percent":P}. */
+unsigned int evv_reply_computing(struct evv *s, char **body);
 /* The last interval of @cpu in @st that begins at or before @ts, or -1. */
 long evv_iv_find(const struct evt_state *st, unsigned int cpu, uint64_t ts);
 /* {"error": msg} */

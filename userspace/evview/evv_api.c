@@ -121,6 +121,14 @@ unsigned int evv_reply(json_t *o, char **body)
 	return reply(o, body);
 }
 
+unsigned int evv_reply_computing(struct evv *s, char **body)
+{
+	unsigned int p = evv_percent(s);
+
+	evv_leave(s);
+	return reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
+}
+
 /* ---- /api/trace ---- */
 
 unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
@@ -1300,12 +1308,8 @@ unsigned int evv_api_thread(struct evv *s, struct MHD_Connection *c, char **body
 	if (tid > INT32_MAX)
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "tid: a thread id is needed");
 	evv_enter(s);
-	if (!s->ready_state) {
-		unsigned int p = evv_percent(s);
-
-		evv_leave(s);
-		return reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
-	}
+	if (!s->ready_state)
+		return evv_reply_computing(s, body);
 	st = evt_comp_result(s->t, "state");
 	t = st ? evt_state_thread(st, (int32_t)tid) : NULL;
 	if (!t || !tid) {
@@ -1620,12 +1624,8 @@ unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
 
 	if (!arg(c, "from") && !arg(c, "to")) {
 		evv_enter(s);
-		if (!s->ready_stats || !s->ready_state || !s->ready_io || !s->ready_power) {
-			unsigned int p = evv_percent(s);
-
-			evv_leave(s);
-			return reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
-		}
+		if (!s->ready_stats || !s->ready_state || !s->ready_io || !s->ready_power)
+			return evv_reply_computing(s, body);
 		rep.st = evt_comp_result(s->t, "stats");
 		rep.state = evt_comp_result(s->t, "state");
 		rep.io = evt_comp_result(s->t, "io");

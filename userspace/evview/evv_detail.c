@@ -118,12 +118,8 @@ unsigned int evv_api_latency(struct evv *s, struct MHD_Connection *c, char **bod
 	if (limit < 1 || limit > EVT_STATS_WORST)
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "limit: 1..%d of each kind", EVT_STATS_WORST);
 	evv_enter(s);
-	if (!s->ready_stats) {
-		unsigned int p = evv_percent(s);
-
-		evv_leave(s);
-		return evv_reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
-	}
+	if (!s->ready_stats)
+		return evv_reply_computing(s, body);
 	st = evt_comp_result(s->t, "stats");
 	o = json_object();
 	worst = json_object();
@@ -187,12 +183,8 @@ unsigned int evv_api_slice(struct evv *s, struct MHD_Connection *c, char **body)
 				 (unsigned long long)at, (unsigned long long)s->first_rt,
 				 (unsigned long long)s->last_rt);
 	evv_enter(s);
-	if (!s->ready_state) {
-		unsigned int p = evv_percent(s);
-
-		evv_leave(s);
-		return evv_reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
-	}
+	if (!s->ready_state)
+		return evv_reply_computing(s, body);
 	st = evt_comp_result(s->t, "state");
 	i = st && cpu < evt_state_nr_cpus(st) ? evv_iv_find(st, (unsigned int)cpu, at - s->offset_ns) : -1;
 	if (i < 0 || evt_state_cpu_interval(st, (unsigned int)cpu, (size_t)i, &iv) || at - s->offset_ns >= iv.end) {
