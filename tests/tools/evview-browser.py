@@ -253,7 +253,8 @@ def check_issue43(name, d, info):
 
 
 def click_slice(page, info, shot):
-    """A click on the middle of the busiest CPU's lane: the slice panel against evcat's switches and events."""
+    """A click on the busiest CPU's lane (a thread's column near the middle): the slice panel against evcat's
+    switches and events."""
     with tempfile.TemporaryDirectory() as prof:
         c = Cdp(prof)
         try:
@@ -267,8 +268,13 @@ def click_slice(page, info, shot):
             r = c.js("JSON.stringify(document.querySelector('#lanes .lane[data-cpu=\"%d\"] canvas')"
                      ".getBoundingClientRect())" % cpu)
             r = json.loads(r)
-            x, y = r["x"] + r["width"] / 2, r["y"] + r["height"] / 2
-            at = c.js("view.from + %r / %r * (view.to - view.from)" % (r["width"] / 2, r["width"]))
+            # The column nearest the middle that a thread kept busy (else the middle): a thread's slice.
+            k, cols = c.js("(() => { const w = view.win, l = w.cpus.find((x) => x.cpu === %d); let b = -1;"
+                           " for (let k = 0; k < w.cols; k++) if (l.tid[k] !== null && l.busy[k] >= 0.99 &&"
+                           " (b < 0 || Math.abs(k - w.cols / 2) < Math.abs(b - w.cols / 2))) b = k;"
+                           " return [b < 0 ? w.cols / 2 : b + 0.5, w.cols]; })()" % cpu)
+            x, y = r["x"] + k / cols * r["width"], r["y"] + r["height"] / 2
+            at = c.js("view.from + %r * (view.to - view.from)" % (k / cols))
             for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
                 c.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
             c.wait("!document.querySelector('#slice').classList.contains('hidden') && "
