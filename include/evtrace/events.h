@@ -126,6 +126,18 @@ const struct evt_event_desc *evt_find_event(unsigned int channel, unsigned int i
 const struct evt_event_desc *evt_find_event_by_name(const char *name);
 const char *evt_channel_name(unsigned int channel);
 
+/*
+ * The LTTng kernel tracer version whose event fields evtrace's carry, as
+ * the metadata's env.tracer_major/minor/patchlevel (the analyses key their
+ * version-specific fixes on these): 2.7.1, the first that records the
+ * kernel's prio in sched_wakeup as in sched_switch (lttng-analyses'
+ * PRIO_OFFSET_FIX_VERSION). The event names stay LTTng's before 2.6,
+ * which the tools take by prefix whatever the version (docs/design.md).
+ */
+#define EVT_LTTNG_LAYOUT_MAJOR		2
+#define EVT_LTTNG_LAYOUT_MINOR		7
+#define EVT_LTTNG_LAYOUT_PATCHLEVEL	1
+
 /* What the metadata says about the trace besides the catalogue. */
 struct evt_meta_params {
 	unsigned char uuid[16];
@@ -134,7 +146,7 @@ struct evt_meta_params {
 	const char *hostname;
 	const char *kernel_release;
 	const char *kernel_version;
-	const char *tracer_version;	/* "MAJOR.MINOR[.PATCHLEVEL]" */
+	const char *tracer_version;	/* evtrace's: "MAJOR.MINOR[.PATCHLEVEL]" (env.evtrace_version) */
 	const char *trace_name;
 	const char *trace_creation_datetime;	/* ISO 8601 basic, as LTTng: 20261125T153012+0000 */
 };

@@ -267,17 +267,27 @@ unsigned long evt_meta_render(char *buf, unsigned long size, const struct evt_me
 	out_env_string(&o, "sysname", "Linux");
 	out_env_string(&o, "kernel_release", p->kernel_release);
 	out_env_string(&o, "kernel_version", p->kernel_version);
+	/*
+	 * tracer_major/minor/patchlevel name the LTTng kernel tracer whose
+	 * field values evtrace's events carry, not evtrace's version: the
+	 * analyses apply version-specific fixes on them (lttng-analyses
+	 * subtracts 100 from sched_wakeup's prio below 2.7.1; evtrace records
+	 * the kernel's p->prio everywhere, as 2.7.1 on). evtrace's own version
+	 * is evtrace_version and its numbers.
+	 */
 	out_env_string(&o, "tracer_name", "evtrace");
+	out(&o, "\ttracer_major = %u;\n\ttracer_minor = %u;\n\ttracer_patchlevel = %u;\n",
+	    EVT_LTTNG_LAYOUT_MAJOR, EVT_LTTNG_LAYOUT_MINOR, EVT_LTTNG_LAYOUT_PATCHLEVEL);
+	out_env_string(&o, "evtrace_version", p->tracer_version);
 	for (i = 0, v = p->tracer_version ? p->tracer_version : ""; i < 3; i++) {
 		unsigned long n = 0;
 
 		while (*v >= '0' && *v <= '9' && n < 100000)
 			n = n * 10 + (unsigned long)(*v++ - '0');
-		out(&o, "\ttracer_%s = %lu;\n", i == 0 ? "major" : i == 1 ? "minor" : "patchlevel", n);
+		out(&o, "\tevtrace_%s = %lu;\n", i == 0 ? "major" : i == 1 ? "minor" : "patchlevel", n);
 		if (*v == '.')
 			v++;
 	}
-	out_env_string(&o, "tracer_version", p->tracer_version);
 	out_env_string(&o, "trace_buffering_scheme", "global");
 	out_env_string(&o, "trace_name", p->trace_name);
 	out_env_string(&o, "trace_creation_datetime", p->trace_creation_datetime);

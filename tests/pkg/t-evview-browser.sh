@@ -6,8 +6,11 @@
 # stream discards events), evview-browser.py --losses checks the statistics
 # panel's losses table (each lossy stream's discarded count, /api/stats's)
 # besides the rest (a lane per CPU, /api/stats's and evcat's numbers, the
-# names of the trace's threads, no error banner), and runs without a VM
-# (make check-pkg). Screenshots: build/evview/synth/*.png.
+# names of the trace's threads, no error banner), and (issue 43) the loss
+# windows striped over the lanes around every range evcat warns of, the
+# header's and panel's loss totals as evstat --json's, the state legend,
+# the scheduling and worst latencies, and a click on a slice; it runs
+# without a VM (make check-pkg). Screenshots: build/evview/synth/*.png.
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
 cd "$top"

@@ -243,7 +243,7 @@ check(s.hint.strip().endswith("/#token=" + s.token), "the ssh -L hint has no tok
 
 # The API answers only with the URL's token (the page itself holds no data).
 for path in ["/api/trace", "/api/window?cols=10", "/api/events?limit=1", "/api/stats", "/api/thread?cols=1&tid=1",
-             "/api/progress", "/api/nothing"]:
+             "/api/latency", "/api/slice?cpu=0&at=1", "/api/progress", "/api/nothing"]:
     for tok, how in [(None, "none"), ("0" * 64, "a wrong one"), (s.token[:-1], "one cut short"),
                      (s.token + "0", "one too long")]:
         status, body = s.raw(path, token=tok)
@@ -259,6 +259,13 @@ check(r.status == 200 and r.getheader("Referrer-Policy") == "no-referrer", "the 
       (r.status, r.getheader("Referrer-Policy")))
 c.close()
 print("the API refuses requests without the token (none, wrong, cut, too long); the page is served", flush=True)
+
+# Issue 43's paths: bad parameters named, 400, before anything is computed.
+for path, says in (("/api/slice", "cpu and at"), ("/api/slice?cpu=0", "cpu and at"), ("/api/slice?cpu=x&at=1", "cpu"),
+                   ("/api/slice?cpu=999999&at=1", "no CPU 999999"), ("/api/latency?limit=0", "limit"),
+                   ("/api/latency?limit=101", "limit"), ("/api/latency?limit=-1", "limit")):
+    status, body = s.raw(path)
+    check(status == 400 and says in body, "%s: %d %s, want 400 naming %r" % (path, status, body[:120], says))
 
 c = http.client.HTTPConnection("127.0.0.1", s.port, timeout=300)
 c.request("GET", "/api/progress?token=" + s.token)
@@ -278,6 +285,23 @@ check(info.get("passes") == 1, "passes %s, not 1" % info.get("passes"))
 check(info.get("error") is None, "error %s" % info.get("error"))
 check(all(info["ready"].values()), "not ready after progress said so: %s" % info["ready"])
 check(len(info.get("chunks", [])) == nchunks, "%d chunks listed, not %d" % (len(info.get("chunks", [])), nchunks))
+
+# Issue 43: /api/trace's losses against babeltrace2's warnings: as many
+# ranges, each of its windows inside one of the merged windows the page
+# shades (realtime), complete only without any; a slice outside the span 400.
+lo = info.get("losses") or {}
+bt_win = [(a + OFF, b + OFF) for a, b in evref.bt_windows(trace, OFF)]
+merged = [(w["from"], w["to"]) for w in lo.get("windows", [])]
+outside = [w for w in bt_win if not any(a <= w[0] and w[1] <= b for a, b in merged)]
+check(lo.get("loss_ranges") == len(bt_win) == len(lo.get("records", [])) and lo.get("complete") == (not bt_win)
+      and not outside and lo.get("windows_total") == len(merged) and bool(merged) == bool(bt_win),
+      "/api/trace losses: %d ranges, %d records, %d windows, complete %s; babeltrace2 %d, outside: %s" %
+      (lo.get("loss_ranges", -1), len(lo.get("records", [])), len(merged), lo.get("complete"), len(bt_win), outside[:3]))
+check(lo.get("discarded") == sum(r["discarded"] for r in lo.get("records", [])),
+      "/api/trace losses: discarded %s, its records sum to another" % lo.get("discarded"))
+status, body = s.raw("/api/slice?cpu=%d&at=%d" % (info["cpus"][0], F - 1))
+check(status == 400 and "outside" in body, "/api/slice before the span: %d %s" % (status, body[:120]))
+print("losses: %d ranges as babeltrace2's, inside %d merged windows" % (len(bt_win), len(merged)), flush=True)
 
 # Power columns: per CPU (the events' cpu_id), the idle state held longest in
 # the column (-1 running; ties: the smaller), the frequency's time-weighted

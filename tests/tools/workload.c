@@ -8,6 +8,11 @@
  *       file syscalls (open, write, lseek, read, fsync, close, unlink), UDP
  *       over the loopback (socket, bind, sendto, recvfrom, close), and a
  *       syscall that fails (open of a missing file: ENOENT).
+ *       --nice N: at nice N, the rounds in a child forked after the
+ *       change (so that no switch of it is at the old priority). At the end
+ *       the process of the rounds prints "prio PID P", P its priority as the
+ *       kernel reports it (/proc/self/stat's priority + 100: the kernel's
+ *       prio, 120 at nice 0).
  *   workload --hold SECONDS --threads K
  *       A process of K + 1 threads that sleeps SECONDS (alive when tracing
  *       starts: the state dump must show each of its threads).
@@ -19,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -74,9 +80,34 @@ static void udp(void)
 	close(s);
 }
 
+/* "prio PID P": P the kernel's prio (stat's 18th field is prio - 100 for a normal task). */
+static int print_prio(void)
+{
+	char buf[1024], *p;
+	long prio = 0;
+	int field;
+	FILE *f = fopen("/proc/self/stat", "r");
+	size_t n = f ? fread(buf, 1, sizeof(buf) - 1, f) : 0;
+
+	if (f)
+		fclose(f);
+	buf[n] = '\0';
+	/* After the comm's closing parenthesis: field 3 on. */
+	p = strrchr(buf, ')');
+	for (field = 2; p && field < 18; field++)
+		p = strchr(p + 1, ' ');
+	if (!p || sscanf(p, " %ld", &prio) != 1) {
+		fprintf(stderr, "workload: no priority in /proc/self/stat\n");
+		return 1;
+	}
+	printf("prio %d %ld\n", (int)getpid(), prio + 100);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	unsigned int rounds = 0, threads = 0, i;
+	int niceness = 0;
 
 	for (i = 1; i + 1 < (unsigned int)argc; i += 2) {
 		if (!strcmp(argv[i], "--rounds"))
@@ -85,6 +116,25 @@ int main(int argc, char **argv)
 			hold_s = (unsigned int)atoi(argv[i + 1]);
 		else if (!strcmp(argv[i], "--threads"))
 			threads = (unsigned int)atoi(argv[i + 1]);
+		else if (!strcmp(argv[i], "--nice"))
+			niceness = atoi(argv[i + 1]);
+	}
+	if (niceness) {
+		pid_t child;
+		int status;
+
+		if (setpriority(PRIO_PROCESS, 0, niceness)) {
+			perror("workload: setpriority");
+			return 1;
+		}
+		fflush(stdout);
+		child = fork();
+		if (child < 0) {
+			perror("workload: fork");
+			return 1;
+		}
+		if (child > 0)
+			return waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : 1;
 	}
 	if (hold_s) {
 		pthread_attr_t attr;
@@ -114,5 +164,7 @@ int main(int argc, char **argv)
 		files();
 		udp();
 	}
+	if (rounds)
+		return print_prio();
 	return 0;
 }

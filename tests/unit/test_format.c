@@ -197,6 +197,38 @@ END_TEST
  * render the same; without the copy the second pass says it did not fit
  * rather than report a length beyond the buffer.
  */
+/*
+ * The env's tracer_major/minor/patchlevel say which LTTng kernel layout the
+ * events follow (the analyses key their fixes on them: below 2.7.1,
+ * lttng-analyses takes 100 off every sched_wakeup prio); evtrace's own
+ * version is kept as evtrace_version and its numbers. lttng-analyses reads
+ * the first "tracer_major = N" of the text: there must be one.
+ */
+START_TEST(metadata_env_says_lttng_layout_and_evtrace_version)
+{
+	struct evt_meta_params mp = { .hostname = "h", .tracer_version = "0.12.3" };
+	static const char *const want[] = {
+		"\ttracer_name = \"evtrace\";\n", "\ttracer_major = 2;\n", "\ttracer_minor = 7;\n",
+		"\ttracer_patchlevel = 1;\n", "\tevtrace_version = \"0.12.3\";\n", "\tevtrace_major = 0;\n",
+		"\tevtrace_minor = 12;\n", "\tevtrace_patchlevel = 3;\n",
+	};
+	unsigned long need = evt_meta_render(NULL, 0, &mp);
+	char *buf = malloc(need + 1), *env;
+	unsigned int i;
+
+	ck_assert_ptr_nonnull(buf);
+	evt_meta_render(buf, need + 1, &mp);
+	env = strstr(buf, "env {\n");
+	ck_assert_ptr_nonnull(env);
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++)
+		ck_assert_msg(strstr(env, want[i]) && strstr(env, want[i]) < strstr(env, "};"), "env lacks %s", want[i]);
+	ck_assert_ptr_eq(strstr(buf, "tracer_major"), strstr(env, "tracer_major = 2;"));
+	ck_assert_ptr_null(strstr(strstr(buf, "tracer_major") + 1, "tracer_major"));
+	ck_assert_ptr_null(strstr(buf, "tracer_version"));
+	free(buf);
+}
+END_TEST
+
 START_TEST(metadata_hostname_changes_between_passes)
 {
 	char host[EVT_META_SYS_STRING] = "h";
@@ -280,6 +312,7 @@ Suite *format_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, metadata_lists_every_event);
 	tcase_add_test(tc, metadata_hostname_changes_between_passes);
+	tcase_add_test(tc, metadata_env_says_lttng_layout_and_evtrace_version);
 	tcase_add_test(tc, decoder_rejects_bad_packets);
 	tcase_add_test(tc, babeltrace_reads_core_trace);
 	suite_add_tcase(s, tc);

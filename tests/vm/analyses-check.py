@@ -12,6 +12,8 @@ usage: analyses-check.py EVCAT TRACE_DIR GUEST_OUT_DIR
   json` (written here from the tools' documented rules, not their code);
 - the metadata carries every event and field Trace Compass's kernel
   analysis reads (docs/tracecompass-layout.md);
+- lttng-cputop's priorities of two workloads (nice 0 and nice 10) are the
+  kernel's prio (120, 130), and every thread's are values evtrace recorded;
 - every thread alive before and after START is in the state dump with its
   process and parent;
 - syscall arguments (64- and 32-bit tasks) carry the values the program
@@ -141,6 +143,39 @@ if set(theirs) != set(ours) or any(abs(theirs[c] - ours[c]) > 1e-9 for c in ours
     fail("cputop per-CPU usage")
 if len(ours) < 2:
     fail("cputop: fewer than two CPUs busy")
+
+# ---- cputop: priorities. The analyses take tracer_major/minor/patchlevel
+# for the LTTng version whose fields the trace has; before 2.7.1 they
+# subtract 100 from sched_wakeup's prio. evtrace records the kernel's prio
+# (p->prio) everywhere, so every thread's list must hold only the kernel's
+# value: the workload at nice 0 prio 120 only, the one at nice 10 130 only
+# (each prints its /proc/self/stat).
+prio_lists = {}
+for table in cputop:
+    if table["class"] == "per-process":
+        for row in table["data"]:
+            prio_lists[row[0]["tid"]] = row[2]["value"]
+recorded = collections.defaultdict(set)  # tid -> every prio evtrace recorded for it
+for e in events:
+    f = e["fields"]
+    if e["event"] == "sched_switch":
+        recorded[f["prev_tid"]].add(f["prev_prio"])
+        recorded[f["next_tid"]].add(f["next_prio"])
+    elif e["event"] in ("sched_wakeup", "sched_wakeup_new", "sched_waking", "sched_migrate_task"):
+        recorded[f["tid"]].add(f["prio"])
+wrong = [(tid, l) for tid, l in prio_lists.items()
+         if not {int(p) for p in re.findall(r"(?:\[|, )(\d+)", l)} <= recorded[tid]]
+if wrong:
+    fail("cputop priorities not recorded by evtrace for %d threads, e.g. %s" % (len(wrong), wrong[:3]))
+with open(os.path.join(guest_out, "prio.txt")) as f:
+    known = [line.split()[1:] for line in f if line.startswith("prio ")]
+for tid, prio in known:
+    got = prio_lists.get(int(tid), "(no row)")
+    print("cputop priorities of workload %s (kernel prio %s): %s" % (tid, prio, got))
+    if re.sub(r" \(\d+ times\)", "", got) != "[%s]" % prio:
+        fail("cputop: thread %s has priorities %s, the kernel's prio is %s" % (tid, got, prio))
+if sorted(p for _, p in known) != ["120", "130"]:
+    fail("the guest's workloads at nice 0 and 10: prio %s" % known)
 
 # ---- syscallstats: per name, over every thread
 theirs = collections.defaultdict(lambda: [0, None, None])

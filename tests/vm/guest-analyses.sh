@@ -3,7 +3,8 @@
 # A traced workload for the analysis tools: a process of 4 threads alive
 # before START (the state dump must list each), then forks, execs, sleeps,
 # file and UDP syscalls, with interrupts from the console and virtio.
-# Lists every thread (tid pid ppid) before and after START for the host.
+# Lists every thread (tid pid ppid) before and after START for the host,
+# and two workloads' pids with their kernel prio (nice 0 and nice 10).
 . "$EVTRACE_TESTS/vm/lib.sh"
 set -e
 ip link set lo up 2>/dev/null || ifconfig lo 127.0.0.1 up 2>/dev/null || true
@@ -36,7 +37,14 @@ wait_tracing
 evctl enable --stack block_rq_issue
 evctl status | grep -q '^  block_rq_issue  *compact  *yes  *yes$' || fail "block_rq_issue's stack is not on"
 threads "$OUT/threads-after.txt"
-workload --rounds 60
+# Priorities (lttng-cputop against the kernel's): the same rounds at nice 0
+# and at nice 10, concurrently; each prints its pid and its prio as the
+# kernel reports it (/proc/self/stat).
+workload --rounds 20 --nice 10 > "$OUT/prio-niced.txt" &
+niced=$!
+workload --rounds 60 > "$OUT/prio.txt"
+wait $niced || fail "niced workload exit $?"
+cat "$OUT/prio-niced.txt" >> "$OUT/prio.txt"
 touch /tmp/blkio.go
 wait $blk || fail "blkio exit $?"
 cat "$OUT/blkio.out"

@@ -44,6 +44,7 @@ struct evv {
 	int32_t *slot_of;		/* [nr_slot_of]: a CPU's index in cpu_of, or -1 */
 	unsigned int nr_slot_of;
 	struct evt_stats *losses;	/* the packet index's losses (no events read) */
+	struct evt_lossmap lossmap;	/* their windows, merged (evt_losses.h) */
 	char error[EVT_ENGINE_ERRLEN];	/* a corrupt stream: where (the rest is served) */
 
 	/* The background pass (state, stats, index). */
@@ -83,6 +84,25 @@ unsigned int evv_api_window(struct evv *s, struct MHD_Connection *c, char **body
 unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body);
 unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body);
 unsigned int evv_api_thread(struct evv *s, struct MHD_Connection *c, char **body);
+/* evv_detail.c: the whole trace's latencies and worst ones; a CPU's slice at a time. */
+unsigned int evv_api_latency(struct evv *s, struct MHD_Connection *c, char **body);
+unsigned int evv_api_slice(struct evv *s, struct MHD_Connection *c, char **body);
+/* /api/trace's "losses": totals, merged windows, records (under the lock; NULL: no memory). */
+json_t *evv_losses_json(const struct evv *s);
+
+/* evv_api.c's request helpers, for evv_detail.c. */
+const char *evv_arg(struct MHD_Connection *c, const char *name);
+/* A decimal number into *v (absent: untouched): 0, or the status of the error answer made. */
+unsigned int evv_get_u64(struct MHD_Connection *c, const char *name, uint64_t *v, char **body);
+/* from and to (realtime ns, the span when absent), inside the span: 0 or the error's status. */
+unsigned int evv_get_range(struct evv *s, struct MHD_Connection *c, uint64_t *from, uint64_t *to, char **body);
+json_t *evv_json_u64(uint64_t v);
+/* @o as the answer (taken): 200, or 500 when it could not be written. */
+unsigned int evv_reply(json_t *o, char **body);
+/* Under the lock, a result not ready yet: leave the lock, answer {"computing":true,"percent":P}. */
+unsigned int evv_reply_computing(struct evv *s, char **body);
+/* The last interval of @cpu in @st that begins at or before @ts, or -1. */
+long evv_iv_find(const struct evt_state *st, unsigned int cpu, uint64_t ts);
 /* {"error": msg} */
 unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));

@@ -95,6 +95,40 @@ static unsigned int reply(json_t *o, char **body)
 	return *body ? MHD_HTTP_OK : evv_error(MHD_HTTP_INTERNAL_SERVER_ERROR, body, "out of memory");
 }
 
+/* The helpers above, for the other handlers' file (evv_detail.c). */
+const char *evv_arg(struct MHD_Connection *c, const char *name)
+{
+	return arg(c, name);
+}
+
+unsigned int evv_get_u64(struct MHD_Connection *c, const char *name, uint64_t *v, char **body)
+{
+	return get_u64(c, name, v, body);
+}
+
+unsigned int evv_get_range(struct evv *s, struct MHD_Connection *c, uint64_t *from, uint64_t *to, char **body)
+{
+	return get_range(s, c, from, to, body);
+}
+
+json_t *evv_json_u64(uint64_t v)
+{
+	return json_u64(v);
+}
+
+unsigned int evv_reply(json_t *o, char **body)
+{
+	return reply(o, body);
+}
+
+unsigned int evv_reply_computing(struct evv *s, char **body)
+{
+	unsigned int p = evv_percent(s);
+
+	evv_leave(s);
+	return reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
+}
+
 /* ---- /api/trace ---- */
 
 unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
@@ -145,6 +179,7 @@ unsigned int evv_api_trace(struct evv *s, struct MHD_Connection *c, char **body)
 							"end_rt", (json_int_t)k->end_rt, "seq", (json_int_t)k->seq));
 	}
 	json_object_set_new(o, "chunks", chunks);
+	json_object_set_new(o, "losses", evv_losses_json(s));
 	ix = s->ready_index ? evt_comp_result(s->t, "index") : NULL;
 	json_object_set_new(o, "events", ix ? json_u64(ix->total) : json_null());
 	json_object_set_new(o, "passes", json_integer((json_int_t)bi.passes));
@@ -751,6 +786,11 @@ static long iv_find(const struct evt_state *st, unsigned int cpu, size_t n, uint
 	return iv_find_from(st, cpu, n, -1, ts);
 }
 
+long evv_iv_find(const struct evt_state *st, unsigned int cpu, uint64_t ts)
+{
+	return iv_find(st, cpu, evt_state_cpu_nr_intervals(st, cpu), ts);
+}
+
 /*
  * The running totals of @cpu, once. Unusable (the window is then read
  * event by event) when the state's first real switch is not the marks'.
@@ -1268,12 +1308,8 @@ unsigned int evv_api_thread(struct evv *s, struct MHD_Connection *c, char **body
 	if (tid > INT32_MAX)
 		return evv_error(MHD_HTTP_BAD_REQUEST, body, "tid: a thread id is needed");
 	evv_enter(s);
-	if (!s->ready_state) {
-		unsigned int p = evv_percent(s);
-
-		evv_leave(s);
-		return reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
-	}
+	if (!s->ready_state)
+		return evv_reply_computing(s, body);
 	st = evt_comp_result(s->t, "state");
 	t = st ? evt_state_thread(st, (int32_t)tid) : NULL;
 	if (!t || !tid) {
@@ -1588,12 +1624,8 @@ unsigned int evv_api_stats(struct evv *s, struct MHD_Connection *c, char **body)
 
 	if (!arg(c, "from") && !arg(c, "to")) {
 		evv_enter(s);
-		if (!s->ready_stats || !s->ready_state || !s->ready_io || !s->ready_power) {
-			unsigned int p = evv_percent(s);
-
-			evv_leave(s);
-			return reply(json_pack("{s:b,s:I}", "computing", 1, "percent", (json_int_t)p), body);
-		}
+		if (!s->ready_stats || !s->ready_state || !s->ready_io || !s->ready_power)
+			return evv_reply_computing(s, body);
 		rep.st = evt_comp_result(s->t, "stats");
 		rep.state = evt_comp_result(s->t, "state");
 		rep.io = evt_comp_result(s->t, "io");

@@ -559,6 +559,8 @@ static enum MHD_Result answer(void *cls, struct MHD_Connection *c, const char *u
 		{ "/api/events", evv_api_events },
 		{ "/api/stats", evv_api_stats },
 		{ "/api/thread", evv_api_thread },
+		{ "/api/latency", evv_api_latency },
+		{ "/api/slice", evv_api_slice },
 	};
 	struct evv *s = cls;
 	struct MHD_Response *resp = NULL;
@@ -731,7 +733,7 @@ static int open_trace(struct evv *s, const struct opts *o)
 		}
 	}
 	s->losses = evt_stats_new();
-	if (!s->losses || evt_stats_read_losses(s->losses, s->tr)) {
+	if (!s->losses || evt_stats_read_losses(s->losses, s->tr) || evt_lossmap_of_trace(&s->lossmap, s->tr)) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}
@@ -758,6 +760,7 @@ static void close_trace(struct evv *s)
 		evt_trace_close(&s->sample_tr);
 	if (s->losses)
 		evt_stats_free(s->losses);
+	evt_lossmap_free(&s->lossmap);
 	if (s->ts)
 		evt_traceset_free(s->ts);
 	if (s->t) {

@@ -8,7 +8,7 @@
 // Realtime nanoseconds do not fit a double (2^53): the server's big integers
 // are read as strings, kept as BigInt, and the view works in ns from the
 // trace's first_rt (Numbers: exact up to 104 days).
-const BIG_KEYS = /"(first_rt|last_rt|offset_ns|from|to|realtime|ts|begin_rt|end_rt)":(\d{16,})/g;
+const BIG_KEYS = /"(first_rt|last_rt|offset_ns|from|to|realtime|ts|begin_rt|end_rt|begin|end)":(\d{16,})/g;
 
 // The API's secret: from the address evview printed (#token=..., a fragment
 // the browser never sends anywhere), kept for this tab (sessionStorage is
@@ -98,6 +98,84 @@ function threadColor(tid) {
 	return "hsl(" + ((tid * 137.508) % 360).toFixed(1) + "," + sat + "%," + light + "%)";
 }
 
+// ---- Colours: one table for the lanes and the legend ----
+
+const IDLE_COLOR = "#eef0f2", IRQ_COLOR = "#e08a00", SOFTIRQ_COLOR = "#7b4fc9";
+// A thread lane's states other than running (which is the thread's own colour).
+const STATE_COLORS = { runnable: "#f3c969", blocked: "#c9d6e3", irq: IRQ_COLOR, softirq: SOFTIRQ_COLOR,
+	exited: "#8a8f96", unknown: "#ffffff" };
+// The legend: what each colour means, in the CPU lanes and the thread lanes.
+const STATE_LEGEND = [
+	["running", "running: the thread's own colour (height: its share of the column)",
+		"linear-gradient(90deg," + [1, 2, 3, 4].map((t) => threadColor(1000 + 7 * t)).join(",") + ")"],
+	["runnable", "runnable: woken or preempted, waiting for a CPU (thread lanes)", STATE_COLORS.runnable],
+	["blocked", "blocked: asleep (thread lanes)", STATE_COLORS.blocked],
+	["idle", "idle: no thread on the CPU", IDLE_COLOR],
+	["irq", "IRQ: a hard interrupt (CPU lanes: the top strip)", IRQ_COLOR],
+	["softirq", "softirq (CPU lanes: the strip below the IRQs')", SOFTIRQ_COLOR],
+	["exited", "exited (thread lanes)", STATE_COLORS.exited],
+	["unknown", "unknown: nothing told yet (thread lanes)", STATE_COLORS.unknown],
+	["lost", "lost: events the tracer discarded in this window, on some CPU (every lane)", null],
+];
+
+function renderStateLegend() {
+	const box = $("#state-legend");
+	box.textContent = "";
+	for (const [state, text, color] of STATE_LEGEND) {
+		const swatch = el("span", { class: "swatch" + (color ? "" : " loss-pattern") });
+		if (color)
+			swatch.style.background = color;
+		box.append(el("span", { class: "state", "data-state": state, title: text }, swatch,
+			el("span", { class: "state-name" }, text.split(":")[0].split(" (")[0])));
+	}
+}
+
+// ---- Losses: shaded over every lane, said in the header ----
+
+function renderLossHeader() {
+	const l = view.trace.losses, h = $("#trace-losses");
+	if (!l) {
+		h.textContent = "";
+		return;
+	}
+	h.className = l.complete ? "complete" : "lossy";
+	h.textContent = l.complete ? "complete: no events lost" : "INCOMPLETE: " + l.discarded + " events and " +
+		l.packets_lost + " packets lost, in " + l.loss_ranges + " ranges (shaded)";
+	h.dataset.discarded = l.discarded;
+	h.dataset.packetsLost = l.packets_lost;
+	h.dataset.ranges = l.loss_ranges;
+}
+
+// The loss windows in view, each a striped box over the CPU and thread lanes (at least 3 px wide).
+function drawLosses() {
+	const box = $("#loss-shades"), lane = laneCanvases()[0];
+	box.textContent = "";
+	const l = view.trace && view.trace.losses;
+	if (!l || !lane || !l.windows.length)
+		return;
+	const range = view.to - view.from, width = lane.clientWidth;
+	const lanes = $("#lanes"), threads = $("#thread-lanes");
+	const top = lanes.offsetTop, height = threads.offsetTop + threads.offsetHeight - lanes.offsetTop;
+	for (const w of l.windows) {
+		const a = Number(BigInt(w.from) - view.base), b = Number(BigInt(w.to) - view.base);
+		if (b < view.from || a > view.to || range <= 0)
+			continue;
+		const x0 = Math.max(0, (a - view.from) / range * width), x1 = Math.min(width, (b - view.from) / range * width);
+		const d = el("div", { class: "loss-shade loss-pattern", "data-from": w.from, "data-to": w.to });
+		d.style.left = (lane.offsetLeft + Math.min(x0, width - 3)) + "px";
+		d.style.width = Math.max(3, x1 - x0) + "px";
+		d.style.top = top + "px";
+		d.style.height = height + "px";
+		box.append(d);
+	}
+}
+
+// Whether [a, b] (ns from base) meets a loss window.
+function inLoss(a, b) {
+	const l = view.trace && view.trace.losses;
+	return !!l && l.windows.some((w) => Number(BigInt(w.from) - view.base) <= b && a <= Number(BigInt(w.to) - view.base));
+}
+
 // ---- Lanes ----
 
 function buildLanes() {
@@ -150,7 +228,7 @@ function draw() {
 		if (c.width !== width)
 			c.width = width;
 		const g = c.getContext("2d");
-		g.fillStyle = "#eef0f2";
+		g.fillStyle = IDLE_COLOR;
 		g.fillRect(0, 0, c.width, c.height);
 		const lane = w && w.cpus.find((x) => x.cpu === cpu);
 		if (!lane)
@@ -164,14 +242,14 @@ function draw() {
 				g.fillStyle = threadColor(lane.tid[k]);
 				g.fillRect(x, h - bh, Math.max(1, scale), bh);
 			}
-			const irqs = lane.irq[k] + lane.softirq[k];
-			if (irqs > 0) {
-				g.fillStyle = "#e08a00";
-				g.fillRect(x, 0, Math.max(1, scale), Math.min(5, 1 + Math.log2(irqs)));
+			// Interrupts: the top strip IRQs, below it softirqs (taller: more of them).
+			if (lane.irq[k] > 0) {
+				g.fillStyle = IRQ_COLOR;
+				g.fillRect(x, 0, Math.max(1, scale), Math.min(3, 1 + Math.log2(lane.irq[k])));
 			}
-			if (lane.lost[k] > 0) {
-				g.fillStyle = "#d0021b";
-				g.fillRect(x, 0, Math.max(2, scale), h);
+			if (lane.softirq[k] > 0) {
+				g.fillStyle = SOFTIRQ_COLOR;
+				g.fillRect(x, 3, Math.max(1, scale), Math.min(3, 1 + Math.log2(lane.softirq[k])));
 			}
 			// Power: the bottom strip a C-state (darker: deeper), above it the frequency.
 			const idle = lane.idle ? lane.idle[k] : null, freq = lane.freq ? lane.freq[k] : null;
@@ -188,6 +266,7 @@ function draw() {
 	}
 	drawAxis();
 	drawSelection();
+	drawLosses();
 	$("#view-range").textContent = "showing " + fmtDur(view.to - view.from) + " from +" + fmtDur(view.from) +
 		(w && w.detail === "sample" ? " (sampled: exact once the background pass is done)" :
 			w && w.incomplete ? " (incomplete: some CPUs' threads unknown until the background pass is done)" : "");
@@ -265,8 +344,6 @@ function renderLegend() {
 
 // ---- Thread lanes (from the state result: no event is read for them) ----
 
-const STATE_COLORS = { runnable: "#f3c969", blocked: "#c9d6e3", exited: "#8a8f96", unknown: "#eef0f2" };
-
 function toggleThread(tid) {
 	const i = view.threads.indexOf(tid);
 	if (i >= 0)
@@ -276,6 +353,7 @@ function toggleThread(tid) {
 	buildThreadLanes();
 	renderLegend();
 	saveAddress();
+	drawLosses();
 	loadThreads();
 }
 
@@ -314,7 +392,7 @@ function drawThread(c, t) {
 	if (c.width !== Math.floor(c.clientWidth))
 		c.width = Math.max(1, Math.floor(c.clientWidth));
 	const g = c.getContext("2d");
-	g.fillStyle = "#eef0f2";
+	g.fillStyle = IDLE_COLOR;
 	g.fillRect(0, 0, c.width, c.height);
 	if (t.computing)
 		return;
@@ -439,7 +517,8 @@ function setupInput() {
 				return;
 			const { x, width } = laneX(ev);
 			tl.focus();
-			drag = { x0: x, width, from: view.from, to: view.to, select: ev.shiftKey };
+			drag = { x0: x, width, from: view.from, to: view.to, select: ev.shiftKey,
+				cpu: ev.target.classList.contains("lane-canvas") ? Number(ev.target.parentNode.dataset.cpu) : undefined };
 			ev.preventDefault();
 		});
 	}
@@ -459,9 +538,12 @@ function setupInput() {
 			setView(drag.from + d, drag.to + d);
 		}
 	});
-	window.addEventListener("mouseup", () => {
+	window.addEventListener("mouseup", (ev) => {
 		if (drag && drag.select && view.sel && view.sel.to > view.sel.from)
 			selectionChanged();
+		// A click (no drag) on a CPU lane: that slice's details.
+		else if (drag && !drag.select && Math.abs(laneX(ev).x - drag.x0) < 3 && drag.cpu !== undefined)
+			loadSlice(drag.cpu, drag.from + drag.x0 / drag.width * (drag.to - drag.from));
 		drag = null;
 	});
 	tl.addEventListener("keydown", (ev) => {
@@ -512,7 +594,9 @@ function hover(ev) {
 	if (lane.irq[k] || lane.softirq[k])
 		text += ", " + lane.irq[k] + " IRQ, " + lane.softirq[k] + " softirq";
 	if (lane.lost[k])
-		text += ", events lost";
+		text += ", a packet here reports lost events";
+	if (inLoss(view.from + k * (view.to - view.from) / w.cols, view.from + (k + 1) * (view.to - view.from) / w.cols))
+		text += ", inside a loss window: what is drawn may miss events";
 	if (lane.idle && lane.idle[k] !== null)
 		text += lane.idle[k] >= 0 ? ", idle state " + lane.idle[k] : ", not idle";
 	if (lane.freq && lane.freq[k] !== null)
@@ -521,6 +605,51 @@ function hover(ev) {
 	tip.style.left = (ev.clientX + 12) + "px";
 	tip.style.top = (ev.clientY + 14) + "px";
 	tip.classList.remove("hidden");
+}
+
+// ---- A slice: the thread on a CPU at a time, its times and its events (/api/slice, /api/events) ----
+
+async function loadSlice(cpu, at) {
+	const box = $("#slice"), info = $("#slice-info tbody"), evs = $("#slice-events tbody");
+	const seq = view.sliceSeq = (view.sliceSeq || 0) + 1;
+	box.classList.remove("hidden");
+	info.textContent = "";
+	evs.textContent = "";
+	$("#slice-title").textContent = "CPU " + cpu + " at +" + fmtDur(at);
+	$("#slice-page").textContent = "…";
+	try {
+		const s = await getJSON("/api/slice?cpu=" + cpu + "&at=" + rt(Math.min(view.span, Math.max(0, at))));
+		if (seq !== view.sliceSeq)
+			return;
+		if (s.computing || !s.known) {
+			$("#slice-page").textContent = s.computing ? "the state is being computed (" + s.percent + " %): click again" :
+				"no thread known on CPU " + cpu + " then (before its first switch, or after a lost one)";
+			return;
+		}
+		const from = Number(BigInt(s.from) - view.base), to = Number(BigInt(s.to) - view.base);
+		const row = (k, cls, v) => info.append(el("tr", {}, el("th", {}, k), el("td", { class: cls }, v)));
+		row("thread", "slice-thread", s.tid === 0 ? "idle (tid 0)" : s.comm + " (tid " + s.tid + ", pid " + s.pid + ")");
+		row("CPU", "slice-cpu num", s.cpu);
+		row("from", "slice-from", "+" + fmtDur(from) + " (" + s.from + " ns realtime)");
+		row("to", "slice-to", "+" + fmtDur(to) + " (" + s.to + " ns realtime)");
+		row("duration", "slice-duration", fmtDur(s.duration_ns));
+		if (s.spans_loss)
+			row("losses", "slice-loss", fmtDur(s.lossy_ns) + " of it inside a loss window: its end or events may be missing");
+		box.dataset.tid = s.tid;
+		box.dataset.from = s.from;
+		box.dataset.to = s.to;
+		const p = await getJSON("/api/events?from=" + s.from + "&to=" + s.to + "&cpu=" + s.cpu + "&offset=0&limit=100");
+		if (seq !== view.sliceSeq)
+			return;
+		for (const e of p.events)
+			evs.append(el("tr", { class: "event" }, el("td", { class: "time" }, e.time.replace(/^.*T/, "").replace("Z", "")),
+				el("td", { class: "event-name" }, e.event), el("td", { class: "fields" }, fieldsText(e.fields))));
+		$("#slice-page").textContent = p.events.length ? p.events.length + " events" + (p.more ?
+			" shown (more follow: shift-drag over the slice for all of them)" : "") : "no events";
+	} catch (e) {
+		if (seq === view.sliceSeq)
+			$("#slice-page").textContent = e.message;
+	}
 }
 
 // ---- The selection ----
@@ -611,8 +740,38 @@ function table(caption, cls, heads, rows) {
 const td = (cls, v) => el("td", { class: cls }, v);
 const us = (ns) => (ns / 1000).toFixed(3);
 
+function latRow(name, l) {
+	return [td("lat-name", name), td("num lat-count", l.count), td("num lat-min", l.count ? us(l.min_ns) : "–"),
+		td("num lat-avg", l.count ? us(l.total_ns / l.count) : "–"), td("num lat-max", l.count ? us(l.max_ns) : "–"),
+		td("num lat-spans-loss", l.spans_loss || 0)];
+}
+
+const WORST_KINDS = [["sched", "Worst scheduling latencies (wakeup to switch-in)"], ["syscall", "Worst system calls"],
+	["irq", "Worst hard IRQs"], ["softirq", "Worst softirqs"]];
+
+// The engine's worst lists (/api/latency), the whole trace's: when, where, who, and for scheduling, the waker.
+function renderWorst(box, lat) {
+	for (const [kind, caption] of WORST_KINDS) {
+		const rows = (lat.worst[kind] || []).map((w) => {
+			const b = Number(BigInt(w.begin) - view.base);
+			return [td("num worst-us", us(w.duration_ns)), td("worst-at", "+" + fmtDur(b)), td("num", w.cpu),
+				td("worst-thread", (w.comm || "?") + " (" + w.tid + ")"),
+				td("worst-what", kind === "sched" ? "prio " + w.prio + ", woken by " +
+					(w.waker >= 0 ? (w.waker_comm || "?") + " (" + w.waker + ")" : "an interrupt or unknown") :
+					w.what + (kind === "syscall" ? " = " + w.ret : ""))];
+		});
+		const t = table(caption, "worst worst-" + kind, [["µs", 1], ["at"], ["cpu", 1], ["thread"],
+			[kind === "sched" ? "woken" : "what"]], rows.length ? rows : [[td("none", "none")]]);
+		t.dataset.kind = kind;
+		box.append(t);
+	}
+}
+
 function renderStats(box, st) {
 	box.textContent = "";
+	box.append(table("Scheduling latency (µs)", "sched-latency",
+		[[""], ["count", 1], ["min", 1], ["avg", 1], ["max", 1], ["spans a loss", 1]],
+		[latRow("wakeup → switch-in", st.sched_latency)]));
 	const span = Number(st.last_ts) - Number(st.first_ts);
 	const threads = st.threads.filter((t) => t.tid !== 0).sort((a, b) => b.cpu_ns - a.cpu_ns || a.tid - b.tid)
 		.slice(0, 15);
@@ -644,6 +803,16 @@ function renderStats(box, st) {
 	box.append(el("p", { class: "stats-total" }, st.events + " events"));
 }
 
+function renderLossLine(p, st) {
+	p.className = st.complete ? "complete" : "lossy";
+	p.textContent = st.complete ? "Complete: no events lost." : "INCOMPLETE: " + st.discarded + " events discarded and " +
+		st.packets_lost + " packets lost, in " + st.loss_ranges + " ranges. A latency or duration that spans a loss " +
+		"is not a measurement: it is counted apart (\"spans a loss\").";
+	p.dataset.discarded = st.discarded;
+	p.dataset.packetsLost = st.packets_lost;
+	p.dataset.ranges = st.loss_ranges;
+}
+
 async function loadStats() {
 	try {
 		const st = await getJSON("/api/stats");
@@ -651,10 +820,14 @@ async function loadStats() {
 			$("#stats-status").textContent = "computing " + st.percent + " %";
 			return false;
 		}
+		const lat = await getJSON("/api/latency?limit=10");
 		view.statsReady = true;
 		$("#stats-status").textContent = "ready";
-		$("#stats").classList.add("ready");
+		renderLossLine($("#stats-losses"), st);
 		renderStats($("#stats-body"), st);
+		if (!lat.computing)
+			renderWorst($("#stats-body"), lat);
+		$("#stats").classList.add("ready");
 		return true;
 	} catch (e) {
 		$("#stats-status").textContent = e.message;
@@ -695,6 +868,8 @@ async function start() {
 	if (t.error)
 		showError("The trace is damaged: " + t.error + ". What comes before it is shown.");
 	document.title = "evview: " + t.path;
+	renderLossHeader();
+	renderStateLegend();
 	buildLanes();
 	setupInput();
 	const [from, to] = initialView();
