@@ -35,6 +35,7 @@ Exit 0 when all hold, 1 with what did not.
 import base64
 import calendar
 import select
+import signal
 import html.parser
 import json
 import os
@@ -120,7 +121,7 @@ class Cdp:
         self.p = subprocess.Popen([chromium, "--headless=new", "--no-sandbox", "--disable-gpu", "--no-first-run",
                                    "--user-data-dir=" + prof, "--window-size=1400,1000", "--remote-debugging-pipe",
                                    "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                                  preexec_fn=fds, close_fds=False)
+                                  preexec_fn=fds, close_fds=False, start_new_session=True)
         os.close(cmd_r)
         os.close(out_w)
         self.buf, self.n, self.session = b"", 0, None
@@ -163,7 +164,18 @@ class Cdp:
         return False
 
     def close(self):
-        self.p.terminate()
+        # Chromium's helpers outlive its main process and keep writing the profile: asked to close,
+        # then the whole process group ended, before the profile is removed.
+        self.session = None
+        try:
+            self.call("Browser.close", timeout=10)
+            self.p.wait(timeout=10)
+        except (RuntimeError, OSError, subprocess.TimeoutExpired):
+            pass
+        try:
+            os.killpg(self.p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
         self.p.wait()
         os.close(self.cmd_w)
         os.close(self.out_r)
@@ -255,7 +267,7 @@ def check_issue43(name, d, info):
 def click_slice(page, info, shot):
     """A click on the busiest CPU's lane (a thread's column near the middle): the slice panel against evcat's
     switches and events."""
-    with tempfile.TemporaryDirectory() as prof:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as prof:
         c = Cdp(prof)
         try:
             target = c.call("Target.createTarget", {"url": "about:blank"})["targetId"]
