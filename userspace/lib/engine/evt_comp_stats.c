@@ -28,11 +28,6 @@ unsigned int evt_stats_hist_bucket(uint64_t ns)
 	return evt_hist_bucket(ns);
 }
 
-const char *evt_errno_name(int64_t ret)
-{
-	return ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
-}
-
 static const char *const worst_names[EVT_WORST_KINDS] = { "syscall", "irq", "softirq", "sched" };
 
 const char *evt_worst_kind_name(enum evt_worst_kind k)
