@@ -64,6 +64,7 @@ if err:
     fail("evstat's first run said: %s" % err.strip())
 WINDOWS = evref.bt_windows(trace, st["offset_ns"])
 threads, syscalls = evref.compare(st, events, T0, T1, "whole trace", {}, fail, WINDOWS)
+deep = evref.compare_deep(st, events, T0, T1, "whole trace", {}, fail, WINDOWS)
 
 # The text's system calls: the JSON's latencies in microseconds, and "-" where
 # no call returned (exit_group has no exit; it printed 0.000 before).
@@ -136,8 +137,9 @@ print("second run: the same numbers from the saved results, %d stream files open
 
 # A window through the ad hoc path, seeded by the saved state.
 lo, hi = T0 + (T1 - T0) // 3, T0 + 2 * (T1 - T0) // 3
-evref.compare(evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi])[0], events, lo, hi, "window", evref.running_at(events, lo), fail,
-              WINDOWS)
+win = evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi])[0]
+evref.compare(win, events, lo, hi, "window", evref.running_at(events, lo), fail, WINDOWS)
+evref.compare_deep(win, events, lo, hi, "window", evref.running_at(events, lo), fail, WINDOWS)
 
 # A corrupt results file: a warning naming it, the same numbers.
 res = os.path.join(results, "stats.res")

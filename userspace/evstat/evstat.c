@@ -16,6 +16,7 @@
 #include "evt_format.h"
 #include "evt_report.h"
 #include "evt_timearg.h"
+#include "evs_deep.h"
 #include "evs_stacks.h"
 
 #define EXIT_TRACE 1
@@ -39,6 +40,14 @@ static void usage(FILE *f)
 "  --from T, --to T    only the events in [T, T] (computed now, not saved);\n"
 "                      T as evcat(1) takes it (HH:MM:SS[.ns], +SECONDS, @CLOCK, ...)\n"
 "  --top N             rows of each table in text (default 10; 0: all)\n"
+"  --by process|thread also the system calls of each process or thread\n"
+"                      (calls, latencies, percentiles, errors by errno)\n"
+"  --pid PID, --comm GLOB  only these tasks in the per-task parts (threads,\n"
+"                      processes, worst latencies, wakeups; both repeatable;\n"
+"                      a thread matches by its process id or its name);\n"
+"                      implies --by process unless --by is given\n"
+"  --hist WHAT         also a histogram as bars (log2 buckets): WHAT is\n"
+"                      syscall=NAME, irq=N, softirq=NAME or sched (repeatable)\n"
 "  --stacks            also the kernel stacks (evctl enable --stack): each\n"
 "                      event's most frequent ones, as function names from the\n"
 "                      symbols evdrain saved beside the trace\n"
@@ -52,11 +61,59 @@ static void usage(FILE *f)
 "are printed); 2 usage error.\n");
 }
 
+#define MAX_FILTERS 64
 struct opts {
 	const char *dir, *from, *to, *folded;
 	int json, no_saved, stacks;
 	unsigned long top;
+	enum evs_by by;
+	int by_given;
+	int32_t pids[MAX_FILTERS];
+	const char *comms[MAX_FILTERS], *hists[MAX_FILTERS];
+	uint32_t nr_pids, nr_comms, nr_hists;
 };
+
+/* --by, --pid, --comm, --hist's value @v (@a: the option). 0 or -1 (said). */
+static int task_opt(struct opts *o, const char *a, const char *v)
+{
+	if (!strcmp(a, "--by")) {
+		o->by_given = 1;
+		if (!strcmp(v, "process")) {
+			o->by = EVS_BY_PROCESS;
+		} else if (!strcmp(v, "thread")) {
+			o->by = EVS_BY_THREAD;
+		} else {
+			fprintf(stderr, "evstat: --by takes process or thread, not \"%s\"\n", v);
+			return -1;
+		}
+		return 0;
+	}
+	if ((!strcmp(a, "--pid") ? o->nr_pids : !strcmp(a, "--comm") ? o->nr_comms : o->nr_hists) >= MAX_FILTERS) {
+		fprintf(stderr, "evstat: more than %d %s options\n", MAX_FILTERS, a);
+		return -1;
+	}
+	if (!strcmp(a, "--pid")) {
+		char *end;
+		long pid;
+
+		errno = 0;
+		pid = strtol(v, &end, 10);
+		if (errno || *end || !*v || pid < 0 || pid > INT32_MAX) {
+			fprintf(stderr, "evstat: --pid needs a process id, not \"%s\"\n", v);
+			return -1;
+		}
+		o->pids[o->nr_pids++] = (int32_t)pid;
+	} else if (!strcmp(a, "--comm")) {
+		o->comms[o->nr_comms++] = v;
+	} else {
+		if (evs_hist_valid(v)) {
+			fprintf(stderr, "evstat: --hist takes syscall=NAME, irq=N, softirq=NAME or sched, not \"%s\"\n", v);
+			return -1;
+		}
+		o->hists[o->nr_hists++] = v;
+	}
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -84,6 +141,13 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->folded = argv[++i];
+		} else if (!strcmp(a, "--by") || !strcmp(a, "--pid") || !strcmp(a, "--comm") || !strcmp(a, "--hist")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "evstat: %s needs a value\n", a);
+				return -1;
+			}
+			if (task_opt(o, a, argv[++i]))
+				return -1;
 		} else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--top")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "evstat: %s needs a value\n", a);
@@ -117,11 +181,17 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "evstat: which trace? (evstat DIR)\n");
 		return -1;
 	}
+	if ((o->nr_pids || o->nr_comms) && o->by == EVS_BY_NONE)
+		o->by = EVS_BY_PROCESS;
+	if (o->json && (o->by_given || o->nr_hists)) {
+		fprintf(stderr, "evstat: --by and --hist are text; --json always has both (processes, threads, hist_log2_ns)\n");
+		return -1;
+	}
 	if (o->stacks && o->json) {
 		fprintf(stderr, "evstat: --stacks is a section of the text report: no --json\n");
 		return -1;
 	}
-	if (o->folded && (o->json || o->stacks || o->from || o->to)) {
+	if (o->folded && (o->json || o->stacks || o->from || o->to || o->by || o->nr_hists)) {
 		fprintf(stderr, "evstat: --folded prints the folded stacks alone: no --json, --stacks, --from or --to\n");
 		return -1;
 	}
@@ -143,6 +213,7 @@ struct report {
 	struct evt_etrace *t;
 	struct evt_stats *st;
 	struct evt_state *state;
+	const struct evt_state *ids;	/* a window's: the whole trace's state, if ready */
 	struct evt_io *io;
 	struct evt_power *power;
 	uint64_t offset_ns;
@@ -304,8 +375,11 @@ static void print_power(const struct report *r)
 		printf("  none\n");
 }
 
+static struct evt_report lib_report(const struct report *r);
+
 static int print_text(const struct report *r)
 {
+	const struct evt_report lib = lib_report(r);
 	const struct evt_stats *s = r->st;
 	const struct evt_state_thread **top = NULL;
 	uint64_t *keys = NULL, span;
@@ -313,6 +387,7 @@ static int print_text(const struct report *r)
 	char b1[40], b2[40], name[16];
 	size_t ntop, nthreads;
 	const char *saved;
+	int hist_missing = 0;
 	char e1[EVT_ESC_NAME];
 
 	cap = s->nr_ev;
@@ -401,6 +476,9 @@ static int print_text(const struct report *r)
 	}
 	free(ix);
 
+	if (evs_print_percentiles(&lib, r->o->top))
+		goto oom;
+
 	printf("\nInterrupts\n  %6s %-20s %10s %12s %12s %12s %10s\n", "irq", "name", "count", "min us", "avg us",
 	       "max us", "spans loss");
 	for (i = 0; i < s->nr_irqs; i++)
@@ -439,6 +517,19 @@ static int print_text(const struct report *r)
 		printf("  none\n");
 	if (s->sched_lat.spans_loss)
 		printf("  spans a loss: %llu (not measured)\n", (unsigned long long)s->sched_lat.spans_loss);
+	if (s->sched_lat.count) {
+		printf("  percentiles:");
+		for (i = 0; i < EVT_REPORT_NPCT; i++)
+			printf(" %s %.3f us%s", evt_report_pct_names[i],
+			       us(evt_lathist_pct(&s->sched_pct, evt_report_pct_permille[i])), i + 1 < EVT_REPORT_NPCT ? "," : "\n");
+	}
+
+	evs_print_cpus(&lib);
+	if (evs_print_wakeups(&lib, r->o->top))
+		goto oom;
+	evs_print_worst(&lib, r->o->top);
+	if (r->o->by != EVS_BY_NONE && evs_print_by(&lib, r->o->by, r->o->top))
+		goto oom;
 
 	if (r->io && print_io(r))
 		goto oom;
@@ -461,21 +552,33 @@ static int print_text(const struct report *r)
 		printf("  at %s: stream %u lost %llu events, %llu packets\n", when(r, l->ts, b1), l->stream,
 		       (unsigned long long)l->discarded, (unsigned long long)l->lost_packets);
 	}
+	for (i = 0; i < r->o->nr_hists; i++)
+		if (evs_print_hist(&lib, r->o->hists[i]))
+			hist_missing = 1;
 	free(keys);
 	free(top);
-	return 0;
+	return hist_missing ? 1 : 0;
 oom:
 	free(keys);
 	free(top);
 	return -1;
 }
 
-static int print_json(const struct report *r)
+/* The library's view of the report (its JSON, the per-task sections). */
+static struct evt_report lib_report(const struct report *r)
 {
 	struct evt_report j = {
-		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .io = r->io, .power = r->power,
-		.offset_ns = r->offset_ns, .window = r->window,
+		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .ids = r->ids, .io = r->io,
+		.power = r->power, .offset_ns = r->offset_ns, .window = r->window, .pids = r->o->pids,
+		.nr_pids = r->o->nr_pids, .comms = r->o->comms, .nr_comms = r->o->nr_comms,
 	};
+
+	return j;
+}
+
+static int print_json(const struct report *r)
+{
+	struct evt_report j = lib_report(r);
 
 	return evt_report_json(stdout, &j);
 }
@@ -500,7 +603,7 @@ int main(int argc, char **argv)
 	struct report rep = { .o = &o };
 	struct evt_report_window w = { 0 };
 	char err[EVT_ENGINE_ERRLEN] = "";
-	int ret = 0, bad = 0;
+	int ret = 0, bad = 0, pr;
 
 	if (parse_args(argc, argv, &o)) {
 		fprintf(stderr, "Try 'evstat --help'.\n");
@@ -580,6 +683,7 @@ int main(int argc, char **argv)
 			bad = 1;
 		rep.st = w.st;
 		rep.state = w.state;
+		rep.ids = evt_comp_result(t, "state");
 		rep.io = w.io;
 	} else {
 		/* The background path: ready (saved) or one pass for both. */
@@ -604,7 +708,12 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 	}
-	if ((o.json ? print_json(&rep) : print_text(&rep)) ||
+	pr = o.json ? print_json(&rep) : print_text(&rep);
+	if (pr == 1) {
+		ret = EXIT_USAGE;	/* a --hist of nothing there is, said */
+		pr = 0;
+	}
+	if (pr ||
 	    (o.stacks && evs_stacks_report(e, t, NULL, o.top, stdout, err, sizeof(err))) || fflush(stdout) ||
 	    ferror(stdout)) {
 		if (o.stacks && err[0])

@@ -100,6 +100,12 @@ int32_t evt_report_pid(const struct evt_report *r, int32_t tid)
 {
 	const struct evt_state_thread *t = tid >= 0 ? evt_state_thread(r->state, tid) : NULL;
 
+	if ((!t || t->pid < 0) && r->ids && tid >= 0) {
+		const struct evt_state_thread *w = evt_state_thread(r->ids, tid);
+
+		if (w && w->pid >= 0)
+			return w->pid;
+	}
 	return t ? t->pid : -1;
 }
 
@@ -372,9 +378,11 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 		const struct evt_state_thread *t = evt_state_thread_nth(r->state, i);
 		const struct evt_stats_thread *th = evt_stats_thread(s, t->tid);
 
-		if (!evt_report_task_match(r, t->pid, t->comm))
+		const int32_t pid = t->pid >= 0 ? t->pid : evt_report_pid(r, t->tid);
+
+		if (!evt_report_task_match(r, pid, t->comm))
 			continue;
-		fprintf(f, "%s{\"tid\":%d,\"pid\":%d,\"ppid\":%d,\"comm\":", n++ ? "," : "", t->tid, t->pid, t->ppid);
+		fprintf(f, "%s{\"tid\":%d,\"pid\":%d,\"ppid\":%d,\"comm\":", n++ ? "," : "", t->tid, pid, t->ppid);
 		json_str(f, t->comm);
 		fprintf(f, ",\"cpu_ns\":%llu,\"events\":%llu", (unsigned long long)t->cpu_ns,
 		           (unsigned long long)(th ? th->events : 0));

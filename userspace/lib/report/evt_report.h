@@ -19,6 +19,8 @@ struct evt_report {
 	const char *path;		/* the trace's */
 	const struct evt_stats *st;
 	const struct evt_state *state;
+	/* A window's: the whole trace's state result, if ready, for the pid of a thread the window does not name. */
+	const struct evt_state *ids;
 	const struct evt_io *io;	/* NULL: none */
 	const struct evt_power *power;	/* NULL: none */
 	uint64_t offset_ns;		/* realtime = clock + this */

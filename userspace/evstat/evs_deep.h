@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * evstat's deeper text sections: latency percentiles and errno breakdowns,
+ * the worst latencies, where each CPU's time went, threads' wakeups and
+ * migrations, syscalls per process or thread, histograms as bars.
+ */
+#ifndef EVS_DEEP_H
+#define EVS_DEEP_H
+
+#include "evt_report.h"
+
+enum evs_by { EVS_BY_NONE, EVS_BY_PROCESS, EVS_BY_THREAD };
+
+/* Each prints its section to stdout, at most @top rows a table (0: all). 0, or -1 (no memory). */
+int evs_print_percentiles(const struct evt_report *r, unsigned long top);
+void evs_print_worst(const struct evt_report *r, unsigned long top);
+void evs_print_cpus(const struct evt_report *r);
+int evs_print_wakeups(const struct evt_report *r, unsigned long top);
+int evs_print_by(const struct evt_report *r, enum evs_by by, unsigned long top);
+/*
+ * --hist @spec: "syscall=NAME" (sys_NAME too), "irq=N", "softirq=NAME"
+ * (or its vector), "sched". 0; 1 when @spec names nothing there is (said
+ * on stderr); -1 when @spec is no histogram at all.
+ */
+int evs_hist_valid(const char *spec);
+int evs_print_hist(const struct evt_report *r, const char *spec);
+
+#endif /* EVS_DEEP_H */
