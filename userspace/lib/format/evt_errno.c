@@ -46,9 +46,13 @@ static const char *const kernel_names[] = {
 
 const char *evt_errno_name(int64_t ret)
 {
-	if (ret < 0 && -ret < (int64_t)(sizeof(uapi_names) / sizeof(uapi_names[0])))
+	const int64_t nu = (int64_t)(sizeof(uapi_names) / sizeof(uapi_names[0]));
+	const int64_t nk = (int64_t)(sizeof(kernel_names) / sizeof(kernel_names[0]));
+
+	/* No negation of @ret: INT64_MIN has no opposite. */
+	if (ret < 0 && ret > -nu)
 		return uapi_names[-ret];
-	if (ret <= -512 && -ret - 512 < (int64_t)(sizeof(kernel_names) / sizeof(kernel_names[0])))
+	if (ret <= -512 && ret > -512 - nk)
 		return kernel_names[-ret - 512];
 	return NULL;
 }
