@@ -14,16 +14,6 @@
 
 #define ESC_LEN 512
 
-static double us(uint64_t ns)
-{
-	return (double)ns / 1000.0;
-}
-
-static double avg_us(const struct evt_lat *l)
-{
-	return l->count ? (double)l->total_ns / (double)l->count / 1000.0 : 0.0;
-}
-
 static uint32_t nrows(unsigned long top, uint32_t n)
 {
 	return top && top < n ? (uint32_t)top : n;
@@ -43,7 +33,7 @@ static int cmp_key(const void *a, const void *b, void *keys)
 	return k[x] < k[y] ? 1 : k[x] > k[y] ? -1 : (x > y) - (x < y);
 }
 
-static uint32_t *order(const uint64_t *keys, uint32_t n)
+uint32_t *evs_order(const uint64_t *keys, uint32_t n)
 {
 	uint32_t *ix = malloc((n ? n : 1) * sizeof(*ix));
 
@@ -67,7 +57,7 @@ static const char *errors_text(const struct evt_stats_rets *rets, char *buf, siz
 		return buf;
 	for (i = 0; i < rets->n; i++)
 		keys[i] = rets->v[i].count;
-	ix = order(keys, rets->n);
+	ix = evs_order(keys, rets->n);
 	for (i = 0; ix && i < rets->n && o < len; i++) {
 		const struct evt_stats_ret *e = &rets->v[ix[i]];
 		const char *name = evt_errno_name(e->ret);
@@ -90,7 +80,7 @@ static void pct_cols(const struct evt_lathist *h)
 {
 	for (unsigned int i = 0; i < EVT_REPORT_NPCT; i++) {
 		if (h->count)
-			printf(" %11.3f", us(evt_lathist_pct(h, evt_report_pct_permille[i])));
+			printf(" %11.3f", evs_us(evt_lathist_pct(h, evt_report_pct_permille[i])));
 		else
 			printf(" %11s", "-");
 	}
@@ -107,7 +97,7 @@ int evs_print_percentiles(const struct evt_report *r, unsigned long top)
 		return -1;
 	for (i = 0; i < s->nr_sys; i++)
 		keys[i] = s->sys[i].count;
-	ix = order(keys, s->nr_sys);
+	ix = evs_order(keys, s->nr_sys);
 	free(keys);
 	if (!ix)
 		return -1;
@@ -181,7 +171,7 @@ void evs_print_worst(const struct evt_report *r, unsigned long top)
 				continue;
 			n++;
 			evt_fmt_clock(when, w->begin + r->offset_ns, 1);
-			printf("  %-30s %12.3f %4u %8d %8d %-16s %s\n", when, us(w->end - w->begin), w->cpu, w->tid, pid,
+			printf("  %-30s %12.3f %4u %8d %8d %-16s %s\n", when, evs_us(w->end - w->begin), w->cpu, w->tid, pid,
 			       esc(e1, w->comm), worst_what(r, k, w, what, sizeof(what)));
 		}
 		if (!n)
@@ -232,7 +222,7 @@ int evs_print_wakeups(const struct evt_report *r, unsigned long top)
 
 		keys[i] = th ? th->wake.count + th->wake.spans_loss + th->migrations + th->cpu_changes : 0;
 	}
-	ix = order(keys, (uint32_t)nt);
+	ix = evs_order(keys, (uint32_t)nt);
 	if (!ix) {
 		free(keys);
 		return -1;
@@ -254,8 +244,8 @@ int evs_print_wakeups(const struct evt_report *r, unsigned long top)
 				most = &th->wakers[k];
 		printf("  %8d %8d %-16s %8llu ", t->tid, pid, esc(e1, t->comm), (unsigned long long)th->wake.count);
 		if (th->wake.count)
-			printf("%10.3f %10.3f %10.3f %10.3f", us(th->wake.min_ns), avg_us(&th->wake),
-			       us(evt_lathist_pct(&th->wake_pct, 990)), us(th->wake.max_ns));
+			printf("%10.3f %10.3f %10.3f %10.3f", evs_us(th->wake.min_ns), evs_avg_us(&th->wake),
+			       evs_us(evt_lathist_pct(&th->wake_pct, 990)), evs_us(th->wake.max_ns));
 		else
 			printf("%10s %10s %10s %10s", "-", "-", "-", "-");
 		printf(" %6llu %6llu %6llu  ", (unsigned long long)th->wake.spans_loss,
@@ -288,7 +278,7 @@ static int print_task_sys(const struct evt_report *r, const struct evt_stats_tsy
 		return -1;
 	for (i = 0; i < nv; i++)
 		keys[i] = v[i].count;
-	ix = order(keys, nv);
+	ix = evs_order(keys, nv);
 	free(keys);
 	if (!ix)
 		return -1;
@@ -297,7 +287,7 @@ static int print_task_sys(const struct evt_report *r, const struct evt_stats_tsy
 
 		printf("    %-26s %8llu ", esc(e1, r->st->sys[y->sys].name), (unsigned long long)y->count);
 		if (y->lat.count)
-			printf("%11.3f %11.3f %11.3f", us(y->lat.min_ns), avg_us(&y->lat), us(y->lat.max_ns));
+			printf("%11.3f %11.3f %11.3f", evs_us(y->lat.min_ns), evs_avg_us(&y->lat), evs_us(y->lat.max_ns));
 		else
 			printf("%11s %11s %11s", "-", "-", "-");
 		pct_cols(&y->pct);
@@ -357,7 +347,7 @@ int evs_print_by(const struct evt_report *r, enum evs_by by, unsigned long top)
 			for (uint32_t k = 0; k < s->threads[i].ntsys; k++)
 				keys[i] += s->threads[i].tsys[k].count;
 		}
-		ix = order(keys, s->nr_threads);
+		ix = evs_order(keys, s->nr_threads);
 		if (!ix) {
 			free(keys);
 			return -1;

@@ -9,6 +9,19 @@
 
 #include "evt_report.h"
 
+static inline double evs_us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+static inline double evs_avg_us(const struct evt_lat *l)
+{
+	return l->count ? (double)l->total_ns / (double)l->count / 1000.0 : 0.0;
+}
+
+/* Indexes 0 .. n - 1 ordered by @keys, most first (ties: the lower index); NULL: no memory. */
+uint32_t *evs_order(const uint64_t *keys, uint32_t n);
+
 enum evs_by { EVS_BY_NONE, EVS_BY_PROCESS, EVS_BY_THREAD };
 
 /* Each prints its section to stdout, at most @top rows a table (0: all). 0, or -1 (no memory). */

@@ -221,41 +221,10 @@ struct report {
 	int window;
 };
 
-static double avg_us(const struct evt_lat *l)
-{
-	return l->count ? (double)l->total_ns / (double)l->count / 1000.0 : 0.0;
-}
-
-static double us(uint64_t ns)
-{
-	return (double)ns / 1000.0;
-}
-
 static const char *when(const struct report *r, uint64_t ts, char *buf)
 {
 	evt_fmt_clock(buf, ts + r->offset_ns, 1);
 	return buf;
-}
-
-/* Indexes 0..n-1 sorted by a key (descending), for the tables. */
-static int cmp_desc(const void *a, const void *b, void *keys)
-{
-	const uint64_t *k = keys;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return k[x] < k[y] ? 1 : k[x] > k[y] ? -1 : x < y ? -1 : x > y;
-}
-
-static uint32_t *sorted(const uint64_t *keys, uint32_t n)
-{
-	uint32_t *ix = malloc((n ? n : 1) * sizeof(*ix));
-
-	if (!ix)
-		return NULL;
-	for (uint32_t i = 0; i < n; i++)
-		ix[i] = i;
-	qsort_r(ix, n, sizeof(*ix), cmp_desc, (void *)keys);
-	return ix;
 }
 
 static uint32_t rows(const struct report *r, uint32_t n)
@@ -285,8 +254,8 @@ static int print_io(const struct report *r)
 			evt_fmt_esc(name, sizeof(name), d->name[0] ? d->name : "?");
 			printf("  %-12s %-9s %-5s %10llu %12llu %12.3f %12.3f %12.3f\n", name,
 			       evt_dev_name(d->dev, dev, sizeof(dev)), k ? "write" : "read",
-			       (unsigned long long)q->count, (unsigned long long)q->bytes, us(q->lat.min_ns),
-			       avg_us(&q->lat), us(q->lat.max_ns));
+			       (unsigned long long)q->count, (unsigned long long)q->bytes, evs_us(q->lat.min_ns),
+			       evs_avg_us(&q->lat), evs_us(q->lat.max_ns));
 		}
 	if (!io->nr_devs)
 		printf("  none\n");
@@ -302,13 +271,13 @@ static int print_io(const struct report *r)
 				evt_fmt_esc(name, sizeof(name), io->devs[i].name[0] ? io->devs[i].name : "?");
 				printf("  %-12s %-5s %10s %10llu %12.3f %12.3f %12.3f\n", name, k ? "write" : "read",
 				       evt_io_size_name(b, size, sizeof(size)), (unsigned long long)q->count,
-				       us(q->lat.min_ns), avg_us(&q->lat), us(q->lat.max_ns));
+				       evs_us(q->lat.min_ns), evs_avg_us(&q->lat), evs_us(q->lat.max_ns));
 			}
 	printf("\nI/O by process (bytes: system calls, block requests issued)\n  %8s %-18s %12s %12s %12s %12s\n",
 	       "pid", "comm", "read", "written", "block read", "block wr");
 	for (i = 0; i < io->nr_procs; i++)
 		keys[i] = io->procs[i].read + io->procs[i].write + io->procs[i].blk_read + io->procs[i].blk_write;
-	ix = sorted(keys, io->nr_procs);
+	ix = evs_order(keys, io->nr_procs);
 	for (i = 0, n = rows(r, io->nr_procs); ix && i < n; i++) {
 		const struct evt_io_proc *p = &io->procs[ix[i]];
 
@@ -322,7 +291,7 @@ static int print_io(const struct report *r)
 	printf("\nI/O by file (bytes of system calls)\n  %12s %12s  %s\n", "read", "written", "file");
 	for (i = 0; i < io->nr_files; i++)
 		keys[i] = io->files[i].read + io->files[i].write;
-	ix = sorted(keys, io->nr_files);
+	ix = evs_order(keys, io->nr_files);
 	for (i = 0, n = rows(r, io->nr_files); ix && i < n; i++) {
 		const struct evt_io_file *f = &io->files[ix[i]];
 
@@ -438,7 +407,7 @@ static int print_text(const struct report *r)
 	printf("\nEvents by name\n  %-32s %12s\n", "event", "count");
 	for (i = 0; i < s->nr_ev; i++)
 		keys[i] = s->ev[i].count;
-	ix = sorted(keys, s->nr_ev);
+	ix = evs_order(keys, s->nr_ev);
 	if (!ix)
 		goto oom;
 	for (i = 0, n = rows(r, s->nr_ev); i < n; i++)
@@ -460,7 +429,7 @@ static int print_text(const struct report *r)
 	       "avg us", "max us", "spans loss");
 	for (i = 0; i < s->nr_sys; i++)
 		keys[i] = s->sys[i].count;
-	ix = sorted(keys, s->nr_sys);
+	ix = evs_order(keys, s->nr_sys);
 	if (!ix)
 		goto oom;
 	for (i = 0, n = rows(r, s->nr_sys); i < n; i++) {
@@ -469,7 +438,7 @@ static int print_text(const struct report *r)
 		printf("  %-28s %10llu %8llu ", ESC(y->name), (unsigned long long)y->count, (unsigned long long)y->errors);
 		/* No latency where no call returned (exit_group): none rather than 0. */
 		if (y->lat.count)
-			printf("%12.3f %12.3f %12.3f", us(y->lat.min_ns), avg_us(&y->lat), us(y->lat.max_ns));
+			printf("%12.3f %12.3f %12.3f", evs_us(y->lat.min_ns), evs_avg_us(&y->lat), evs_us(y->lat.max_ns));
 		else
 			printf("%12s %12s %12s", "-", "-", "-");
 		printf(" %10llu\n", (unsigned long long)y->lat.spans_loss);
@@ -483,15 +452,15 @@ static int print_text(const struct report *r)
 	       "max us", "spans loss");
 	for (i = 0; i < s->nr_irqs; i++)
 		keys[i] = s->irqs[i].count;
-	ix = sorted(keys, s->nr_irqs);
+	ix = evs_order(keys, s->nr_irqs);
 	if (!ix)
 		goto oom;
 	for (i = 0, n = rows(r, s->nr_irqs); i < n; i++) {
 		const struct evt_stats_irq *q = &s->irqs[ix[i]];
 
 		printf("  %6d %-20s %10llu %12.3f %12.3f %12.3f %10llu\n", q->irq, ESC(q->name),
-		       (unsigned long long)q->count, q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur),
-		       us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
+		       (unsigned long long)q->count, q->dur.count ? evs_us(q->dur.min_ns) : 0.0, evs_avg_us(&q->dur),
+		       evs_us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
 	}
 	free(ix);
 	ix = NULL;
@@ -504,15 +473,15 @@ static int print_text(const struct report *r)
 		if (q->count || q->raises)
 			printf("  %-10s %10llu %10llu %12.3f %12.3f %12.3f %10llu\n",
 			       evt_softirq_name(i, name, sizeof(name)), (unsigned long long)q->count,
-			       (unsigned long long)q->raises, q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur),
-			       us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
+			       (unsigned long long)q->raises, q->dur.count ? evs_us(q->dur.min_ns) : 0.0, evs_avg_us(&q->dur),
+			       evs_us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
 	}
 
 	printf("\nScheduling latency (wakeup to switch-in)\n");
 	if (s->sched_lat.count)
 		printf("  %llu wakeups: min %.3f us, avg %.3f us, max %.3f us\n",
-		       (unsigned long long)s->sched_lat.count, us(s->sched_lat.min_ns), avg_us(&s->sched_lat),
-		       us(s->sched_lat.max_ns));
+		       (unsigned long long)s->sched_lat.count, evs_us(s->sched_lat.min_ns), evs_avg_us(&s->sched_lat),
+		       evs_us(s->sched_lat.max_ns));
 	else
 		printf("  none\n");
 	if (s->sched_lat.spans_loss)
@@ -521,7 +490,7 @@ static int print_text(const struct report *r)
 		printf("  percentiles:");
 		for (i = 0; i < EVT_REPORT_NPCT; i++)
 			printf(" %s %.3f us%s", evt_report_pct_names[i],
-			       us(evt_lathist_pct(&s->sched_pct, evt_report_pct_permille[i])), i + 1 < EVT_REPORT_NPCT ? "," : "\n");
+			       evs_us(evt_lathist_pct(&s->sched_pct, evt_report_pct_permille[i])), i + 1 < EVT_REPORT_NPCT ? "," : "\n");
 	}
 
 	evs_print_cpus(&lib);
