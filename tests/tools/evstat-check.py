@@ -120,25 +120,29 @@ for by, key in (("process", "processes"), ("thread", "threads")):
     want = len([x for x in st[key] if x["syscalls"] and (by == "process" or x["tid"] > 0)])
     if got != want:
         fail("--by %s: %d tasks in the text, %d with syscalls in the JSON" % (by, got, want))
-# --pid/--comm keep the tasks they name, and every figure of them as it was.
+# --pid, --tid, --comm keep the tasks they name (each option given, any of its values), and every
+# figure of them as it was.
 proc = max(st["processes"], key=lambda p: p["threads"])
-glob = st["threads"][-1]["comm"][:3] + "*"
-fst = evstat_json(["--pid", str(proc["pid"]), "--comm", glob])[0]
-keep = lambda pid, comm: pid == proc["pid"] or fnmatch.fnmatchcase(comm, glob)  # noqa: E731
-want = [t for t in st["threads"] if keep(t["pid"], t["comm"])]
-if fst["threads"] != want:
-    fail("--pid %d --comm %s: threads %d, want %d" % (proc["pid"], glob, len(fst["threads"]), len(want)))
-if proc not in fst["processes"]:
-    fail("--pid %d: its process is not kept as it was" % proc["pid"])
-for k in fst["worst"]:
-    want = [w for w in st["worst"][k] if keep(w["pid"], w["comm"])]
-    if fst["worst"][k] != want:
-        fail("--pid/--comm: worst %s %d rows, want %d" % (k, len(fst["worst"][k]), len(want)))
-if {k: v for k, v in fst.items() if k not in ("threads", "processes", "worst")} != \
-        {k: v for k, v in st.items() if k not in ("threads", "processes", "worst")}:
-    fail("--pid/--comm changed the whole trace's figures")
-print("text: percentiles, errors, %d histograms, --by tables as the JSON's; --pid %d --comm %s keeps %d threads"
-      % (len(htext), proc["pid"], glob, len(fst["threads"])), flush=True)
+glob = proc["comm"][:3] + "*"
+tids = [t["tid"] for t in st["threads"] if t["tid"] > 0][:3]
+for args, keep in ((["--pid", str(proc["pid"]), "--comm", "no-such-task," + glob],
+                    lambda t: t["pid"] == proc["pid"] and fnmatch.fnmatchcase(t["comm"], glob)),
+                   (["--tid", "%d,%d" % tuple(tids[:2]), "--tid", str(tids[2])], lambda t: t["tid"] in tids)):
+    fst = evstat_json(args)[0]
+    want = [t for t in st["threads"] if keep(t)]
+    if fst["threads"] != want or not want:
+        fail("%s: threads %s, want %s" % (" ".join(args), [t["tid"] for t in fst["threads"]], [t["tid"] for t in want]))
+    if args[0] == "--pid" and [p["pid"] for p in fst["processes"]] != [proc["pid"]]:
+        fail("%s: processes %s" % (" ".join(args), [p["pid"] for p in fst["processes"]]))
+    for k in fst["worst"]:
+        want = [w for w in st["worst"][k] if keep(w)]
+        if fst["worst"][k] != want:
+            fail("%s: worst %s %d rows, want %d" % (" ".join(args), k, len(fst["worst"][k]), len(want)))
+    if {k: v for k, v in fst.items() if k not in ("threads", "processes", "worst")} != \
+            {k: v for k, v in st.items() if k not in ("threads", "processes", "worst")}:
+        fail("%s changed the whole trace's figures" % " ".join(args))
+print("text: percentiles, errors, %d histograms, --by tables as the JSON's; --pid %d --comm %s, --tid %s keep "
+      "exactly their threads" % (len(htext), proc["pid"], glob, tids), flush=True)
 print("text: %d syscalls' latencies as the JSON's (%d with none)" %
       (len(st["syscalls"]), sum(1 for y in st["syscalls"] if not y["latency"]["count"])), flush=True)
 
@@ -220,7 +224,7 @@ if lttng:
     for table in analysis("lttng-schedtop"):
         for row in table["data"]:
             lsched.append((row[2]["value"], row[0]["value"] - st["offset_ns"], row[1]["value"] - st["offset_ns"],
-                           row[4]["id"], row[5]["tid"], row[3]["value"], row[6]["tid"] if "tid" in row[6] else -1))
+                           row[4]["id"], row[5]["tid"], row[3]["value"], (row[6] or {}).get("tid", -1)))
     osched = [(w["duration_ns"], w["begin_ts"], w["end_ts"], w["cpu"], w["tid"], w["prio"], w["waker_tid"])
               for w in st["worst"]["sched"][:len(lsched)]]
     if sorted(lsched, key=lambda x: (-x[0], x[1])) != osched or not lsched:

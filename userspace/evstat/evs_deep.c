@@ -167,7 +167,7 @@ void evs_print_worst(const struct evt_report *r, unsigned long top)
 			const struct evt_stats_worst *w = &l->v[i];
 			const int32_t pid = evt_report_pid(r, w->tid);
 
-			if (!evt_report_task_match(r, pid, w->comm))
+			if (!evt_report_task_match(r, w->tid, pid, w->comm))
 				continue;
 			n++;
 			evt_fmt_clock(when, w->begin + r->offset_ns, 1);
@@ -236,7 +236,7 @@ int evs_print_wakeups(const struct evt_report *r, unsigned long top)
 		const int32_t pid = t->pid >= 0 ? t->pid : evt_report_pid(r, t->tid);
 		const struct evt_stats_waker *most = NULL;
 
-		if (!th || t->tid <= 0 || !evt_report_task_match(r, pid, t->comm))
+		if (!th || t->tid <= 0 || !evt_report_task_match(r, t->tid, pid, t->comm))
 			continue;
 		n++;
 		for (uint32_t k = 0; k < th->nwakers; k++)
@@ -357,7 +357,7 @@ int evs_print_by(const struct evt_report *r, enum evs_by by, unsigned long top)
 			const struct evt_stats_thread *th = &s->threads[ix[i]];
 			const int32_t pid = evt_report_pid(r, th->tid);
 
-			if (th->tid <= 0 || !evt_report_task_match(r, pid, th->comm))
+			if (th->tid <= 0 || !evt_report_task_match(r, th->tid, pid, th->comm))
 				continue;
 			n++;
 			printf("  tid %d (pid %d) %s: %llu calls\n", th->tid, pid, esc(e1, th->comm),

@@ -42,9 +42,10 @@ static void usage(FILE *f)
 "  --top N             rows of each table in text (default 10; 0: all)\n"
 "  --by process|thread also the system calls of each process or thread\n"
 "                      (calls, latencies, percentiles, errors by errno)\n"
-"  --pid PID, --comm GLOB  only these tasks in the per-task parts (threads,\n"
-"                      processes, worst latencies, wakeups; both repeatable;\n"
-"                      a thread matches by its process id or its name);\n"
+"  --pid N, --tid N, --comm GLOB  only these tasks in the per-task parts\n"
+"                      (threads, processes, worst latencies, wakeups), as\n"
+"                      evcat(1) chooses them: repeat an option or give A,B; a\n"
+"                      thread is kept when it matches each option given;\n"
 "                      implies --by process unless --by is given\n"
 "  --hist WHAT         also a histogram as bars (log2 buckets): WHAT is\n"
 "                      syscall=NAME, irq=N, softirq=NAME or sched (repeatable)\n"
@@ -68,14 +69,16 @@ struct opts {
 	unsigned long top;
 	enum evs_by by;
 	int by_given;
-	int32_t pids[MAX_FILTERS];
+	int32_t pids[MAX_FILTERS], tids[MAX_FILTERS];
 	const char *comms[MAX_FILTERS], *hists[MAX_FILTERS];
-	uint32_t nr_pids, nr_comms, nr_hists;
+	uint32_t nr_pids, nr_tids, nr_comms, nr_hists;
 };
 
-/* --by, --pid, --comm, --hist's value @v (@a: the option). 0 or -1 (said). */
+/* --by, --pid, --tid, --comm, --hist's value @v (@a: the option). 0 or -1 (said). */
 static int task_opt(struct opts *o, const char *a, const char *v)
 {
+	const char *const v0 = v;
+
 	if (!strcmp(a, "--by")) {
 		o->by_given = 1;
 		if (!strcmp(v, "process")) {
@@ -88,22 +91,34 @@ static int task_opt(struct opts *o, const char *a, const char *v)
 		}
 		return 0;
 	}
-	if ((!strcmp(a, "--pid") ? o->nr_pids : !strcmp(a, "--comm") ? o->nr_comms : o->nr_hists) >= MAX_FILTERS) {
+	if (!strcmp(a, "--pid") || !strcmp(a, "--tid")) {
+		int32_t *ids = a[2] == 'p' ? o->pids : o->tids;
+		uint32_t *n = a[2] == 'p' ? &o->nr_pids : &o->nr_tids;
+
+		for (const char *p = v0;;) {
+			char *end;
+			long long id;
+
+			errno = 0;
+			id = strtoll(p, &end, 10);
+			if (end == p || errno || id < 0 || id > INT32_MAX || (*end && *end != ',') || *n >= MAX_FILTERS) {
+				fprintf(stderr, "evstat: %s takes up to %d numbers (0 to %d, NUM,NUM), not \"", a, MAX_FILTERS,
+					INT32_MAX);
+				evt_fputs_esc(stderr, v0);
+				fputs("\"\n", stderr);
+				return -1;
+			}
+			ids[(*n)++] = (int32_t)id;
+			if (!*end)
+				return 0;
+			p = end + 1;
+		}
+	}
+	if ((!strcmp(a, "--comm") ? o->nr_comms : o->nr_hists) >= MAX_FILTERS) {
 		fprintf(stderr, "evstat: more than %d %s options\n", MAX_FILTERS, a);
 		return -1;
 	}
-	if (!strcmp(a, "--pid")) {
-		char *end;
-		long pid;
-
-		errno = 0;
-		pid = strtol(v, &end, 10);
-		if (errno || *end || !*v || pid < 0 || pid > INT32_MAX) {
-			fprintf(stderr, "evstat: --pid needs a process id, not \"%s\"\n", v);
-			return -1;
-		}
-		o->pids[o->nr_pids++] = (int32_t)pid;
-	} else if (!strcmp(a, "--comm")) {
+	if (!strcmp(a, "--comm")) {
 		o->comms[o->nr_comms++] = v;
 	} else {
 		if (evs_hist_valid(v)) {
@@ -141,7 +156,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->folded = argv[++i];
-		} else if (!strcmp(a, "--by") || !strcmp(a, "--pid") || !strcmp(a, "--comm") || !strcmp(a, "--hist")) {
+		} else if (!strcmp(a, "--by") || !strcmp(a, "--pid") || !strcmp(a, "--tid") ||
+			   !strcmp(a, "--comm") || !strcmp(a, "--hist")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "evstat: %s needs a value\n", a);
 				return -1;
@@ -181,7 +197,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "evstat: which trace? (evstat DIR)\n");
 		return -1;
 	}
-	if ((o->nr_pids || o->nr_comms) && o->by == EVS_BY_NONE)
+	if ((o->nr_pids || o->nr_tids || o->nr_comms) && o->by == EVS_BY_NONE)
 		o->by = EVS_BY_PROCESS;
 	if (o->json && (o->by_given || o->nr_hists)) {
 		fprintf(stderr, "evstat: --by and --hist are text; --json always has both (processes, threads, hist_log2_ns)\n");
@@ -539,7 +555,8 @@ static struct evt_report lib_report(const struct report *r)
 	struct evt_report j = {
 		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .ids = r->ids, .io = r->io,
 		.power = r->power, .offset_ns = r->offset_ns, .window = r->window, .pids = r->o->pids,
-		.nr_pids = r->o->nr_pids, .comms = r->o->comms, .nr_comms = r->o->nr_comms,
+		.nr_pids = r->o->nr_pids, .tids = r->o->tids, .nr_tids = r->o->nr_tids, .comms = r->o->comms,
+		.nr_comms = r->o->nr_comms,
 	};
 
 	return j;

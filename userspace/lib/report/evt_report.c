@@ -82,18 +82,46 @@ static void json_rets(FILE *f, const struct evt_stats_rets *r)
 	fprintf(f, "]}");
 }
 
-int evt_report_task_match(const struct evt_report *r, int32_t pid, const char *comm)
+static int id_in(const int32_t *v, uint32_t n, int32_t id)
+{
+	for (uint32_t i = 0; i < n; i++)
+		if (v[i] == id)
+			return 1;
+	return 0;
+}
+
+/* @comm matches a glob of the comma-separated @list. */
+static int comm_in(const char *list, const char *comm)
+{
+	char glob[256];
+
+	for (const char *p = list;;) {
+		size_t n = strcspn(p, ",");
+
+		if (n < sizeof(glob)) {
+			memcpy(glob, p, n);
+			glob[n] = 0;
+			if (!fnmatch(glob, comm, 0))
+				return 1;
+		}
+		if (!p[n])
+			return 0;
+		p += n + 1;
+	}
+}
+
+int evt_report_task_match(const struct evt_report *r, int32_t tid, int32_t pid, const char *comm)
 {
 	uint32_t i;
-	int ok;
+	int ok = 0;
 
-	if (!r->nr_pids && !r->nr_comms)
-		return 1;
-	for (i = 0, ok = 0; i < r->nr_pids && !ok; i++)
-		ok = r->pids[i] == pid;
+	if (r->nr_pids && (pid < 0 || !id_in(r->pids, r->nr_pids, pid)))
+		return 0;
+	if (r->nr_tids && !id_in(r->tids, r->nr_tids, tid))
+		return 0;
 	for (i = 0; i < r->nr_comms && !ok; i++)
-		ok = !fnmatch(r->comms[i], comm, 0);
-	return ok;
+		ok = comm_in(r->comms[i], comm);
+	return ok || !r->nr_comms;
 }
 
 int32_t evt_report_pid(const struct evt_report *r, int32_t tid)
@@ -157,7 +185,7 @@ static void json_worst_lists(FILE *f, const struct evt_report *r)
 
 		fprintf(f, "%s\"%s\":[", k ? "," : "", evt_worst_kind_name((enum evt_worst_kind)k));
 		for (uint32_t i = 0; i < l->n; i++) {
-			if (!evt_report_task_match(r, evt_report_pid(r, l->v[i].tid), l->v[i].comm))
+			if (!evt_report_task_match(r, l->v[i].tid, evt_report_pid(r, l->v[i].tid), l->v[i].comm))
 				continue;
 			fprintf(f, "%s", n++ ? "," : "");
 			json_worst(f, r, (enum evt_worst_kind)k, &l->v[i]);
@@ -380,7 +408,7 @@ int evt_report_json(FILE *f, const struct evt_report *r)
 
 		const int32_t pid = t->pid >= 0 ? t->pid : evt_report_pid(r, t->tid);
 
-		if (!evt_report_task_match(r, pid, t->comm))
+		if (!evt_report_task_match(r, t->tid, pid, t->comm))
 			continue;
 		fprintf(f, "%s{\"tid\":%d,\"pid\":%d,\"ppid\":%d,\"comm\":", n++ ? "," : "", t->tid, pid, t->ppid);
 		json_str(f, t->comm);
@@ -522,7 +550,7 @@ int evt_report_procs_build(struct evt_report_procs *ps, const struct evt_report 
 		struct evt_report_proc *p = NULL;
 		uint32_t k;
 
-		if (th->tid <= 0 || !th->ntsys || !evt_report_task_match(r, pid, th->comm))
+		if (th->tid <= 0 || !th->ntsys || !evt_report_task_match(r, th->tid, pid, th->comm))
 			continue;
 		for (k = 0; pid >= 0 && k < ps->n && !p; k++)
 			if (ps->v[k].pid == pid)

@@ -27,17 +27,18 @@ struct evt_report {
 	int window;			/* the numbers are a window's */
 	/*
 	 * The tasks of the per-task parts (threads, processes, worst
-	 * latencies): a thread whose pid is one of @pids or whose comm
-	 * matches one of the globs @comms; none given: all.
+	 * latencies), as evcat's --pid, --tid, --comm choose them: a thread
+	 * is kept when it matches each kind given (any of its values); a
+	 * @comms entry is a comma-separated list of globs. None given: all.
 	 */
-	const int32_t *pids;
-	uint32_t nr_pids;
+	const int32_t *pids, *tids;
+	uint32_t nr_pids, nr_tids;
 	const char *const *comms;
 	uint32_t nr_comms;
 };
 
-/* Whether a task (@pid, -1: unknown; @comm) is one of @r's (its --pid, --comm). */
-int evt_report_task_match(const struct evt_report *r, int32_t pid, const char *comm);
+/* Whether a thread (@tid; @pid, -1: unknown; @comm) is one of @r's. */
+int evt_report_task_match(const struct evt_report *r, int32_t tid, int32_t pid, const char *comm);
 /* @tid's process as the state result says it (-1: unknown). */
 int32_t evt_report_pid(const struct evt_report *r, int32_t tid);
 
