@@ -98,6 +98,13 @@ for y in st["syscalls"]:
     want.append(", ".join("%s %d" % (e["name"] or e["ret"], e["count"]) for e in errs) or "-")
     if prow.get(y["name"]) != want:
         fail("evstat's text percentiles/errors of %s: %s, its JSON says %s" % (y["name"], prow.get(y["name"]), want))
+sect = text.split("Interrupt and softirq duration percentiles", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+got = {" ".join(line.split()[:2]): line.split()[-4:] for line in sect}
+want = {"irq %d" % q["irq"]: q["percentiles_ns"] for q in st["irqs"]}
+want.update({"softirq " + q["name"]: q["percentiles_ns"] for q in st["softirqs"] if q["count"]})
+want = {k: ["%.3f" % (pc[p] / 1e3) if pc else "-" for p in ("p50", "p90", "p99", "p99.9")] for k, pc in want.items()}
+if got != want:
+    fail("evstat's text IRQ/softirq percentiles: %s, its JSON says %s" % (got, want))
 top_sys = max(st["syscalls"], key=lambda y: y["latency"]["count"])
 top_irq = max(st["irqs"], key=lambda q: q["count"])
 top_soft = max(st["softirqs"], key=lambda q: q["count"])

@@ -114,6 +114,29 @@ int evs_print_percentiles(const struct evt_report *r, unsigned long top)
 	return 0;
 }
 
+void evs_print_irq_percentiles(const struct evt_report *r)
+{
+	const struct evt_stats *s = r->st;
+	char e1[ESC_LEN], what[ESC_LEN + 16], name[16];
+	uint32_t i;
+
+	printf("\nInterrupt and softirq duration percentiles (us; at most 1/128 above the exact value)\n"
+	       "  %-28s %11s %11s %11s %11s\n", "irq or softirq", "p50", "p90", "p99", "p99.9");
+	for (i = 0; i < s->nr_irqs; i++) {
+		snprintf(what, sizeof(what), "irq %d %s", s->irqs[i].irq, esc(e1, s->irqs[i].name));
+		printf("  %-28s", what);
+		pct_cols(&s->irqs[i].pct);
+		printf("\n");
+	}
+	for (i = 0; i < EVT_STATS_SOFTIRQS; i++) {
+		if (!s->softirq[i].count)
+			continue;
+		printf("  softirq %-20s", evt_softirq_name(i, name, sizeof(name)));
+		pct_cols(&s->softirq[i].pct);
+		printf("\n");
+	}
+}
+
 /* What a worst latency of @kind was: "sys_read = -11 EAGAIN", "irq 25 eth0-rx-0", ... */
 static const char *worst_what(const struct evt_report *r, unsigned int kind, const struct evt_stats_worst *w,
 			      char *buf, size_t len)

@@ -26,6 +26,7 @@ enum evs_by { EVS_BY_NONE, EVS_BY_PROCESS, EVS_BY_THREAD };
 
 /* Each prints its section to stdout, at most @top rows a table (0: all). 0, or -1 (no memory). */
 int evs_print_percentiles(const struct evt_report *r, unsigned long top);
+void evs_print_irq_percentiles(const struct evt_report *r);
 void evs_print_worst(const struct evt_report *r, unsigned long top);
 void evs_print_cpus(const struct evt_report *r);
 int evs_print_wakeups(const struct evt_report *r, unsigned long top);

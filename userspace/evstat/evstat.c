@@ -493,6 +493,8 @@ static int print_text(const struct report *r)
 			       evs_us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
 	}
 
+	evs_print_irq_percentiles(&lib);
+
 	printf("\nScheduling latency (wakeup to switch-in)\n");
 	if (s->sched_lat.count)
 		printf("  %llu wakeups: min %.3f us, avg %.3f us, max %.3f us\n",
