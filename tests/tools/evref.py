@@ -323,8 +323,9 @@ def deep(events, lo, hi, seed, windows=()):
                 r["worst"]["syscall"].append((d, t0, c0, tid, name, {"syscall": name, "ret": ret,
                                               "comm": comm.get(tid, "")}))
         elif ev == "irq_handler_entry":
+            # Handlers do not nest on a CPU: an entry while one is open replaces it (its exit was lost).
             charge(c, ts)
-            cpu[c]["irq"] += 1
+            cpu[c]["irq"] = 1
             pirq[c] = (f["irq"], ts)
         elif ev == "irq_handler_exit":
             charge(c, ts)
@@ -337,7 +338,7 @@ def deep(events, lo, hi, seed, windows=()):
                 r["worst"]["irq"].append((ts - p[1], p[1], c, t, p[0], {"irq": p[0], "comm": cm}))
         elif ev == "softirq_entry":
             charge(c, ts)
-            cpu[c]["soft"] += 1
+            cpu[c]["soft"] = 1
             psoft[c] = (f["vec"], ts)
         elif ev == "softirq_exit":
             charge(c, ts)

@@ -184,7 +184,11 @@ struct evt_stats_cpu {
 	/* While the result is built. */
 	int32_t cur;			/* its thread, -1: unknown */
 	uint32_t cur_th;		/* its index in threads */
-	/* Interrupts and softirqs entered and not left: (index or vec, entry time). */
+	/*
+	 * The hard IRQ and the softirq entered and not left: (index or vec,
+	 * entry time); depth at most 1 (handlers do not nest: an entry while
+	 * one is open replaces it, its exit was lost).
+	 */
 	unsigned int irq_depth, soft_depth;
 	struct { uint32_t i; uint64_t ts; } irq[EVT_STATS_NEST], soft[EVT_STATS_NEST];
 	uint64_t since;			/* the slice's begin */
