@@ -23,6 +23,7 @@ import ast
 import collections
 import errno
 import fnmatch
+import functools
 import json
 import os
 import re
@@ -154,6 +155,7 @@ print("text: %d syscalls' latencies as the JSON's (%d with none)" %
       (len(st["syscalls"]), sum(1 for y in st["syscalls"] if not y["latency"]["count"])), flush=True)
 
 if lttng:
+    @functools.lru_cache(maxsize=None)
     def analysis(name):
         p = run([name + "-mi", "--no-intersection", "--skip-validation"] +
                 (["--limit", "100000"] if name == "lttng-cputop" else []) + [trace])

@@ -86,7 +86,9 @@ static int task_opt(struct opts *o, const char *a, const char *v)
 		} else if (!strcmp(v, "thread")) {
 			o->by = EVS_BY_THREAD;
 		} else {
-			fprintf(stderr, "evstat: --by takes process or thread, not \"%s\"\n", v);
+			fputs("evstat: --by takes process or thread, not \"", stderr);
+			evt_fputs_esc(stderr, v);
+			fputs("\"\n", stderr);
 			return -1;
 		}
 		return 0;
@@ -122,7 +124,9 @@ static int task_opt(struct opts *o, const char *a, const char *v)
 		o->comms[o->nr_comms++] = v;
 	} else {
 		if (evs_hist_valid(v)) {
-			fprintf(stderr, "evstat: --hist takes syscall=NAME, irq=N, softirq=NAME or sched, not \"%s\"\n", v);
+			fputs("evstat: --hist takes syscall=NAME, irq=N, softirq=NAME or sched, not \"", stderr);
+			evt_fputs_esc(stderr, v);
+			fputs("\"\n", stderr);
 			return -1;
 		}
 		o->hists[o->nr_hists++] = v;
@@ -208,7 +212,8 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		return -1;
 	}
 	if (o->folded && (o->json || o->stacks || o->from || o->to || o->by || o->nr_hists)) {
-		fprintf(stderr, "evstat: --folded prints the folded stacks alone: no --json, --stacks, --from or --to\n");
+		fprintf(stderr, "evstat: --folded prints the folded stacks alone: no --json, --stacks, --from, --to,\n"
+			"--by, --pid, --tid, --comm or --hist\n");
 		return -1;
 	}
 	return 0;
