@@ -25,6 +25,7 @@ FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 # The library code the targets reach (no netlink; the ring core for evsynth's
 # template traces; the engine and its reports for saved results).
 FUZZ_LIB := $(wildcard kmod/core/*.c) $(wildcard userspace/lib/ctf/*.c) userspace/lib/format/evt_format.c \
+	userspace/lib/format/evt_errno.c \
 	userspace/lib/format/evt_symbols.c \
 	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/util/evt_safedir.c userspace/lib/synth/evt_synth.c \
 	userspace/lib/chunk/evt_chunk.c $(wildcard userspace/lib/engine/*.c) userspace/lib/report/evt_report.c \

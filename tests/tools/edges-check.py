@@ -243,7 +243,10 @@ def hostile_trace(d):
 def item_escape():
     d = hostile_trace(os.path.join(scratch("escape"), "k"))
     outs = []
-    for cmd in ([EVSTAT, d], [EVSTAT, d, "--no-saved", "--top", "0"], [EVCAT, d], [EVCAT, d, "--stats"],
+    # evstat's per-task tables, worst latencies (comms, wakers), histogram titles (an IRQ's name) too.
+    for cmd in ([EVSTAT, d], [EVSTAT, d, "--no-saved", "--top", "0"],
+                [EVSTAT, d, "--top", "0", "--by", "thread", "--hist", "irq=25"],
+                [EVSTAT, d, "--top", "0", "--by", "process", "--comm", "*"], [EVCAT, d], [EVCAT, d, "--stats"],
                 [EVCAT, d, "--event", "\x1b[2Jnope"]):
         rc, out, err = run(cmd)
         for what, b in (("stdout", out), ("stderr", err)):

@@ -19,7 +19,11 @@ usage: evstat-check.py [--lttng] EVCAT EVSTAT TRACE_DIR
   file is ignored with a warning naming it, and the numbers are the same.
 Exit 0 when all agree, 1 with the mismatches.
 """
+import ast
 import collections
+import errno
+import fnmatch
+import functools
 import json
 import os
 import re
@@ -64,6 +68,7 @@ if err:
     fail("evstat's first run said: %s" % err.strip())
 WINDOWS = evref.bt_windows(trace, st["offset_ns"])
 threads, syscalls = evref.compare(st, events, T0, T1, "whole trace", {}, fail, WINDOWS)
+deep = evref.compare_deep(st, events, T0, T1, "whole trace", {}, fail, WINDOWS)
 
 # The text's system calls: the JSON's latencies in microseconds, and "-" where
 # no call returned (exit_group has no exit; it printed 0.000 before).
@@ -83,10 +88,74 @@ head = text.splitlines()[1] if len(text.splitlines()) > 1 else ""
 lost = evref.bt_losses(trace)
 if (not lost) != head.startswith("  complete:") or (lost and not head.startswith("  INCOMPLETE: ")):
     fail("evstat's header: %r, babeltrace2 reports %d losses" % (head, lost))
+# The text's percentiles and errors, histograms and per-task tables: the JSON's figures.
+text = run([evstat, trace, "--top", "0"]).stdout
+sect = text.split("System call latency percentiles", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+prow = {line.split()[0]: line.split(None, 5)[1:] for line in sect}
+for y in st["syscalls"]:
+    pc = y["percentiles_ns"]
+    want = ["%.3f" % (pc[k] / 1e3) if pc else "-" for k in ("p50", "p90", "p99", "p99.9")]
+    errs = sorted(y["returns"]["errors"], key=lambda e: -e["count"])
+    want.append(", ".join("%s %d" % (e["name"] or e["ret"], e["count"]) for e in errs) or "-")
+    if prow.get(y["name"]) != want:
+        fail("evstat's text percentiles/errors of %s: %s, its JSON says %s" % (y["name"], prow.get(y["name"]), want))
+sect = text.split("Interrupt and softirq duration percentiles", 1)[1].split("\n\n", 1)[0].splitlines()[2:]
+got = {" ".join(line.split()[:2]): line.split()[-4:] for line in sect}
+want = {"irq %d" % q["irq"]: q["percentiles_ns"] for q in st["irqs"]}
+want.update({"softirq " + q["name"]: q["percentiles_ns"] for q in st["softirqs"] if q["count"]})
+want = {k: ["%.3f" % (pc[p] / 1e3) if pc else "-" for p in ("p50", "p90", "p99", "p99.9")] for k, pc in want.items()}
+if got != want:
+    fail("evstat's text IRQ/softirq percentiles: %s, its JSON says %s" % (got, want))
+top_sys = max(st["syscalls"], key=lambda y: y["latency"]["count"])
+top_irq = max(st["irqs"], key=lambda q: q["count"])
+top_soft = max(st["softirqs"], key=lambda q: q["count"])
+hists = [("syscall=" + top_sys["name"], top_sys["hist_log2_ns"]), ("irq=%d" % top_irq["irq"], top_irq["hist_log2_ns"]),
+         ("softirq=" + top_soft["name"], top_soft["hist_log2_ns"]), ("sched", st["sched_latency_hist_log2_ns"])]
+htext = run([evstat, trace] + [a for h, _ in hists for a in ("--hist", h)]).stdout.split("\nHistogram: ")[1:]
+for (h, want), got in zip(hists, htext):
+    counts = [int(line.split("|")[0].split()[-1]) for line in got.strip().splitlines()[1:]]
+    first = next((i for i, c in enumerate(want) if c), 0)
+    if counts != want[first:] or ("%d measured" % sum(want)) not in got.splitlines()[0]:
+        fail("--hist %s: %s, the JSON's buckets %s" % (h, counts, want[first:]))
+if len(htext) != len(hists):
+    fail("--hist: %d histograms printed of %d" % (len(htext), len(hists)))
+bad = run([evstat, trace, "--hist", "syscall=sys_no_such"], check=False)
+if bad.returncode != 2 or "no such syscall" not in bad.stderr:
+    fail("--hist of no such syscall: exit %d, %r" % (bad.returncode, bad.stderr))
+for by, key in (("process", "processes"), ("thread", "threads")):
+    got = len(re.findall(r"^  (?:pid|tid) ", run([evstat, trace, "--by", by, "--top", "0"]).stdout.split(
+        "System calls by " + by, 1)[1], re.M))
+    want = len([x for x in st[key] if x["syscalls"] and (by == "process" or x["tid"] > 0)])
+    if got != want:
+        fail("--by %s: %d tasks in the text, %d with syscalls in the JSON" % (by, got, want))
+# --pid, --tid, --comm keep the tasks they name (each option given, any of its values), and every
+# figure of them as it was.
+proc = max(st["processes"], key=lambda p: p["threads"])
+glob = proc["comm"][:3] + "*"
+tids = [t["tid"] for t in st["threads"] if t["tid"] > 0][:3]
+for args, keep in ((["--pid", str(proc["pid"]), "--comm", "no-such-task," + glob],
+                    lambda t: t["pid"] == proc["pid"] and fnmatch.fnmatchcase(t["comm"], glob)),
+                   (["--tid", "%d,%d" % tuple(tids[:2]), "--tid", str(tids[2])], lambda t: t["tid"] in tids)):
+    fst = evstat_json(args)[0]
+    want = [t for t in st["threads"] if keep(t)]
+    if fst["threads"] != want or not want:
+        fail("%s: threads %s, want %s" % (" ".join(args), [t["tid"] for t in fst["threads"]], [t["tid"] for t in want]))
+    if args[0] == "--pid" and [p["pid"] for p in fst["processes"]] != [proc["pid"]]:
+        fail("%s: processes %s" % (" ".join(args), [p["pid"] for p in fst["processes"]]))
+    for k in fst["worst"]:
+        want = [w for w in st["worst"][k] if keep(w)]
+        if fst["worst"][k] != want:
+            fail("%s: worst %s %d rows, want %d" % (" ".join(args), k, len(fst["worst"][k]), len(want)))
+    if {k: v for k, v in fst.items() if k not in ("threads", "processes", "worst")} != \
+            {k: v for k, v in st.items() if k not in ("threads", "processes", "worst")}:
+        fail("%s changed the whole trace's figures" % " ".join(args))
+print("text: percentiles, errors, %d histograms, --by tables as the JSON's; --pid %d --comm %s, --tid %s keep "
+      "exactly their threads" % (len(htext), proc["pid"], glob, tids), flush=True)
 print("text: %d syscalls' latencies as the JSON's (%d with none)" %
       (len(st["syscalls"]), sum(1 for y in st["syscalls"] if not y["latency"]["count"])), flush=True)
 
 if lttng:
+    @functools.lru_cache(maxsize=None)
     def analysis(name):
         p = run([name + "-mi", "--no-intersection", "--skip-validation"] +
                 (["--limit", "100000"] if name == "lttng-cputop" else []) + [trace])
@@ -119,6 +188,57 @@ if lttng:
         fail("lttng-syscallstats (theirs, evstat): %s" % {k: (sc.get(k), ours.get(k))
              for k in set(sc) | set(ours) if sc.get(k) != ours.get(k)})
     print("lttng-syscallstats: %d syscall names, counts and min/max equal evstat's" % len(sc))
+    # Per thread: calls, min, max and the return values by errno name. (lttng-syscallstats counts each
+    # return value's first one twice: its dict starts at 1 and adds 1; undone here.)
+    ltid, otid = {}, {}
+    for table in analysis("lttng-syscallstats"):
+        if isinstance(table["class"], dict) and table["class"].get("inherit") == "per-tid":
+            tid = int(re.search(r"TID: ([0-9]+)\)\]$", table["class"]["title"]).group(1))
+            for row in table["data"]:
+                rv = {k: v - 1 for k, v in ast.literal_eval(row[6]["value"]).items()}
+                ltid[tid, row[0]["name"]] = (row[1]["value"], row[2]["value"], row[4]["value"], rv)
+    for t in st["threads"]:
+        for y in t["syscalls"]:
+            if not y["name"].startswith("sys_") or not y["latency"]["count"]:
+                continue
+            # Keyed as the analysis keys them (Python's errno table, else the number); the names
+            # themselves are checked against the kernel's in evref.compare_deep().
+            rv = {"success": y["returns"]["success"]} if y["returns"]["success"] else {}
+            for e in y["returns"]["errors"]:
+                key = errno.errorcode.get(-e["ret"], str(e["ret"]))
+                rv[key] = rv.get(key, 0) + e["count"]
+            otid[t["tid"], y["name"][4:]] = (y["latency"]["count"], y["latency"]["min_ns"], y["latency"]["max_ns"], rv)
+    if ltid != otid:
+        diff = {k: (ltid.get(k), otid.get(k)) for k in set(ltid) | set(otid) if ltid.get(k) != otid.get(k)}
+        fail("lttng-syscallstats per thread (theirs, evstat): %d differ: %s" % (len(diff), dict(list(diff.items())[:6])))
+    print("lttng-syscallstats: %d (thread, syscall) pairs' counts, min/max and return values by errno equal evstat's" %
+          len(ltid))
+    # Hard and soft IRQs: count, min, max, total.
+    lirq = {}
+    for table in analysis("lttng-irqstats"):
+        for row in table["data"]:
+            kind = "irq" if table["class"] == "hard-stats" else "softirq"
+            lirq[kind, row[0]["nr"]] = (row[1]["value"], row[2]["value"], row[4]["value"],
+                                        round(row[3]["value"] * row[1]["value"]))
+    oirq = {("irq", q["irq"]): (q["duration"]["count"], q["duration"]["min_ns"], q["duration"]["max_ns"],
+                                q["duration"]["total_ns"]) for q in st["irqs"] if q["duration"]["count"]}
+    oirq.update({("softirq", q["vec"]): (q["duration"]["count"], q["duration"]["min_ns"], q["duration"]["max_ns"],
+                                         q["duration"]["total_ns"]) for q in st["softirqs"] if q["duration"]["count"]})
+    if lirq != oirq:
+        fail("lttng-irqstats (theirs, evstat): %s" % {k: (lirq.get(k), oirq.get(k)) for k in set(lirq) | set(oirq)
+                                                     if lirq.get(k) != oirq.get(k)})
+    print("lttng-irqstats: %d hard and soft IRQs' counts, min, max, totals equal evstat's" % len(lirq))
+    # lttng-schedtop: the worst scheduling latencies (wakee, waker, CPU, priority).
+    lsched = []
+    for table in analysis("lttng-schedtop"):
+        for row in table["data"]:
+            lsched.append((row[2]["value"], row[0]["value"] - st["offset_ns"], row[1]["value"] - st["offset_ns"],
+                           row[4]["id"], row[5]["tid"], row[3]["value"], (row[6] or {}).get("tid", -1)))
+    osched = [(w["duration_ns"], w["begin_ts"], w["end_ts"], w["cpu"], w["tid"], w["prio"], w["waker_tid"])
+              for w in st["worst"]["sched"][:len(lsched)]]
+    if sorted(lsched, key=lambda x: (-x[0], x[1])) != osched or not lsched:
+        fail("lttng-schedtop's worst scheduling latencies (theirs, evstat): %s, %s" % (lsched[:3], osched[:3]))
+    print("lttng-schedtop: its %d worst scheduling latencies equal evstat's first" % len(lsched))
 
 # Saved results: the second run reads no stream file.
 if not os.path.isfile(os.path.join(results, "stats.res")) or not os.path.isfile(os.path.join(results, "state.res")):
@@ -136,8 +256,9 @@ print("second run: the same numbers from the saved results, %d stream files open
 
 # A window through the ad hoc path, seeded by the saved state.
 lo, hi = T0 + (T1 - T0) // 3, T0 + 2 * (T1 - T0) // 3
-evref.compare(evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi])[0], events, lo, hi, "window", evref.running_at(events, lo), fail,
-              WINDOWS)
+win = evstat_json(["--from", "@%d" % lo, "--to", "@%d" % hi])[0]
+evref.compare(win, events, lo, hi, "window", evref.running_at(events, lo), fail, WINDOWS)
+evref.compare_deep(win, events, lo, hi, "window", evref.running_at(events, lo), fail, WINDOWS)
 
 # A corrupt results file: a warning naming it, the same numbers.
 res = os.path.join(results, "stats.res")

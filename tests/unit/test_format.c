@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "unit.h"
+#include "evt_errno.h"
 
 static const uint8_t uuid[16] = { 0xe7, 0x7a, 0xce, 0x00, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 
@@ -304,6 +305,31 @@ START_TEST(decoder_rejects_bad_packets)
 }
 END_TEST
 
+/*
+ * Errno names are the kernel's, whatever the C library knows: the
+ * kernel-internal ones a syscall's exit may return (ERESTARTSYS), the
+ * first spelling of an alias, none for a hole, a success or a wild value.
+ */
+START_TEST(errno_names_are_the_kernels)
+{
+	ck_assert_str_eq(evt_errno_name(-1), "EPERM");
+	ck_assert_str_eq(evt_errno_name(-11), "EAGAIN");
+	ck_assert_str_eq(evt_errno_name(-35), "EDEADLK");
+	ck_assert_str_eq(evt_errno_name(-95), "EOPNOTSUPP");
+	ck_assert_str_eq(evt_errno_name(-133), "EHWPOISON");
+	ck_assert_str_eq(evt_errno_name(-512), "ERESTARTSYS");
+	ck_assert_str_eq(evt_errno_name(-516), "ERESTART_RESTARTBLOCK");
+	ck_assert_str_eq(evt_errno_name(-531), "ENOGRACE");
+	ck_assert_ptr_null(evt_errno_name(0));
+	ck_assert_ptr_null(evt_errno_name(11));
+	ck_assert_ptr_null(evt_errno_name(-41));
+	ck_assert_ptr_null(evt_errno_name(-134));
+	ck_assert_ptr_null(evt_errno_name(-520));
+	ck_assert_ptr_null(evt_errno_name(-532));
+	ck_assert_ptr_null(evt_errno_name(INT64_MIN));
+}
+END_TEST
+
 Suite *format_suite(void)
 {
 	Suite *s = suite_create("format");
@@ -315,6 +341,7 @@ Suite *format_suite(void)
 	tcase_add_test(tc, metadata_env_says_lttng_layout_and_evtrace_version);
 	tcase_add_test(tc, decoder_rejects_bad_packets);
 	tcase_add_test(tc, babeltrace_reads_core_trace);
+	tcase_add_test(tc, errno_names_are_the_kernels);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -16,6 +16,7 @@
 #include "evt_format.h"
 #include "evt_report.h"
 #include "evt_timearg.h"
+#include "evs_deep.h"
 #include "evs_stacks.h"
 
 #define EXIT_TRACE 1
@@ -39,6 +40,15 @@ static void usage(FILE *f)
 "  --from T, --to T    only the events in [T, T] (computed now, not saved);\n"
 "                      T as evcat(1) takes it (HH:MM:SS[.ns], +SECONDS, @CLOCK, ...)\n"
 "  --top N             rows of each table in text (default 10; 0: all)\n"
+"  --by process|thread also the system calls of each process or thread\n"
+"                      (calls, latencies, percentiles, errors by errno)\n"
+"  --pid N, --tid N, --comm GLOB  only these tasks in the per-task parts\n"
+"                      (threads, processes, worst latencies, wakeups), as\n"
+"                      evcat(1) chooses them: repeat an option or give A,B; a\n"
+"                      thread is kept when it matches each option given;\n"
+"                      implies --by process unless --by is given\n"
+"  --hist WHAT         also a histogram as bars (log2 buckets): WHAT is\n"
+"                      syscall=NAME, irq=N, softirq=NAME or sched (repeatable)\n"
 "  --stacks            also the kernel stacks (evctl enable --stack): each\n"
 "                      event's most frequent ones, as function names from the\n"
 "                      symbols evdrain saved beside the trace\n"
@@ -52,11 +62,77 @@ static void usage(FILE *f)
 "are printed); 2 usage error.\n");
 }
 
+#define MAX_FILTERS 64
 struct opts {
 	const char *dir, *from, *to, *folded;
 	int json, no_saved, stacks;
 	unsigned long top;
+	enum evs_by by;
+	int by_given;
+	int32_t pids[MAX_FILTERS], tids[MAX_FILTERS];
+	const char *comms[MAX_FILTERS], *hists[MAX_FILTERS];
+	uint32_t nr_pids, nr_tids, nr_comms, nr_hists;
 };
+
+/* --by, --pid, --tid, --comm, --hist's value @v (@a: the option). 0 or -1 (said). */
+static int task_opt(struct opts *o, const char *a, const char *v)
+{
+	const char *const v0 = v;
+
+	if (!strcmp(a, "--by")) {
+		o->by_given = 1;
+		if (!strcmp(v, "process")) {
+			o->by = EVS_BY_PROCESS;
+		} else if (!strcmp(v, "thread")) {
+			o->by = EVS_BY_THREAD;
+		} else {
+			fputs("evstat: --by takes process or thread, not \"", stderr);
+			evt_fputs_esc(stderr, v);
+			fputs("\"\n", stderr);
+			return -1;
+		}
+		return 0;
+	}
+	if (!strcmp(a, "--pid") || !strcmp(a, "--tid")) {
+		int32_t *ids = a[2] == 'p' ? o->pids : o->tids;
+		uint32_t *n = a[2] == 'p' ? &o->nr_pids : &o->nr_tids;
+
+		for (const char *p = v0;;) {
+			char *end;
+			long long id;
+
+			errno = 0;
+			id = strtoll(p, &end, 10);
+			if (end == p || errno || id < 0 || id > INT32_MAX || (*end && *end != ',') || *n >= MAX_FILTERS) {
+				fprintf(stderr, "evstat: %s takes up to %d numbers (0 to %d, NUM,NUM), not \"", a, MAX_FILTERS,
+					INT32_MAX);
+				evt_fputs_esc(stderr, v0);
+				fputs("\"\n", stderr);
+				return -1;
+			}
+			ids[(*n)++] = (int32_t)id;
+			if (!*end)
+				return 0;
+			p = end + 1;
+		}
+	}
+	if ((!strcmp(a, "--comm") ? o->nr_comms : o->nr_hists) >= MAX_FILTERS) {
+		fprintf(stderr, "evstat: more than %d %s options\n", MAX_FILTERS, a);
+		return -1;
+	}
+	if (!strcmp(a, "--comm")) {
+		o->comms[o->nr_comms++] = v;
+	} else {
+		if (evs_hist_valid(v)) {
+			fputs("evstat: --hist takes syscall=NAME, irq=N, softirq=NAME or sched, not \"", stderr);
+			evt_fputs_esc(stderr, v);
+			fputs("\"\n", stderr);
+			return -1;
+		}
+		o->hists[o->nr_hists++] = v;
+	}
+	return 0;
+}
 
 static int parse_args(int argc, char **argv, struct opts *o)
 {
@@ -84,6 +160,14 @@ static int parse_args(int argc, char **argv, struct opts *o)
 				return -1;
 			}
 			o->folded = argv[++i];
+		} else if (!strcmp(a, "--by") || !strcmp(a, "--pid") || !strcmp(a, "--tid") ||
+			   !strcmp(a, "--comm") || !strcmp(a, "--hist")) {
+			if (i + 1 >= argc) {
+				fprintf(stderr, "evstat: %s needs a value\n", a);
+				return -1;
+			}
+			if (task_opt(o, a, argv[++i]))
+				return -1;
 		} else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--top")) {
 			if (i + 1 >= argc) {
 				fprintf(stderr, "evstat: %s needs a value\n", a);
@@ -117,12 +201,19 @@ static int parse_args(int argc, char **argv, struct opts *o)
 		fprintf(stderr, "evstat: which trace? (evstat DIR)\n");
 		return -1;
 	}
+	if ((o->nr_pids || o->nr_tids || o->nr_comms) && o->by == EVS_BY_NONE)
+		o->by = EVS_BY_PROCESS;
+	if (o->json && (o->by_given || o->nr_hists)) {
+		fprintf(stderr, "evstat: --by and --hist are text; --json always has both (processes, threads, hist_log2_ns)\n");
+		return -1;
+	}
 	if (o->stacks && o->json) {
 		fprintf(stderr, "evstat: --stacks is a section of the text report: no --json\n");
 		return -1;
 	}
-	if (o->folded && (o->json || o->stacks || o->from || o->to)) {
-		fprintf(stderr, "evstat: --folded prints the folded stacks alone: no --json, --stacks, --from or --to\n");
+	if (o->folded && (o->json || o->stacks || o->from || o->to || o->by || o->nr_hists)) {
+		fprintf(stderr, "evstat: --folded prints the folded stacks alone: no --json, --stacks, --from, --to,\n"
+			"--by, --pid, --tid, --comm or --hist\n");
 		return -1;
 	}
 	return 0;
@@ -143,6 +234,7 @@ struct report {
 	struct evt_etrace *t;
 	struct evt_stats *st;
 	struct evt_state *state;
+	const struct evt_state *ids;	/* a window's: the whole trace's state, if ready */
 	struct evt_io *io;
 	struct evt_power *power;
 	uint64_t offset_ns;
@@ -150,41 +242,10 @@ struct report {
 	int window;
 };
 
-static double avg_us(const struct evt_lat *l)
-{
-	return l->count ? (double)l->total_ns / (double)l->count / 1000.0 : 0.0;
-}
-
-static double us(uint64_t ns)
-{
-	return (double)ns / 1000.0;
-}
-
 static const char *when(const struct report *r, uint64_t ts, char *buf)
 {
 	evt_fmt_clock(buf, ts + r->offset_ns, 1);
 	return buf;
-}
-
-/* Indexes 0..n-1 sorted by a key (descending), for the tables. */
-static int cmp_desc(const void *a, const void *b, void *keys)
-{
-	const uint64_t *k = keys;
-	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-
-	return k[x] < k[y] ? 1 : k[x] > k[y] ? -1 : x < y ? -1 : x > y;
-}
-
-static uint32_t *sorted(const uint64_t *keys, uint32_t n)
-{
-	uint32_t *ix = malloc((n ? n : 1) * sizeof(*ix));
-
-	if (!ix)
-		return NULL;
-	for (uint32_t i = 0; i < n; i++)
-		ix[i] = i;
-	qsort_r(ix, n, sizeof(*ix), cmp_desc, (void *)keys);
-	return ix;
 }
 
 static uint32_t rows(const struct report *r, uint32_t n)
@@ -214,8 +275,8 @@ static int print_io(const struct report *r)
 			evt_fmt_esc(name, sizeof(name), d->name[0] ? d->name : "?");
 			printf("  %-12s %-9s %-5s %10llu %12llu %12.3f %12.3f %12.3f\n", name,
 			       evt_dev_name(d->dev, dev, sizeof(dev)), k ? "write" : "read",
-			       (unsigned long long)q->count, (unsigned long long)q->bytes, us(q->lat.min_ns),
-			       avg_us(&q->lat), us(q->lat.max_ns));
+			       (unsigned long long)q->count, (unsigned long long)q->bytes, evs_us(q->lat.min_ns),
+			       evs_avg_us(&q->lat), evs_us(q->lat.max_ns));
 		}
 	if (!io->nr_devs)
 		printf("  none\n");
@@ -231,13 +292,13 @@ static int print_io(const struct report *r)
 				evt_fmt_esc(name, sizeof(name), io->devs[i].name[0] ? io->devs[i].name : "?");
 				printf("  %-12s %-5s %10s %10llu %12.3f %12.3f %12.3f\n", name, k ? "write" : "read",
 				       evt_io_size_name(b, size, sizeof(size)), (unsigned long long)q->count,
-				       us(q->lat.min_ns), avg_us(&q->lat), us(q->lat.max_ns));
+				       evs_us(q->lat.min_ns), evs_avg_us(&q->lat), evs_us(q->lat.max_ns));
 			}
 	printf("\nI/O by process (bytes: system calls, block requests issued)\n  %8s %-18s %12s %12s %12s %12s\n",
 	       "pid", "comm", "read", "written", "block read", "block wr");
 	for (i = 0; i < io->nr_procs; i++)
 		keys[i] = io->procs[i].read + io->procs[i].write + io->procs[i].blk_read + io->procs[i].blk_write;
-	ix = sorted(keys, io->nr_procs);
+	ix = evs_order(keys, io->nr_procs);
 	for (i = 0, n = rows(r, io->nr_procs); ix && i < n; i++) {
 		const struct evt_io_proc *p = &io->procs[ix[i]];
 
@@ -251,7 +312,7 @@ static int print_io(const struct report *r)
 	printf("\nI/O by file (bytes of system calls)\n  %12s %12s  %s\n", "read", "written", "file");
 	for (i = 0; i < io->nr_files; i++)
 		keys[i] = io->files[i].read + io->files[i].write;
-	ix = sorted(keys, io->nr_files);
+	ix = evs_order(keys, io->nr_files);
 	for (i = 0, n = rows(r, io->nr_files); ix && i < n; i++) {
 		const struct evt_io_file *f = &io->files[ix[i]];
 
@@ -304,8 +365,11 @@ static void print_power(const struct report *r)
 		printf("  none\n");
 }
 
+static struct evt_report lib_report(const struct report *r);
+
 static int print_text(const struct report *r)
 {
+	const struct evt_report lib = lib_report(r);
 	const struct evt_stats *s = r->st;
 	const struct evt_state_thread **top = NULL;
 	uint64_t *keys = NULL, span;
@@ -313,6 +377,7 @@ static int print_text(const struct report *r)
 	char b1[40], b2[40], name[16];
 	size_t ntop, nthreads;
 	const char *saved;
+	int hist_missing = 0;
 	char e1[EVT_ESC_NAME];
 
 	cap = s->nr_ev;
@@ -363,7 +428,7 @@ static int print_text(const struct report *r)
 	printf("\nEvents by name\n  %-32s %12s\n", "event", "count");
 	for (i = 0; i < s->nr_ev; i++)
 		keys[i] = s->ev[i].count;
-	ix = sorted(keys, s->nr_ev);
+	ix = evs_order(keys, s->nr_ev);
 	if (!ix)
 		goto oom;
 	for (i = 0, n = rows(r, s->nr_ev); i < n; i++)
@@ -385,7 +450,7 @@ static int print_text(const struct report *r)
 	       "avg us", "max us", "spans loss");
 	for (i = 0; i < s->nr_sys; i++)
 		keys[i] = s->sys[i].count;
-	ix = sorted(keys, s->nr_sys);
+	ix = evs_order(keys, s->nr_sys);
 	if (!ix)
 		goto oom;
 	for (i = 0, n = rows(r, s->nr_sys); i < n; i++) {
@@ -394,26 +459,29 @@ static int print_text(const struct report *r)
 		printf("  %-28s %10llu %8llu ", ESC(y->name), (unsigned long long)y->count, (unsigned long long)y->errors);
 		/* No latency where no call returned (exit_group): none rather than 0. */
 		if (y->lat.count)
-			printf("%12.3f %12.3f %12.3f", us(y->lat.min_ns), avg_us(&y->lat), us(y->lat.max_ns));
+			printf("%12.3f %12.3f %12.3f", evs_us(y->lat.min_ns), evs_avg_us(&y->lat), evs_us(y->lat.max_ns));
 		else
 			printf("%12s %12s %12s", "-", "-", "-");
 		printf(" %10llu\n", (unsigned long long)y->lat.spans_loss);
 	}
 	free(ix);
 
+	if (evs_print_percentiles(&lib, r->o->top))
+		goto oom;
+
 	printf("\nInterrupts\n  %6s %-20s %10s %12s %12s %12s %10s\n", "irq", "name", "count", "min us", "avg us",
 	       "max us", "spans loss");
 	for (i = 0; i < s->nr_irqs; i++)
 		keys[i] = s->irqs[i].count;
-	ix = sorted(keys, s->nr_irqs);
+	ix = evs_order(keys, s->nr_irqs);
 	if (!ix)
 		goto oom;
 	for (i = 0, n = rows(r, s->nr_irqs); i < n; i++) {
 		const struct evt_stats_irq *q = &s->irqs[ix[i]];
 
 		printf("  %6d %-20s %10llu %12.3f %12.3f %12.3f %10llu\n", q->irq, ESC(q->name),
-		       (unsigned long long)q->count, q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur),
-		       us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
+		       (unsigned long long)q->count, q->dur.count ? evs_us(q->dur.min_ns) : 0.0, evs_avg_us(&q->dur),
+		       evs_us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
 	}
 	free(ix);
 	ix = NULL;
@@ -426,19 +494,34 @@ static int print_text(const struct report *r)
 		if (q->count || q->raises)
 			printf("  %-10s %10llu %10llu %12.3f %12.3f %12.3f %10llu\n",
 			       evt_softirq_name(i, name, sizeof(name)), (unsigned long long)q->count,
-			       (unsigned long long)q->raises, q->dur.count ? us(q->dur.min_ns) : 0.0, avg_us(&q->dur),
-			       us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
+			       (unsigned long long)q->raises, q->dur.count ? evs_us(q->dur.min_ns) : 0.0, evs_avg_us(&q->dur),
+			       evs_us(q->dur.max_ns), (unsigned long long)q->dur.spans_loss);
 	}
+
+	evs_print_irq_percentiles(&lib);
 
 	printf("\nScheduling latency (wakeup to switch-in)\n");
 	if (s->sched_lat.count)
 		printf("  %llu wakeups: min %.3f us, avg %.3f us, max %.3f us\n",
-		       (unsigned long long)s->sched_lat.count, us(s->sched_lat.min_ns), avg_us(&s->sched_lat),
-		       us(s->sched_lat.max_ns));
+		       (unsigned long long)s->sched_lat.count, evs_us(s->sched_lat.min_ns), evs_avg_us(&s->sched_lat),
+		       evs_us(s->sched_lat.max_ns));
 	else
 		printf("  none\n");
 	if (s->sched_lat.spans_loss)
 		printf("  spans a loss: %llu (not measured)\n", (unsigned long long)s->sched_lat.spans_loss);
+	if (s->sched_lat.count) {
+		printf("  percentiles:");
+		for (i = 0; i < EVT_REPORT_NPCT; i++)
+			printf(" %s %.3f us%s", evt_report_pct_names[i],
+			       evs_us(evt_lathist_pct(&s->sched_pct, evt_report_pct_permille[i])), i + 1 < EVT_REPORT_NPCT ? "," : "\n");
+	}
+
+	evs_print_cpus(&lib);
+	if (evs_print_wakeups(&lib, r->o->top))
+		goto oom;
+	evs_print_worst(&lib, r->o->top);
+	if (r->o->by != EVS_BY_NONE && evs_print_by(&lib, r->o->by, r->o->top))
+		goto oom;
 
 	if (r->io && print_io(r))
 		goto oom;
@@ -461,21 +544,34 @@ static int print_text(const struct report *r)
 		printf("  at %s: stream %u lost %llu events, %llu packets\n", when(r, l->ts, b1), l->stream,
 		       (unsigned long long)l->discarded, (unsigned long long)l->lost_packets);
 	}
+	for (i = 0; i < r->o->nr_hists; i++)
+		if (evs_print_hist(&lib, r->o->hists[i]))
+			hist_missing = 1;
 	free(keys);
 	free(top);
-	return 0;
+	return hist_missing ? 1 : 0;
 oom:
 	free(keys);
 	free(top);
 	return -1;
 }
 
-static int print_json(const struct report *r)
+/* The library's view of the report (its JSON, the per-task sections). */
+static struct evt_report lib_report(const struct report *r)
 {
 	struct evt_report j = {
-		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .io = r->io, .power = r->power,
-		.offset_ns = r->offset_ns, .window = r->window,
+		.path = evt_etrace_path(r->t), .st = r->st, .state = r->state, .ids = r->ids, .io = r->io,
+		.power = r->power, .offset_ns = r->offset_ns, .window = r->window, .pids = r->o->pids,
+		.nr_pids = r->o->nr_pids, .tids = r->o->tids, .nr_tids = r->o->nr_tids, .comms = r->o->comms,
+		.nr_comms = r->o->nr_comms,
 	};
+
+	return j;
+}
+
+static int print_json(const struct report *r)
+{
+	struct evt_report j = lib_report(r);
 
 	return evt_report_json(stdout, &j);
 }
@@ -500,7 +596,7 @@ int main(int argc, char **argv)
 	struct report rep = { .o = &o };
 	struct evt_report_window w = { 0 };
 	char err[EVT_ENGINE_ERRLEN] = "";
-	int ret = 0, bad = 0;
+	int ret = 0, bad = 0, pr;
 
 	if (parse_args(argc, argv, &o)) {
 		fprintf(stderr, "Try 'evstat --help'.\n");
@@ -580,6 +676,7 @@ int main(int argc, char **argv)
 			bad = 1;
 		rep.st = w.st;
 		rep.state = w.state;
+		rep.ids = evt_comp_result(t, "state");
 		rep.io = w.io;
 	} else {
 		/* The background path: ready (saved) or one pass for both. */
@@ -604,7 +701,12 @@ int main(int argc, char **argv)
 			bad = 1;
 		}
 	}
-	if ((o.json ? print_json(&rep) : print_text(&rep)) ||
+	pr = o.json ? print_json(&rep) : print_text(&rep);
+	if (pr == 1) {
+		ret = EXIT_USAGE;	/* a --hist of nothing there is, said */
+		pr = 0;
+	}
+	if (pr ||
 	    (o.stacks && evs_stacks_report(e, t, NULL, o.top, stdout, err, sizeof(err))) || fflush(stdout) ||
 	    ferror(stdout)) {
 		if (o.stacks && err[0])

@@ -28,11 +28,6 @@ unsigned int evt_stats_hist_bucket(uint64_t ns)
 	return evt_hist_bucket(ns);
 }
 
-const char *evt_errno_name(int64_t ret)
-{
-	return ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
-}
-
 static const char *const worst_names[EVT_WORST_KINDS] = { "syscall", "irq", "softirq", "sched" };
 
 const char *evt_worst_kind_name(enum evt_worst_kind k)
@@ -278,11 +273,13 @@ static void on_irq(struct evt_stats *s, struct evt_stats_cpu *c, const struct ev
 		q->count++;
 		/* The handler's name as its latest entry gives it. */
 		evt_kf_str(ev, ke, EVT_KF_IRQ_NAME, q->name, sizeof(q->name));
-		if (c->irq_depth < EVT_STATS_NEST) {
-			c->irq[c->irq_depth].i = (uint32_t)i;
-			c->irq[c->irq_depth].ts = ev->ts;
-		}
-		c->irq_depth++;
+		/*
+		 * Handlers run with interrupts off: one that begins while
+		 * another is open means the open one's exit was lost.
+		 */
+		c->irq[0].i = (uint32_t)i;
+		c->irq[0].ts = ev->ts;
+		c->irq_depth = 1;
 		return;
 	}
 	/* An exit whose entry came before the window (depth 0) has no duration. */
@@ -315,11 +312,15 @@ static void on_softirq(struct evt_stats *s, struct evt_stats_cpu *c, const struc
 	charge(s, c, ev->ts);
 	if (kind == EVT_K_SOFTIRQ_ENTRY) {
 		q->count++;
-		if (c->soft_depth < EVT_STATS_NEST) {
-			c->soft[c->soft_depth].i = (uint32_t)vec;
-			c->soft[c->soft_depth].ts = ev->ts;
-		}
-		c->soft_depth++;
+		/*
+		 * Softirqs do not nest on a CPU: one that begins while another
+		 * is open means the open one's exit was lost (it was seen on a
+		 * VM: a stale entry kept counting the CPU's task time as
+		 * softirq, and past four of them the next exit matched none).
+		 */
+		c->soft[0].i = (uint32_t)vec;
+		c->soft[0].ts = ev->ts;
+		c->soft_depth = 1;
 		return;
 	}
 	if (!c->soft_depth)

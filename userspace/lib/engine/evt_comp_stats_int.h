@@ -12,7 +12,7 @@
 #include "evt_losses.h"
 
 #define STATS_MAGIC 0x54535445u		/* "ESTS" */
-#define STATS_VERSION 2
+#define STATS_VERSION 3		/* 3: an entry while a handler is open replaces it */
 #define NAME_MAX_LEN 4096		/* of a saved event or syscall name */
 
 struct evt_stats_priv {

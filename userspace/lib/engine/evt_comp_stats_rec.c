@@ -65,10 +65,8 @@ void evt_stats_clear(struct evt_stats *s)
 	for (i = 0; i < s->nr_threads; i++) {
 		struct evt_stats_thread *t = &s->threads[i];
 
-		for (j = 0; j < t->ntsys; j++) {
-			evt_lathist_free(&t->tsys[j].pct);
-			rets_free(&t->tsys[j].rets);
-		}
+		for (j = 0; j < t->ntsys; j++)
+			evt_stats_tsys_release(&t->tsys[j]);
 		free(t->tsys);
 		evt_lathist_free(&t->wake_pct);
 		free(t->wakers);
@@ -221,11 +219,16 @@ struct evt_stats_tsys *evt_stats_tsys(struct evt_stats_thread *t, uint32_t sys)
 	if (evt_grow(&t->tsys, &t->cap_tsys, (size_t)t->ntsys + 1, sizeof(*t->tsys)))
 		return NULL;
 	y = &t->tsys[t->ntsys++];
+	evt_stats_tsys_init(y, sys);
+	return y;
+}
+
+void evt_stats_tsys_init(struct evt_stats_tsys *y, uint32_t sys)
+{
 	memset(y, 0, sizeof(*y));
 	y->sys = sys;
 	evt_stats_lat_init(&y->lat);
 	evt_lathist_init(&y->pct);
-	return y;
 }
 
 int evt_stats_rets_add(struct evt_stats_rets *r, int64_t ret, uint64_t c)
@@ -247,6 +250,33 @@ int evt_stats_rets_add(struct evt_stats_rets *r, int64_t ret, uint64_t c)
 	r->v[r->n].ret = ret;
 	r->v[r->n].count = c;
 	r->n++;
+	return 0;
+}
+
+void evt_stats_tsys_release(struct evt_stats_tsys *y)
+{
+	evt_lathist_free(&y->pct);
+	rets_free(&y->rets);
+}
+
+int evt_stats_tsys_merge(struct evt_stats_tsys *dst, const struct evt_stats_tsys *src)
+{
+	struct evt_lat *l = &dst->lat;
+	uint32_t i;
+
+	dst->count += src->count;
+	l->count += src->lat.count;
+	l->total_ns += src->lat.total_ns;
+	l->spans_loss += src->lat.spans_loss;
+	if (src->lat.count && src->lat.min_ns < l->min_ns)
+		l->min_ns = src->lat.min_ns;
+	if (src->lat.max_ns > l->max_ns)
+		l->max_ns = src->lat.max_ns;
+	if (evt_lathist_merge(&dst->pct, &src->pct) || evt_stats_rets_add(&dst->rets, 0, src->rets.success))
+		return -1;
+	for (i = 0; i < src->rets.n; i++)
+		if (evt_stats_rets_add(&dst->rets, src->rets.v[i].ret, src->rets.v[i].count))
+			return -1;
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "evt_engine.h"
+#include "evt_errno.h"
 #include "evt_lathist.h"
 #include "evt_losses.h"
 
@@ -161,8 +162,6 @@ struct evt_stats_rets {
 	struct evt_stats_ret *v;
 	uint32_t n, cap;
 };
-/* "EAGAIN" for -11 (a name when the value is one, else NULL). */
-const char *evt_errno_name(int64_t ret);
 
 #define EVT_STATS_NEST 4
 struct evt_stats_cpu {
@@ -185,7 +184,11 @@ struct evt_stats_cpu {
 	/* While the result is built. */
 	int32_t cur;			/* its thread, -1: unknown */
 	uint32_t cur_th;		/* its index in threads */
-	/* Interrupts and softirqs entered and not left: (index or vec, entry time). */
+	/*
+	 * The hard IRQ and the softirq entered and not left: (index or vec,
+	 * entry time); depth at most 1 (handlers do not nest: an entry while
+	 * one is open replaces it, its exit was lost).
+	 */
 	unsigned int irq_depth, soft_depth;
 	struct { uint32_t i; uint64_t ts; } irq[EVT_STATS_NEST], soft[EVT_STATS_NEST];
 	uint64_t since;			/* the slice's begin */
@@ -204,6 +207,15 @@ struct evt_stats_tsys {
 };
 
 /* Who woke a thread, and how often (its wakeups that ended in a switch-in). */
+/*
+ * @src's calls added to @dst's (a process's, from its threads'): @dst
+ * made by evt_stats_tsys_init(). 0 or -1 (no memory).
+ */
+void evt_stats_tsys_init(struct evt_stats_tsys *y, uint32_t sys);
+int evt_stats_tsys_merge(struct evt_stats_tsys *dst, const struct evt_stats_tsys *src);
+/* What @y holds (not @y). */
+void evt_stats_tsys_release(struct evt_stats_tsys *y);
+
 struct evt_stats_waker {
 	int32_t tid;			/* -1: an interrupt on an idle CPU, or unknown */
 	uint64_t count;

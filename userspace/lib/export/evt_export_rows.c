@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "evt_comp_util.h"
+#include "evt_errno.h"
 #include "evt_export_priv.h"
 
 static const char *const table_names[EVT_EXPORT_NR_TABLES] = {
@@ -312,7 +313,7 @@ void rows_syscall(struct rows *r, const struct rows_id *id, const char *trace_id
 		  const struct evt_task *task, const char *name, uint64_t entry, uint64_t exit, int64_t ret)
 {
 	json_t *row = r->row[EVT_EXPORT_SYSCALLS];
-	const char *e = ret < 0 && ret >= -4095 ? strerrorname_np((int)-ret) : NULL;
+	const char *e = evt_errno_name(ret);
 
 	if (!row)
 		return;

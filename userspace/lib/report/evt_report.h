@@ -19,11 +19,54 @@ struct evt_report {
 	const char *path;		/* the trace's */
 	const struct evt_stats *st;
 	const struct evt_state *state;
+	/* A window's: the whole trace's state result, if ready, for the pid of a thread the window does not name. */
+	const struct evt_state *ids;
 	const struct evt_io *io;	/* NULL: none */
 	const struct evt_power *power;	/* NULL: none */
 	uint64_t offset_ns;		/* realtime = clock + this */
 	int window;			/* the numbers are a window's */
+	/*
+	 * The tasks of the per-task parts (threads, processes, worst
+	 * latencies), as evcat's --pid, --tid, --comm choose them: a thread
+	 * is kept when it matches each kind given (any of its values); a
+	 * @comms entry is a comma-separated list of globs. None given: all.
+	 */
+	const int32_t *pids, *tids;
+	uint32_t nr_pids, nr_tids;
+	const char *const *comms;
+	uint32_t nr_comms;
 };
+
+/* Whether a thread (@tid; @pid, -1: unknown; @comm) is one of @r's. */
+int evt_report_task_match(const struct evt_report *r, int32_t tid, int32_t pid, const char *comm);
+/* @tid's process as the state result says it (-1: unknown). */
+int32_t evt_report_pid(const struct evt_report *r, int32_t tid);
+
+/*
+ * Syscalls per process: the calls of its threads (those @r keeps) added
+ * up per syscall. A thread whose pid is unknown is a process of its own
+ * (pid -1). Most calls first; the syscalls in order of first sight.
+ */
+struct evt_report_proc {
+	int32_t pid;
+	int32_t tid;			/* its first thread's (the group of an unknown pid) */
+	char comm[16];			/* the thread tid == pid's, else its first thread's */
+	uint32_t nthreads;
+	uint64_t calls;
+	struct evt_stats_tsys *sys;	/* .sys: the index in evt_stats.sys */
+	uint32_t nsys, cap;
+};
+struct evt_report_procs {
+	struct evt_report_proc *v;
+	uint32_t n, cap;
+};
+/* 0, or -1 (no memory: @ps empty). */
+int evt_report_procs_build(struct evt_report_procs *ps, const struct evt_report *r);
+void evt_report_procs_free(struct evt_report_procs *ps);
+/* The percentiles the reports give: 500, 900, 990, 999 permille, named p50 .. p99.9. */
+#define EVT_REPORT_NPCT 4
+extern const unsigned int evt_report_pct_permille[EVT_REPORT_NPCT];
+extern const char *const evt_report_pct_names[EVT_REPORT_NPCT];
 
 /* "8:16", a kernel dev_t as major:minor, in @buf. */
 const char *evt_dev_name(uint32_t dev, char *buf, size_t len);
