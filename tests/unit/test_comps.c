@@ -409,6 +409,42 @@ START_TEST(lost_handler_exits)
 }
 END_TEST
 
+/*
+ * The same lost exits, for the thread states evview draws: a handler's
+ * entry while one of its kind is open replaces it, so the thread is in user
+ * space again after the next exit (before, five stale softirq entries kept
+ * it in "softirq", and a stale IRQ in "irq", until its next switch).
+ */
+START_TEST(lost_handler_exits_state)
+{
+	struct evt_state *st = evt_state_new();
+	const struct evt_state_thread *t;
+
+	targets(st, NULL);
+	ev_switch(0, 1000, 0, 0, 100);
+	for (int i = 0; i < 5; i++)
+		ev_softirq("softirq_entry", 0, 2000 + 100 * (uint64_t)i, 7);	/* their exits lost */
+	ev_softirq("softirq_entry", 0, 3000, 1);
+	ev_irq(0, 3010, 5, "timer");			/* inside the softirq, its exit lost */
+	ev_softirq("softirq_exit", 0, 3050, 1);
+	ev_irq(0, 4000, 5, "timer");
+	ev_irq(0, 4100, 6, "eth0");			/* irq 5's exit lost */
+	ev_irq(0, 4120, 6, NULL);
+	ev_irq(0, 4200, 9, NULL);			/* an exit with no entry: nothing */
+	ev_switch(0, 6000, 100, 0, 0);
+	evt_comp_state.finish(st, NULL);
+
+	t = evt_state_thread(st, 100);
+	ck_assert_int_eq(evt_state_thread_at(t, 2500), EVT_TSTATE_SOFTIRQ);
+	ck_assert_int_eq(evt_state_thread_at(t, 3020), EVT_TSTATE_IRQ);
+	ck_assert_int_eq(evt_state_thread_at(t, 3500), EVT_TSTATE_USER);
+	ck_assert_int_eq(evt_state_thread_at(t, 4110), EVT_TSTATE_IRQ);
+	ck_assert_int_eq(evt_state_thread_at(t, 4150), EVT_TSTATE_USER);
+	ck_assert_int_eq(evt_state_thread_at(t, 5000), EVT_TSTATE_USER);
+	evt_state_free(st);
+}
+END_TEST
+
 START_TEST(sched_latency)
 {
 	struct evt_stats *ss = evt_stats_new();
@@ -1230,6 +1266,7 @@ Suite *comps_suite(void)
 	tcase_add_test(tc, softirq);
 	tcase_add_test(tc, sched_latency);
 	tcase_add_test(tc, lost_handler_exits);
+	tcase_add_test(tc, lost_handler_exits_state);
 	tcase_add_test(tc, losses_are_no_measurements);
 	tcase_add_test(tc, cpu_time);
 	tcase_add_test(tc, long_gaps);

@@ -26,7 +26,7 @@
 #include "evt_losses.h"
 
 #define STATE_MAGIC 0x41545345u		/* "ESTA" */
-#define STATE_VERSION 2
+#define STATE_VERSION 3
 /* A thread's change: (time - block base) << STATE_BITS | state. */
 #define STATE_BITS 3
 #define DELTA_LIMIT (1u << (32 - STATE_BITS))
@@ -361,19 +361,46 @@ static void on_switch(struct evt_state *st, struct state_cpu *c, const struct ev
 	start_running(st, c, ev->cpu, next, next_comm, ev->ts);
 }
 
-static void on_interrupt(struct evt_state *st, struct state_cpu *c, const struct evt_engine_event *ev,
-			 uint8_t entry_state)
+/* The level of the CPU's open softirq, or -1. */
+static int open_softirq(const struct state_cpu *c)
 {
+	unsigned int j;
+
+	for (j = 0; j < c->depth && j < IRQ_STACK; j++)
+		if (c->stack[j] == EVT_TSTATE_SOFTIRQ)
+			return (int)j;
+	return -1;
+}
+
+/*
+ * An IRQ or softirq entry (@kind, @entry) or exit. Handlers of one kind do
+ * not nest on a CPU (an IRQ may interrupt a softirq, not another IRQ; a
+ * softirq never another softirq): an entry while one of its kind is open
+ * means that one's exit was lost, and it is replaced, so the thread's state
+ * comes back to it at the next exit instead of staying IRQ until a switch.
+ */
+static void on_interrupt(struct evt_state *st, struct state_cpu *c, const struct evt_engine_event *ev,
+			 uint8_t kind, int entry)
+{
+	const int soft = open_softirq(c);
+	const int irq_on_top = c->depth && c->depth <= IRQ_STACK && c->stack[c->depth - 1] == EVT_TSTATE_IRQ;
 	struct evt_state_thread *t;
 
-	if (entry_state) {
+	if (entry) {
+		if (kind == EVT_TSTATE_IRQ && irq_on_top)
+			c->depth--;
+		else if (kind == EVT_TSTATE_SOFTIRQ && soft >= 0)
+			c->depth = (unsigned int)soft;
 		if (c->depth < IRQ_STACK)
-			c->stack[c->depth] = entry_state;
+			c->stack[c->depth] = kind;
 		c->depth++;
-	} else if (c->depth) {
+	} else if (kind == EVT_TSTATE_IRQ && irq_on_top) {
 		c->depth--;
+	} else if (kind == EVT_TSTATE_SOFTIRQ && soft >= 0) {
+		/* An IRQ still open above it lost its exit too. */
+		c->depth = (unsigned int)soft;
 	} else {
-		/* An exit whose entry came before the window: nothing to restore. */
+		/* An exit whose entry came before the window (or was lost): nothing to restore. */
 		return;
 	}
 	t = cur_thread(st, c);
@@ -550,14 +577,12 @@ int evt_state_event_hook(void *data, void *call_data)
 		on_syscall(st, c, ev, ke->kind == EVT_K_SYS_ENTRY);
 		break;
 	case EVT_K_IRQ_ENTRY:
-		on_interrupt(st, c, ev, EVT_TSTATE_IRQ);
+	case EVT_K_IRQ_EXIT:
+		on_interrupt(st, c, ev, EVT_TSTATE_IRQ, ke->kind == EVT_K_IRQ_ENTRY);
 		break;
 	case EVT_K_SOFTIRQ_ENTRY:
-		on_interrupt(st, c, ev, EVT_TSTATE_SOFTIRQ);
-		break;
-	case EVT_K_IRQ_EXIT:
 	case EVT_K_SOFTIRQ_EXIT:
-		on_interrupt(st, c, ev, 0);
+		on_interrupt(st, c, ev, EVT_TSTATE_SOFTIRQ, ke->kind == EVT_K_SOFTIRQ_ENTRY);
 		break;
 	case EVT_K_WAKEUP:
 	case EVT_K_WAKING:
