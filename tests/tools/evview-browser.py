@@ -265,8 +265,8 @@ def check_issue43(name, d, info):
 
 
 def click_slice(page, info, shot):
-    """A click on the busiest CPU's lane (a thread's column near the middle): the slice panel against evcat's
-    switches and events."""
+    """A click on the busiest CPU's lane (well inside a thread's slice, near the middle): the slice panel
+    against evcat's switches and events."""
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as prof:
         c = Cdp(prof)
         try:
@@ -280,13 +280,26 @@ def click_slice(page, info, shot):
             r = c.js("JSON.stringify(document.querySelector('#lanes .lane[data-cpu=\"%d\"] canvas')"
                      ".getBoundingClientRect())" % cpu)
             r = json.loads(r)
-            # The column nearest the middle that a thread kept busy (else the middle): a thread's slice.
-            k, cols = c.js("(() => { const w = view.win, l = w.cpus.find((x) => x.cpu === %d); let b = -1;"
-                           " for (let k = 0; k < w.cols; k++) if (l.tid[k] !== null && l.busy[k] >= 0.99 &&"
-                           " (b < 0 || Math.abs(k - w.cols / 2) < Math.abs(b - w.cols / 2))) b = k;"
-                           " return [b < 0 ? w.cols / 2 : b + 0.5, w.cols]; })()" % cpu)
-            x, y = r["x"] + k / cols * r["width"], r["y"] + r["height"] / 2
-            at = c.js("view.from + %r * (view.to - view.from)" % (k / cols))
+            # A point well inside a thread's slice (by evcat's switches), nearest the lane's middle: at
+            # least two columns from either end, so a pixel's rounding cannot move the click across a switch.
+            vfrom, vto, cols = c.js("[view.from, view.to, view.win.cols]")
+            off0, base0 = info["offset_ns"], info["first_rt"]
+            col = (vto - vfrom) / cols
+            mid = (vfrom + vto) / 2
+            best = None
+            sw = switches.get(cpu, [])
+            for (a, tid_a, _), (b, _, _) in zip(sw, sw[1:]):
+                lo = max(a - base0 + off0, vfrom) + 2 * col   # page-relative ns
+                hi = min(b - base0 + off0, vto) - 2 * col
+                if tid_a <= 0 or lo > hi:
+                    continue
+                p = min(max(mid, lo), hi)
+                if best is None or abs(p - mid) < abs(best - mid):
+                    best = p
+            if best is None:
+                best = mid
+            x, y = r["x"] + (best - vfrom) / (vto - vfrom) * r["width"], r["y"] + r["height"] / 2
+            at = best
             for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
                 c.call("Input.dispatchMouseEvent", {"type": kind, "x": x, "y": y, "button": "left", "clickCount": 1})
             c.wait("!document.querySelector('#slice').classList.contains('hidden') && "

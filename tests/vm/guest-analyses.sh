@@ -34,6 +34,9 @@ threads "$OUT/threads-before.txt"
 evdrain -o "$OUT/trace" --stats-json "$OUT/summary.json" > "$OUT/evdrain.out" 2>&1 &
 pid=$!
 wait_tracing
+# (lttng-cputop lists a thread's priorities from its first switch in: the
+# workloads below must not start before the scheduler's probes are on.)
+wait_probes
 evctl enable --stack block_rq_issue
 evctl status | grep -q '^  block_rq_issue  *compact  *yes  *yes$' || fail "block_rq_issue's stack is not on"
 threads "$OUT/threads-after.txt"

@@ -91,6 +91,20 @@ tracing_started() { head -n 1 "$D/stats" | grep -q '^tracing 1 '; }
 tracing_stopped() { head -n 1 "$D/stats" | grep -q '^tracing 0 '; }
 # A drainer (evdrain) is up: it holds its lock and has started tracing.
 wait_tracing() { wait_until "${1:-60}" "tracing never started" tracing_started; }
+# START sets tracing before it attaches the probes, one after another: wait
+# until their count is above 0 and has not changed for 0.6 s, so that what
+# runs next has every switch of its own recorded.
+wait_probes() {
+	_last=-1 _same=0 _t=0
+	while [ "$_same" -lt 3 ]; do
+		[ "$_t" -lt 300 ] || fail "the probes never settled (after 60s)"
+		_n=$(sed -n 's/.* probes_attached \([0-9]*\).*/\1/p' "$D/stats")
+		if [ "${_n:-0}" -gt 0 ] && [ "$_n" = "$_last" ]; then _same=$((_same + 1)); else _same=0; fi
+		_last=$_n
+		sleep 0.2
+		_t=$((_t + 1))
+	done
+}
 # The file exists and is not empty.
 wait_file() { wait_until "${2:-60}" "no $1" test -s "$1"; }
 

@@ -641,6 +641,12 @@ async function loadSlice(cpu, at) {
 		const p = await getJSON("/api/events?from=" + s.from + "&to=" + s.to + "&cpu=" + s.cpu + "&offset=0&limit=100");
 		if (seq !== view.sliceSeq)
 			return;
+		// The name the thread had then: the switch that began the slice says it (the state keeps a
+		// thread's latest, and an exec or a tid used again changes it).
+		const sw = p.events.length ? p.events[0] : null;
+		if (s.tid > 0 && sw && sw.event === "sched_switch" && sw.fields.next_tid === s.tid &&
+		    typeof sw.fields.next_comm === "string")
+			$("#slice-info .slice-thread").textContent = sw.fields.next_comm + " (tid " + s.tid + ", pid " + s.pid + ")";
 		for (const e of p.events)
 			evs.append(el("tr", { class: "event" }, el("td", { class: "time" }, e.time.replace(/^.*T/, "").replace("Z", "")),
 				el("td", { class: "event-name" }, e.event), el("td", { class: "fields" }, fieldsText(e.fields))));
