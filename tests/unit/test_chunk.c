@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "unit.h"
 #include "evt_chunk.h"
+#include "evt_units.h"
 #include "evt_merged.h"
 #include "evt_synth.h"
 #include "evt_trace.h"

@@ -30,6 +30,7 @@
 #include "evd_rotate.h"
 #include "evd_snapshots.h"
 #include "evt_chunk.h"
+#include "evt_units.h"
 #include "evt_consumer.h"
 #include "evt_ctl.h"
 #include "evt_io.h"
