@@ -13,6 +13,7 @@
 #include <strings.h>
 #include <evtrace/events.h>
 #include "evt_cpulist.h"
+#include "evt_units.h"
 #include "evctl_cli.h"
 
 static const char *const op_names[EVCTL_NR_OPS] = {
@@ -65,9 +66,9 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"  untrack [OPTIONS]|--all    stop tracking them (--all: record every task)\n"
 	"  snapshot -o DIR            save what the rings hold as a trace, tracing goes on\n"
 	"\n"
-	"exit status: 0 done; 1 refused by the kernel (its message is printed) or the\n"
-	"kernel could not be reached (module not loaded, permission denied); 2 usage\n"
-	"error; 3 watch timed out before --count notifications.\n"
+	"exit status: 0 done; 1 refused by the kernel (its message is printed, e.g.\n"
+	"permission denied) or another failure; 2 usage error; 3 watch timed out\n"
+	"before --count notifications; 4 the module is not loaded (docs/exit-codes.md).\n"
 	"Changing anything needs CAP_NET_ADMIN; status is open to everyone.\n",
 	[EVCTL_START] =
 	"usage: evctl start\n"
@@ -124,7 +125,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"usage: evctl timer --period-us N\n"
 	"Start (or restart with a new period) the test hrtimer source: on every CPU,\n"
 	"a timer_tick event from hard interrupt context every N microseconds\n"
-	"(" EVT_STR(EVT_TIMER_PERIOD_US_MIN) " to " EVT_STR(EVT_TIMER_PERIOD_US_MAX) ").\n",
+	"(" EVT_STR(EVT_TIMER_PERIOD_US_MIN) " to " EVT_STR(EVT_TIMER_PERIOD_US_MAX) "); N may carry a unit: 1ms, 500us.\n",
 	[EVCTL_TIMER_STOP] =
 	"usage: evctl timer-stop\n"
 	"Stop the test hrtimer source.\n",
@@ -137,7 +138,8 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"ROTATE (evctl rotate) or TRIGGER (a kernel report fired a trigger; its line\n"
 	"ends with trigger=KIND seq=N ts=TIME).\n"
 	"  --count N      exit after N notifications (those --reason selects)\n"
-	"  --timeout S    exit after S seconds (status 3 if --count was not reached)\n"
+	"  --timeout S    exit after S seconds, or with a unit: 5m (status 3 if\n"
+	"                 --count was not reached)\n"
 	"  --reason LIST  only these reasons, comma-separated (case does not matter)\n"
 	"Lost notifications (receive buffer overrun) are reported on stderr.\n",
 	[EVCTL_ROTATE] =
@@ -459,11 +461,13 @@ static int parse_timer(int argc, char *const argv[], int i, struct evctl_cmd *cm
 		int missing = 0;
 
 		if ((v = opt_value(argc, argv, &i, "--period-us", &missing))) {
-			if (evt_parse_u64(v, EVT_TIMER_PERIOD_US_MIN, EVT_TIMER_PERIOD_US_MAX, &n))
+			/* A bare number is microseconds, as the option's name says; 1ms works too. */
+			if (evt_parse_duration(v, EVT_NS_PER_US, EVT_NS_PER_US, &n) ||
+			    n < EVT_TIMER_PERIOD_US_MIN || n > EVT_TIMER_PERIOD_US_MAX)
 				return usage_err(err, errlen,
 						 "timer: --period-us wants microseconds "
 						 EVT_STR(EVT_TIMER_PERIOD_US_MIN) ".."
-						 EVT_STR(EVT_TIMER_PERIOD_US_MAX) ", not '%s'", v);
+						 EVT_STR(EVT_TIMER_PERIOD_US_MAX) " (or with a unit: 1ms), not '%s'", v);
 			cmd->timer_period_us = (uint32_t)n;
 		} else if (missing) {
 			return usage_err(err, errlen, "timer: %s needs a value", argv[i]);
@@ -510,9 +514,10 @@ static int parse_watch(int argc, char *const argv[], int i, struct evctl_cmd *cm
 			cmd->count = n;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--timeout", &missing))) {
 			/* At most a year: the milliseconds fit everything. */
-			if (evt_parse_u64(v, 1, 366ULL * 86400, &n))
+			if (evt_parse_duration(v, EVT_NS_PER_S, EVT_NS_PER_S, &n) || n < 1 || n > 366ULL * 86400)
 				return usage_err(err, errlen,
-						 "watch: --timeout wants seconds 1..31622400, not '%s'", v);
+						 "watch: --timeout wants whole seconds 1..31622400 (or with a "
+						 "unit: 5m, 2h), not '%s'", v);
 			cmd->timeout_s = (int64_t)n;
 		} else if (!missing && (v = opt_value(argc, argv, &i, "--reason", &missing))) {
 			if (parse_reasons(v, &cmd->reasons, err, errlen))
