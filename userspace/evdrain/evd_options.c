@@ -210,16 +210,20 @@ int evd_parse_args(int argc, char **argv, struct options *o)
 		case 'o':
 			o->outdir = optarg;
 			break;
-		case 'd':
-			errno = 0;
-			o->duration = strtod(optarg, &end);
-			if (end == optarg || *end || errno || !isfinite(o->duration) || o->duration <= 0 ||
-			    o->duration > MAX_DURATION_S) {
-				fprintf(stderr, "evdrain: --duration wants a number of seconds, more than 0 "
-					"and at most %d, not \"%s\"\n", MAX_DURATION_S, optarg);
+		case 'd': {
+			uint64_t ns;
+
+			/* Seconds when bare (fractions too: 0.5), else any unit: 10s, 5m, 250ms. */
+			if (evt_parse_duration(optarg, EVT_NS_PER_S, 1, &ns) || !ns ||
+			    ns > (uint64_t)MAX_DURATION_S * EVT_NS_PER_S) {
+				fprintf(stderr, "evdrain: --duration wants a duration more than 0 and at most %d s: "
+					"seconds, or with a unit (ms, s, m, h, d), e.g. 10s; not \"%s\"\n",
+					MAX_DURATION_S, optarg);
 				return -1;
 			}
+			o->duration = (double)ns / 1e9;
 			break;
+		}
 		case 'c':
 			list = strdup(optarg);
 			if (!list) {
@@ -292,19 +296,28 @@ int evd_parse_args(int argc, char **argv, struct options *o)
 			o->live_kind = !strcmp(optarg, "json") ? EVT_FMT_JSON : EVT_FMT_TEXT;
 			break;
 		case 'D':
-		case 'T':
 			o->live_opts = 1;
 			errno = 0;
 			v = strtol(optarg, &end, 10);
-			if (end == optarg || *end || errno || v < (c == 'D' ? 0 : 1) ||
-			    v > (c == 'D' ? MAX_DELAY_TICKS : MAX_TICK_MS)) {
-				fprintf(stderr, "evdrain: --%s wants a whole number from %d to %d, not \"%s\"\n",
-					c == 'D' ? "delay-ticks" : "tick-ms", c == 'D' ? 0 : 1,
-					c == 'D' ? MAX_DELAY_TICKS : MAX_TICK_MS, optarg);
+			if (end == optarg || *end || errno || v < 0 || v > MAX_DELAY_TICKS) {
+				fprintf(stderr, "evdrain: --delay-ticks wants a whole number from 0 to %d, not \"%s\"\n",
+					MAX_DELAY_TICKS, optarg);
 				return -1;
 			}
-			*(c == 'D' ? &o->delay_ticks : &o->tick_ms) = v;
+			o->delay_ticks = v;
 			break;
+		case 'T': {
+			uint64_t ms;
+
+			o->live_opts = 1;
+			if (evt_parse_duration(optarg, EVT_NS_PER_MS, EVT_NS_PER_MS, &ms) || ms < 1 || ms > MAX_TICK_MS) {
+				fprintf(stderr, "evdrain: --tick-ms wants whole milliseconds from 1 to %d (or with a "
+					"unit: 1s), not \"%s\"\n", MAX_TICK_MS, optarg);
+				return -1;
+			}
+			o->tick_ms = (long)ms;
+			break;
+		}
 		case 'S':
 		case 'M':
 			if (evt_parse_size(optarg, c == 'S' ? &o->rot.size : &o->rot.max_total) ||
@@ -362,19 +375,21 @@ int evd_parse_args(int argc, char **argv, struct options *o)
 			break;
 		case 'k':
 		case 'b': {
-			unsigned long long max = c == 'k' ? 86400000 : 1048576, n;
+			/* A bare number keeps the name's unit (ms, MiB); 5s and 2G work too. */
+			uint64_t max = c == 'k' ? 86400000 : 1048576, n;
+			int bad = c == 'k' ? evt_parse_duration(optarg, EVT_NS_PER_MS, EVT_NS_PER_MS, &n) :
+					     evt_parse_size_in(optarg, 1ULL << 20, 1ULL << 20, &n);
 
-			errno = 0;
-			n = strtoull(optarg, &end, 10);
-			if (!isdigit((unsigned char)optarg[0]) || *end || errno || n < 1 || n > max) {
-				fprintf(stderr, "evdrain: --%s wants a whole number from 1 to %llu"
-					", not \"%s\"\n", c == 'k' ? "keep-ms" : "keep-mb", max, optarg);
+			if (bad || n < 1 || n > max) {
+				fprintf(stderr, "evdrain: --%s wants %s from 1 to %llu (or with a unit: %s), not \"%s\"\n",
+					c == 'k' ? "keep-ms" : "keep-mb", c == 'k' ? "whole milliseconds" : "whole MiB",
+					(unsigned long long)max, c == 'k' ? "5s, 2m" : "512M, 2G", optarg);
 				return -1;
 			}
 			if (c == 'k')
 				o->snap.keep_ms = n;
 			else
-				o->snap.keep_bytes = (uint64_t)n << 20;
+				o->snap.keep_bytes = n << 20;
 			break;
 		}
 		case 'h':
@@ -383,14 +398,9 @@ int evd_parse_args(int argc, char **argv, struct options *o)
 		case 'V':
 			printf("evdrain %s\n", EVT_VERSION);
 			return 1;
-		case ':':
-			fprintf(stderr, "evdrain: %s needs a value (evdrain --help)\n", argv[optind - 1]);
-			return -1;
 		default:
-			if (optopt)
-				fprintf(stderr, "evdrain: unknown option -%c (evdrain --help)\n", optopt);
-			else
-				fprintf(stderr, "evdrain: unknown option %s (evdrain --help)\n", argv[optind - 1]);
+			evt_opt_error("evdrain", argv, ":o:d:c:m:aqhV", opts);
+			fprintf(stderr, "Try 'evdrain --help'.\n");
 			return -1;
 		}
 	}

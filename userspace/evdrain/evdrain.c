@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -239,29 +240,61 @@ static int check_writable(const char *dir)
 	return 0;
 }
 
-static int prepare_outdir(struct options *o)
+/*
+ * @dir could be made by make_dir (its parent is a writable directory), or
+ * is a writable directory: 0, or -1 said as make_dir or check_writable say it.
+ */
+static int can_make_dir(const char *dir)
+{
+	char parent[4096];
+	struct stat st;
+	char *slash;
+
+	if (!stat(dir, &st)) {
+		if (!S_ISDIR(st.st_mode)) {
+			fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(ENOTDIR));
+			return -1;
+		}
+		return check_writable(dir);
+	}
+	if (errno != ENOENT) {
+		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	snprintf(parent, sizeof(parent), "%s", dir);
+	while ((slash = strrchr(parent, '/')) && slash != parent && !slash[1])
+		*slash = 0;	/* "a/b/" is "a/b" */
+	slash = strrchr(parent, '/');
+	if (!slash)
+		snprintf(parent, sizeof(parent), ".");
+	else
+		slash[slash == parent] = 0;	/* "/x": "/" */
+	if (stat(parent, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno ? errno : ENOTDIR));
+		return -1;
+	}
+	if (access(parent, W_OK | X_OK)) {
+		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
+		return -1;
+	}
+	return 0;
+}
+
+/* DIR/kernel (or DIR, rotating) holds an earlier trace evdrain must not overwrite: -1 said. */
+static int holds_trace(const struct options *o)
 {
 	char found[256];
 	const char *where;
-	int r;
+	struct stat st;
+	int r = 0;
 
-	/* Chunks go into DIR itself; evd_rot_start() refuses a trace of its own there. */
-	if (rotating(o))
-		return make_dir(o->outdir, o) || check_writable(o->outdir) ? -1 : 0;
-
-	if ((size_t)snprintf(o->tracedir, sizeof(o->tracedir), "%s/kernel", o->outdir) >=
-	    sizeof(o->tracedir)) {
-		fprintf(stderr, "evdrain: %s: the directory name is too long\n", o->outdir);
-		return -1;
-	}
-	if (make_dir(o->outdir, o) || make_dir(o->tracedir, o) || check_writable(o->tracedir))
-		return -1;
-	if (o->attach || o->force)
+	if (rotating(o) || o->attach || o->force)
 		return 0;
 	/* DIR/kernel/, or DIR/ itself as evdrain 0.1 wrote it. */
 	where = o->tracedir;
-	r = trace_files(where, 0, found, sizeof(found));
-	if (!r) {
+	if (!stat(where, &st))
+		r = trace_files(where, 0, found, sizeof(found));
+	if (!r && !stat(o->outdir, &st)) {
 		where = o->outdir;
 		r = trace_files(where, 0, found, sizeof(found));
 	}
@@ -270,6 +303,37 @@ static int prepare_outdir(struct options *o)
 			"use another directory, --attach to append to it, or --force to delete it\n",
 			o->outdir, where == o->tracedir ? "kernel/" : "", found);
 	return r ? -1 : 0;
+}
+
+/*
+ * -o DIR checked before anything is made: the module may yet be missing, and
+ * a refused run leaves no directory behind. 0, or -1 said.
+ */
+static int check_outdir(struct options *o)
+{
+	struct stat st;
+
+	if (!rotating(o) && (size_t)snprintf(o->tracedir, sizeof(o->tracedir), "%s/kernel", o->outdir) >=
+	    sizeof(o->tracedir)) {
+		fprintf(stderr, "evdrain: %s: the directory name is too long\n", o->outdir);
+		return -1;
+	}
+	if (can_make_dir(o->outdir))
+		return -1;
+	if (!rotating(o) && !stat(o->outdir, &st) && can_make_dir(o->tracedir))
+		return -1;
+	return holds_trace(o);
+}
+
+/* Make -o DIR (and DIR/kernel), checked by check_outdir() first: 0, or -1 said. */
+static int prepare_outdir(struct options *o)
+{
+	/* Chunks go into DIR itself; evd_rot_start() refuses a trace of its own there. */
+	if (rotating(o))
+		return make_dir(o->outdir, o) || check_writable(o->outdir) ? -1 : 0;
+	if (make_dir(o->outdir, o) || make_dir(o->tracedir, o) || check_writable(o->tracedir))
+		return -1;
+	return holds_trace(o);
 }
 
 /* Drain one ring; an error other than a full disk is said and the ring tried again later. */
@@ -901,16 +965,24 @@ int main(int argc, char **argv)
 	signal(SIGPIPE, SIG_IGN);
 	if (take_lock())
 		FAIL(EXIT_RUNNING);
-	/* The directory before the module: a wrong -o says so, loaded or not. */
+	/*
+	 * The directory checked before the module (a wrong -o says so, loaded or
+	 * not), made only after it: a refused run creates nothing.
+	 */
+	if (o.outdir && check_outdir(&o))
+		FAIL(EXIT_OUTDIR);
+	rc = evt_ctl_open(&ctl);
+	if (rc) {
+		char msg[PATH_MAX + 160];
+
+		fprintf(stderr, "evdrain: %s\n", rc == -ENOENT ? evt_module_missing_msg(msg, sizeof(msg)) :
+			evt_ctl_strerror(rc));
+		FAIL(EXIT_NOMODULE);
+	}
 	if (o.outdir && prepare_outdir(&o))
 		FAIL(EXIT_OUTDIR);
 	if (o.outdir && !rotating(&o))
 		lock_names_dir(o.tracedir);
-	rc = evt_ctl_open(&ctl);
-	if (rc) {
-		fprintf(stderr, "evdrain: %s\n", evt_ctl_strerror(rc));
-		FAIL(EXIT_NOMODULE);
-	}
 	/* --force: the old trace goes only now that a new one can be recorded. */
 	if (o.force && (trace_files(o.tracedir, 1, NULL, 0) || trace_files(o.outdir, 1, NULL, 0)))
 		FAIL(EXIT_OUTDIR);
