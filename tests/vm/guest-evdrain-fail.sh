@@ -44,7 +44,7 @@ refused 5 'cannot create /nonexistent/x' -o /nonexistent/x
 # Without the module: exit 4, the command that loads it, and nothing made on disk.
 refused 4 'not loaded.*: insmod ' -o /tmp/x
 [ ! -e /tmp/x ] || fail "evdrain -o /tmp/x made /tmp/x before finding the module missing"
-refused 4 'not loaded' -o /tmp/x/run --rotate-size 1M
+refused 4 'not loaded' -o /tmp/x --rotate-size 1M
 [ ! -e /tmp/x ] || fail "evdrain --rotate-size made /tmp/x before finding the module missing"
 insmod "$EVTRACE_KO" probes=0 num_subbuf=64
 evdrain -q -o "$OUT/first" &
