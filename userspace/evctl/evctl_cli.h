@@ -49,6 +49,7 @@ struct evctl_cmd {
 	enum evctl_op op;
 	int help;			/* --help: print the usage of op */
 	int json;			/* status --json */
+	int stack;			/* enable, disable --stack */
 	struct evt_config cfg;		/* config, enable, disable */
 	struct evt_event_switch ev[EVCTL_MAX_EVENTS];	/* cfg.events */
 	struct evt_gen_request gen;	/* generate */
