@@ -421,8 +421,8 @@ START_TEST(parse_timer)
 	OK("timer-stop");
 	ck_assert_int_eq(cmd.op, EVCTL_TIMER_STOP);
 	BAD("timer: give --period-us N", "timer");
-	BAD("--period-us wants microseconds 10..1000000, not '9'", "timer", "--period-us", "9");
-	BAD("--period-us wants microseconds 10..1000000, not '1000001'", "timer", "--period-us",
+	BAD("--period-us wants microseconds 10..1000000 (or with a unit: 1ms), not '9'", "timer", "--period-us", "9");
+	BAD("--period-us wants microseconds 10..1000000 (or with a unit: 1ms), not '1000001'", "timer", "--period-us",
 	    "1000001");
 	BAD("--period-us needs a value", "timer", "--period-us");
 	BAD("unknown argument '50'", "timer", "50");
@@ -563,9 +563,9 @@ START_TEST(parse_watch)
 	OK("watch", "--count", "3", "--timeout=60", "--reason", "high_water,CPU_Offline");
 	ck_assert_uint_eq(cmd.count, 3);
 	ck_assert_int_eq(cmd.timeout_s, 60);
+	ck_assert_uint_eq(cmd.reasons, (1u << EVT_NOTIFY_HIGH_WATER) | (1u << EVT_NOTIFY_CPU_OFFLINE));
 	OK("watch", "--timeout", "2m");
 	ck_assert_int_eq(cmd.timeout_s, 120);
-	ck_assert_uint_eq(cmd.reasons, (1u << EVT_NOTIFY_HIGH_WATER) | (1u << EVT_NOTIFY_CPU_OFFLINE));
 
 	BAD("--count wants a number >= 1", "watch", "--count", "0");
 	BAD("--count wants a number >= 1", "watch", "--count", "two");
