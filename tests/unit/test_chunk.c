@@ -15,6 +15,7 @@
 #include <unistd.h>
 #include "unit.h"
 #include "evt_chunk.h"
+#include "evt_cli.h"
 #include "evt_timearg.h"
 #include "evt_units.h"
 #include "evt_merged.h"
@@ -125,6 +126,31 @@ START_TEST(units_bare_and_whole)
 	ck_assert_int_eq(evt_parse_size_in("2G", 1ULL << 20, 1ULL << 20, &v), 0);
 	ck_assert_uint_eq(v, 2048);
 	ck_assert_int_eq(evt_parse_size_in("512K", 1ULL << 20, 1ULL << 20, &v), -1);
+}
+END_TEST
+
+/* "Not loaded" names modprobe when the module is installed, else insmod with the build's module. */
+START_TEST(module_load_hint)
+{
+	char dir[64], path[160], exe[160], buf[400];
+	FILE *f;
+
+	unit_mktmp(dir, sizeof(dir), "loadcmd");
+	snprintf(path, sizeof(path), "%s/modules.dep", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("kernel/fs/ext4/ext4.ko.xz: kernel/fs/jbd2/jbd2.ko.xz\nupdates/dkms/evtrace.ko.xz:\n", f);
+	fclose(f);
+	ck_assert_str_eq(evt_module_load_cmd_at(path, NULL, buf, sizeof(buf)), "modprobe evtrace");
+	/* Not installed: the evtrace.ko at the top of the build tree the program runs from. */
+	snprintf(path, sizeof(path), "%s/build/bin", dir);
+	ck_assert_int_eq(system((snprintf(buf, sizeof(buf), "mkdir -p '%s' && touch '%s/evtrace.ko'", path, dir), buf)), 0);
+	snprintf(exe, sizeof(exe), "%s/evdrain", path);
+	snprintf(path, sizeof(path), "insmod %s/evtrace.ko", dir);
+	ck_assert_str_eq(evt_module_load_cmd_at("/nonexistent/modules.dep", exe, buf, sizeof(buf)), path);
+	ck_assert_str_eq(evt_module_load_cmd_at("/nonexistent/modules.dep", "/usr/sbin/evdrain", buf, sizeof(buf)),
+			 "insmod evtrace.ko (from the build)");
+	unit_rmtree(dir);
 }
 END_TEST
 
@@ -384,6 +410,7 @@ Suite *chunk_suite(void)
 	tcase_add_test(tc, rotation_units);
 	tcase_add_test(tc, units_bare_and_whole);
 	tcase_add_test(tc, timearg_units);
+	tcase_add_test(tc, module_load_hint);
 	tcase_add_loop_test(tc, run_reads_as_one_trace, 0, 2);
 	tcase_add_test(tc, evview_serves_a_run);
 	suite_add_tcase(s, tc);

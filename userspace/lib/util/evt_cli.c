@@ -40,18 +40,13 @@ void evt_opt_error(const char *prog, char *const argv[], const char *shortopts, 
 		fprintf(stderr, "%s: --%s needs a value\n", prog, opts[i].name);
 }
 
-/* Is evtrace.ko (or .ko.xz, .ko.zst, ...) in the running kernel's modules.dep? */
-static int module_installed(void)
+/* Is evtrace.ko (or .ko.xz, .ko.zst, ...) in @modules_dep (a modules.dep)? */
+static int module_listed(const char *modules_dep)
 {
-	struct utsname u;
-	char path[512], line[1024];
-	FILE *f;
+	char line[1024];
+	FILE *f = fopen(modules_dep, "re");
 	int found = 0;
 
-	if (uname(&u))
-		return 0;
-	snprintf(path, sizeof(path), "/lib/modules/%s/modules.dep", u.release);
-	f = fopen(path, "re");
 	if (!f)
 		return 0;
 	while (!found && fgets(line, sizeof(line), f)) {
@@ -68,30 +63,38 @@ static int module_installed(void)
 	return found;
 }
 
-const char *evt_module_load_cmd(char *buf, size_t len)
+const char *evt_module_load_cmd_at(const char *modules_dep, const char *exe, char *buf, size_t len)
 {
-	char exe[PATH_MAX], ko[PATH_MAX + 32];
-	ssize_t n;
+	char dir[PATH_MAX], ko[PATH_MAX + 32], real[PATH_MAX];
 	struct stat st;
 
-	if (module_installed()) {
+	if (module_listed(modules_dep)) {
 		snprintf(buf, len, "modprobe evtrace");
 		return buf;
 	}
 	/* A build tree's programs are in build/bin/, its module at the top (make's layout). */
-	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
-	if (n > 0) {
-		exe[n] = 0;
-		snprintf(ko, sizeof(ko), "%s/../../evtrace.ko", dirname(exe));
+	if (exe) {
+		snprintf(dir, sizeof(dir), "%s", exe);
+		snprintf(ko, sizeof(ko), "%s/../../evtrace.ko", dirname(dir));
 		if (!stat(ko, &st) && S_ISREG(st.st_mode)) {
-			char real[PATH_MAX];
-
 			snprintf(buf, len, "insmod %s", realpath(ko, real) ? real : ko);
 			return buf;
 		}
 	}
 	snprintf(buf, len, "insmod evtrace.ko (from the build)");
 	return buf;
+}
+
+const char *evt_module_load_cmd(char *buf, size_t len)
+{
+	char dep[512], exe[PATH_MAX];
+	struct utsname u;
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+	if (n > 0)
+		exe[n] = 0;
+	snprintf(dep, sizeof(dep), "/lib/modules/%s/modules.dep", uname(&u) ? "" : u.release);
+	return evt_module_load_cmd_at(dep, n > 0 ? exe : NULL, buf, len);
 }
 
 const char *evt_module_missing_msg(char *buf, size_t len)

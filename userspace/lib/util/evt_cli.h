@@ -35,6 +35,8 @@ void evt_opt_error(const char *prog, char *const argv[], const char *shortopts, 
  * Returns @buf.
  */
 const char *evt_module_load_cmd(char *buf, size_t len);
+/* The same, with the modules.dep and the program's path given (the unit tests). */
+const char *evt_module_load_cmd_at(const char *modules_dep, const char *exe, char *buf, size_t len);
 
 /*
  * The sentence for "the evtrace module is not loaded", with the command that
