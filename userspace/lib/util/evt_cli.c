@@ -22,22 +22,19 @@ void evt_opt_error(const char *prog, char *const argv[], const char *shortopts, 
 		fputc('\n', stderr);
 		return;
 	}
-	if (strncmp(arg, "--", 2)) {
-		/* A short option: unknown, or its value missing at the end of the line. */
-		if (strchr(shortopts, optopt))
-			fprintf(stderr, "%s: -%c needs a value\n", prog, optopt);
-		else
-			fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
-		return;
-	}
 	for (i = 0; opts[i].name && opts[i].val != optopt; i++)
 		;
-	if (!opts[i].name)
-		fprintf(stderr, "%s: bad option %s\n", prog, arg);
-	else if (opts[i].has_arg == no_argument)
-		fprintf(stderr, "%s: --%s takes no value\n", prog, opts[i].name);
+	/* A long option (a prefix of its name, maybe with =VALUE): its value missing or not wanted. */
+	if (opts[i].name && !strncmp(arg, "--", 2) && !strncmp(arg + 2, opts[i].name, strcspn(arg + 2, "="))) {
+		fprintf(stderr, "%s: --%s %s\n", prog, opts[i].name,
+			opts[i].has_arg == no_argument ? "takes no value" : "needs a value");
+		return;
+	}
+	/* A short option: unknown, or its value missing at the end of the line. */
+	if (strchr(shortopts, optopt) && optopt != ':' && optopt != '+')
+		fprintf(stderr, "%s: -%c needs a value\n", prog, optopt);
 	else
-		fprintf(stderr, "%s: --%s needs a value\n", prog, opts[i].name);
+		fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
 }
 
 /* Is evtrace.ko (or .ko.xz, .ko.zst, ...) in @modules_dep (a modules.dep)? */
