@@ -1,10 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /* evdrain's command line: see evd_options.h. */
-#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <grp.h>
-#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
