@@ -43,7 +43,7 @@ expect 2 evctl generate --cpus 0,,1
 expect 2 evctl generate --events 0
 expect 2 evctl generate --rate 4294967296
 expect 2 evctl timer --period-us 9
-err_has "--period-us wants microseconds 10..1000000, not '9'"
+err_has "--period-us wants microseconds 10..1000000 (or with a unit: 1ms), not '9'"
 expect 2 evctl timer
 err_has "timer: give --period-us N"
 expect 2 evctl timer-stop now
