@@ -132,7 +132,7 @@ END_TEST
 /* "Not loaded" names modprobe when the module is installed, else insmod with the build's module. */
 START_TEST(module_load_hint)
 {
-	char dir[64], path[160], exe[160], buf[400];
+	char dir[64], path[160], exe[200], buf[400];
 	FILE *f;
 
 	unit_mktmp(dir, sizeof(dir), "loadcmd");
