@@ -299,6 +299,9 @@ int evt_parse_config_kv(const char *kv, struct evt_config *cfg, char *err, size_
 	return 0;
 }
 
+/* The argument the option being handled was read from ("-o=DIR", "--rate=5", "--rate"). */
+static const char *option_word;
+
 /* One option of a command: its getopt_long value and argument. 0, or EVCTL_EXIT_USAGE said in @err. */
 typedef int (*evctl_opt_fn)(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen);
 
@@ -333,6 +336,7 @@ static int sub_options(int argc, char *const argv[], const char *shortopts, cons
 			return usage_err(err, errlen, "%s: unknown option '-%c'", op, optopt);
 		if (c == '?')
 			return usage_err(err, errlen, "%s: unknown option '%s'", op, arg);
+		option_word = argv[optind];
 		if (one(c, optarg, cmd, err, errlen))
 			return EVCTL_EXIT_USAGE;
 	}
@@ -580,6 +584,9 @@ static int snapshot_opt(int c, const char *v, struct evctl_cmd *cmd, char *err, 
 			return usage_err(err, errlen, "snapshot: --trigger wants a trigger's number >= 1, not '%s'", v);
 		return 0;
 	}
+	/* "-o=DIR" is DIR, as evctl always took it (getopt alone would say "=DIR"). */
+	if (!strncmp(option_word, "-o=", 3))
+		v = option_word + 3;
 	if (!v[0])
 		return usage_err(err, errlen, "snapshot: -o wants a directory, not ''");
 	if (cmd->out_dir)
