@@ -156,11 +156,11 @@ $(BUILD)/bench/bench-engine: scripts/bench/bench_engine.c $(BUILD)/libevtrace.a 
 deps:
 	@scripts/deps
 
-# The README's table of events, from include/evtrace/event-defs.h (the unit
-# test readme_lists_the_catalogue fails while it differs).
-.PHONY: readme-events
-readme-events: $(BUILD)/tests/bin/evcatalogue
-	@$(BUILD)/tests/bin/evcatalogue --update README
+# The table of events in docs/events.md, from include/evtrace/event-defs.h
+# (the unit test events_doc_lists_the_catalogue fails while it differs).
+.PHONY: events-table
+events-table: $(BUILD)/tests/bin/evcatalogue
+	@$(BUILD)/tests/bin/evcatalogue --update docs/events.md
 
 # Each of these is the only command a fresh machine needs: deps first, then a
 # fresh make (KDIR is looked up again once the headers are there).

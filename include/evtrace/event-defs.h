@@ -12,8 +12,8 @@
  *     metadata declares (<evtrace/event-layout.h>), which the probes
  *     (kmod/evtrace_probes.c, evtrace_statedump.c, ...) and the synthesizer
  *     (userspace/lib/synth/evt_synth.c) fill,
- *   - the README's table of events (tests/tools/evcatalogue.c, checked by
- *     the unit test readme_lists_the_catalogue).
+ *   - the table of events in docs/events.md (tests/tools/evcatalogue.c,
+ *     checked by the unit test events_doc_lists_the_catalogue).
  *
  * Adding an event is one EVT_EVENTS line (and a class if no existing one
  * has its fields), then its probe body.
