@@ -20,7 +20,7 @@
  *
  * EVT_CLASSES(C): C(class, doc): a payload layout, shared by the events of
  * the class (as LTTng's event classes; a class may have no field); @doc is
- * the README's note on it.
+ * its note in docs/events.md's table.
  * EVT_FIELDS_<class>(F, V): its fields in order, F(TYPE, name) for fixed-size
  * ones (EVT_F_<TYPE>: U8, U16, U32, U64, S32, S64, X64, COMM), then
  * V(TYPE, name) for the variable-size ones (STRING, SEQ_U8, SEQ_X64), which
