@@ -10,6 +10,7 @@
 # 3. scripts/kdir-check (run by make after the module) warns, naming both
 #    releases and insmod, when KDIR is another kernel's, and is quiet when not;
 # 4. the built man pages carry the version (man -l build/man/*).
+# The kernel headers (the syscall names) count among the build packages.
 # No compiler run but gcc -M: a few seconds (a real clean build takes ~50 s).
 set -euo pipefail
 top=$(cd "$(dirname "$0")/../.." && pwd)
@@ -38,7 +39,7 @@ for m in userspace/man/*.[1-8]; do
 done
 echo "make tools: $(grep -c '^gcc' "$tmp/dry") compiles, programs $(echo $progs), $(ls userspace/man/*.[1-8] | wc -l) man pages; no test, sanitizer or benchmark"
 
-# 2. Headers and libraries, package by package.
+# 2. Headers, libraries and the kernel headers, package by package.
 pkg_of() { { dpkg -S "$1" 2>/dev/null || true; } | head -n1 | cut -d: -f1; }
 allowed() { # package list: in the list, or the compiler's own headers
 	grep -qx "$1" <<<"$2" || [[ $1 == libgcc-*-dev ]]
@@ -67,6 +68,21 @@ for l in $(grep '^gcc' "$tmp/dry" | grep -oE -- ' -l[a-z0-9_-]+' | sed 's/ -l//'
 	[ -n "$p" ] || die "-l$l ($f) belongs to no package"
 	allowed "$p" "$build_pkgs" || die "-l$l comes from $p, not in the README's build packages"
 	echo "    -l$l: $p"
+done
+# The syscall events' names come from the kernel headers (kmod/gen-syscalls
+# reads KDIR's syscall tables and KSRC's prototypes, with awk, not gcc): the
+# packages of the files it reads are linux-headers-<release>-*, which the
+# README's linux-headers-amd64 pulls in.
+gen=$(grep -m1 '^kmod/gen-syscalls events ' "$tmp/dry") || die "make tools does not generate the syscall events"
+kobj=$(sed 's/^kmod\/gen-syscalls events "\([^"]*\)" "\([^"]*\)".*/\1/' <<<"$gen")
+ksrc=$(sed 's/^kmod\/gen-syscalls events "\([^"]*\)" "\([^"]*\)".*/\2/' <<<"$gen")
+kobj=$(readlink -f "$kobj") ksrc=$(readlink -f "$ksrc")
+for f in "$kobj/arch/x86/include/generated/asm/syscalls_64.h" "$ksrc/include/linux/syscalls.h"; do
+	p=$(pkg_of "$f")
+	[ -n "$p" ] || die "$f (read by kmod/gen-syscalls) belongs to no package"
+	[[ $p == linux-headers-* ]] && grep -qx linux-headers-amd64 <<<"$build_pkgs" ||
+		die "$f comes from $p: the README's build packages need linux-headers-amd64"
+	echo "    kmod/gen-syscalls reads $f: $p (linux-headers-amd64)"
 done
 arch=$(dpkg-architecture -qDEB_HOST_MULTIARCH 2>/dev/null || gcc -print-multiarch)
 for p in $progs; do
