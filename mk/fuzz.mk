@@ -51,7 +51,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(BUILD)/fu
 	@test -n "$(FUZZ_CC)" || { echo "fuzz: clang is not installed (make deps)"; exit 1; }
 	@mkdir -p $(dir $@)
 	@echo '  CLANG   $@'
-	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(BUILD)/fuzz/libfuzz.a -o $@ $(Z_LIBS) $(JANSSON_LIBS) -lpthread
+	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(BUILD)/fuzz/libfuzz.a -o $@ $(LIBEVT_LIBS) -lpthread
 
 fuzz-build: $(FUZZ_BINS)
 

@@ -219,7 +219,7 @@ static char *put_s64(char *p, int64_t v)
  * surrogate, nothing above U+10FFFF) at @s, of at most @n bytes; 0 when
  * there is none.
  */
-static unsigned int utf8_len(const uint8_t *s, unsigned int n)
+unsigned int evt_fmt_utf8_len(const uint8_t *s, unsigned int n)
 {
 	const uint8_t c = s[0];
 	unsigned int len, i;
@@ -285,7 +285,7 @@ static char *put_esc(char *p, const uint8_t *s, unsigned int n, enum esc_mode mo
 			p = PUTS(p, "\\n");
 		} else if (c == '\t') {
 			p = PUTS(p, "\\t");
-		} else if (c >= 0x80 && (u = utf8_len(s + i, n - i)) && !utf8_control(s + i, u)) {
+		} else if (c >= 0x80 && (u = evt_fmt_utf8_len(s + i, n - i)) && !utf8_control(s + i, u)) {
 			memcpy(p, s + i, u);
 			p += u;
 			i += u - 1;
@@ -321,14 +321,6 @@ static char *put_str(char *p, const uint8_t *s, unsigned int n, int json)
 	return p;
 }
 
-size_t evt_fmt_json_string(char *out, const char *s)
-{
-	char *e = put_str(out, (const uint8_t *)s, (unsigned int)strlen(s), 1);
-
-	*e = 0;
-	return (size_t)(e - out);
-}
-
 const char *evt_fmt_esc(char *out, size_t len, const char *s)
 {
 	const uint8_t *b = (const uint8_t *)s;
@@ -338,7 +330,7 @@ const char *evt_fmt_esc(char *out, size_t len, const char *s)
 		return out;
 	/* A character at a time, so that an escape or a UTF-8 sequence is never cut. */
 	while (i < n) {
-		unsigned int u = b[i] >= 0x80 ? utf8_len(b + i, (unsigned int)(n - i)) : 0;
+		unsigned int u = b[i] >= 0x80 ? evt_fmt_utf8_len(b + i, (unsigned int)(n - i)) : 0;
 		char tmp[16];
 		size_t w;
 
@@ -365,7 +357,7 @@ int evt_fputs_esc(FILE *f, const char *s)
 		char *p = buf;
 
 		while (i < n && p + 16 < buf + sizeof(buf)) {
-			unsigned int u = b[i] >= 0x80 ? utf8_len(b + i, (unsigned int)(n - i)) : 0;
+			unsigned int u = b[i] >= 0x80 ? evt_fmt_utf8_len(b + i, (unsigned int)(n - i)) : 0;
 
 			u = u ? u : 1;
 			p = put_esc(p, b + i, u, ESC_BARE);
