@@ -2104,7 +2104,7 @@ START_TEST(format_numbers_and_escapes)
 		ck_assert_int_eq(evt_json_write(mf, json_pack("{s:o}", "dir", evt_json_str("/tmp/q\"d\\\x01\x7f\xc3\xa9\xff\xc2\x9b")),
 						JSON_COMPACT), 0);
 		ck_assert_int_eq(fclose(mf), 0);
-		ck_assert_str_eq(q, "{\"dir\":\"/tmp/q\\\"d\\\\\\u0001\\u007f\\u00e9\\u00ff\\u009b\"}\n");
+		ck_assert_str_eq(q, "{\"dir\":\"/tmp/q\\\"d\\\\\\u0001\\u007f\\u00E9\\u00FF\\u009B\"}\n");
 		free(q);
 	}
 }

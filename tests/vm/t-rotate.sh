@@ -116,10 +116,10 @@ cmp -s "$out/run.txt" "$out/joined.txt" || die "evcat on the run differs from ev
 python3 - "$out/run-stats.json" "$out/joined-stats.json" "$shipped" <<'PY' || die "evcat --stats on the run"
 import json, sys
 run, joined, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
-for k in ("events", "cpus", "events_by_name", "discarded", "packets_lost", "first", "last"):
+for k in ("events", "cpus", "events_by_name", "discarded", "lost_packets", "first", "last"):
     assert run[k] == joined[k], (k, run[k], joined[k])
 assert len(run["chunks"]) == n and len(run["seams"]) == n - 1, (len(run["chunks"]), len(run["seams"]))
-assert all(s["packets_lost"] == 0 and not s["chunks_missing"] for s in run["seams"]), run["seams"]
+assert all(s["lost_packets"] == 0 and not s["chunks_missing"] for s in run["seams"]), run["seams"]
 PY
 "$evcat" --count "$out/kept" > /dev/null || die "evcat on the chunks retention kept fails"
 # --from/--to: only the chunks the times overlap are opened; the events are the joined trace's.

@@ -50,10 +50,10 @@ json_t *evv_losses_json(const struct evv *s)
 		json_array_append_new(windows, json_pack("{s:o,s:o}",
 					"from", evv_json_u64(s->lossmap.w[2 * i] + s->offset_ns),
 					"to", evv_json_u64(s->lossmap.w[2 * i + 1] + s->offset_ns)));
-	/* As evstat's header: complete, discarded, packets_lost, loss_ranges. */
+	/* As evstat's header: complete, discarded, lost_packets, loss_ranges. */
 	json_object_set_new(o, "complete", json_boolean(!l->nr_losses));
 	json_object_set_new(o, "discarded", evv_json_u64(discarded));
-	json_object_set_new(o, "packets_lost", evv_json_u64(packets));
+	json_object_set_new(o, "lost_packets", evv_json_u64(packets));
 	json_object_set_new(o, "loss_ranges", json_integer(l->nr_losses));
 	json_object_set_new(o, "windows", windows);
 	json_object_set_new(o, "windows_total", json_integer(s->lossmap.n));
