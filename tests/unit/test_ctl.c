@@ -703,6 +703,34 @@ START_TEST(status_json)
 }
 END_TEST
 
+/* The status document, with the test hook's rings and a filter, against docs/schemas/evtrace.status.json. */
+START_TEST(status_json_matches_schema)
+{
+	struct evt_status st;
+	struct evt_status_ring fake[1] = { { .channel = 5, .cpu = 4096, .held_trigger = 7 } };
+	char path[] = "/tmp/evt-status-XXXXXX", cmd[200];
+	int fd;
+	FILE *f;
+
+	fill_status(&st);
+	st.fake_rings = fake;
+	st.nr_fake_rings = 1;
+	st.filter.set = 1;
+	st.filter.nr_comms = 1;
+	strcpy(st.filter.comms[0], "b\x9b\xffsh");
+	st.trigger = (struct evt_status_trigger){ .seq = 2, .reason = EVT_TRIGGER_WARN, .ts = 69 };
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	evt_status_print_json(f, &st);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "python3 tests/tools/json-schema-check.py %s >&2", path);
+	ck_assert_int_eq(system(cmd), 0);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(status_json_empty)
 {
 	struct evt_status st;
@@ -1392,6 +1420,7 @@ Suite *ctl_suite(void)
 	tcase_add_test(tc, status_parse_filter);
 	tcase_add_test(tc, parse_numbers);
 	tcase_add_test(tc, status_json);
+	tcase_add_test(tc, status_json_matches_schema);
 	tcase_add_test(tc, status_json_empty);
 	tcase_add_test(tc, status_json_many);
 	tcase_add_test(tc, status_text);
