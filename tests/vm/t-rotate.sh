@@ -102,6 +102,9 @@ assert c['completed'] == n and c['hooks_run'] == n and c['hooks_failed'] == 0, c
 assert c['deleted'] == n - kept and c['errors'] == 0 and c['lost_packets'] == 0, c
 PY
 sums_match "$out/shipped" "$out/rot.stats" || die "size: the chunks do not add up to the module's counts"
+# Each chunk's summary.json, --stats-json and evcat's statistics of the run against docs/schemas/.
+python3 "$top/tests/tools/json-schema-check.py" "$out/rot.json" "$out/shipped"/*/summary.json ||
+	die "size: a JSON document does not follow its schema (docs/schemas/)"
 # Nothing lost or duplicated at a seam: the run, joined, is one trace of every generator event once.
 concat "$out/shipped" "$out/joined"
 "$evtest" check "$out/joined" --gen-events 60000 --exact > "$out/joined.check" || { tail "$out/joined.check"; die "the joined chunks miss or repeat events"; }
