@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* evdrain's rotation: chunks, their completion, retention, hooks. See evd_rotate.h. */
+/* evdrain's rotation: chunks, the cut, their completion, retention, recovery. See evd_rotate.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

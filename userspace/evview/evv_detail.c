@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <microhttpd.h>
+#include "evt_json.h"
 #include "evt_report.h"
 #include "evv.h"
 
@@ -61,19 +62,10 @@ json_t *evv_losses_json(const struct evv *s)
 	return o;
 }
 
-/* A comm (at most @len bytes) as JSON: not UTF-8 (any bytes a task chose), each byte past ASCII as '?'. */
+/* A comm (at most @len bytes, at most 16) as JSON: any bytes a task chose, as every document writes them. */
 static json_t *comm_json(const char *comm, size_t len)
 {
-	char buf[17];
-	json_t *v;
-	size_t i, n = strnlen(comm, len < 16 ? len : 16);
-
-	v = json_stringn(comm, n);
-	if (v)
-		return v;
-	for (i = 0; i < n; i++)
-		buf[i] = (unsigned char)comm[i] < 0x80 ? comm[i] : '?';
-	return json_stringn(buf, n);
+	return evt_json_bytes(comm, len < 16 ? len : 16);
 }
 
 /* ---- /api/latency ---- */
