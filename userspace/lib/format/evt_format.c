@@ -219,7 +219,7 @@ static char *put_s64(char *p, int64_t v)
  * surrogate, nothing above U+10FFFF) at @s, of at most @n bytes; 0 when
  * there is none.
  */
-unsigned int evt_fmt_utf8_len(const uint8_t *s, unsigned int n)
+static unsigned int utf8_len(const uint8_t *s, unsigned int n)
 {
 	const uint8_t c = s[0];
 	unsigned int len, i;
@@ -239,6 +239,12 @@ unsigned int evt_fmt_utf8_len(const uint8_t *s, unsigned int n)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	return len;
+}
+
+/* lib/json's: the same rule, outside the hot path (utf8_len stays static there, inlined). */
+unsigned int evt_fmt_utf8_len(const uint8_t *s, unsigned int n)
+{
+	return utf8_len(s, n);
 }
 
 /*
@@ -285,7 +291,7 @@ static char *put_esc(char *p, const uint8_t *s, unsigned int n, enum esc_mode mo
 			p = PUTS(p, "\\n");
 		} else if (c == '\t') {
 			p = PUTS(p, "\\t");
-		} else if (c >= 0x80 && (u = evt_fmt_utf8_len(s + i, n - i)) && !utf8_control(s + i, u)) {
+		} else if (c >= 0x80 && (u = utf8_len(s + i, n - i)) && !utf8_control(s + i, u)) {
 			memcpy(p, s + i, u);
 			p += u;
 			i += u - 1;
@@ -330,7 +336,7 @@ const char *evt_fmt_esc(char *out, size_t len, const char *s)
 		return out;
 	/* A character at a time, so that an escape or a UTF-8 sequence is never cut. */
 	while (i < n) {
-		unsigned int u = b[i] >= 0x80 ? evt_fmt_utf8_len(b + i, (unsigned int)(n - i)) : 0;
+		unsigned int u = b[i] >= 0x80 ? utf8_len(b + i, (unsigned int)(n - i)) : 0;
 		char tmp[16];
 		size_t w;
 
@@ -357,7 +363,7 @@ int evt_fputs_esc(FILE *f, const char *s)
 		char *p = buf;
 
 		while (i < n && p + 16 < buf + sizeof(buf)) {
-			unsigned int u = b[i] >= 0x80 ? evt_fmt_utf8_len(b + i, (unsigned int)(n - i)) : 0;
+			unsigned int u = b[i] >= 0x80 ? utf8_len(b + i, (unsigned int)(n - i)) : 0;
 
 			u = u ? u : 1;
 			p = put_esc(p, b + i, u, ESC_BARE);
