@@ -17,7 +17,6 @@
 #include <netlink/msg.h>
 #include <netlink/attr.h>
 #include <netlink/genl/genl.h>
-#include <jansson.h>
 #include "unit.h"
 #include "evctl_cli.h"
 
@@ -634,71 +633,59 @@ static char *render(void (*fn)(FILE *, const struct evt_status *), const struct 
 	return buf;
 }
 
-/* The JSON printer's document read back and written compact ("a":1,"b":[2]): what the tests compare. */
-static char *compact(const char *out)
-{
-	json_t *j = json_loads(out, 0, NULL);
-	char *c;
-
-	ck_assert_msg(j, "jansson cannot read:\n%s", out);
-	c = json_dumps(j, JSON_COMPACT | JSON_ENSURE_ASCII);
-	json_decref(j);
-	ck_assert_ptr_nonnull(c);
-	return c;
-}
-
-/* @fn's output for @st holds @want (from the JSON printer: JSON, @want in its compact form). */
+/* @fn's output for @st holds @want (and, from the JSON printer, is JSON). */
 static void expect_output(void (*fn)(FILE *, const struct evt_status *), const struct evt_status *st,
 			  const char *want)
 {
 	char *out = render(fn, st);
 
-	if (fn == evt_status_print_json) {
-		char *c;
-
+	if (fn == evt_status_print_json)
 		ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-		c = compact(out);
-		free(out);
-		out = c;
-	}
 	ck_assert_msg(strstr(out, want), "no \"%s\" in:\n%s", want, out);
 	free(out);
 }
 
 /* A counter past INT64_MAX (jansson's integers are signed) is null. */
 static const char expected_json[] =
-	"{\"schema\":\"evtrace.status/1\",\"state\":\"tracing\","
-	"\"config\":{\"mode\":\"overwrite\",\"high_water\":70,\"flush_ms\":0,\"subbuf_size\":16384,\"num_subbuf\":32},"
-	"\"events\":["
-	"{\"name\":\"gen_compact\",\"channel\":\"compact\",\"enabled\":true,\"stack\":true},"
-	"{\"name\":\"gen_normal\",\"channel\":\"normal\",\"enabled\":false,\"stack\":false},"
-	"{\"name\":\"odd\\\"name\\\\\\n\",\"channel\":null,\"enabled\":true,\"stack\":false}],"
-	"\"filter\":null,\"trigger\":null,"
-	"\"rings\":["
-	"{\"channel\":\"compact\",\"cpu\":0,\"online\":true,\"recorded\":123456789012,\"discarded\":5,"
-	"\"overwritten\":0,\"too_big\":1,\"refused\":2,\"produced\":40,\"consumed\":38,\"skipped\":0,"
-	"\"filtered\":9,\"fill\":6,\"held_snapshot\":null,\"held_trigger\":null,\"unanswered\":0},"
-	"{\"channel\":\"normal\",\"cpu\":1,\"online\":false,\"recorded\":null,\"discarded\":0,"
-	"\"overwritten\":0,\"too_big\":0,\"refused\":0,\"produced\":1,\"consumed\":0,\"skipped\":0,"
-	"\"filtered\":0,\"fill\":100,\"held_snapshot\":null,\"held_trigger\":null,\"unanswered\":0}],"
-	"\"generator\":["
-	"{\"cpu\":0,\"running\":true,\"done\":false,\"compact\":123456789020,\"normal\":7,\"timer\":0},"
-	"{\"cpu\":1,\"running\":false,\"done\":true,\"compact\":0,\"normal\":null,\"timer\":3}]}";
+	"{\n"
+	"  \"schema\": \"evtrace.status/1\",\n"
+	"  \"state\": \"tracing\",\n"
+	"  \"config\": {\"mode\": \"overwrite\", \"high_water\": 70, \"flush_ms\": 0, "
+	"\"subbuf_size\": 16384, \"num_subbuf\": 32},\n"
+	"  \"events\": [\n"
+	"    {\"name\": \"gen_compact\", \"channel\": \"compact\", \"enabled\": true, \"stack\": true},\n"
+	"    {\"name\": \"gen_normal\", \"channel\": \"normal\", \"enabled\": false, \"stack\": false},\n"
+	"    {\"name\": \"odd\\\"name\\\\\\n\", \"channel\": null, \"enabled\": true, \"stack\": false}\n"
+	"  ],\n"
+	"  \"filter\": null,\n"
+	"  \"trigger\": null,\n"
+	"  \"rings\": [\n"
+	"    {\"channel\": \"compact\", \"cpu\": 0, \"online\": true, \"recorded\": 123456789012, "
+	"\"discarded\": 5, \"overwritten\": 0, \"too_big\": 1, \"refused\": 2, \"produced\": 40, "
+	"\"consumed\": 38, \"skipped\": 0, \"filtered\": 9, \"fill\": 6, \"held_snapshot\": null, "
+	"\"held_trigger\": null, \"unanswered\": 0},\n"
+	"    {\"channel\": \"normal\", \"cpu\": 1, \"online\": false, \"recorded\": null, "
+	"\"discarded\": 0, \"overwritten\": 0, \"too_big\": 0, \"refused\": 0, \"produced\": 1, "
+	"\"consumed\": 0, \"skipped\": 0, \"filtered\": 0, \"fill\": 100, \"held_snapshot\": null, "
+	"\"held_trigger\": null, \"unanswered\": 0}\n"
+	"  ],\n"
+	"  \"generator\": [\n"
+	"    {\"cpu\": 0, \"running\": true, \"done\": false, \"compact\": 123456789020, "
+	"\"normal\": 7, \"timer\": 0},\n"
+	"    {\"cpu\": 1, \"running\": false, \"done\": true, \"compact\": 0, "
+	"\"normal\": null, \"timer\": 3}\n"
+	"  ]\n"
+	"}\n";
 
 START_TEST(status_json)
 {
 	struct evt_status st;
-	char *out, *c;
+	char *out;
 
 	fill_status(&st);
 	out = render(evt_status_print_json, &st);
 	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	/* Its schema first, two spaces a level, one newline at the end. */
-	ck_assert_msg(!strncmp(out, "{\n  \"schema\": \"evtrace.status/1\",\n  \"state\": \"tracing\",\n", 55), "%s", out);
-	ck_assert_str_eq(out + strlen(out) - 2, "}\n");
-	c = compact(out);
-	ck_assert_str_eq(c, expected_json);
-	free(c);
+	ck_assert_str_eq(out, expected_json);
 	free(out);
 }
 END_TEST
@@ -734,18 +721,17 @@ END_TEST
 START_TEST(status_json_empty)
 {
 	struct evt_status st;
-	char *out, *c;
+	char *out;
 
 	/* Nothing reported: nulls and empty lists, still one valid document. */
 	evt_status_init(&st);
 	out = render(evt_status_print_json, &st);
 	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	c = compact(out);
-	ck_assert_str_eq(c, "{\"schema\":\"evtrace.status/1\",\"state\":\"stopped\","
-			 "\"config\":{\"mode\":null,\"high_water\":null,\"flush_ms\":null,"
-			 "\"subbuf_size\":0,\"num_subbuf\":0},"
-			 "\"events\":[],\"filter\":null,\"trigger\":null,\"rings\":[],\"generator\":[]}");
-	free(c);
+	ck_assert_str_eq(out, "{\n  \"schema\": \"evtrace.status/1\",\n  \"state\": \"stopped\",\n"
+			 "  \"config\": {\"mode\": null, \"high_water\": null, \"flush_ms\": null, "
+			 "\"subbuf_size\": 0, \"num_subbuf\": 0},\n"
+			 "  \"events\": [],\n  \"filter\": null,\n  \"trigger\": null,\n  \"rings\": [],\n"
+			 "  \"generator\": []\n}\n");
 	free(out);
 }
 END_TEST
@@ -755,7 +741,7 @@ START_TEST(status_json_many)
 	struct evt_status st;
 	struct evt_status_ring rings[256];
 	struct evt_status_event ev[40];
-	char *out, *c;
+	char *out;
 	size_t i;
 
 	fill_status(&st);
@@ -782,9 +768,7 @@ START_TEST(status_json_many)
 	st.nr_events = 40;
 	out = render(evt_status_print_json, &st);
 	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	c = compact(out);
-	ck_assert_ptr_nonnull(strstr(c, "\"channel\":7,\"cpu\":127"));
-	free(c);
+	ck_assert_ptr_nonnull(strstr(out, "\"channel\": 7, \"cpu\": 127"));
 	free(out);
 }
 END_TEST
@@ -843,9 +827,9 @@ START_TEST(status_filter_output)
 	strcpy(st.filter.cgroups[0], "/ci/job");
 	expect_output(evt_status_print_text, &st, "filter       1 process ID (follow fork), comm bash, "
 		      "comm a\"b, cgroup /ci/job\n");
-	expect_output(evt_status_print_json, &st, "\"filter\":{\"pids\":1,\"follow_fork\":true,"
-		      "\"nr_comms\":2,\"nr_cgroups\":1,"
-		      "\"comms\":[\"bash\",\"a\\\"b\"],\"cgroups\":[\"/ci/job\"]},");
+	expect_output(evt_status_print_json, &st, "  \"filter\": {\"pids\": 1, \"follow_fork\": true, "
+		      "\"nr_comms\": 2, \"nr_cgroups\": 1, "
+		      "\"comms\": [\"bash\", \"a\\\"b\"], \"cgroups\": [\"/ci/job\"]},\n");
 
 	/* Without CAP_NET_ADMIN the module says how many, not which: no empty lists. */
 	st.filter.nr_comms = 0;
@@ -854,8 +838,8 @@ START_TEST(status_filter_output)
 	st.filter.count_cgroups = 1;
 	expect_output(evt_status_print_text, &st, "filter       1 process ID (follow fork), 2 process names, "
 		      "1 cgroup (which: CAP_NET_ADMIN only)\n");
-	expect_output(evt_status_print_json, &st, "\"nr_comms\":2,\"nr_cgroups\":1,\"comms\":null,"
-		      "\"cgroups\":null},");
+	expect_output(evt_status_print_json, &st, "\"nr_comms\": 2, \"nr_cgroups\": 1, \"comms\": null, "
+		      "\"cgroups\": null},\n");
 }
 END_TEST
 
@@ -890,10 +874,10 @@ START_TEST(status_holds_output)
 		      "3.0 s); by a snapshot: normal 0 (for 1.0 s)\n");
 	expect_output(evt_status_print_text, &st, "\nunanswered   compact 1: 1 flush, normal 1: 2 flushes not "
 		      "answered in time");
-	expect_output(evt_status_print_json, &st, "\"trigger\":{\"seq\":2,\"reason\":\"warn\","
-		      "\"ts\":6900000000,\"release_ts\":606900000000,\"expired\":false},");
-	expect_output(evt_status_print_json, &st, "\"held_snapshot\":9000000000,\"held_trigger\":"
-		      "7000000000,\"unanswered\":0}");
+	expect_output(evt_status_print_json, &st, "  \"trigger\": {\"seq\": 2, \"reason\": \"warn\", "
+		      "\"ts\": 6900000000, \"release_ts\": 606900000000, \"expired\": false},\n");
+	expect_output(evt_status_print_json, &st, "\"held_snapshot\": 9000000000, \"held_trigger\": "
+		      "7000000000, \"unanswered\": 0}");
 
 	/* Gone unread after trigger_keep_ms; or read. */
 	st.trigger.expired = 1;
@@ -911,14 +895,12 @@ START_TEST(status_fake_rings_apart)
 {
 	struct evt_status st;
 	struct evt_status_ring fake[3];
-	char *out, *c, *plain_text, *plain_json;
+	char *out, *plain_text, *plain_json;
 	size_t i;
 
 	fill_status(&st);
 	plain_text = render(evt_status_print_text, &st);
-	out = render(evt_status_print_json, &st);
-	plain_json = compact(out);
-	free(out);
+	plain_json = render(evt_status_print_json, &st);
 	ck_assert_ptr_null(strstr(plain_text, "fake"));
 	ck_assert_str_eq(plain_json, expected_json);
 	memset(fake, 0, sizeof(fake));
@@ -940,14 +922,11 @@ START_TEST(status_fake_rings_apart)
 
 	out = render(evt_status_print_json, &st);
 	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	c = compact(out);
-	free(out);
-	out = c;
-	ck_assert_ptr_nonnull(strstr(out, "],\"fake_rings\":[{\"channel\":\"compact\","
-				      "\"cpu\":4096,\"online\":false,\"recorded\":777000,"));
-	ck_assert_ptr_nonnull(strstr(out, "\"cpu\":4098,\"online\":false,\"recorded\":777002,"));
+	ck_assert_ptr_nonnull(strstr(out, "\n  ],\n  \"fake_rings\": [\n    {\"channel\": \"compact\", "
+				      "\"cpu\": 4096, \"online\": false, \"recorded\": 777000,"));
+	ck_assert_ptr_nonnull(strstr(out, "\"cpu\": 4098, \"online\": false, \"recorded\": 777002,"));
 	/* The real rings' member is untouched and comes first. */
-	ck_assert_ptr_nonnull(strstr(out, "\"rings\":[{\"channel\":\"compact\",\"cpu\":0,"));
+	ck_assert_ptr_nonnull(strstr(out, "\"rings\": [\n    {\"channel\": \"compact\", \"cpu\": 0,"));
 	ck_assert(strstr(out, "\"rings\"") < strstr(out, "\"fake_rings\""));
 	free(out);
 	free(plain_text);

@@ -329,7 +329,7 @@ static json_t *status_json(const struct evt_status *st)
 
 void evt_status_print_json(FILE *f, const struct evt_status *st)
 {
-	if (evt_json_write(f, status_json(st), JSON_INDENT(2)) && !ferror(f))
+	if (evt_json_write_lines(f, status_json(st)) && !ferror(f))
 		fputs("evctl: status --json: out of memory\n", stderr);
 }
 

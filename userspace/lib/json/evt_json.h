@@ -45,5 +45,11 @@ json_t *evt_json_str(const char *s);
  * or an output error).
  */
 int evt_json_write(FILE *f, json_t *doc, size_t flags);
+/*
+ * The same for a document read by people and line tools (evctl status
+ * --json): one top-level member a line, each object of an array of
+ * objects on a line of its own ("key": value within a line).
+ */
+int evt_json_write_lines(FILE *f, json_t *doc);
 
 #endif
