@@ -29,7 +29,7 @@ FUZZ_LIB := $(wildcard kmod/core/*.c) $(wildcard userspace/lib/ctf/*.c) userspac
 	userspace/lib/format/evt_symbols.c \
 	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/util/evt_safedir.c userspace/lib/synth/evt_synth.c \
 	userspace/lib/chunk/evt_chunk.c $(wildcard userspace/lib/engine/*.c) userspace/lib/report/evt_report.c \
-	userspace/lib/util/evt_cpulist.c
+	userspace/lib/util/evt_cpulist.c userspace/lib/json/evt_json.c
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
