@@ -26,19 +26,16 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
-# The analysis engine's saved results carry a CRC-32 (zlib).
-Z_LIBS := -lz
-# The fuzz targets (and the unit tests that replay them) read JSON back with jansson.
+# Every JSON document is written with jansson (lib/json); the analysis
+# engine's saved results carry a CRC-32 (zlib): what the library needs.
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null)
+LIBEVT_LIBS := -lz $(JANSSON_LIBS)
 # evview alone: its HTTP server and JSON (LIBS_<program>, CFLAGS_<program>:
 # what one program adds to the common rule).
 EVVIEW_LIBS := $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null)
 EVVIEW_CFLAGS := $(shell pkg-config --cflags libmicrohttpd jansson 2>/dev/null) -DEVT_VIEWDIR='"$(VIEWDIR)"'
 LIBS_evview = $(EVVIEW_LIBS)
 CFLAGS_evview = $(EVVIEW_CFLAGS)
-# The exporter's rows (lib/export) and evsynth's chunks' summaries are JSON made with jansson too.
-LIBS_evexport = $(JANSSON_LIBS)
-LIBS_evsynth = $(JANSSON_LIBS)
 
 # The portable ring-buffer core: compiled into the module, the unit tests and
 # the native benchmark.
@@ -110,12 +107,12 @@ $(BUILD)/libevtrace-san.a: $(SAN_OBJ)
 $(BUILD)/bin/%: $$(wildcard userspace/%/*.c) $(BUILD)/libevtrace.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_$*) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) $(LIBS_$*) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_$*) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) $(LIBS_$*) $(LIBEVT_LIBS) -lpthread
 
 $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(Z_LIBS)
+	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(LIBEVT_LIBS)
 
 # A 32-bit task's syscalls (compat_sys_<name> events): sysloop as an i386
 # static program (gcc-multilib), which the VM's x86-64 kernel runs.
@@ -127,19 +124,19 @@ $(BUILD)/tests/bin/sysloop32: tests/tools/sysloop.c
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) $(JANSSON_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(LIBEVT_LIBS) -lpthread
 
 $(BUILD)/tests/unit-san: $(UNIT_SRC) $(BUILD)/libevtrace-san.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) $(JANSSON_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(LIBEVT_LIBS) -lpthread
 
 # The readers under ASan+UBSan+LSan: the unit tests run their error paths
 # and hostile inputs (a leak turns evcat's exit status 2 into 1).
 $(SAN_PROGS): $(BUILD)/tests/bin/%-san: $$(wildcard userspace/%/*.c) $(BUILD)/libevtrace-san.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(CFLAGS_$*) $(CFLAGS_US) $(SANFLAGS) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace-san.a $(LIBS_$*) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(CFLAGS_$*) $(CFLAGS_US) $(SANFLAGS) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace-san.a $(LIBS_$*) $(LIBEVT_LIBS) -lpthread
 
 # Native benchmark: the core as the module compiles it (-O2), not a test.
 $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)
@@ -151,7 +148,7 @@ $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)
 $(BUILD)/bench/bench-engine: scripts/bench/bench_engine.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(LIBEVT_LIBS) -lpthread
 
 deps:
 	@scripts/deps
