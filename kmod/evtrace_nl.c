@@ -9,8 +9,6 @@
 #include <linux/module.h>
 #include <net/genetlink.h>
 #include <linux/cpumask.h>
-#include <linux/workqueue.h>
-#include <linux/jiffies.h>
 #include <linux/debugfs.h>
 #include <evtrace/netlink.h>
 #include "evtrace_rings.h"
