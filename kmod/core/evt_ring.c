@@ -5,19 +5,6 @@
  */
 #include "evt_ring.h"
 
-#ifndef __KERNEL__
-#include <time.h>
-static u64 evt_default_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
-}
-
-u64 (*evt_clock_fn)(void) = evt_default_clock;
-#endif
-
 #ifdef EVT_TEST_HOOKS
 void (*evt_test_hook)(unsigned int point, struct evt_ring *r);
 #endif
