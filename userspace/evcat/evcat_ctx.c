@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include "evcat.h"
 #include "evt_comp_util.h"
 #include "evt_decode.h"
@@ -97,6 +98,7 @@ struct evcat_ctx {
 	uint32_t nlog, caplog;
 	struct fixup *fx;
 	uint32_t nfx, capfx;
+	struct gather *gather;		/* a final context's: the slices' output */
 	/* The last line shown that is no fixup (for the next slice's first delta). */
 	uint64_t plain_ts, plain_seq;
 	int have_plain;
@@ -227,6 +229,7 @@ void evcat_ctx_free(struct evcat_ctx *x)
 	free(x->pv);
 	free(x->log);
 	free(x->fx);
+	free(x->gather);
 	free(x);
 }
 
@@ -623,21 +626,11 @@ effect:
 
 /* ---- A slice's lines, in order ---- */
 
-/* @n bytes of @p to @o: 0, or -1 (an output error). Large runs are written straight. */
+/* @n bytes of @p into @o's buffer: 0, or -1 (no memory, or an output error). */
 static int emit(struct evt_out *o, const char *p, size_t n)
 {
-	char *dst;
+	char *dst = evt_out_room(o, n);
 
-	if (n >= (256u << 10)) {
-		if (evt_out_flush(o))
-			return -1;
-		if (evt_write_all(o->fd, p, n)) {
-			o->err = errno ? errno : EIO;
-			return -1;
-		}
-		return 0;
-	}
-	dst = evt_out_room(o, n);
 	if (!dst)
 		return -1;
 	memcpy(dst, p, n);
@@ -645,11 +638,75 @@ static int emit(struct evt_out *o, const char *p, size_t n)
 	return 0;
 }
 
-static const struct evt_task *log_lookup(const struct evcat_ctx *x, const uint32_t *ix, int32_t tid, uint64_t seq)
-{
-	uint32_t lo = 0, hi = x->nlog;
+/*
+ * A slice's output, its buffer not copied: runs of it and the holes' texts
+ * gathered for writev() (copying the text of every slice took a tenth of
+ * the main thread's time); into memory when the output has no file.
+ */
+#define GATHER_IOV 1024
+#define HOLE_MAX (EVT_FMT_SYSNAME_BYTES + EVT_FMT_TASK_MAX)
+#define GATHER_TEXT (256u << 10)
 
-	/* The last entry of @tid at or before @seq: ix sorts the log by (tid, seq). */
+struct gather {
+	struct evt_out *o;
+	unsigned int n;
+	size_t used;
+	struct iovec iov[GATHER_IOV];
+	char text[GATHER_TEXT];
+};
+
+static int gather_flush(struct gather *ga)
+{
+	if (ga->n && evt_writev_all(ga->o->fd, ga->iov, (int)ga->n)) {
+		ga->o->err = errno ? errno : EIO;
+		return -1;
+	}
+	ga->n = 0;
+	ga->used = 0;
+	return 0;
+}
+
+/* @n bytes at @p, which stay put until the next flush, to the output (a run that goes on the last joins it). */
+static int gather_add(struct gather *ga, const char *p, size_t n)
+{
+	struct iovec *last = ga->n ? &ga->iov[ga->n - 1] : NULL;
+
+	if (!n)
+		return 0;
+	if (ga->o->fd < 0)
+		return emit(ga->o, p, n);
+	if (last && (const char *)last->iov_base + last->iov_len == p) {
+		last->iov_len += n;
+		return 0;
+	}
+	if (ga->n == GATHER_IOV && gather_flush(ga))
+		return -1;
+	ga->iov[ga->n++] = (struct iovec){ .iov_base = (void *)p, .iov_len = n };
+	return 0;
+}
+
+/* Room for a hole's text (HOLE_MAX bytes), then gather_text() with its length. NULL: an output error. */
+static char *gather_room(struct gather *ga)
+{
+	if (ga->used + HOLE_MAX > GATHER_TEXT && gather_flush(ga))
+		return NULL;
+	return ga->text + ga->used;
+}
+
+static int gather_text(struct gather *ga, size_t n)
+{
+	if (gather_add(ga, ga->text + ga->used, n))
+		return -1;
+	ga->used += n;
+	return 0;
+}
+
+static const struct evt_task *log_lookup(const struct evcat_ctx *x, const uint32_t *ix, uint32_t nix, int32_t tid,
+					 uint64_t seq)
+{
+	uint32_t lo = 0, hi = nix;
+
+	/* The last entry of @tid at or before @seq: ix sorts (part of) the log by (tid, seq). */
 	while (lo < hi) {
 		const uint32_t mid = lo + (hi - lo) / 2;
 		const struct logent *e = &x->log[ix[mid]];
@@ -675,9 +732,16 @@ static int by_tid_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* @f's task as one thread would have it: @g's at the slice's start, then what the slice learned by then. */
-static void fixup_task(const struct evcat_ctx *x, const struct evcat_ctx *g, const uint32_t *ix, const struct fixup *f,
-		       struct evt_task *id)
+/*
+ * @f's task as one thread would have it: @g's at the slice's start, then
+ * what the slice learned by then. A task the slice knew at the line is in
+ * f->known already (the slice's tracker then: its log up to the line, and
+ * a switch's prev_comm); the task @g's CPU ran before the slice's first
+ * switch there is looked up in the log (@ix, @nix: its entries of such
+ * tasks, see evcat_ctx_resolve()).
+ */
+static void fixup_task(const struct evcat_ctx *x, const struct evcat_ctx *g, const uint32_t *ix, uint32_t nix,
+		       const struct fixup *f, struct evt_task *id)
 {
 	const int32_t tid = f->tid >= 0 ? f->tid : evt_curtask_cur(g->ct, f->cpu);
 	const struct evt_task *le;
@@ -687,12 +751,12 @@ static void fixup_task(const struct evcat_ctx *x, const struct evcat_ctx *g, con
 		return;
 	}
 	evt_curtask_thread(g->ct, tid, id);
-	le = log_lookup(x, ix, tid, f->seq);
+	le = f->tid < 0 ? log_lookup(x, ix, nix, tid, f->seq) : NULL;
 	if (le && le->pid >= 0)
 		id->pid = le->pid;
 	if (le && le->comm[0])
 		memcpy(id->comm, le->comm, sizeof(id->comm));
-	/* What the event itself said (a switch's prev_comm). */
+	/* What the slice knew at the line (a switch's prev_comm too). */
 	if (f->known.tid == tid && f->known.comm[0])
 		memcpy(id->comm, f->known.comm, sizeof(id->comm));
 	if (f->known.tid == tid && f->known.pid >= 0)
@@ -761,10 +825,56 @@ static void take_in(struct evcat_ctx *x, struct evcat_ctx *g)
 	sync_cpus(g);
 }
 
+/*
+ * The log's entries of the tasks @g's CPUs ran where a fixup's CPU had no
+ * switch yet in the slice (those whose task the slice did not know), by
+ * (tid, seq), into *@ix (*@nix of them; NULL when none): 0, or -1 (no
+ * memory). Only these: sorting the whole log took a third of the main
+ * thread's time on mixed traces.
+ */
+static int log_index(const struct evcat_ctx *x, const struct evcat_ctx *g, uint32_t **ix, uint32_t *nix)
+{
+	struct evt_tidmap want = { 0 };
+	uint8_t *blind = calloc(x->ncpu ? x->ncpu : 1, 1);
+	uint32_t i, n = 0;
+	int ret = -1;
+
+	if (!blind)
+		return -1;
+	for (i = 0; i < x->nfx; i++)
+		if (x->fx[i].tid < 0 && x->fx[i].cpu < x->ncpu)
+			blind[x->fx[i].cpu] = 1;
+	for (i = 0; i < x->ncpu; i++) {
+		const int32_t tid = blind[i] ? evt_curtask_cur(g->ct, i) : -1;
+
+		if (tid >= 0 && evt_tidmap_set(&want, tid, 0))
+			goto out;
+	}
+	ret = 0;
+	if (!want.n)
+		goto out;
+	ret = -1;
+	*ix = malloc(x->nlog * sizeof(**ix));
+	if (!*ix)
+		goto out;
+	for (i = 0; i < x->nlog; i++)
+		if (evt_tidmap_get(&want, x->log[i].t.tid) >= 0)
+			(*ix)[n++] = i;
+	g_sort_ctx = x;	/* the main thread's alone */
+	qsort(*ix, n, sizeof(**ix), by_tid_seq);
+	*nix = n;
+	ret = 0;
+out:
+	evt_tidmap_free(&want);
+	free(blind);
+	return ret;
+}
+
 int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt_out *buf, struct evcat_sink *sk)
 {
 	const struct evcat_shared *sh = x->sh;
-	uint32_t *ix = NULL, i;
+	struct gather *ga = NULL;
+	uint32_t *ix = NULL, nix = 0, i;
 	uint64_t last_fix_seq = 0, last_fix_ts = 0;
 	int have_fix = 0;
 	size_t pos = 0;
@@ -777,28 +887,29 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 			return 1;
 	/* The running threads' states where the lookups below find them. */
 	flush_cpus(g);
-	/* The log by thread, for the fixups' lookups (none: no sort). */
-	if (x->nlog && x->nfx) {
-		ix = malloc(x->nlog * sizeof(*ix));
-		if (!ix)
-			return -1;
-		for (i = 0; i < x->nlog; i++)
-			ix[i] = i;
-		g_sort_ctx = x;	/* the main thread's alone */
-		qsort(ix, x->nlog, sizeof(*ix), by_tid_seq);
+	if (x->nlog && x->nfx && log_index(x, g, &ix, &nix))
+		return -1;
+	if (sh->print && buf) {
+		if (!g->gather && !(g->gather = malloc(sizeof(*g->gather))))
+			goto fail;
+		ga = g->gather;
+		*ga = (struct gather){ .o = sk->out };
+		/* What the output holds goes first. */
+		if (sk->out->fd >= 0 && evt_out_flush(sk->out))
+			goto fail;
 	}
 	for (i = 0; i < x->nfx; i++) {
 		const struct fixup *f = &x->fx[i];
 		struct evt_task id;
 		int keep = 1;
 
-		fixup_task(x, g, ix, f, &id);
+		fixup_task(x, g, ix, nix, f, &id);
 		if (f->need & NEED_FILTER)
 			keep = evcat_taskf_match(sh->taskf, &id);
-		if (sh->print && buf) {
+		if (ga) {
 			size_t at[3], n = 0, k;
 
-			if (emit(sk->out, buf->buf + pos, f->line - pos))
+			if (gather_add(ga, buf->buf + pos, f->line - pos))
 				goto fail;
 			pos = f->line;
 			if (keep) {
@@ -810,10 +921,10 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 				if (f->sys_at != SIZE_MAX)
 					at[n++] = f->sys_at;
 				for (k = 0; k < n; k++) {
-					char text[EVT_FMT_SYSNAME_BYTES + EVT_FMT_TASK_MAX];
+					char *text;
 					size_t len;
 
-					if (emit(sk->out, buf->buf + pos, at[k] - pos))
+					if (gather_add(ga, buf->buf + pos, at[k] - pos) || !(text = gather_room(ga)))
 						goto fail;
 					pos = at[k];
 					if (at[k] == f->delta_at)
@@ -822,10 +933,10 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 						len = evt_fmt_task(text, sh->kind, id.tid, id.pid, id.comm);
 					else
 						len = sys_text(sh, start_pend(x, g, id.tid, f->seq), f->exit_nr, text);
-					if (emit(sk->out, text, len))
+					if (gather_text(ga, len))
 						goto fail;
 				}
-				if (emit(sk->out, buf->buf + pos, f->end - pos))
+				if (gather_add(ga, buf->buf + pos, f->end - pos))
 					goto fail;
 			}
 			pos = f->end;
@@ -847,7 +958,7 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 		if (sk->per_event)
 			sk->per_event[f->idx]++;
 	}
-	if (sh->print && buf && emit(sk->out, buf->buf + pos, buf->len - pos))
+	if (ga && (gather_add(ga, buf->buf + pos, buf->len - pos) || gather_flush(ga)))
 		goto fail;
 	/* The slice's last line shown: the next slice's first delta is to it. */
 	if (x->have_plain && (!have_fix || x->plain_seq > last_fix_seq)) {
