@@ -303,27 +303,6 @@ static struct ecpu *get_cpu(struct evcat_ctx *x, unsigned int cpu)
 	return &x->cpu[cpu];
 }
 
-/* A final context's CPUs again from its tracker and map (after it took a slice in). */
-static void sync_cpus(struct evcat_ctx *x)
-{
-	uint32_t i;
-
-	for (i = 0; i < x->ncpu; i++) {
-		x->cpu[i].cur = evt_curtask_cur(x->ct, i);
-		x->cpu[i].pend = pmap_get(x, x->cpu[i].cur);
-		x->cpu[i].cached = 0;
-	}
-}
-
-/* The running threads' syscall states into the map (what is known). */
-static void flush_cpus(struct evcat_ctx *x)
-{
-	uint32_t i;
-
-	for (i = 0; i < x->ncpu; i++)
-		pmap_set(x, x->cpu[i].cur, x->cpu[i].pend);
-}
-
 /* Every CPU's idle task is tid 0, named for its CPU as the kernel names it (swapper/N). */
 static void idle_name(struct evt_task *id, unsigned int cpu)
 {
@@ -772,22 +751,42 @@ static int32_t start_task(const struct evcat_ctx *x, const struct evcat_ctx *g, 
 	return gc >= 0 || cpu >= x->ncpu || x->cpu[cpu].first_prev == NO_PREV ? gc : x->cpu[cpu].first_prev;
 }
 
-/*
- * @tid's syscall state at event @seq, which the slice did not know: what
- * it had when a CPU it ran on since the slice began switched it off (if
- * that was before), else @g's at the slice's start.
- */
-static int32_t start_pend(const struct evcat_ctx *x, const struct evcat_ctx *g, int32_t tid, uint64_t seq)
+/* CPU @cpu's syscall state in @g (the final context, at the slice's start: before take_in()). */
+static int32_t g_pend(const struct evcat_ctx *g, uint32_t cpu)
 {
+	return cpu < g->ncpu ? g->cpu[cpu].pend : PEND_UNKNOWN;
+}
+
+/* The syscall state CPU @i's task had at the slice's first switch there: the slice's, else @g's CPU's then. */
+static int32_t first_pend(const struct evcat_ctx *x, const struct evcat_ctx *g, uint32_t i)
+{
+	return x->cpu[i].first_pend != PEND_UNKNOWN ? x->cpu[i].first_pend : g_pend(g, i);
+}
+
+/*
+ * The syscall state of fixup @f's task @tid, which the slice did not know,
+ * as one thread has it: before the CPU's first switch in the slice, that
+ * CPU's in @g (a CPU's state is its own, even where a damaged trace has a
+ * task on two CPUs at once); else what the task had when a CPU it ran on
+ * since the slice began switched it off (if that was before), else @g's
+ * map's at the slice's start.
+ */
+static int32_t start_pend(const struct evcat_ctx *x, const struct evcat_ctx *g, int32_t tid, const struct fixup *f)
+{
+	int32_t pend = PEND_UNKNOWN;
+	uint64_t last = 0;
 	uint32_t i;
 
-	if (tid < 0)
-		return PEND_UNKNOWN;
+	if (f->tid < 0)
+		return g_pend(g, f->cpu);
+	/* The last such switch (a damaged trace may have the task on two CPUs). */
 	for (i = 0; i < x->ncpu; i++)
-		if (x->cpu[i].first_prev != NO_PREV && x->cpu[i].first_seq < seq &&
-		    x->cpu[i].first_pend != PEND_UNKNOWN && start_task(x, g, i) == tid)
-			return x->cpu[i].first_pend;
-	return pmap_get(g, tid);
+		if (x->cpu[i].first_prev != NO_PREV && x->cpu[i].first_seq < f->seq && x->cpu[i].first_seq >= last &&
+		    start_task(x, g, i) == tid && first_pend(x, g, i) != PEND_UNKNOWN) {
+			pend = first_pend(x, g, i);
+			last = x->cpu[i].first_seq;
+		}
+	return pend != PEND_UNKNOWN ? pend : pmap_get(g, tid);
 }
 
 static void adopt_thread(void *data, const struct evt_task *t)
@@ -804,25 +803,38 @@ static void take_in(struct evcat_ctx *x, struct evcat_ctx *g)
 	uint32_t i;
 
 	/*
-	 * The syscall states: of the tasks the CPUs ran since the slice
-	 * began, taken off by their first switch; of the threads switched
-	 * out since; of those running (on a CPU without a switch in the
-	 * slice, the task @g had there).
+	 * The map's syscall states (of the threads not running, as one
+	 * thread keeps it): of the tasks the CPUs ran since the slice began,
+	 * taken off by their first switch; of the threads switched out since.
 	 */
 	for (i = 0; i < x->ncpu; i++)
 		if (x->cpu[i].first_prev != NO_PREV)
-			pmap_set(g, start_task(x, g, i), x->cpu[i].first_pend);
+			pmap_set(g, start_task(x, g, i), first_pend(x, g, i));
 	for (i = 0; i < x->pmap.cap; i++)
 		if (x->pmap.v && x->pmap.v[i].idx != UINT32_MAX)
 			pmap_set(g, x->pmap.v[i].tid, x->pv[x->pmap.v[i].idx]);
-	for (i = 0; i < x->ncpu; i++)
-		pmap_set(g, x->cpu[i].cur >= 0 ? x->cpu[i].cur : evt_curtask_cur(g->ct, i), x->cpu[i].pend);
 	/* What it learned of each thread: its tracker's last word (the log's last entry of each). */
 	evt_curtask_threads(x->ct, adopt_thread, g);
 	for (i = 0; i < x->ncpu; i++)
-		if (x->cpu[i].cur >= 0 && (evt_curtask_set_cur(g->ct, i, x->cpu[i].cur) || !get_cpu(g, i)))
+		if (x->cpu[i].cur >= 0 && evt_curtask_set_cur(g->ct, i, x->cpu[i].cur))
 			g->oom = 1;
-	sync_cpus(g);
+	/*
+	 * Each CPU's task and its syscall state: the slice's last word; a CPU
+	 * without a switch in the slice keeps its state, one whose task came
+	 * in with a state the slice did not know has the map's.
+	 */
+	for (i = 0; i < g->ncpu; i++) {
+		struct ecpu *gc = &g->cpu[i];
+
+		gc->cur = evt_curtask_cur(g->ct, i);
+		gc->cached = 0;
+		if (i >= x->ncpu)
+			continue;
+		if (x->cpu[i].pend != PEND_UNKNOWN)
+			gc->pend = x->cpu[i].pend;
+		else if (x->cpu[i].first_prev != NO_PREV)
+			gc->pend = pmap_get(g, gc->cur);
+	}
 }
 
 /*
@@ -885,15 +897,18 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 	for (i = 0; i < x->ncpu; i++)
 		if (x->cpu[i].guessed && evt_curtask_cur(g->ct, i) >= 0)
 			return 1;
-	/* The running threads' states where the lookups below find them. */
-	flush_cpus(g);
+	/* @g's CPUs as one thread had them when the slice began (g_pend()). */
+	if (x->ncpu && !get_cpu(g, x->ncpu - 1))
+		return -1;
 	if (x->nlog && x->nfx && log_index(x, g, &ix, &nix))
 		return -1;
 	if (sh->print && buf) {
 		if (!g->gather && !(g->gather = malloc(sizeof(*g->gather))))
 			goto fail;
 		ga = g->gather;
-		*ga = (struct gather){ .o = sk->out };
+		ga->o = sk->out;
+		ga->n = 0;
+		ga->used = 0;
 		/* What the output holds goes first. */
 		if (sk->out->fd >= 0 && evt_out_flush(sk->out))
 			goto fail;
@@ -932,7 +947,7 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 					else if (at[k] == f->task_at)
 						len = evt_fmt_task(text, sh->kind, id.tid, id.pid, id.comm);
 					else
-						len = sys_text(sh, start_pend(x, g, id.tid, f->seq), f->exit_nr, text);
+						len = sys_text(sh, start_pend(x, g, id.tid, f), f->exit_nr, text);
 					if (gather_text(ga, len))
 						goto fail;
 				}
