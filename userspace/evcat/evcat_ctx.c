@@ -92,7 +92,7 @@ struct evcat_ctx {
 	uint32_t ncpu;
 	/* Threads not running: their syscall state (PEND_NONE or an entry). */
 	struct evt_tidmap pmap;
-	int32_t *pv;
+	struct pstate { int32_t pend; uint64_t seq; } *pv;	/* seq: 2 x the number of the event that set it */
 	uint32_t npv, cappv;
 	struct logent *log;
 	uint32_t nlog, caplog;
@@ -264,7 +264,7 @@ static int32_t pmap_get(const struct evcat_ctx *x, int32_t tid)
 {
 	long i = tid >= 0 ? evt_tidmap_get(&x->pmap, tid) : -1;
 
-	return i < 0 ? PEND_UNKNOWN : x->pv[i];
+	return i < 0 ? PEND_UNKNOWN : x->pv[i].pend;
 }
 
 static void pmap_set(struct evcat_ctx *x, int32_t tid, int32_t v)
@@ -282,7 +282,7 @@ static void pmap_set(struct evcat_ctx *x, int32_t tid, int32_t v)
 		}
 		i = x->npv++;
 	}
-	x->pv[i] = v;
+	x->pv[i] = (struct pstate){ v, 2 * x->seq };
 }
 
 static struct ecpu *get_cpu(struct evcat_ctx *x, unsigned int cpu)
@@ -800,19 +800,40 @@ static void adopt_thread(void *data, const struct evt_task *t)
 /* @g takes in what slice @x learned. */
 static void take_in(struct evcat_ctx *x, struct evcat_ctx *g)
 {
+	uint8_t *taken = calloc(x->ncpu ? x->ncpu : 1, 1);
+	int32_t tid;
 	uint32_t i;
+	long k;
+
+	if (!taken) {
+		g->oom = 1;
+		return;
+	}
 
 	/*
 	 * The map's syscall states (of the threads not running, as one
 	 * thread keeps it): of the tasks the CPUs ran since the slice began,
 	 * taken off by their first switch; of the threads switched out since.
 	 */
-	for (i = 0; i < x->ncpu; i++)
-		if (x->cpu[i].first_prev != NO_PREV)
-			pmap_set(g, start_task(x, g, i), first_pend(x, g, i));
 	for (i = 0; i < x->pmap.cap; i++)
 		if (x->pmap.v && x->pmap.v[i].idx != UINT32_MAX)
-			pmap_set(g, x->pmap.v[i].tid, x->pv[x->pmap.v[i].idx]);
+			pmap_set(g, x->pmap.v[i].tid, x->pv[x->pmap.v[i].idx].pend);
+	/* A first switch after the slice's own last word on its task (a damaged trace's): in their order. */
+	for (;;) {
+		uint32_t pick = UINT32_MAX;
+
+		for (i = 0; i < x->ncpu; i++)
+			if (x->cpu[i].first_prev != NO_PREV && !taken[i] &&
+			    (pick == UINT32_MAX || x->cpu[i].first_seq < x->cpu[pick].first_seq))
+				pick = i;
+		if (pick == UINT32_MAX)
+			break;
+		taken[pick] = 1;
+		tid = start_task(x, g, pick);
+		k = tid >= 0 ? evt_tidmap_get(&x->pmap, tid) : -1;
+		if (k < 0 || x->pv[k].seq < x->cpu[pick].first_seq)
+			pmap_set(g, tid, first_pend(x, g, pick));
+	}
 	/* What it learned of each thread: its tracker's last word (the log's last entry of each). */
 	evt_curtask_threads(x->ct, adopt_thread, g);
 	for (i = 0; i < x->ncpu; i++)
@@ -835,6 +856,7 @@ static void take_in(struct evcat_ctx *x, struct evcat_ctx *g)
 		else if (x->cpu[i].first_prev != NO_PREV)
 			gc->pend = pmap_get(g, gc->cur);
 	}
+	free(taken);
 }
 
 /*
