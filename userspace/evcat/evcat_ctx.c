@@ -664,10 +664,14 @@ static int gather_add(struct gather *ga, const char *p, size_t n)
 	return 0;
 }
 
-/* Room for a hole's text (HOLE_MAX bytes), then gather_text() with its length. NULL: an output error. */
+/*
+ * Room for a hole's text (HOLE_MAX bytes), then gather_text() with its
+ * length (which then flushes nothing: the text stays where it was put).
+ * NULL: an output error.
+ */
 static char *gather_room(struct gather *ga)
 {
-	if (ga->used + HOLE_MAX > GATHER_TEXT && gather_flush(ga))
+	if ((ga->used + HOLE_MAX > GATHER_TEXT || ga->n == GATHER_IOV) && gather_flush(ga))
 		return NULL;
 	return ga->text + ga->used;
 }
