@@ -2439,7 +2439,7 @@ START_TEST(evcat_threads_print_what_one_thread_prints)
 		p.kernel = !kind;
 		p.mix = kind;
 		p.cpus = kind ? 8 : 4;
-		p.events = kind ? 60000 : 40000;
+		p.events = kind ? 200000 : 40000;
 		synth(dir, &p, &r);
 		snprintf(trace, sizeof(trace), "%s%s", dir, kind ? "" : "/kernel");
 		for (f = 0; f < 2; f++) {
