@@ -96,6 +96,7 @@ struct evcat_ctx {
 	uint32_t npv, cappv;
 	struct logent *log;
 	uint32_t nlog, caplog;
+	uint32_t nswitched;		/* a slice's CPUs past their first switch (all: no more log) */
 	struct fixup *fx;
 	uint32_t nfx, capfx;
 	struct gather *gather;		/* a final context's: the slices' output */
@@ -106,6 +107,23 @@ struct evcat_ctx {
 };
 
 /* ---- Shared ---- */
+
+/* sh->nr_cpus: 0, or -1 (no memory). */
+static int count_cpus(struct evcat_shared *sh, const struct evt_trace *t)
+{
+	uint8_t *seen = calloc(EVT_MAX_CPUS, 1);
+	unsigned int i;
+
+	if (!seen)
+		return -1;
+	for (i = 0; i < t->nr_streams; i++)
+		if (t->streams[i].cpu < EVT_MAX_CPUS && !seen[t->streams[i].cpu]) {
+			seen[t->streams[i].cpu] = 1;
+			sh->nr_cpus++;
+		}
+	free(seen);
+	return 0;
+}
 
 int evcat_shared_init(struct evcat_shared *sh, const struct evt_trace *t, enum evt_fmt_kind kind, int print)
 {
@@ -121,7 +139,7 @@ int evcat_shared_init(struct evcat_shared *sh, const struct evt_trace *t, enum e
 	sh->kind_of = calloc(cat->nr_events ? cat->nr_events : 1, 1);
 	sh->nr_sys = EVT_ID_COMPAT_SYS_BASE - EVT_ID_SYS_BASE;
 	sh->sys_by_nr = calloc(sh->nr_sys, sizeof(*sh->sys_by_nr));
-	if (!sh->kind_of || !sh->sys_by_nr) {
+	if (!sh->kind_of || !sh->sys_by_nr || count_cpus(sh, t)) {
 		evcat_shared_free(sh);
 		return -1;
 	}
@@ -191,7 +209,8 @@ static void on_thread(void *data, const struct evt_task *t)
 	for (i = 0; i < x->ncpu; i++)
 		if (x->cpu[i].cur == t->tid)
 			x->cpu[i].cached = 0;
-	if (x->final)
+	/* The log serves the lines before a CPU's first switch in the slice (fixup_task()). */
+	if (x->final || x->nswitched >= x->sh->nr_cpus)
 		return;
 	if (evt_grow(&x->log, &x->caplog, (size_t)x->nlog + 1, sizeof(*x->log))) {
 		x->oom = 1;
@@ -581,6 +600,7 @@ effect:
 			c->first_prev = prev;
 			c->first_pend = c->pend;
 			c->first_seq = 2 * x->seq;
+			x->nswitched++;
 		}
 		c->cur = evt_curtask_cur(x->ct, cpu);
 		c->pend = pmap_get(x, c->cur);
