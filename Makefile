@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # evtrace top-level Makefile.
 #   make              evtrace.ko (at the top, against KDIR) + userspace into build/
+#   make tools        the programs and man pages alone (build/bin/, build/man/):
+#                     no module, tests, sanitizers or benchmarks
 #   make deps         install the Debian packages everything needs (idempotent)
 #   make check        unit tests (plain and ASan+UBSan) then the VM suite
 #   make demo         boot a VM, trace a small workload, show the result
@@ -57,19 +59,25 @@ SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(US_SRC))
 HDRS := $(wildcard include/*/*.h kmod/core/*.h userspace/lib/*/*.h userspace/*/*.h tests/unit/*.h) \
 	$(BUILD)/gen/evt_syscalls.h
 
-.PHONY: all module userspace deps check unit vm-check demo clean help
+.PHONY: all module userspace tools deps check unit vm-check demo clean help
 all: module userspace
 
+# What a machine that records and reads traces needs, built from the runtime
+# libraries' -dev packages alone (the README lists them; tests/pkg/t-tools.sh
+# checks that list against what this target compiles and links).
+tools: $(PROGS) man
+
 help:
-	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@test -n "$(KDIR)" || scripts/find-kdir
 	@scripts/build-module "$(KDIR)" >/dev/null
 	@cp "$(BUILD)/kmod/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)/evtrace.ko" evtrace.ko
 	@echo "  built evtrace.ko against $(KDIR)"
+	@scripts/kdir-check "$(KDIR)"
 
-userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(SAN_PROGS) $(BUILD)/bench/bench-native $(BUILD)/bench/bench-engine
+userspace: $(BUILD)/libevtrace.a $(PROGS) man $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(SAN_PROGS) $(BUILD)/bench/bench-native $(BUILD)/bench/bench-engine
 
 # The syscall entry events of the kernel KDIR is (the module's catalogue is
 # the same: the module builds it from the same headers).
@@ -148,11 +156,11 @@ $(BUILD)/bench/bench-engine: scripts/bench/bench_engine.c $(BUILD)/libevtrace.a 
 deps:
 	@scripts/deps
 
-# The README's table of events, from include/evtrace/event-defs.h (the unit
-# test readme_lists_the_catalogue fails while it differs).
-.PHONY: readme-events
-readme-events: $(BUILD)/tests/bin/evcatalogue
-	@$(BUILD)/tests/bin/evcatalogue --update README
+# The table of events in docs/events.md, from include/evtrace/event-defs.h
+# (the unit test events_doc_lists_the_catalogue fails while it differs).
+.PHONY: events-table
+events-table: $(BUILD)/tests/bin/evcatalogue
+	@$(BUILD)/tests/bin/evcatalogue --update docs/events.md
 
 # Each of these is the only command a fresh machine needs: deps first, then a
 # fresh make (KDIR is looked up again once the headers are there).

@@ -256,9 +256,11 @@ static unsigned long evt_hold_max(struct evt_ring *r)
  * past it with one cmpxchg on the consumed word, which is where the reader
  * claims a sub-buffer too, so exactly one of them wins and the loss is
  * counted once.
- * The sub-buffer the reader holds is skipped instead (seed 003: skip the
- * drainer's buffer, overwrite the next one); its slot is in the same word,
- * so the decision and the cmpxchg see one state of the reader.
+ * The sub-buffer the reader holds is skipped instead, as the QNX System
+ * Analysis Toolkit's "Kernel buffer management" chapter has it (see
+ * docs/references.md): skip the drainer's buffer, overwrite the next one;
+ * its slot is in the same word, so the decision and the cmpxchg see one
+ * state of the reader.
  * Returns 0 (and *@skip_pos) or -ENOBUFS.
  */
 static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The analysis engine against seed 001: refcounted hook lists; traces as
+ * The analysis engine against Desnoyers, "Linux Trace Toolkit Requests
+ * Servicing Schedulers", 2004 (docs/references.md): refcounted hook lists; traces as
  * global objects; requests that arrive during a pass wait for the next;
  * ad hoc chunks always before background chunks (a trace of the call
  * order); notifications by time, by position and at the end; two consumers,
