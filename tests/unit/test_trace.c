@@ -2422,6 +2422,58 @@ START_TEST(evcat_context_against_reference)
 END_TEST
 
 /*
+ * On threads, a slice starts in the middle: before the first switch on
+ * each CPU (its task known only from the slices before), inside syscalls
+ * (an exit's name from an entry before it), and threads renamed on the
+ * way (exec, wakeups and switches naming them). Its lines are resolved on
+ * the main thread against what came before; they must be one thread's,
+ * byte for byte, text and JSON, at slice sizes from a few events a CPU
+ * to thousands. The mixed trace is also damaged (random tids: a task on
+ * two CPUs at once, switches whose prev_tid is not the task running):
+ * before the fix at 100000 slice bytes on bench-merge's mix trace an exit
+ * lost its syscall's name, and smaller slices named another syscall.
+ */
+START_TEST(evcat_threads_print_what_one_thread_prints)
+{
+	static const char *const fmts[] = { "", "--format json" };
+	static const unsigned int slices[] = { 600, 2500, 9000, 40000 };
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char dir[64], trace[128], cmd[4096], *one, *many;
+	unsigned int kind, f, i;
+	int st;
+
+	require_evcat();
+	for (kind = 0; kind < 2; kind++) {
+		mktmp(dir, sizeof(dir));
+		evt_synth_defaults(&p);
+		p.kernel = !kind;
+		p.mix = kind;
+		p.cpus = kind ? 8 : 4;
+		p.events = kind ? 200000 : 40000;
+		synth(dir, &p, &r);
+		snprintf(trace, sizeof(trace), "%s%s", dir, kind ? "" : "/kernel");
+		for (f = 0; f < 2; f++) {
+			snprintf(cmd, sizeof(cmd), "'%s' '%s' %s --threads 1 | md5sum", evcat_path, trace, fmts[f]);
+			one = sh(cmd, &st);
+			ck_assert_int_eq(st, 0);
+			for (i = 0; i < sizeof(slices) / sizeof(slices[0]); i++) {
+				snprintf(cmd, sizeof(cmd), "'%s' '%s' %s --threads 3 --slice-bytes %u | md5sum", evcat_path,
+					 trace, fmts[f], slices[i]);
+				many = sh(cmd, &st);
+				ck_assert_int_eq(st, 0);
+				ck_assert_msg(!strcmp(one, many), "%s differs from --threads 1 (%s trace)", cmd,
+					      kind ? "mixed" : "kernel");
+				free(many);
+			}
+			free(one);
+		}
+		unit_rmtree(dir);
+	}
+}
+END_TEST
+
+/*
  * babeltrace's CTF test traces (tests/data, none written by evtrace): every
  * one refused with a line that says why, plain and sanitized; 45 of the 62
  * printed nothing with exit status 0, including traces babeltrace2 reads
@@ -2839,6 +2891,7 @@ Suite *trace_suite(void)
 	tcase_add_test(te, evcat_file_cut_while_read);
 	tcase_add_test(te, evcat_says_losses);
 	tcase_add_test(te, evcat_context_against_reference);
+	tcase_add_test(te, evcat_threads_print_what_one_thread_prints);
 	tcase_add_test(te, evcat_refuses_other_ctf_traces);
 	suite_add_tcase(s, tr);
 	suite_add_tcase(s, tc);
