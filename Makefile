@@ -1,6 +1,8 @@
 # SPDX-License-Identifier: GPL-2.0
 # evtrace top-level Makefile.
 #   make              evtrace.ko (at the top, against KDIR) + userspace into build/
+#   make tools        the programs and man pages alone (build/bin/, build/man/):
+#                     no module, tests, sanitizers or benchmarks
 #   make deps         install the Debian packages everything needs (idempotent)
 #   make check        unit tests (plain and ASan+UBSan) then the VM suite
 #   make demo         boot a VM, trace a small workload, show the result
@@ -24,19 +26,16 @@ SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-o
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)
 NL_LIBS := $(shell pkg-config --libs libnl-genl-3.0 2>/dev/null)
 CHECK_LIBS := $(shell pkg-config --libs check 2>/dev/null)
-# The analysis engine's saved results carry a CRC-32 (zlib).
-Z_LIBS := -lz
-# The fuzz targets (and the unit tests that replay them) read JSON back with jansson.
+# Every JSON document is written with jansson (lib/json); the analysis
+# engine's saved results carry a CRC-32 (zlib): what the library needs.
 JANSSON_LIBS := $(shell pkg-config --libs jansson 2>/dev/null)
+LIBEVT_LIBS := -lz $(JANSSON_LIBS)
 # evview alone: its HTTP server and JSON (LIBS_<program>, CFLAGS_<program>:
 # what one program adds to the common rule).
 EVVIEW_LIBS := $(shell pkg-config --libs libmicrohttpd jansson 2>/dev/null)
 EVVIEW_CFLAGS := $(shell pkg-config --cflags libmicrohttpd jansson 2>/dev/null) -DEVT_VIEWDIR='"$(VIEWDIR)"'
 LIBS_evview = $(EVVIEW_LIBS)
 CFLAGS_evview = $(EVVIEW_CFLAGS)
-# The exporter's rows (lib/export) and evsynth's chunks' summaries are JSON made with jansson too.
-LIBS_evexport = $(JANSSON_LIBS)
-LIBS_evsynth = $(JANSSON_LIBS)
 
 # The portable ring-buffer core: compiled into the module, the unit tests and
 # the native benchmark.
@@ -57,19 +56,25 @@ SAN_OBJ := $(patsubst %.c,$(BUILD)/san/%.o,$(US_SRC))
 HDRS := $(wildcard include/*/*.h kmod/core/*.h userspace/lib/*/*.h userspace/*/*.h tests/unit/*.h) \
 	$(BUILD)/gen/evt_syscalls.h
 
-.PHONY: all module userspace deps check unit vm-check demo clean help
+.PHONY: all module userspace tools deps check unit vm-check demo clean help
 all: module userspace
 
+# What a machine that records and reads traces needs, built from the runtime
+# libraries' -dev packages alone (the README lists them; tests/pkg/t-tools.sh
+# checks that list against what this target compiles and links).
+tools: $(PROGS) man
+
 help:
-	@sed -n '3,8p' Makefile | sed 's/^# \{0,1\}//'
+	@sed -n '3,10p' Makefile | sed 's/^# \{0,1\}//'
 
 module:
 	@test -n "$(KDIR)" || scripts/find-kdir
 	@scripts/build-module "$(KDIR)" >/dev/null
 	@cp "$(BUILD)/kmod/$$(sed -n 's/^#define UTS_RELEASE "\(.*\)"/\1/p' $(KDIR)/include/generated/utsrelease.h)/evtrace.ko" evtrace.ko
 	@echo "  built evtrace.ko against $(KDIR)"
+	@scripts/kdir-check "$(KDIR)"
 
-userspace: $(BUILD)/libevtrace.a $(PROGS) $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(SAN_PROGS) $(BUILD)/bench/bench-native $(BUILD)/bench/bench-engine
+userspace: $(BUILD)/libevtrace.a $(PROGS) man $(TEST_TOOLS) $(BUILD)/tests/bin/sysloop32 $(BUILD)/tests/unit $(BUILD)/tests/unit-san $(SAN_PROGS) $(BUILD)/bench/bench-native $(BUILD)/bench/bench-engine
 
 # The syscall entry events of the kernel KDIR is (the module's catalogue is
 # the same: the module builds it from the same headers).
@@ -102,12 +107,12 @@ $(BUILD)/libevtrace-san.a: $(SAN_OBJ)
 $(BUILD)/bin/%: $$(wildcard userspace/%/*.c) $(BUILD)/libevtrace.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_$*) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) $(LIBS_$*) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(NL_CFLAGS) $(CFLAGS_$*) $(CFLAGS_US) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace.a $(NL_LIBS) $(LIBS_$*) $(LIBEVT_LIBS) -lpthread
 
 $(BUILD)/tests/bin/%: tests/tools/%.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(Z_LIBS)
+	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(LIBEVT_LIBS)
 
 # A 32-bit task's syscalls (compat_sys_<name> events): sysloop as an i386
 # static program (gcc-multilib), which the VM's x86-64 kernel runs.
@@ -119,19 +124,19 @@ $(BUILD)/tests/bin/sysloop32: tests/tools/sysloop.c
 $(BUILD)/tests/unit: $(UNIT_SRC) $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) $(JANSSON_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace.a $(CHECK_LIBS) $(NL_LIBS) $(LIBEVT_LIBS) -lpthread
 
 $(BUILD)/tests/unit-san: $(UNIT_SRC) $(BUILD)/libevtrace-san.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(Z_LIBS) $(JANSSON_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/evctl $(NL_CFLAGS) $(CFLAGS_US) $(SANFLAGS) $(UNIT_SRC) -o $@ $(BUILD)/libevtrace-san.a $(CHECK_LIBS) $(NL_LIBS) $(LIBEVT_LIBS) -lpthread
 
 # The readers under ASan+UBSan+LSan: the unit tests run their error paths
 # and hostile inputs (a leak turns evcat's exit status 2 into 1).
 $(SAN_PROGS): $(BUILD)/tests/bin/%-san: $$(wildcard userspace/%/*.c) $(BUILD)/libevtrace-san.a $(HDRS) VERSION
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(CFLAGS_$*) $(CFLAGS_US) $(SANFLAGS) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace-san.a $(LIBS_$*) $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) -Iuserspace/$* -DEVT_VERSION='"$(VERSION)"' $(CFLAGS_$*) $(CFLAGS_US) $(SANFLAGS) $(filter %.c,$^) -o $@ $(BUILD)/libevtrace-san.a $(LIBS_$*) $(LIBEVT_LIBS) -lpthread
 
 # Native benchmark: the core as the module compiles it (-O2), not a test.
 $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)
@@ -143,16 +148,16 @@ $(BUILD)/bench/bench-native: scripts/bench/bench_native.c $(CORE_SRC) $(HDRS)
 $(BUILD)/bench/bench-engine: scripts/bench/bench_engine.c $(BUILD)/libevtrace.a $(HDRS)
 	@mkdir -p $(dir $@)
 	@echo '  CC      $@'
-	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(Z_LIBS) -lpthread
+	@$(CC) $(CPPFLAGS_US) $(CFLAGS_US) $< -o $@ $(BUILD)/libevtrace.a $(LIBEVT_LIBS) -lpthread
 
 deps:
 	@scripts/deps
 
-# The README's table of events, from include/evtrace/event-defs.h (the unit
-# test readme_lists_the_catalogue fails while it differs).
-.PHONY: readme-events
-readme-events: $(BUILD)/tests/bin/evcatalogue
-	@$(BUILD)/tests/bin/evcatalogue --update README
+# The table of events in docs/events.md, from include/evtrace/event-defs.h
+# (the unit test events_doc_lists_the_catalogue fails while it differs).
+.PHONY: events-table
+events-table: $(BUILD)/tests/bin/evcatalogue
+	@$(BUILD)/tests/bin/evcatalogue --update docs/events.md
 
 # Each of these is the only command a fresh machine needs: deps first, then a
 # fresh make (KDIR is looked up again once the headers are there).

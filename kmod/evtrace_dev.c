@@ -17,8 +17,10 @@
 #include <linux/mm.h>
 #include <linux/pipe_fs_i.h>
 #include <linux/splice.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_flush.h"
 #include "evtrace_snapshot.h"
+#include "evtrace_dev.h"
 #include "compat.h"
 
 static dev_t evt_devt;
@@ -341,6 +343,12 @@ static const struct file_operations evt_fops = {
 	.llseek = evt_llseek,
 };
 
+/**
+ * evt_dev_add_ring() - create a ring's reader device (the listener's ring_added)
+ * @cr: the ring, just allocated
+ *
+ * Return: 0 or the negative errno of device_create().
+ */
 int evt_dev_add_ring(struct evt_cpu_ring *cr)
 {
 	struct device *dev;
@@ -353,6 +361,10 @@ int evt_dev_add_ring(struct evt_cpu_ring *cr)
 	return 0;
 }
 
+/**
+ * evt_dev_remove_ring() - remove a ring's reader device (the listener's ring_removed)
+ * @cr: the ring, about to be freed
+ */
 void evt_dev_remove_ring(struct evt_cpu_ring *cr)
 {
 	if (cr->dev)
@@ -360,6 +372,13 @@ void evt_dev_remove_ring(struct evt_cpu_ring *cr)
 	cr->dev = NULL;
 }
 
+/**
+ * evt_dev_init() - the character devices' region, class and metadata device
+ *
+ * Before the rings' hotplug callbacks, which add a reader device per ring.
+ *
+ * Return: 0 or a negative errno; nothing is left registered on failure.
+ */
 int evt_dev_init(void)
 {
 	int ret;
@@ -395,6 +414,11 @@ err_region:
 	return ret;
 }
 
+/**
+ * evt_dev_exit() - remove the metadata device, the class and the region
+ *
+ * After the rings (and their reader devices) are gone.
+ */
 void evt_dev_exit(void)
 {
 	device_destroy(evt_class, MKDEV(MAJOR(evt_devt), 0));

@@ -39,7 +39,9 @@
 #include <linux/debugfs.h>
 #include <linux/workqueue.h>
 #include <evtrace/netlink.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_tp.h"
+#include "evtrace_filter.h"
 
 DEFINE_STATIC_KEY_FALSE(evt_filter_key);
 
@@ -65,7 +67,6 @@ static atomic_t evt_filter_nr_set = ATOMIC_INIT(0);
 static DEFINE_RAW_SPINLOCK(evt_filter_pid_lock);
 static DEFINE_MUTEX(evt_filter_lock);	/* updates, the probes' registration */
 
-static struct tracepoint *evt_tp_fork, *evt_tp_free, *evt_tp_cgroup_mkdir;
 static void evt_filter_cgroups_fn(struct work_struct *w);
 static DECLARE_WORK(evt_filter_cgroups_work, evt_filter_cgroups_fn);
 
@@ -200,15 +201,16 @@ static void evt_filter_cgroup_mkdir(void *data, struct cgroup *cgrp, const char 
 		schedule_work(&evt_filter_cgroups_work);
 }
 
-static void evt_filter_find_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "sched_process_fork"))
-		evt_tp_fork = tp;
-	else if (!strcmp(tp->name, "sched_process_free"))
-		evt_tp_free = tp;
-	else if (!strcmp(tp->name, "cgroup_mkdir"))
-		evt_tp_cgroup_mkdir = tp;
-}
+/* The filter's hooks: forks, releases and new cgroups. */
+static struct evt_tp_hook evt_filter_fork_hook = {
+	.name = "sched_process_fork", .probe = evt_filter_fork,
+};
+static struct evt_tp_hook evt_filter_free_hook = {
+	.name = "sched_process_free", .probe = evt_filter_free,
+};
+static struct evt_tp_hook evt_filter_mkdir_hook = {
+	.name = "cgroup_mkdir", .probe = evt_filter_cgroup_mkdir,
+};
 
 static int evt_filter_probes_attach(struct netlink_ext_ack *extack)
 {
@@ -216,11 +218,11 @@ static int evt_filter_probes_attach(struct netlink_ext_ack *extack)
 
 	if (evt_filter_probes_on)
 		return 0;
-	if (!evt_tp_fork) {
+	if (!evt_filter_fork_hook.tp) {
 		NL_SET_ERR_MSG(extack, "this kernel has no sched_process_fork tracepoint: filters need it");
 		return -EOPNOTSUPP;
 	}
-	ret = tracepoint_probe_register(evt_tp_fork, evt_filter_fork, NULL);
+	ret = evt_tp_attach(&evt_filter_fork_hook, NULL);
 	if (ret) {
 		NL_SET_ERR_MSG(extack, "cannot attach the filter's probe to sched_process_fork");
 		return ret;
@@ -230,10 +232,9 @@ static int evt_filter_probes_attach(struct netlink_ext_ack *extack)
 	 * recreated cgroup for the next TRACK of its path: worse, not wrong.
 	 * Priority 0: after the probes that record sched_process_free.
 	 */
-	if (evt_tp_free && tracepoint_probe_register_prio(evt_tp_free, evt_filter_free, NULL, 0))
+	if (evt_filter_free_hook.tp && evt_tp_attach_prio(&evt_filter_free_hook, NULL, 0))
 		pr_warn("cannot attach the filter's probe to sched_process_free: a dead process's ID stays counted until reused\n");
-	if (evt_tp_cgroup_mkdir &&
-	    tracepoint_probe_register(evt_tp_cgroup_mkdir, evt_filter_cgroup_mkdir, NULL))
+	if (evt_filter_mkdir_hook.tp && evt_tp_attach(&evt_filter_mkdir_hook, NULL))
 		pr_warn("cannot attach the filter's probe to cgroup_mkdir: a cgroup created again is tracked at the next TRACK of its path\n");
 	evt_filter_probes_on = true;
 	return 0;
@@ -244,11 +245,9 @@ static void evt_filter_probes_detach(void)
 {
 	if (!evt_filter_probes_on)
 		return;
-	tracepoint_probe_unregister(evt_tp_fork, evt_filter_fork, NULL);
-	if (evt_tp_free)
-		tracepoint_probe_unregister(evt_tp_free, evt_filter_free, NULL);
-	if (evt_tp_cgroup_mkdir)
-		tracepoint_probe_unregister(evt_tp_cgroup_mkdir, evt_filter_cgroup_mkdir, NULL);
+	evt_tp_detach(&evt_filter_fork_hook, NULL);
+	evt_tp_detach(&evt_filter_free_hook, NULL);
+	evt_tp_detach(&evt_filter_mkdir_hook, NULL);
 	evt_filter_probes_on = false;
 }
 
@@ -832,7 +831,11 @@ DEFINE_SHOW_ATTRIBUTE(evt_filter);
  */
 void evt_filter_init(struct dentry *dir)
 {
-	for_each_kernel_tracepoint(evt_filter_find_tp, NULL);
+	static struct evt_tp_hook *const hooks[] = {
+		&evt_filter_fork_hook, &evt_filter_free_hook, &evt_filter_mkdir_hook,
+	};
+
+	evt_tp_find(hooks, ARRAY_SIZE(hooks));
 	debugfs_create_file("filter", 0400, dir, NULL, &evt_filter_fops);
 }
 

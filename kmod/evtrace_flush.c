@@ -17,7 +17,8 @@
 #include <linux/rcupdate.h>
 #include <linux/completion.h>
 #include <evtrace/netlink.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_flush.h"
 
 /*
  * Flushing another CPU's ring is an IPI to that CPU. A CPU spinning with

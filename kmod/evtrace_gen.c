@@ -18,7 +18,9 @@
 #include <linux/slab.h>
 #include <linux/sched.h>
 #include <evtrace/netlink.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_record.h"
+#include "evtrace_gen.h"
 
 struct evt_gen_cpu {
 	struct task_struct *task;
@@ -222,6 +224,9 @@ int evt_gen_start(const struct evt_gen_params *p, const struct cpumask *cpus)
 	return ret;
 }
 
+/**
+ * evt_gen_stop() - stop the generator threads and wait for them to end
+ */
 void evt_gen_stop(void)
 {
 	mutex_lock(&gen_lock);
@@ -229,6 +234,11 @@ void evt_gen_stop(void)
 	mutex_unlock(&gen_lock);
 }
 
+/**
+ * evt_gen_info() - what the generator and the hrtimer did on one CPU
+ * @cpu: a possible CPU
+ * @g: filled in
+ */
 void evt_gen_info(int cpu, struct evt_gen_info *g)
 {
 	g->running = gen_cpus[cpu].task != NULL;
@@ -238,6 +248,10 @@ void evt_gen_info(int cpu, struct evt_gen_info *g)
 	g->timer = READ_ONCE(per_cpu_ptr(&evt_timers, cpu)->generated);
 }
 
+/**
+ * evt_gen_stats_show() - the debugfs file "generate": a line per CPU
+ * @m: the file
+ */
 void evt_gen_stats_show(struct seq_file *m)
 {
 	int cpu;
@@ -288,6 +302,9 @@ void evt_timer_start(unsigned int period_us)
 	mutex_unlock(&gen_lock);
 }
 
+/**
+ * evt_timer_stop() - stop the hrtimer source on every CPU
+ */
 void evt_timer_stop(void)
 {
 	mutex_lock(&gen_lock);
@@ -295,6 +312,12 @@ void evt_timer_stop(void)
 	mutex_unlock(&gen_lock);
 }
 
+/**
+ * evt_gen_init() - the generators' state, the hrtimers and the file "generate"
+ * @dir: the module's debugfs directory
+ *
+ * Return: 0 or -ENOMEM.
+ */
 int evt_gen_init(struct dentry *dir)
 {
 	int cpu;
@@ -316,6 +339,9 @@ int evt_gen_init(struct dentry *dir)
 	return 0;
 }
 
+/**
+ * evt_gen_exit() - stop the generators and the hrtimers, free their state
+ */
 void evt_gen_exit(void)
 {
 	if (!gen_cpus)

@@ -2,15 +2,19 @@
 /*
  * evtrace: per-CPU compact event recorder.
  *
- * The module's parameters, init and exit, and debugfs. The units:
- * evtrace_rings.c (the rings, hotplug, flushes, tracing state, metadata,
- * the recording API), which every other unit calls and which calls none of
- * them, only the listener given here; evtrace_dev.c (reader and metadata
+ * The module's parameters, init and exit, and debugfs. The units, each
+ * with its header evtrace_X.h:
+ * evtrace_rings.c (the rings, hotplug, tracing state, metadata), which
+ * every other unit calls and which calls none of them, only the listener
+ * given here; evtrace_record.c (the exported recording API, around the
+ * fast path of evtrace_record.h); evtrace_dev.c (reader and metadata
  * devices), evtrace_nl.c (generic netlink, the control plane),
+ * evtrace_notify.c (notifications to the drainers),
  * evtrace_flush.c (flushing a ring from another CPU),
  * evtrace_snapshot.c (the holds of snapshots and triggers),
  * evtrace_trigger.c (triggers on kernel reports), evtrace_filter.c (task
- * filters),
+ * filters), evtrace_statedump.c (the state dump), evtrace_stacks.c (kernel
+ * stacks), evtrace_tp.c (the kernel's tracepoints, looked up and hooked),
  * evtrace_probes.c (tracepoint probes and the marker), evtrace_gen.c (the
  * test sources) and evtrace_bench.c (the in-kernel benchmark).
  */
@@ -23,8 +27,19 @@
 #include <linux/log2.h>
 #include <linux/mm.h>
 #include <evtrace/netlink.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_dev.h"
+#include "evtrace_flush.h"
+#include "evtrace_gen.h"
+#include "evtrace_probes.h"
+#include "evtrace_statedump.h"
+#include "evtrace_filter.h"
+#include "evtrace_stacks.h"
+#include "evtrace_trigger.h"
 #include "evtrace_snapshot.h"
+#include "evtrace_bench.h"
+#include "evtrace_notify.h"
+#include "evtrace_nl.h"
 
 /* EVT_VERSION comes from the top-level VERSION file (Kbuild passes it). */
 #ifndef EVT_VERSION
@@ -68,9 +83,11 @@ DEFINE_SHOW_ATTRIBUTE(evt_stats_open);
 static const struct evt_rings_listener evt_listener = {
 	.ring_added = evt_dev_add_ring,
 	.ring_removed = evt_dev_remove_ring,
-	.notify = evt_nl_notify,
-	.no_ring = evt_nl_notify_no_ring,
+	.notify = evt_notify_ring,
+	.no_ring = evt_notify_no_ring,
 	.events_changed = evt_probes_sync,
+	.tracing_started = evt_statedump_start,
+	.tracing_stopped = evt_statedump_stop,
 };
 static int evt_check_params(void)
 {
@@ -215,7 +232,7 @@ static void __exit evtrace_exit(void)
 	evt_filter_exit();
 	evt_flush_timer_stop();
 	evt_rings_hotplug_exit();
-	evt_nl_exit_notify();
+	evt_notify_exit();
 	evt_rings_exit();
 	evt_dev_exit();
 	pr_info("unloaded\n");

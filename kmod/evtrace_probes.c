@@ -23,7 +23,11 @@
 #include <linux/blktrace_api.h>
 #include <linux/uaccess.h>
 #include <asm/syscall.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_record.h"
+#include "evtrace_stacks.h"
+#include "evtrace_tp.h"
+#include "evtrace_probes.h"
 
 /*
  * Attaching a probe patches kernel text (static keys and static calls, each
@@ -44,10 +48,8 @@ module_param_named(probes, probes_at_load, bool, 0444);
 MODULE_PARM_DESC(probes, "enable the kernel tracepoint events and the state dump at load (default on; off leaves only markers and the test sources)");
 
 struct evt_probe {
-	const char *tp_name;
+	struct evt_tp_hook hook;	/* the tracepoint and the probe on it */
 	const char *event;	/* catalogue name */
-	void *probe;
-	struct tracepoint *tp;
 	const struct evt_event_desc *desc;
 	u8 attached;			/* u8: see evt_tracing */
 	u8 live;
@@ -602,44 +604,38 @@ static void probe_power_cpu(void *data, unsigned int state, unsigned int cpu_id)
 	evtrace_record_inline(EVT_CHAN_OF_POWER_CPU_IDLE, ((struct evt_probe *)data)->desc->id, &pl, sizeof(pl));
 }
 
+/* A probe on tracepoint @tp_name that records catalogue event @ev. */
+#define EVT_PROBE(tp_name, ev, fn) \
+	{ .hook = { .name = (tp_name), .probe = (fn) }, .event = (ev) }
 /* Each probe's event gives its enable switch: sys_unknown's is "sys_*". */
 static struct evt_probe evt_probes[] = {
-	{ "sys_enter", "sys_unknown", probe_sys_enter },
-	{ "sys_exit", "exit_syscall", probe_sys_exit },
-	{ "irq_handler_entry", "irq_handler_entry", probe_irq_entry },
-	{ "irq_handler_exit", "irq_handler_exit", probe_irq_exit },
-	{ "softirq_entry", "softirq_entry", probe_softirq_entry },
-	{ "softirq_exit", "softirq_exit", probe_softirq_exit },
-	{ "softirq_raise", "softirq_raise", probe_softirq_raise },
-	{ "sched_switch", "sched_switch", probe_sched_switch },
-	{ "sched_wakeup", "sched_wakeup", probe_sched_wakeup },
-	{ "sched_wakeup_new", "sched_wakeup_new", probe_sched_wakeup },
-	{ "sched_waking", "sched_waking", probe_sched_wakeup },
-	{ "sched_migrate_task", "sched_migrate_task", probe_sched_migrate },
-	{ "sched_process_fork", "sched_process_fork", probe_sched_fork },
-	{ "sched_process_exec", "sched_process_exec", probe_sched_exec },
-	{ "sched_process_exit", "sched_process_exit", probe_sched_task },
-	{ "sched_process_free", "sched_process_free", probe_sched_task },
-	{ "page_fault_user", "page_fault_user", probe_page_fault_user },
-	{ "block_rq_insert", "block_rq_insert", probe_block_rq },
-	{ "block_rq_issue", "block_rq_issue", probe_block_rq },
-	{ "block_rq_complete", "block_rq_complete", probe_block_rq_complete },
-	{ "block_bio_remap", "block_bio_remap", probe_block_bio_remap },
-	{ "block_bio_backmerge", "block_bio_backmerge", probe_block_bio_backmerge },
-	{ "cpu_idle", "power_cpu_idle", probe_power_cpu },
-	{ "cpu_frequency", "power_cpu_frequency", probe_power_cpu },
+	EVT_PROBE("sys_enter", "sys_unknown", probe_sys_enter),
+	EVT_PROBE("sys_exit", "exit_syscall", probe_sys_exit),
+	EVT_PROBE("irq_handler_entry", "irq_handler_entry", probe_irq_entry),
+	EVT_PROBE("irq_handler_exit", "irq_handler_exit", probe_irq_exit),
+	EVT_PROBE("softirq_entry", "softirq_entry", probe_softirq_entry),
+	EVT_PROBE("softirq_exit", "softirq_exit", probe_softirq_exit),
+	EVT_PROBE("softirq_raise", "softirq_raise", probe_softirq_raise),
+	EVT_PROBE("sched_switch", "sched_switch", probe_sched_switch),
+	EVT_PROBE("sched_wakeup", "sched_wakeup", probe_sched_wakeup),
+	EVT_PROBE("sched_wakeup_new", "sched_wakeup_new", probe_sched_wakeup),
+	EVT_PROBE("sched_waking", "sched_waking", probe_sched_wakeup),
+	EVT_PROBE("sched_migrate_task", "sched_migrate_task", probe_sched_migrate),
+	EVT_PROBE("sched_process_fork", "sched_process_fork", probe_sched_fork),
+	EVT_PROBE("sched_process_exec", "sched_process_exec", probe_sched_exec),
+	EVT_PROBE("sched_process_exit", "sched_process_exit", probe_sched_task),
+	EVT_PROBE("sched_process_free", "sched_process_free", probe_sched_task),
+	EVT_PROBE("page_fault_user", "page_fault_user", probe_page_fault_user),
+	EVT_PROBE("block_rq_insert", "block_rq_insert", probe_block_rq),
+	EVT_PROBE("block_rq_issue", "block_rq_issue", probe_block_rq),
+	EVT_PROBE("block_rq_complete", "block_rq_complete", probe_block_rq_complete),
+	EVT_PROBE("block_bio_remap", "block_bio_remap", probe_block_bio_remap),
+	EVT_PROBE("block_bio_backmerge", "block_bio_backmerge", probe_block_bio_backmerge),
+	EVT_PROBE("cpu_idle", "power_cpu_idle", probe_power_cpu),
+	EVT_PROBE("cpu_frequency", "power_cpu_frequency", probe_power_cpu),
 };
 
 static DEFINE_MUTEX(evt_probe_lock);
-
-static void evt_find_tp(struct tracepoint *tp, void *priv)
-{
-	unsigned int i;
-
-	for (i = 0; i < ARRAY_SIZE(evt_probes); i++)
-		if (!strcmp(tp->name, evt_probes[i].tp_name))
-			evt_probes[i].tp = tp;
-}
 
 static void evt_probe_reap_fn(struct work_struct *w);
 static DECLARE_DELAYED_WORK(evt_probe_reap_work, evt_probe_reap_fn);
@@ -654,7 +650,7 @@ static void evt_probes_detach_idle_locked(void)
 		struct evt_probe *p = &evt_probes[i];
 
 		if (p->attached && !READ_ONCE(p->live)) {
-			tracepoint_probe_unregister(p->tp, p->probe, p);
+			evt_tp_detach(&p->hook, p);
 			WRITE_ONCE(p->attached, false);
 			detached = true;
 		}
@@ -688,14 +684,14 @@ void evt_probes_sync(bool tracing)
 	mutex_lock(&evt_probe_lock);
 	for (i = 0; i < ARRAY_SIZE(evt_probes); i++) {
 		struct evt_probe *p = &evt_probes[i];
-		bool want = tracing && p->tp && p->desc && evt_event_enabled(p->desc);
+		bool want = tracing && p->hook.tp && p->desc && evt_event_enabled(p->desc);
 
 		if (want && !p->attached) {
 			/* Live before attached: no window where it is in but silent. */
 			WRITE_ONCE(p->live, true);
-			if (tracepoint_probe_register(p->tp, p->probe, p)) {
+			if (evt_tp_attach(&p->hook, p)) {
 				WRITE_ONCE(p->live, false);
-				pr_warn("cannot attach to tracepoint %s\n", p->tp_name);
+				pr_warn("cannot attach to tracepoint %s\n", p->hook.name);
 				continue;
 			}
 			WRITE_ONCE(p->attached, true);
@@ -710,7 +706,11 @@ void evt_probes_sync(bool tracing)
 	mutex_unlock(&evt_probe_lock);
 }
 
-/* How many probes are attached to tracepoints now (for the stats file). */
+/**
+ * evt_probes_attached() - how many probes are attached to tracepoints now
+ *
+ * Return: their number, for the stats file.
+ */
 unsigned int evt_probes_attached(void)
 {
 	unsigned int i, n = 0;
@@ -770,8 +770,18 @@ static struct miscdevice evt_marker_dev = {
 	.fops = &evt_marker_fops,
 };
 
+/**
+ * evt_probes_init() - find the probes' tracepoints and events, the stacks and
+ * the marker device
+ *
+ * Nothing is attached yet: evt_probes_sync() attaches what tracing wants. A
+ * tracepoint this kernel lacks leaves its event unavailable (logged).
+ *
+ * Return: 0 or a negative errno (a bad parameter, the marker's registration).
+ */
 int evt_probes_init(void)
 {
+	struct evt_tp_hook *hooks[ARRAY_SIZE(evt_probes)];
 	unsigned int i;
 	int ret;
 
@@ -781,13 +791,15 @@ int evt_probes_init(void)
 		return -EINVAL;
 	}
 
-	for (i = 0; i < ARRAY_SIZE(evt_probes); i++)
-		evt_probes[i].desc = evt_find_event_by_name(evt_probes[i].event);
-	for_each_kernel_tracepoint(evt_find_tp, NULL);
 	for (i = 0; i < ARRAY_SIZE(evt_probes); i++) {
-		if (!evt_probes[i].tp)
+		evt_probes[i].desc = evt_find_event_by_name(evt_probes[i].event);
+		hooks[i] = &evt_probes[i].hook;
+	}
+	evt_tp_find(hooks, ARRAY_SIZE(evt_probes));
+	for (i = 0; i < ARRAY_SIZE(evt_probes); i++) {
+		if (!evt_probes[i].hook.tp)
 			pr_info("this kernel has no tracepoint %s: event %s unavailable\n",
-				evt_probes[i].tp_name, evt_probes[i].event);
+				evt_probes[i].hook.name, evt_probes[i].event);
 		if (!probes_at_load)
 			evt_set_switch(evt_event_switch(evt_probes[i].desc - evt_events), false);
 	}
@@ -812,7 +824,11 @@ int evt_probes_init(void)
 	return ret;
 }
 
-/* After tracing has stopped: nothing may be rescheduled past this point. */
+/**
+ * evt_probes_exit() - detach every probe and remove the marker device
+ *
+ * After tracing has stopped: nothing may be rescheduled past this point.
+ */
 void evt_probes_exit(void)
 {
 	unsigned int i;

@@ -3,9 +3,10 @@
  * evtrace's rings: the per-CPU rings of both channels (allocated when a CPU
  * comes online, kept when it goes away), their memory, CPU hotplug,
  * high-water wakeups, the tracing state and event enables, the statistics
- * and the CTF metadata, and the exported recording API. Flushing them from
- * another CPU is evtrace_flush.c's. The reader devices, netlink, the probes and the generator
- * call in here; this unit calls none of them, only the listener the module's
+ * and the CTF metadata. The recording API is evtrace_record.h's and
+ * evtrace_record.c's; flushing the rings from another CPU is
+ * evtrace_flush.c's. The reader devices, netlink, the probes and the
+ * generator call in here; this unit calls none of them, only the listener the module's
  * init gives it (evtrace_main.c).
  */
 #define pr_fmt(fmt) KBUILD_MODNAME ": " fmt
@@ -28,7 +29,7 @@
 #include <linux/kref.h>
 #include <linux/delay.h>
 #include <evtrace/netlink.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
 
 #ifdef EVT_TEST_WINDOWS
 static unsigned int test_window_ms;
@@ -38,6 +39,13 @@ static unsigned int test_window_at;
 module_param(test_window_at, uint, 0644);
 MODULE_PARM_DESC(test_window_at, "test builds only: 0 after the tracing check, 1 between reservation and commit, 2 a snapshot reader at its bound, 3 a trigger held not kept, 4 before NOTIFY_TRIGGER, 5 a state dump before its first event");
 
+/**
+ * evt_test_window() - test builds only: wait at @at once, if asked to
+ * @at: where the caller is
+ *
+ * Task context asleep, else spinning, for test_window_ms, when
+ * test_window_at is @at; never in interrupt context.
+ */
 void evt_test_window(enum evt_test_window_at at)
 {
 	unsigned int ms;
@@ -69,16 +77,35 @@ static u8 *evt_enabled;		/* per switch (evt_event_switch()) */
 
 static const struct evt_rings_listener *evt_listener;
 
+/**
+ * evt_switch_on() - whether an enable switch is on
+ * @sw: the switch (evt_event_switch())
+ *
+ * Return: its state.
+ */
 bool evt_switch_on(unsigned int sw)
 {
 	return READ_ONCE(evt_enabled[sw]);
 }
 
+/**
+ * evt_event_enabled() - whether an event is enabled (its switch is on)
+ * @d: the event, in evt_events[]
+ *
+ * Return: its switch's state.
+ */
 bool evt_event_enabled(const struct evt_event_desc *d)
 {
 	return evt_switch_on(evt_event_switch(d - evt_events));
 }
 
+/**
+ * evt_set_switch() - turn an enable switch on or off
+ * @sw: the switch (evt_event_switch())
+ * @on: its new state
+ *
+ * The listener's events_changed() then attaches or detaches the probes.
+ */
 void evt_set_switch(unsigned int sw, bool on)
 {
 	WRITE_ONCE(evt_enabled[sw], on);
@@ -86,28 +113,14 @@ void evt_set_switch(unsigned int sw, bool on)
 }
 
 /**
- * evtrace_record() - record one event on the current CPU
+ * evt_get_ring() - a CPU's ring of a channel
  * @channel: EVT_CHAN_COMPACT or EVT_CHAN_NORMAL
- * @id: event id within the channel (see <evtrace/events.h>)
- * @payload: payload bytes, laid out as the catalogue says
- * @len: payload length
+ * @cpu: the CPU
  *
- * Lockless and per-CPU; never sleeps; callable from any context, NMI
- * included. Losses are counted in the ring's statistics.
+ * Any context. A ring, once allocated, stays until the module's exit.
  *
- * Return: 0 when recorded; -ENODATA when not tracing; -ENOBUFS (ring
- * full), -E2BIG (too big), -EBUSY (nested too deep) or -ENOMEM (this CPU
- * has no ring: its allocation failed when it came online), each counted.
+ * Return: the ring, or NULL (no such channel or CPU, or no ring yet).
  */
-int evtrace_record(unsigned int channel, unsigned int id, const void *payload,
-		   unsigned int len)
-{
-	if (unlikely(channel >= EVT_NR_CHANNELS))
-		return -EINVAL;
-	return evtrace_record_inline(channel, id, payload, len);
-}
-EXPORT_SYMBOL_GPL(evtrace_record);
-
 struct evt_cpu_ring *evt_get_ring(unsigned int channel, int cpu)
 {
 	if (channel >= EVT_NR_CHANNELS || cpu < 0 || cpu >= nr_cpu_ids)
@@ -319,6 +332,13 @@ static int evt_cpu_offline(unsigned int cpu)
 
 static int evt_render_metadata(void);
 
+/**
+ * evt_start_tracing() - start recording
+ *
+ * Renders the metadata anew (the clock's offset as of now), sets the tracing
+ * flag, then tells the listener: events_changed(true), then
+ * tracing_started().
+ */
 void evt_start_tracing(void)
 {
 	/*
@@ -329,7 +349,7 @@ void evt_start_tracing(void)
 		pr_warn_ratelimited("START: cannot render new metadata; the trace keeps the previous clock offset\n");
 	WRITE_ONCE(evt_tracing, true);
 	evt_listener->events_changed(true);
-	evt_statedump_start();
+	evt_listener->tracing_started();
 }
 
 /**
@@ -344,7 +364,7 @@ void evt_stop_tracing(bool sync)
 {
 	WRITE_ONCE(evt_tracing, false);
 	evt_listener->events_changed(false);
-	evt_statedump_stop();
+	evt_listener->tracing_stopped();
 	if (sync)
 		synchronize_rcu();
 }
@@ -424,13 +444,22 @@ static void evt_ring_hw_fn(struct evt_cpu_ring *cr, unsigned long pct)
 	evt_ring_set_high_water(&cr->ring, pct);
 }
 
-/* Only while stopped (writers gone): the caller checks. */
+/**
+ * evt_set_mode() - set every ring's mode
+ * @mode: EVT_MODE_DISCARD or EVT_MODE_OVERWRITE
+ *
+ * Only while stopped (writers gone): the caller checks.
+ */
 void evt_set_mode(unsigned int mode)
 {
 	evt.mode = mode;
 	evt_for_each_ring(evt_ring_mode_fn, mode);
 }
 
+/**
+ * evt_set_high_water() - set every ring's high-water mark
+ * @pct: the fill, in percent, at which a ring wakes its reader
+ */
 void evt_set_high_water(unsigned int pct)
 {
 	evt.high_water = pct;

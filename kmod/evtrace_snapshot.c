@@ -24,7 +24,8 @@
 #include <linux/jiffies.h>
 #include <linux/bitmap.h>
 #include <net/netlink.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_flush.h"
 #include "evtrace_snapshot.h"
 
 /* A snapshot's holds go after this long, read or not. */

@@ -23,7 +23,8 @@
 #include <linux/stacktrace.h>
 #include <linux/string.h>
 #include <linux/slab.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_stacks.h"
 
 static unsigned int stack_depth = EVT_STACK_DEPTH_DEFAULT;
 module_param(stack_depth, uint, 0444);
@@ -60,6 +61,8 @@ bool evt_stack_allowed(const struct evt_event_desc *d)
 /**
  * evt_stack_of() - whether @d is recorded with its stack now
  * @d: an event of the catalogue
+ *
+ * Return: true when it is.
  */
 bool evt_stack_of(const struct evt_event_desc *d)
 {
@@ -167,7 +170,11 @@ int evt_stacks_init(void)
 	return ret;
 }
 
-/* After tracing stopped: no writer looks at the set any more. */
+/**
+ * evt_stacks_exit() - turn every event's stack off
+ *
+ * After tracing stopped: no writer looks at the set any more.
+ */
 void evt_stacks_exit(void)
 {
 	mutex_lock(&evt_stack_lock);

@@ -35,7 +35,9 @@
 #include <linux/file.h>
 #include <linux/fs.h>
 #include <linux/blkdev.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_record.h"
+#include "evtrace_statedump.h"
 
 #define EVT_DUMP_BATCH		64
 #define EVT_DUMP_WAIT_MS	2000
@@ -300,7 +302,12 @@ static void evt_statedump_fn(struct work_struct *w)
 		evtrace_record_inline(EVT_CHAN_OF_STATEDUMP_END, EVT_ID_STATEDUMP_END, NULL, 0);
 }
 
-/* At START: the dump runs soon after, while tracing. */
+/**
+ * evt_statedump_start() - queue a state dump (the rings' tracing_started, and STATEDUMP)
+ *
+ * Any process context: the dump runs soon after, from a work item, while
+ * tracing.
+ */
 void evt_statedump_start(void)
 {
 	queue_work(system_unbound_wq, &evt_statedump_work);
@@ -330,7 +337,9 @@ void evt_statedump_finish(void)
 	flush_work(&evt_statedump_work);
 }
 
-/*
+/**
+ * evt_statedump_stop() - cancel a state dump (the rings' tracing_stopped)
+ *
  * At STOP (after evt_statedump_finish()) and at unload: no dump runs once
  * this returns. Unload cancels rather than waits: nothing could read what
  * the dump would record (an open device file holds the module), and the

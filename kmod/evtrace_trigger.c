@@ -34,8 +34,12 @@
 #include <linux/cpumask.h>
 #include <trace/events/error_report.h>
 #include <evtrace/netlink.h>
-#include "evtrace.h"
+#include "evtrace_rings.h"
+#include "evtrace_record.h"
 #include "evtrace_snapshot.h"
+#include "evtrace_notify.h"
+#include "evtrace_tp.h"
+#include "evtrace_trigger.h"
 
 static const char *const evt_trigger_names[EVT_NR_TRIGGERS] = {
 	[EVT_TRIGGER_KFENCE] = "kfence",
@@ -188,7 +192,6 @@ static atomic64_t evt_trigger_suppressed = ATOMIC64_INIT(0);
 
 static struct irq_work evt_trigger_iw;
 static struct work_struct evt_trigger_work;
-static struct tracepoint *evt_tp_error_report;
 
 static void evt_trigger_fire(u32 reason, unsigned long id)
 {
@@ -355,7 +358,7 @@ static void evt_trigger_work_fn(struct work_struct *w)
 	if (mask && !cpumask_empty(unanswered))
 		pr_warn("trigger %llu: CPUs %*pbl did not answer the flush (spinning with interrupts off?): their rings are kept as they were, the events of each open sub-buffer left out\n",
 			t.seq, cpumask_pr_args(unanswered));
-	ret = evt_nl_notify_trigger(&t, mask ? unanswered : NULL);
+	ret = evt_notify_trigger(&t, mask ? unanswered : NULL);
 	if (ret == -ESRCH && keep_ms)
 		pr_info("trigger %llu (%s) kept the rings: nobody listens; evctl snapshot --trigger %llu saves them (they record again after trigger_keep_ms=%u unread)\n",
 			t.seq, evt_trigger_names[t.reason], t.seq, keep_ms);
@@ -390,11 +393,9 @@ static int evt_trigger_show(struct seq_file *m, void *v)
 }
 DEFINE_SHOW_ATTRIBUTE(evt_trigger);
 
-static void evt_trigger_find_tp(struct tracepoint *tp, void *priv)
-{
-	if (!strcmp(tp->name, "error_report_end"))
-		evt_tp_error_report = tp;
-}
+static struct evt_tp_hook evt_trigger_report_hook = {
+	.name = "error_report_end", .probe = evt_trigger_error_report,
+};
 
 /* Attach or detach the hooks as the mask says; evt_trigger_hooks_lock held. */
 static int evt_trigger_hooks_sync(void)
@@ -405,22 +406,20 @@ static int evt_trigger_hooks_sync(void)
 	if (want == evt_trigger_hooked)
 		return 0;
 	if (want) {
-		if (evt_tp_error_report) {
-			ret = tracepoint_probe_register(evt_tp_error_report, evt_trigger_error_report, NULL);
+		if (evt_trigger_report_hook.tp) {
+			ret = evt_tp_attach(&evt_trigger_report_hook, NULL);
 			if (ret)
 				return ret;
 		}
 		ret = register_die_notifier(&evt_trigger_die_nb);
 		if (ret) {
-			if (evt_tp_error_report)
-				tracepoint_probe_unregister(evt_tp_error_report, evt_trigger_error_report, NULL);
+			evt_tp_detach(&evt_trigger_report_hook, NULL);
 			tracepoint_synchronize_unregister();
 			return ret;
 		}
 	} else {
 		unregister_die_notifier(&evt_trigger_die_nb);
-		if (evt_tp_error_report)
-			tracepoint_probe_unregister(evt_tp_error_report, evt_trigger_error_report, NULL);
+		evt_tp_detach(&evt_trigger_report_hook, NULL);
 		/* Also a grace period for the die notifier's RCU-protected chain walk. */
 		tracepoint_synchronize_unregister();
 	}
@@ -436,11 +435,12 @@ static int evt_trigger_hooks_sync(void)
  */
 int evt_trigger_init(struct dentry *dir)
 {
+	static struct evt_tp_hook *const hooks[] = { &evt_trigger_report_hook };
 	int ret;
 
 	init_irq_work(&evt_trigger_iw, evt_trigger_iw_fn);
 	INIT_WORK(&evt_trigger_work, evt_trigger_work_fn);
-	for_each_kernel_tracepoint(evt_trigger_find_tp, NULL);
+	evt_tp_find(hooks, ARRAY_SIZE(hooks));
 	mutex_lock(&evt_trigger_hooks_lock);
 	ret = evt_trigger_hooks_sync();
 	evt_trigger_live = !ret;

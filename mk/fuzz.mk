@@ -29,7 +29,7 @@ FUZZ_LIB := $(wildcard kmod/core/*.c) $(wildcard userspace/lib/ctf/*.c) userspac
 	userspace/lib/format/evt_symbols.c \
 	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/util/evt_safedir.c userspace/lib/synth/evt_synth.c \
 	userspace/lib/chunk/evt_chunk.c $(wildcard userspace/lib/engine/*.c) userspace/lib/report/evt_report.c \
-	userspace/lib/util/evt_cpulist.c
+	userspace/lib/util/evt_cpulist.c userspace/lib/json/evt_json.c
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
 	-fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 
@@ -51,7 +51,7 @@ $(BUILD)/fuzz/fuzz_%: tests/fuzz/fuzz_%.c $(wildcard tests/fuzz/*.h) $(BUILD)/fu
 	@test -n "$(FUZZ_CC)" || { echo "fuzz: clang is not installed (make deps)"; exit 1; }
 	@mkdir -p $(dir $@)
 	@echo '  CLANG   $@'
-	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(BUILD)/fuzz/libfuzz.a -o $@ $(Z_LIBS) $(JANSSON_LIBS) -lpthread
+	@$(FUZZ_CC) $(CPPFLAGS_US) -Itests/fuzz $(FUZZ_FLAGS) $< $(BUILD)/fuzz/libfuzz.a -o $@ $(LIBEVT_LIBS) -lpthread
 
 fuzz-build: $(FUZZ_BINS)
 

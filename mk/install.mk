@@ -48,14 +48,14 @@ INSTALL_ITEMS := \
 	userspace/evview/www/index.html $(VIEWDIR)/index.html 0644 \
 	userspace/evview/www/view.js $(VIEWDIR)/view.js 0644 \
 	userspace/evview/www/view.css $(VIEWDIR)/view.css 0644 \
-	userspace/man/evdrain.8 $(MANDIR)/man8/evdrain.8 0644 \
-	userspace/man/evctl.8 $(MANDIR)/man8/evctl.8 0644 \
-	userspace/man/evcat.1 $(MANDIR)/man1/evcat.1 0644 \
-	userspace/man/evstat.1 $(MANDIR)/man1/evstat.1 0644 \
-	userspace/man/evview.1 $(MANDIR)/man1/evview.1 0644 \
-	userspace/man/evexport.1 $(MANDIR)/man1/evexport.1 0644 \
-	userspace/man/evtrace-ch-load.1 $(MANDIR)/man1/evtrace-ch-load.1 0644 \
-	userspace/man/evtrace.4 $(MANDIR)/man4/evtrace.4 0644 \
+	$(BUILD)/man/evdrain.8 $(MANDIR)/man8/evdrain.8 0644 \
+	$(BUILD)/man/evctl.8 $(MANDIR)/man8/evctl.8 0644 \
+	$(BUILD)/man/evcat.1 $(MANDIR)/man1/evcat.1 0644 \
+	$(BUILD)/man/evstat.1 $(MANDIR)/man1/evstat.1 0644 \
+	$(BUILD)/man/evview.1 $(MANDIR)/man1/evview.1 0644 \
+	$(BUILD)/man/evexport.1 $(MANDIR)/man1/evexport.1 0644 \
+	$(BUILD)/man/evtrace-ch-load.1 $(MANDIR)/man1/evtrace-ch-load.1 0644 \
+	$(BUILD)/man/evtrace.4 $(MANDIR)/man4/evtrace.4 0644 \
 	userspace/dist/evdrain.service.in $(UNITDIR)/evdrain.service 0644 \
 	userspace/dist/evtrace.modprobe.conf $(DOCDIR)/examples/evtrace.modprobe.conf 0644 \
 	userspace/dist/hooks/evtrace-ship-rsync $(HOOKDIR)/evtrace-ship-rsync 0755 \
@@ -67,22 +67,36 @@ DEFAULTS_DST := $(SYSCONFDIR)/default/evdrain
 # The module sources DKMS builds from.
 DKMS_FILES := dkms.conf Kbuild VERSION kmod/gen-syscalls $(wildcard kmod/*.[ch] kmod/core/*.[ch] include/evtrace/*.h)
 
-.PHONY: install uninstall install-list dkms-install dkms-uninstall
+.PHONY: install uninstall install-list dkms-install dkms-uninstall man
 
 # @VERSION@, @SBINDIR@, @BINDIR@, @UNITDIR@, @DOCDIR@, @HOOKDIR@, @VIEWDIR@, @CHDIR@, @SYSCONFDIR@ in
-# man pages, the unit, the defaults and the loader (evview's page has none: it goes through unchanged).
+# man pages (at build time, below), the unit, the defaults and the loader (evview's page has none: it goes through unchanged).
 SUBST = sed -e 's|@VERSION@|$(VERSION)|g' -e 's|@SBINDIR@|$(SBINDIR)|g' -e 's|@BINDIR@|$(BINDIR)|g' \
 	-e 's|@UNITDIR@|$(UNITDIR)|g' -e 's|@DOCDIR@|$(DOCDIR)|g' -e 's|@HOOKDIR@|$(HOOKDIR)|g' \
 	-e 's|@VIEWDIR@|$(VIEWDIR)|g' -e 's|@CHDIR@|$(CHDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g'
 
+# The man pages, with the version and the paths in (man -l build/man/evcat.1):
+# made at build time, and again whenever the substitutions change (another
+# PREFIX), which the stamp holds.
+MAN_PAGES := $(patsubst userspace/man/%,$(BUILD)/man/%,$(wildcard userspace/man/*.[1-8]))
+MAN_STAMP := $(BUILD)/man/.subst
+ifneq ($(file <$(MAN_STAMP)),$(SUBST))
+$(shell mkdir -p $(BUILD)/man)
+$(file >$(MAN_STAMP),$(SUBST))
+endif
+man: $(MAN_PAGES)
+$(BUILD)/man/%: userspace/man/% $(MAN_STAMP) VERSION
+	@echo '  GEN     $@'
+	@$(SUBST) $< > $@.tmp && mv $@.tmp $@
+
 install: $(BUILD)/bin/evdrain $(BUILD)/bin/evctl $(BUILD)/bin/evcat $(BUILD)/bin/evstat $(BUILD)/bin/evview \
-	$(BUILD)/bin/evexport
+	$(BUILD)/bin/evexport $(MAN_PAGES)
 	@set -e; set -- $(INSTALL_ITEMS); \
 	while [ $$# -gt 0 ]; do \
 		src=$$1 dst=$(D)$$2 mode=$$3; shift 3; \
 		$(INSTALL) -d -m 0755 "$$(dirname "$$dst")"; \
 		case "$$src" in \
-		$(BUILD)/bin/*) $(INSTALL) -m $$mode "$$src" "$$dst" ;; \
+		$(BUILD)/*) $(INSTALL) -m $$mode "$$src" "$$dst" ;; \
 		*) $(SUBST) "$$src" > "$$dst.tmp"; chmod $$mode "$$dst.tmp"; mv -f "$$dst.tmp" "$$dst" ;; \
 		esac; \
 		echo "  INSTALL $$dst"; \

@@ -12,15 +12,15 @@
  *     metadata declares (<evtrace/event-layout.h>), which the probes
  *     (kmod/evtrace_probes.c, evtrace_statedump.c, ...) and the synthesizer
  *     (userspace/lib/synth/evt_synth.c) fill,
- *   - the README's table of events (tests/tools/evcatalogue.c, checked by
- *     the unit test readme_lists_the_catalogue).
+ *   - the table of events in docs/events.md (tests/tools/evcatalogue.c,
+ *     checked by the unit test events_doc_lists_the_catalogue).
  *
  * Adding an event is one EVT_EVENTS line (and a class if no existing one
  * has its fields), then its probe body.
  *
  * EVT_CLASSES(C): C(class, doc): a payload layout, shared by the events of
  * the class (as LTTng's event classes; a class may have no field); @doc is
- * the README's note on it.
+ * its note in docs/events.md's table.
  * EVT_FIELDS_<class>(F, V): its fields in order, F(TYPE, name) for fixed-size
  * ones (EVT_F_<TYPE>: U8, U16, U32, U64, S32, S64, X64, COMM), then
  * V(TYPE, name) for the variable-size ones (STRING, SEQ_U8, SEQ_X64), which

@@ -132,7 +132,7 @@ const char *evt_channel_name(unsigned int channel);
  * version-specific fixes on these): 2.7.1, the first that records the
  * kernel's prio in sched_wakeup as in sched_switch (lttng-analyses'
  * PRIO_OFFSET_FIX_VERSION). The event names stay LTTng's before 2.6,
- * which the tools take by prefix whatever the version (docs/design.md).
+ * which the tools take by prefix whatever the version (docs/design/module.md).
  */
 #define EVT_LTTNG_LAYOUT_MAJOR		2
 #define EVT_LTTNG_LAYOUT_MINOR		7

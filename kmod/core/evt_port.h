@@ -54,9 +54,6 @@ typedef raw_spinlock_t evt_lock_t;
 #define evt_lock(l)			raw_spin_lock(l)
 #define evt_unlock(l)			raw_spin_unlock(l)
 
-/* Interleaving hooks exist only in the userspace unit tests. */
-#define EVT_HOOK(point, r)		do { } while (0)
-
 #else /* userspace */
 #include <stdint.h>
 #include <stddef.h>
@@ -120,7 +117,7 @@ static inline long evt_atomic_cmpxchg(evt_atomic_t *a, long o, long n)
 #define EVT_READ_ONCE(x)		(*(const volatile __typeof__(x) *)&(x))
 #define EVT_WRITE_ONCE(x, v)		(*(volatile __typeof__(x) *)&(x) = (v))
 
-/* Tests swap the clock to drive timestamps (wrap-around, ordering). */
+/* Tests swap the clock to drive timestamps (wrap-around, ordering): evt_port.c. */
 extern u64 (*evt_clock_fn)(void);
 static inline u64 evt_clock(void)
 {
@@ -154,23 +151,6 @@ static inline void evt_unlock(evt_lock_t *l)
 	__atomic_store_n(&l->v, 0, __ATOMIC_RELEASE);
 }
 
-/*
- * Interleaving hooks: named points inside the core's windows (the points
- * are listed in evt_ring.h) where a unit test runs what an interrupt, the
- * reader or a remote flusher could run there. Only the unit tests define
- * EVT_TEST_HOOKS (tests/unit/unit.h, and they compile the core themselves:
- * tests/unit/helpers.c); the module and the native benchmark have none.
- */
-#ifdef EVT_TEST_HOOKS
-struct evt_ring;
-extern void (*evt_test_hook)(unsigned int point, struct evt_ring *r);
-#define EVT_HOOK(point, r) do { \
-	if (evt_test_hook) \
-		evt_test_hook(EVT_HOOK_##point, (r)); \
-} while (0)
-#else
-#define EVT_HOOK(point, r)		do { } while (0)
-#endif
 #endif
 
 #endif /* EVT_PORT_H */

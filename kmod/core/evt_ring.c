@@ -5,19 +5,6 @@
  */
 #include "evt_ring.h"
 
-#ifndef __KERNEL__
-#include <time.h>
-static u64 evt_default_clock(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (u64)ts.tv_sec * 1000000000ULL + (u64)ts.tv_nsec;
-}
-
-u64 (*evt_clock_fn)(void) = evt_default_clock;
-#endif
-
 #ifdef EVT_TEST_HOOKS
 void (*evt_test_hook)(unsigned int point, struct evt_ring *r);
 #endif
@@ -256,9 +243,11 @@ static unsigned long evt_hold_max(struct evt_ring *r)
  * past it with one cmpxchg on the consumed word, which is where the reader
  * claims a sub-buffer too, so exactly one of them wins and the loss is
  * counted once.
- * The sub-buffer the reader holds is skipped instead (seed 003: skip the
- * drainer's buffer, overwrite the next one); its slot is in the same word,
- * so the decision and the cmpxchg see one state of the reader.
+ * The sub-buffer the reader holds is skipped instead, as the QNX System
+ * Analysis Toolkit's "Kernel buffer management" chapter has it (see
+ * docs/references.md): skip the drainer's buffer, overwrite the next one;
+ * its slot is in the same word, so the decision and the cmpxchg see one
+ * state of the reader.
  * Returns 0 (and *@skip_pos) or -ENOBUFS.
  */
 static int evt_switch_in_check(struct evt_ring *r, unsigned long *sb_pos,

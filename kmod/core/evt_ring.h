@@ -41,7 +41,7 @@ enum evt_ring_event {
 };
 
 /*
- * The interleaving hooks' points (EVT_HOOK() in evt_port.h; compiled into
+ * The interleaving hooks' points (EVT_HOOK() below; compiled into
  * the unit tests only): each is a window between two steps of the core
  * where an interrupt (a nested writer or flush), the reader or a remote
  * flusher may run. A new window needs one line here; the unit tests run
@@ -80,6 +80,24 @@ enum evt_hook_point {
 #undef EVT_HOOK_ENUM
 	EVT_HOOK_NR
 };
+
+/*
+ * Interleaving hooks: named points inside the core's windows (the points
+ * are listed above) where a unit test runs what an interrupt, the
+ * reader or a remote flusher could run there. Only the unit tests define
+ * EVT_TEST_HOOKS (tests/unit/unit.h, and they compile the core themselves:
+ * tests/unit/helpers.c); the module and the native benchmark have none.
+ */
+#ifdef EVT_TEST_HOOKS
+struct evt_ring;
+extern void (*evt_test_hook)(unsigned int point, struct evt_ring *r);
+#define EVT_HOOK(point, r) do { \
+	if (evt_test_hook) \
+		evt_test_hook(EVT_HOOK_##point, (r)); \
+} while (0)
+#else
+#define EVT_HOOK(point, r)		do { } while (0)
+#endif
 
 #define EVT_SB_SKIPPED	1UL	/* flag in evt_subbuf.delivered */
 

@@ -12,7 +12,7 @@
  * (C0 but none, DEL, C1 raw or as UTF-8, a bidirectional override), only
  * well-formed UTF-8, never past the room given, cut only at a whole
  * character, and the same again when escaped twice; evt_errf's messages
- * likewise; evt_fmt_json_string is valid JSON (jansson reads it back), as safe, and
+ * likewise; evt_json_str through evt_json_write (every JSON document) is valid JSON, as safe, and
  * gives the name back when it was well-formed UTF-8; evcat's text line of
  * an event whose string field is the name holds no raw control byte; evctl's
  * status table with the name as an event, a comm and a cgroup neither.
@@ -24,6 +24,7 @@
 #include "fuzz_common.h"
 #include "evt_format.h"
 #include "evt_io.h"
+#include "evt_json.h"
 
 /* evctl's status table: in the unit build, which links evctl's command line (not in libFuzzer's). */
 #ifdef FZ_NO_MAIN
@@ -56,16 +57,19 @@ static void ft_shown(const char *s, size_t n)
 
 static int ft_utf8(const char *s)
 {
-	char *out = malloc(6 * strlen(s) + 3);
+	char *out = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&out, &n);
 	json_t *j;
 	int ok;
 
-	FZ_ASSERT(out);
-	evt_fmt_json_string(out, s);
-	ft_shown(out, strlen(out));	/* JSON on a terminal (evcat --format json) is text too */
-	j = json_loads(out, JSON_DECODE_ANY, NULL);
-	FZ_ASSERT(j && json_is_string(j));
-	ok = !strcmp(json_string_value(j), s);
+	FZ_ASSERT(f);
+	FZ_ASSERT(evt_json_write(f, json_pack("[o]", evt_json_str(s)), 0) == 0);
+	FZ_ASSERT(fclose(f) == 0);
+	ft_shown(out, n);	/* JSON on a terminal (evstat --json) is text too */
+	j = json_loads(out, 0, NULL);
+	FZ_ASSERT(j && json_is_array(j) && json_is_string(json_array_get(j, 0)));
+	ok = !strcmp(json_string_value(json_array_get(j, 0)), s);
 	json_decref(j);
 	free(out);
 	return ok;

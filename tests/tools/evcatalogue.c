@@ -1,15 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The README's table of events, from the one definition of every event
+ * The table of events (docs/events.md), from the one definition of every event
  * (<evtrace/event-defs.h>) and this build's catalogue:
  *
  *   evcatalogue                 print the table (markdown)
- *   evcatalogue --check README  exit 1 (saying which line differs) unless the
- *                               README's table is the one printed
- *   evcatalogue --update README rewrite the README's table in place
+ *   evcatalogue --check FILE    exit 1 (saying which line differs) unless
+ *                               FILE's table is the one printed
+ *   evcatalogue --update FILE   rewrite FILE's table in place
  *
- * The table lies between the README's lines EVT_BEGIN and EVT_END below.
- * `make readme-events` updates it; the unit test readme_lists_the_catalogue
+ * The table lies between FILE's lines EVT_BEGIN and EVT_END below.
+ * `make events-table` updates it; the unit test events_doc_lists_the_catalogue
  * checks it.
  */
 #include <errno.h>
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <evtrace/events.h>
 
-#define EVT_BEGIN "<!-- events: made by `make readme-events` from include/evtrace/event-defs.h -->"
+#define EVT_BEGIN "<!-- events: made by `make events-table` from include/evtrace/event-defs.h -->"
 #define EVT_END "<!-- end of events -->"
 
 static const struct { const char *cls, *doc; } classes[] = {
@@ -113,7 +113,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc != 3 || (strcmp(argv[1], "--check") && strcmp(argv[1], "--update"))) {
-		fprintf(stderr, "usage: evcatalogue [--check|--update README]\n");
+		fprintf(stderr, "usage: evcatalogue [--check|--update FILE]\n");
 		return 2;
 	}
 	readme = slurp(argv[2]);
@@ -133,7 +133,7 @@ int main(int argc, char **argv)
 		while (i < n && t[i] && b[i] == t[i])
 			line += b[i++] == '\n';
 		fprintf(stderr, "evcatalogue: %s's table of events differs from the catalogue's at its "
-			"line %zu (make readme-events writes it); the catalogue says:\n%s", argv[2], line, t);
+			"line %zu (make events-table writes it); the catalogue says:\n%s", argv[2], line, t);
 		return 1;
 	} else {
 		FILE *f = fopen(argv[2], "w");

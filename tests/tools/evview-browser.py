@@ -234,7 +234,7 @@ def check_issue43(name, d, info):
         e = d.find(id=where)
         a = e[0]["attrs"] if e else {}
         got = (a.get("data-discarded"), a.get("data-packets-lost"), a.get("data-ranges"))
-        want = (str(evstat["discarded"]), str(evstat["packets_lost"]), str(evstat["loss_ranges"]))
+        want = (str(evstat["discarded"]), str(evstat["lost_packets"]), str(evstat["loss_ranges"]))
         check(got == want and (("INCOMPLETE" in e[0]["text"]) == (not evstat["complete"])),
               "%s: #%s says %s %r, evstat --json %s complete=%s" % (name, where, got, e and e[0]["text"], want,
                                                                    evstat["complete"]))

@@ -661,8 +661,10 @@ static void expect_output(void (*fn)(FILE *, const struct evt_status *), const s
 	free(out);
 }
 
+/* A counter past INT64_MAX (jansson's integers are signed) is null. */
 static const char expected_json[] =
 	"{\n"
+	"  \"schema\": \"evtrace.status/1\",\n"
 	"  \"state\": \"tracing\",\n"
 	"  \"config\": {\"mode\": \"overwrite\", \"high_water\": 70, \"flush_ms\": 0, "
 	"\"subbuf_size\": 16384, \"num_subbuf\": 32},\n"
@@ -678,7 +680,7 @@ static const char expected_json[] =
 	"\"discarded\": 5, \"overwritten\": 0, \"too_big\": 1, \"refused\": 2, \"produced\": 40, "
 	"\"consumed\": 38, \"skipped\": 0, \"filtered\": 9, \"fill\": 6, \"held_snapshot\": null, "
 	"\"held_trigger\": null, \"unanswered\": 0},\n"
-	"    {\"channel\": \"normal\", \"cpu\": 1, \"online\": false, \"recorded\": 18446744073709551615, "
+	"    {\"channel\": \"normal\", \"cpu\": 1, \"online\": false, \"recorded\": null, "
 	"\"discarded\": 0, \"overwritten\": 0, \"too_big\": 0, \"refused\": 0, \"produced\": 1, "
 	"\"consumed\": 0, \"skipped\": 0, \"filtered\": 0, \"fill\": 100, \"held_snapshot\": null, "
 	"\"held_trigger\": null, \"unanswered\": 0}\n"
@@ -687,7 +689,7 @@ static const char expected_json[] =
 	"    {\"cpu\": 0, \"running\": true, \"done\": false, \"compact\": 123456789020, "
 	"\"normal\": 7, \"timer\": 0},\n"
 	"    {\"cpu\": 1, \"running\": false, \"done\": true, \"compact\": 0, "
-	"\"normal\": 18446744073709551615, \"timer\": 3}\n"
+	"\"normal\": null, \"timer\": 3}\n"
 	"  ]\n"
 	"}\n";
 
@@ -704,6 +706,34 @@ START_TEST(status_json)
 }
 END_TEST
 
+/* The status document, with the test hook's rings and a filter, against docs/schemas/evtrace.status.json. */
+START_TEST(status_json_matches_schema)
+{
+	struct evt_status st;
+	struct evt_status_ring fake[1] = { { .channel = 5, .cpu = 4096, .held_trigger = 7 } };
+	char path[] = "/tmp/evt-status-XXXXXX", cmd[200];
+	int fd;
+	FILE *f;
+
+	fill_status(&st);
+	st.fake_rings = fake;
+	st.nr_fake_rings = 1;
+	st.filter.set = 1;
+	st.filter.nr_comms = 1;
+	strcpy(st.filter.comms[0], "b\x9b\xffsh");
+	st.trigger = (struct evt_status_trigger){ .seq = 2, .reason = EVT_TRIGGER_WARN, .ts = 69 };
+	fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	f = fdopen(fd, "w");
+	ck_assert_ptr_nonnull(f);
+	evt_status_print_json(f, &st);
+	ck_assert_int_eq(fclose(f), 0);
+	snprintf(cmd, sizeof(cmd), "python3 tests/tools/json-schema-check.py %s >&2", path);
+	ck_assert_int_eq(system(cmd), 0);
+	unlink(path);
+}
+END_TEST
+
 START_TEST(status_json_empty)
 {
 	struct evt_status st;
@@ -713,7 +743,7 @@ START_TEST(status_json_empty)
 	evt_status_init(&st);
 	out = render(evt_status_print_json, &st);
 	ck_assert_msg(json_valid(out), "not JSON:\n%s", out);
-	ck_assert_str_eq(out, "{\n  \"state\": \"stopped\",\n"
+	ck_assert_str_eq(out, "{\n  \"schema\": \"evtrace.status/1\",\n  \"state\": \"stopped\",\n"
 			 "  \"config\": {\"mode\": null, \"high_water\": null, \"flush_ms\": null, "
 			 "\"subbuf_size\": 0, \"num_subbuf\": 0},\n"
 			 "  \"events\": [],\n  \"filter\": null,\n  \"trigger\": null,\n  \"rings\": [],\n"
@@ -1385,6 +1415,7 @@ Suite *ctl_suite(void)
 	tcase_add_test(tc, status_parse_filter);
 	tcase_add_test(tc, parse_numbers);
 	tcase_add_test(tc, status_json);
+	tcase_add_test(tc, status_json_matches_schema);
 	tcase_add_test(tc, status_json_empty);
 	tcase_add_test(tc, status_json_many);
 	tcase_add_test(tc, status_text);

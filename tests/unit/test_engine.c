@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The analysis engine against seed 001: refcounted hook lists; traces as
+ * The analysis engine against Desnoyers, "Linux Trace Toolkit Requests
+ * Servicing Schedulers", 2004 (docs/references.md): refcounted hook lists; traces as
  * global objects; requests that arrive during a pass wait for the next;
  * ad hoc chunks always before background chunks (a trace of the call
  * order); notifications by time, by position and at the end; two consumers,
@@ -984,6 +985,19 @@ START_TEST(evview_api_matches_independent)
 }
 END_TEST
 
+/*
+ * Every JSON document of the readers (evstat --json, evcat --stats, evsynth's
+ * chunk summaries) against its schema in docs/schemas/ (a trace with
+ * losses: the loss members filled).
+ */
+START_TEST(json_documents_match_schemas)
+{
+	make_kernel_trace(20000, 7000, 0);
+	run_check("json-schema-check.py --programs build/bin");
+	rm_trace();
+}
+END_TEST
+
 static int count_events(void *data, void *call)
 {
 	(void)call;
@@ -1110,6 +1124,7 @@ Suite *engine_suite(void)
 	tcase_add_test(tc, evstat_matches_independent);
 	tcase_add_test(tc, adhoc_thread_filter);
 	tcase_add_test(tc, evview_api_matches_independent);
+	tcase_add_test(tc, json_documents_match_schemas);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,7 +2,7 @@
 /*
  * The one definition of every event (<evtrace/event-defs.h>) against what is
  * derived from it: the catalogue the metadata is rendered from, the packed
- * payload structs the probes and the synthesizer fill, the README's table.
+ * payload structs the probes and the synthesizer fill, the table of docs/events.md.
  */
 #include <stddef.h>
 #include <stdio.h>
@@ -86,11 +86,11 @@ START_TEST(payload_structs_match_the_catalogue)
 END_TEST
 
 /*
- * The README's table is the one evcatalogue (built beside this program, in
+ * docs/events.md's table is the one evcatalogue (built beside this program, in
  * bin/) makes from the definitions. Run from the top of the tree, as every
  * unit test that reads tests/data.
  */
-START_TEST(readme_lists_the_catalogue)
+START_TEST(events_doc_lists_the_catalogue)
 {
 	char self[4096], cmd[8192], out[8192];
 	ssize_t n = readlink("/proc/self/exe", self, sizeof(self) - 1);
@@ -101,7 +101,7 @@ START_TEST(readme_lists_the_catalogue)
 	ck_assert_int_gt(n, 0);
 	self[n] = '\0';
 	*strrchr(self, '/') = '\0';
-	snprintf(cmd, sizeof(cmd), "'%s/bin/evcatalogue' --check README 2>&1", self);
+	snprintf(cmd, sizeof(cmd), "'%s/bin/evcatalogue' --check docs/events.md 2>&1", self);
 	p = popen(cmd, "r");
 	ck_assert_ptr_nonnull(p);
 	len = fread(out, 1, sizeof(out) - 1, p);
@@ -117,7 +117,7 @@ Suite *events_suite(void)
 	TCase *tc = tcase_create("events");
 
 	tcase_add_test(tc, payload_structs_match_the_catalogue);
-	tcase_add_test(tc, readme_lists_the_catalogue);
+	tcase_add_test(tc, events_doc_lists_the_catalogue);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The k-way merges (tournament tree, sorted list + cache) and the watermark
- * reorderer (seed 000): the seed's simulation as a test vector, random
+ * reorderer (after Aqua Security's Tracee, "Ordering Events", see
+ * docs/references.md): that note's simulation as a test vector, random
  * interleavings against a sort oracle, late events, idle sources.
  */
 #include <stdio.h>

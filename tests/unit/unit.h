@@ -7,7 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 /*
- * The ring core's interleaving hooks (EVT_HOOK() in evt_port.h): on in every
+ * The ring core's interleaving hooks (EVT_HOOK() in evt_ring.h): on in every
  * unit test, whose core is the copy helpers.c compiles, not libevtrace.a's.
  */
 #define EVT_TEST_HOOKS 1

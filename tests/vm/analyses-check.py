@@ -483,7 +483,7 @@ whole = json.loads(run([evstat, trace, "--json"]).stdout)
 st = whole["io"]
 # A complete trace: no request can span a lost range.
 if not whole["complete"]:
-    fail("evstat: the analyses' trace lost events: %s" % {k: whole[k] for k in ("discarded", "packets_lost")})
+    fail("evstat: the analyses' trace lost events: %s" % {k: whole[k] for k in ("discarded", "lost_packets")})
 dev = next((d for d in st["devices"] if d["name"] == "vda1"), None)
 for w, key in ((0, "reads"), (1, "writes")):
     reqs = done[("vda1", w)]

@@ -59,9 +59,9 @@ join -a 1 -e 0 -o 0,1.2,2.2 "$out/module.stream" "$out/bt.stream" |
 
 # --stats (json): totals and per CPU against the module and babeltrace2.
 "$evcat" "$trace" --stats --format json > "$out/stats.json"
-grep -q "^{\"events\":$rec,.*\"discarded\":$disc,\"packets_lost\":0," "$out/stats.json" ||
+grep -q "^{\"schema\":\"evtrace.cat-stats/1\",\"events\":$rec,.*\"discarded\":$disc,\"lost_packets\":0," "$out/stats.json" ||
 	die "evcat --stats totals are not events $rec, discarded $disc, no packet lost: $(cut -c1-300 "$out/stats.json")"
-grep -o '{"cpu":[0-9]*,"events":[0-9]*,"discarded":[0-9]*,"packets_lost":[0-9]*' "$out/stats.json" |
+grep -o '{"cpu":[0-9]*,"events":[0-9]*,"discarded":[0-9]*,"lost_packets":[0-9]*' "$out/stats.json" |
 	tr -c '0-9\n' ' ' | awk '{ print $1, $2, $3 }' | sort > "$out/evcat.cpu"
 # babeltrace2's events per CPU (from the cpu_id context of each line) and
 # discarded per CPU (its warnings' stream files).

@@ -20,4 +20,6 @@ assert d["recorded"] == n, ("recorded", d["recorded"], n)
 assert sum(r["recorded"] for r in d["rings"]) == n, [r["recorded"] for r in d["rings"]]
 assert d["discarded"] == 0, d["discarded"]
 PY
+python3 "$top/tests/tools/json-schema-check.py" "$out/summary.json" ||
+	die "--stats-json does not follow docs/schemas/evtrace.drain-stats.json"
 echo "evdrain: $n events, every (cpu, seq) once, babeltrace2 agrees without warnings"

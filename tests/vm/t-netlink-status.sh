@@ -7,6 +7,9 @@ set -eu
 vm "$here/guest-netlink-status.sh"
 # The JSON document, read by a real JSON parser (python3: make deps installs it).
 command -v python3 >/dev/null || die "python3 is not installed (make deps): the JSON cannot be checked"
+# Root's and nobody's documents, with the test hook's fake rings too, against docs/schemas/.
+python3 "$top/tests/tools/json-schema-check.py" "$out/status.json" "$out/big.json" "$out/big-nopriv.json" ||
+	die "status --json does not follow docs/schemas/evtrace.status.json"
 {
 	python3 - "$out/status.json" "$(cat "$out/ncpu")" <<'PY' || die "status --json"
 import json, sys

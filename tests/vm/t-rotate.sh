@@ -102,6 +102,9 @@ assert c['completed'] == n and c['hooks_run'] == n and c['hooks_failed'] == 0, c
 assert c['deleted'] == n - kept and c['errors'] == 0 and c['lost_packets'] == 0, c
 PY
 sums_match "$out/shipped" "$out/rot.stats" || die "size: the chunks do not add up to the module's counts"
+# Each chunk's summary.json, --stats-json and evcat's statistics of the run against docs/schemas/.
+python3 "$top/tests/tools/json-schema-check.py" "$out/rot.json" "$out/shipped"/*/summary.json ||
+	die "size: a JSON document does not follow its schema (docs/schemas/)"
 # Nothing lost or duplicated at a seam: the run, joined, is one trace of every generator event once.
 concat "$out/shipped" "$out/joined"
 "$evtest" check "$out/joined" --gen-events 60000 --exact > "$out/joined.check" || { tail "$out/joined.check"; die "the joined chunks miss or repeat events"; }
@@ -116,10 +119,10 @@ cmp -s "$out/run.txt" "$out/joined.txt" || die "evcat on the run differs from ev
 python3 - "$out/run-stats.json" "$out/joined-stats.json" "$shipped" <<'PY' || die "evcat --stats on the run"
 import json, sys
 run, joined, n = json.load(open(sys.argv[1])), json.load(open(sys.argv[2])), int(sys.argv[3])
-for k in ("events", "cpus", "events_by_name", "discarded", "packets_lost", "first", "last"):
+for k in ("events", "cpus", "events_by_name", "discarded", "lost_packets", "first", "last"):
     assert run[k] == joined[k], (k, run[k], joined[k])
 assert len(run["chunks"]) == n and len(run["seams"]) == n - 1, (len(run["chunks"]), len(run["seams"]))
-assert all(s["packets_lost"] == 0 and not s["chunks_missing"] for s in run["seams"]), run["seams"]
+assert all(s["lost_packets"] == 0 and not s["chunks_missing"] for s in run["seams"]), run["seams"]
 PY
 "$evcat" --count "$out/kept" > /dev/null || die "evcat on the chunks retention kept fails"
 # --from/--to: only the chunks the times overlap are opened; the events are the joined trace's.

@@ -19,6 +19,7 @@
 #include "evt_engine.h"
 #include "evt_format.h"
 #include "evt_io.h"
+#include "evt_json.h"
 #include "evt_losses.h"
 #include "evt_symbols.h"
 #include "evt_timearg.h"
@@ -340,50 +341,126 @@ static uint64_t seam_lost(const struct evt_trace *t, unsigned int k)
 }
 
 /* A run of chunks: which were read, and each seam (lost packets, the time between the names). */
-static void print_run(const struct evcat_opts *o, const struct evt_trace *t)
+static void print_run(const struct evt_trace *t)
 {
-	const int json = o->fmt == EVT_FMT_JSON;
 	unsigned int k;
 	char e1[1024];
 
-	if (json)
-		printf(",\"chunks_in_dir\":%u,\"chunks\":[", t->run_chunks);
-	else
-		printf("run of %u chunks (of %u in %s): %s .. %s\n", t->nr_chunks, t->run_chunks,
-		       evt_fmt_esc(e1, sizeof(e1), t->dir), t->chunks[0].name, t->chunks[t->nr_chunks - 1].name);
-	for (k = 0; json && k < t->nr_chunks; k++)
-		printf("%s{\"name\":\"%s\",\"seq\":%llu}", k ? "," : "", t->chunks[k].name,
-		       (unsigned long long)t->chunks[k].seq);
-	if (json)
-		printf("],\"seams\":[");
-	else if (t->nr_chunks > 1)
+	printf("run of %u chunks (of %u in %s): %s .. %s\n", t->nr_chunks, t->run_chunks,
+	       evt_fmt_esc(e1, sizeof(e1), t->dir), t->chunks[0].name, t->chunks[t->nr_chunks - 1].name);
+	if (t->nr_chunks > 1)
 		printf("%-12s %-12s %10s %16s\n", "seam: seq", "to seq", "pkts lost", "gap (us)");
 	for (k = 1; k < t->nr_chunks; k++) {
 		const struct evt_chunk_ref *a = &t->chunks[k - 1], *b = &t->chunks[k];
 		const long long gap_us = ((long long)b->begin_rt - (long long)a->end_rt) / 1000;
-		const int missing = b->seq != a->seq + 1;
 
-		if (json)
-			printf("%s{\"from\":%llu,\"to\":%llu,\"packets_lost\":%llu,\"gap_us\":%lld,"
-			       "\"chunks_missing\":%s}", k > 1 ? "," : "", (unsigned long long)a->seq,
-			       (unsigned long long)b->seq, (unsigned long long)seam_lost(t, k), gap_us,
-			       missing ? "true" : "false");
-		else
-			printf("%-12llu %-12llu %10llu %16lld%s\n", (unsigned long long)a->seq,
-			       (unsigned long long)b->seq, (unsigned long long)seam_lost(t, k), gap_us,
-			       missing ? "  (chunks missing between)" : "");
+		printf("%-12llu %-12llu %10llu %16lld%s\n", (unsigned long long)a->seq,
+		       (unsigned long long)b->seq, (unsigned long long)seam_lost(t, k), gap_us,
+		       b->seq != a->seq + 1 ? "  (chunks missing between)" : "");
 	}
-	if (json)
-		printf("]");
 }
 
-static void print_stats(const struct evcat_opts *o, struct evt_trace *t, const struct evcat_stats *st)
+/* The run's members of the JSON statistics, into @o: 0, or -1 (out of memory). */
+static int run_json(json_t *o, const struct evt_trace *t)
+{
+	json_t *chunks = json_array(), *seams = json_array();
+	unsigned int k;
+	int bad = !chunks || !seams;
+
+	for (k = 0; !bad && k < t->nr_chunks; k++)
+		bad = json_array_append_new(chunks, json_pack("{s:o,s:o}", "name", evt_json_str(t->chunks[k].name),
+							      "seq", evt_json_u64(t->chunks[k].seq)));
+	for (k = 1; !bad && k < t->nr_chunks; k++) {
+		const struct evt_chunk_ref *a = &t->chunks[k - 1], *b = &t->chunks[k];
+
+		bad = json_array_append_new(seams, json_pack("{s:o,s:o,s:o,s:I,s:b}", "from", evt_json_u64(a->seq),
+							     "to", evt_json_u64(b->seq), "lost_packets",
+							     evt_json_u64(seam_lost(t, k)), "gap_us",
+							     (json_int_t)(((long long)b->begin_rt - (long long)a->end_rt) / 1000),
+							     "chunks_missing", b->seq != a->seq + 1));
+	}
+	if (bad) {
+		json_decref(chunks);
+		json_decref(seams);
+		return -1;
+	}
+	return json_object_update_new(o, json_pack("{s:I,s:o,s:o}", "chunks_in_dir", (json_int_t)t->run_chunks,
+						   "chunks", chunks, "seams", seams));
+}
+
+/* One CPU's figures (both channels summed: streams are sorted by CPU) from stream @i on; *@next: the next CPU's. */
+struct cpu_sum {
+	unsigned int cpu;
+	uint64_t events, discarded, lost, packets;
+};
+
+static unsigned int cpu_sum(const struct evt_trace *t, const struct evcat_stats *st, unsigned int i,
+			    struct cpu_sum *c)
+{
+	unsigned int j;
+
+	memset(c, 0, sizeof(*c));
+	c->cpu = t->streams[i].cpu;
+	for (j = i; j < t->nr_streams && t->streams[j].cpu == t->streams[i].cpu; j++) {
+		c->events += st->per_stream[j];
+		c->discarded += t->streams[j].discarded;
+		c->lost += t->streams[j].seq_gaps;
+		c->packets += t->streams[j].packets;
+	}
+	return j;
+}
+
+/* --stats --format json: docs/schemas/evtrace.cat-stats.json. */
+static int stats_json(struct evt_trace *t, const struct evcat_stats *st, uint64_t disc, uint64_t lost,
+		      const char *first, const char *last)
+{
+	const struct evt_catalogue *cat = t->md.cat;
+	json_t *o, *cpus = json_array(), *by_name = json_object();
+	unsigned int i;
+	int bad = !cpus || !by_name;
+
+	for (i = 0; !bad && i < t->nr_streams;) {
+		struct cpu_sum c;
+
+		i = cpu_sum(t, st, i, &c);
+		bad = json_array_append_new(cpus, json_pack("{s:I,s:o,s:o,s:o,s:o}", "cpu", (json_int_t)c.cpu, "events",
+							    evt_json_u64(c.events), "discarded",
+							    evt_json_u64(c.discarded), "lost_packets",
+							    evt_json_u64(c.lost), "packets", evt_json_u64(c.packets)));
+	}
+	for (i = 0; !bad && i < cat->nr_events; i++) {
+		/* Names are the metadata's: a key written like every string from a trace. */
+		json_t *key;
+
+		if (!st->per_event[i])
+			continue;
+		key = evt_json_str(cat->events[i].name);
+		bad = !key || json_object_set_new(by_name, json_string_value(key), evt_json_u64(st->per_event[i]));
+		json_decref(key);
+	}
+	if (bad) {
+		json_decref(cpus);
+		json_decref(by_name);
+		return -1;
+	}
+	o = json_pack("{s:s,s:o,s:o,s:o,s:s+,s:s+,s:o,s:o,s:o,s:o,s:o}", "schema", EVT_SCHEMA_CAT_STATS, "events",
+		      evt_json_u64(st->total), "first_ts", evt_json_u64(st->first), "last_ts", evt_json_u64(st->last),
+		      "first", st->total ? first : "", "Z", "last", st->total ? last : "", "Z", "span_ns",
+		      evt_json_u64(st->total ? st->last - st->first : 0), "discarded", evt_json_u64(disc),
+		      "lost_packets", evt_json_u64(lost), "cpus", cpus, "events_by_name", by_name);
+	if (o && t->nr_chunks && run_json(o, t)) {
+		json_decref(o);
+		o = NULL;
+	}
+	return evt_json_write(stdout, o, JSON_COMPACT);
+}
+
+static int print_stats(const struct evcat_opts *o, struct evt_trace *t, const struct evcat_stats *st)
 {
 	const uint64_t off = evt_trace_offset_ns(t);
 	uint64_t disc = 0, lost = 0, span = st->total ? st->last - st->first : 0;
 	char a[64], b[64];
-	unsigned int i, j;
-	const int json = o->fmt == EVT_FMT_JSON;
+	unsigned int i;
 	const struct evt_catalogue *cat = t->md.cat;
 	char e1[1024];
 
@@ -393,73 +470,31 @@ static void print_stats(const struct evcat_opts *o, struct evt_trace *t, const s
 	}
 	evt_fmt_clock(a, st->first + off, 1);
 	evt_fmt_clock(b, st->last + off, 1);
-	if (json) {
-		printf("{\"events\":%llu,\"first_ts\":%llu,\"last_ts\":%llu,\"first\":\"%sZ\",\"last\":\"%sZ\","
-		       "\"span_ns\":%llu,\"discarded\":%llu,\"packets_lost\":%llu,\"cpus\":[",
-		       (unsigned long long)st->total, (unsigned long long)st->first,
-		       (unsigned long long)st->last, st->total ? a : "", st->total ? b : "",
-		       (unsigned long long)span, (unsigned long long)disc, (unsigned long long)lost);
-	} else {
-		printf("trace %s: %llu events in %u stream%s\n", evt_fmt_esc(e1, sizeof(e1), t->dir),
-		       (unsigned long long)st->total, t->nr_streams, t->nr_chunks ? "s" : " files");
-		if (t->nr_chunks)
-			print_run(o, t);
-		if (st->total)
-			printf("time span: %sZ .. %sZ (%llu.%09llu s)\n", a, b,
-			       (unsigned long long)(span / 1000000000ULL),
-			       (unsigned long long)(span % 1000000000ULL));
-		printf("%-6s %14s %12s %12s %10s\n", "cpu", "events", "discarded", "pkts lost", "packets");
-	}
-	/* Streams are sorted by CPU: one row per CPU, both channels summed. */
-	for (i = 0; i < t->nr_streams; i = j) {
-		uint64_t ev = 0, d = 0, l = 0, pk = 0;
+	if (o->fmt == EVT_FMT_JSON)
+		return stats_json(t, st, disc, lost, a, b);
+	printf("trace %s: %llu events in %u stream%s\n", evt_fmt_esc(e1, sizeof(e1), t->dir),
+	       (unsigned long long)st->total, t->nr_streams, t->nr_chunks ? "s" : " files");
+	if (t->nr_chunks)
+		print_run(t);
+	if (st->total)
+		printf("time span: %sZ .. %sZ (%llu.%09llu s)\n", a, b, (unsigned long long)(span / 1000000000ULL),
+		       (unsigned long long)(span % 1000000000ULL));
+	printf("%-6s %14s %12s %12s %10s\n", "cpu", "events", "discarded", "pkts lost", "packets");
+	for (i = 0; i < t->nr_streams;) {
+		struct cpu_sum c;
 
-		for (j = i; j < t->nr_streams && t->streams[j].cpu == t->streams[i].cpu; j++) {
-			ev += st->per_stream[j];
-			d += t->streams[j].discarded;
-			l += t->streams[j].seq_gaps;
-			pk += t->streams[j].packets;
-		}
-		if (json)
-			printf("%s{\"cpu\":%u,\"events\":%llu,\"discarded\":%llu,\"packets_lost\":%llu,"
-			       "\"packets\":%llu}", i ? "," : "", t->streams[i].cpu,
-			       (unsigned long long)ev, (unsigned long long)d,
-			       (unsigned long long)l, (unsigned long long)pk);
-		else
-			printf("%-6u %14llu %12llu %12llu %10llu\n", t->streams[i].cpu,
-			       (unsigned long long)ev, (unsigned long long)d,
-			       (unsigned long long)l, (unsigned long long)pk);
+		i = cpu_sum(t, st, i, &c);
+		printf("%-6u %14llu %12llu %12llu %10llu\n", c.cpu, (unsigned long long)c.events,
+		       (unsigned long long)c.discarded, (unsigned long long)c.lost, (unsigned long long)c.packets);
 	}
-	if (json)
-		printf("],\"events_by_name\":{");
-	else
-		printf("%-24s %14s\n", "event", "count");
-	for (i = 0, j = 0; i < cat->nr_events; i++) {
-		if (!st->per_event[i])
-			continue;
-		/* Names are the metadata's: escaped like every string from a trace. */
-		if (json) {
-			char *q = malloc(6 * strlen(cat->events[i].name) + 3);
-
-			if (q)
-				evt_fmt_json_string(q, cat->events[i].name);
-			printf("%s%s:%llu", j++ ? "," : "", q ? q : "\"\"", (unsigned long long)st->per_event[i]);
-			free(q);
-		} else {
+	printf("%-24s %14s\n", "event", "count");
+	for (i = 0; i < cat->nr_events; i++)
+		if (st->per_event[i])
 			printf("%-24s %14llu\n", evt_fmt_esc(e1, sizeof(e1), cat->events[i].name),
 			       (unsigned long long)st->per_event[i]);
-		}
-	}
-	if (json && t->nr_chunks) {
-		printf("}");
-		print_run(o, t);
-		printf("}\n");
-	} else if (json) {
-		printf("}}\n");
-	}
-	else
-		printf("losses: %llu events discarded (events_discarded), %llu packets lost "
-		       "(packet_seq_num gaps)\n", (unsigned long long)disc, (unsigned long long)lost);
+	printf("losses: %llu events discarded (events_discarded), %llu packets lost "
+	       "(packet_seq_num gaps)\n", (unsigned long long)disc, (unsigned long long)lost);
+	return ferror(stdout) ? -1 : 0;
 }
 
 /* A trace evdrain is writing: which streams end in a packet not yet whole (not read). */
@@ -739,8 +774,10 @@ int main(int argc, char **argv)
 	} else {
 		if (o.count)
 			printf("%llu\n", (unsigned long long)c.st.total);
-		if (o.stats)
-			print_stats(&o, t, &c.st);
+		if (o.stats && print_stats(&o, t, &c.st) && !ferror(stdout)) {
+			fprintf(stderr, "evcat: --stats: out of memory\n");
+			ret = EXIT_TRACE;
+		}
 		if (fflush(stdout) || ferror(stdout)) {
 			fprintf(stderr, "evcat: writing the output: %s\n", strerror(errno));
 			ret = EXIT_TRACE;

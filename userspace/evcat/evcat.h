@@ -84,6 +84,7 @@ struct evcat_shared {
 	uint8_t sw_prev_type, sw_next_type;
 	const char **sys_by_nr;		/* the 64-bit table: nr -> entry event name */
 	uint32_t nr_sys;
+	uint32_t nr_cpus;		/* the CPUs with a stream */
 	/* The CPUs whose task the final context did not know when slices began (a slice assumes so). */
 	uint8_t *unknown_cpu;
 	uint32_t nr_unknown_cpu;

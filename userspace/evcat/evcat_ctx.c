@@ -26,6 +26,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 #include "evcat.h"
 #include "evt_comp_util.h"
 #include "evt_decode.h"
@@ -91,12 +92,14 @@ struct evcat_ctx {
 	uint32_t ncpu;
 	/* Threads not running: their syscall state (PEND_NONE or an entry). */
 	struct evt_tidmap pmap;
-	int32_t *pv;
+	struct pstate { int32_t pend; uint64_t seq; } *pv;	/* seq: 2 x the number of the event that set it */
 	uint32_t npv, cappv;
 	struct logent *log;
 	uint32_t nlog, caplog;
+	uint32_t nswitched;		/* a slice's CPUs past their first switch (all: no more log) */
 	struct fixup *fx;
 	uint32_t nfx, capfx;
+	struct gather *gather;		/* a final context's: the slices' output */
 	/* The last line shown that is no fixup (for the next slice's first delta). */
 	uint64_t plain_ts, plain_seq;
 	int have_plain;
@@ -104,6 +107,23 @@ struct evcat_ctx {
 };
 
 /* ---- Shared ---- */
+
+/* sh->nr_cpus: 0, or -1 (no memory). */
+static int count_cpus(struct evcat_shared *sh, const struct evt_trace *t)
+{
+	uint8_t *seen = calloc(EVT_MAX_CPUS, 1);
+	unsigned int i;
+
+	if (!seen)
+		return -1;
+	for (i = 0; i < t->nr_streams; i++)
+		if (t->streams[i].cpu < EVT_MAX_CPUS && !seen[t->streams[i].cpu]) {
+			seen[t->streams[i].cpu] = 1;
+			sh->nr_cpus++;
+		}
+	free(seen);
+	return 0;
+}
 
 int evcat_shared_init(struct evcat_shared *sh, const struct evt_trace *t, enum evt_fmt_kind kind, int print)
 {
@@ -119,7 +139,7 @@ int evcat_shared_init(struct evcat_shared *sh, const struct evt_trace *t, enum e
 	sh->kind_of = calloc(cat->nr_events ? cat->nr_events : 1, 1);
 	sh->nr_sys = EVT_ID_COMPAT_SYS_BASE - EVT_ID_SYS_BASE;
 	sh->sys_by_nr = calloc(sh->nr_sys, sizeof(*sh->sys_by_nr));
-	if (!sh->kind_of || !sh->sys_by_nr) {
+	if (!sh->kind_of || !sh->sys_by_nr || count_cpus(sh, t)) {
 		evcat_shared_free(sh);
 		return -1;
 	}
@@ -189,7 +209,8 @@ static void on_thread(void *data, const struct evt_task *t)
 	for (i = 0; i < x->ncpu; i++)
 		if (x->cpu[i].cur == t->tid)
 			x->cpu[i].cached = 0;
-	if (x->final)
+	/* The log serves the lines before a CPU's first switch in the slice (fixup_task()). */
+	if (x->final || x->nswitched >= x->sh->nr_cpus)
 		return;
 	if (evt_grow(&x->log, &x->caplog, (size_t)x->nlog + 1, sizeof(*x->log))) {
 		x->oom = 1;
@@ -227,6 +248,7 @@ void evcat_ctx_free(struct evcat_ctx *x)
 	free(x->pv);
 	free(x->log);
 	free(x->fx);
+	free(x->gather);
 	free(x);
 }
 
@@ -261,7 +283,7 @@ static int32_t pmap_get(const struct evcat_ctx *x, int32_t tid)
 {
 	long i = tid >= 0 ? evt_tidmap_get(&x->pmap, tid) : -1;
 
-	return i < 0 ? PEND_UNKNOWN : x->pv[i];
+	return i < 0 ? PEND_UNKNOWN : x->pv[i].pend;
 }
 
 static void pmap_set(struct evcat_ctx *x, int32_t tid, int32_t v)
@@ -279,7 +301,7 @@ static void pmap_set(struct evcat_ctx *x, int32_t tid, int32_t v)
 		}
 		i = x->npv++;
 	}
-	x->pv[i] = v;
+	x->pv[i] = (struct pstate){ v, 2 * x->seq };
 }
 
 static struct ecpu *get_cpu(struct evcat_ctx *x, unsigned int cpu)
@@ -298,27 +320,6 @@ static struct ecpu *get_cpu(struct evcat_ctx *x, unsigned int cpu)
 		x->ncpu = cpu + 1;
 	}
 	return &x->cpu[cpu];
-}
-
-/* A final context's CPUs again from its tracker and map (after it took a slice in). */
-static void sync_cpus(struct evcat_ctx *x)
-{
-	uint32_t i;
-
-	for (i = 0; i < x->ncpu; i++) {
-		x->cpu[i].cur = evt_curtask_cur(x->ct, i);
-		x->cpu[i].pend = pmap_get(x, x->cpu[i].cur);
-		x->cpu[i].cached = 0;
-	}
-}
-
-/* The running threads' syscall states into the map (what is known). */
-static void flush_cpus(struct evcat_ctx *x)
-{
-	uint32_t i;
-
-	for (i = 0; i < x->ncpu; i++)
-		pmap_set(x, x->cpu[i].cur, x->cpu[i].pend);
 }
 
 /* Every CPU's idle task is tid 0, named for its CPU as the kernel names it (swapper/N). */
@@ -599,6 +600,7 @@ effect:
 			c->first_prev = prev;
 			c->first_pend = c->pend;
 			c->first_seq = 2 * x->seq;
+			x->nswitched++;
 		}
 		c->cur = evt_curtask_cur(x->ct, cpu);
 		c->pend = pmap_get(x, c->cur);
@@ -623,21 +625,11 @@ effect:
 
 /* ---- A slice's lines, in order ---- */
 
-/* @n bytes of @p to @o: 0, or -1 (an output error). Large runs are written straight. */
+/* @n bytes of @p into @o's buffer: 0, or -1 (no memory, or an output error). */
 static int emit(struct evt_out *o, const char *p, size_t n)
 {
-	char *dst;
+	char *dst = evt_out_room(o, n);
 
-	if (n >= (256u << 10)) {
-		if (evt_out_flush(o))
-			return -1;
-		if (evt_write_all(o->fd, p, n)) {
-			o->err = errno ? errno : EIO;
-			return -1;
-		}
-		return 0;
-	}
-	dst = evt_out_room(o, n);
 	if (!dst)
 		return -1;
 	memcpy(dst, p, n);
@@ -645,11 +637,79 @@ static int emit(struct evt_out *o, const char *p, size_t n)
 	return 0;
 }
 
-static const struct evt_task *log_lookup(const struct evcat_ctx *x, const uint32_t *ix, int32_t tid, uint64_t seq)
-{
-	uint32_t lo = 0, hi = x->nlog;
+/*
+ * A slice's output, its buffer not copied: runs of it and the holes' texts
+ * gathered for writev() (copying the text of every slice took a tenth of
+ * the main thread's time); into memory when the output has no file.
+ */
+#define GATHER_IOV 1024
+#define HOLE_MAX (EVT_FMT_SYSNAME_BYTES + EVT_FMT_TASK_MAX)
+#define GATHER_TEXT (256u << 10)
 
-	/* The last entry of @tid at or before @seq: ix sorts the log by (tid, seq). */
+struct gather {
+	struct evt_out *o;
+	unsigned int n;
+	size_t used;
+	struct iovec iov[GATHER_IOV];
+	char text[GATHER_TEXT];
+};
+
+static int gather_flush(struct gather *ga)
+{
+	if (ga->n && evt_writev_all(ga->o->fd, ga->iov, (int)ga->n)) {
+		ga->o->err = errno ? errno : EIO;
+		return -1;
+	}
+	ga->n = 0;
+	ga->used = 0;
+	return 0;
+}
+
+/* @n bytes at @p, which stay put until the next flush, to the output (a run that goes on the last joins it). */
+static int gather_add(struct gather *ga, const char *p, size_t n)
+{
+	struct iovec *last = ga->n ? &ga->iov[ga->n - 1] : NULL;
+
+	if (!n)
+		return 0;
+	if (ga->o->fd < 0)
+		return emit(ga->o, p, n);
+	if (last && (const char *)last->iov_base + last->iov_len == p) {
+		last->iov_len += n;
+		return 0;
+	}
+	if (ga->n == GATHER_IOV && gather_flush(ga))
+		return -1;
+	ga->iov[ga->n++] = (struct iovec){ .iov_base = (void *)p, .iov_len = n };
+	return 0;
+}
+
+/*
+ * Room for a hole's text (HOLE_MAX bytes), then gather_text() with its
+ * length (which then flushes nothing: the text stays where it was put).
+ * NULL: an output error.
+ */
+static char *gather_room(struct gather *ga)
+{
+	if ((ga->used + HOLE_MAX > GATHER_TEXT || ga->n == GATHER_IOV) && gather_flush(ga))
+		return NULL;
+	return ga->text + ga->used;
+}
+
+static int gather_text(struct gather *ga, size_t n)
+{
+	if (gather_add(ga, ga->text + ga->used, n))
+		return -1;
+	ga->used += n;
+	return 0;
+}
+
+static const struct evt_task *log_lookup(const struct evcat_ctx *x, const uint32_t *ix, uint32_t nix, int32_t tid,
+					 uint64_t seq)
+{
+	uint32_t lo = 0, hi = nix;
+
+	/* The last entry of @tid at or before @seq: ix sorts (part of) the log by (tid, seq). */
 	while (lo < hi) {
 		const uint32_t mid = lo + (hi - lo) / 2;
 		const struct logent *e = &x->log[ix[mid]];
@@ -675,9 +735,16 @@ static int by_tid_seq(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-/* @f's task as one thread would have it: @g's at the slice's start, then what the slice learned by then. */
-static void fixup_task(const struct evcat_ctx *x, const struct evcat_ctx *g, const uint32_t *ix, const struct fixup *f,
-		       struct evt_task *id)
+/*
+ * @f's task as one thread would have it: @g's at the slice's start, then
+ * what the slice learned by then. A task the slice knew at the line is in
+ * f->known already (the slice's tracker then: its log up to the line, and
+ * a switch's prev_comm); the task @g's CPU ran before the slice's first
+ * switch there is looked up in the log (@ix, @nix: its entries of such
+ * tasks, see evcat_ctx_resolve()).
+ */
+static void fixup_task(const struct evcat_ctx *x, const struct evcat_ctx *g, const uint32_t *ix, uint32_t nix,
+		       const struct fixup *f, struct evt_task *id)
 {
 	const int32_t tid = f->tid >= 0 ? f->tid : evt_curtask_cur(g->ct, f->cpu);
 	const struct evt_task *le;
@@ -687,12 +754,12 @@ static void fixup_task(const struct evcat_ctx *x, const struct evcat_ctx *g, con
 		return;
 	}
 	evt_curtask_thread(g->ct, tid, id);
-	le = log_lookup(x, ix, tid, f->seq);
+	le = f->tid < 0 ? log_lookup(x, ix, nix, tid, f->seq) : NULL;
 	if (le && le->pid >= 0)
 		id->pid = le->pid;
 	if (le && le->comm[0])
 		memcpy(id->comm, le->comm, sizeof(id->comm));
-	/* What the event itself said (a switch's prev_comm). */
+	/* What the slice knew at the line (a switch's prev_comm too). */
 	if (f->known.tid == tid && f->known.comm[0])
 		memcpy(id->comm, f->known.comm, sizeof(id->comm));
 	if (f->known.tid == tid && f->known.pid >= 0)
@@ -708,22 +775,42 @@ static int32_t start_task(const struct evcat_ctx *x, const struct evcat_ctx *g, 
 	return gc >= 0 || cpu >= x->ncpu || x->cpu[cpu].first_prev == NO_PREV ? gc : x->cpu[cpu].first_prev;
 }
 
-/*
- * @tid's syscall state at event @seq, which the slice did not know: what
- * it had when a CPU it ran on since the slice began switched it off (if
- * that was before), else @g's at the slice's start.
- */
-static int32_t start_pend(const struct evcat_ctx *x, const struct evcat_ctx *g, int32_t tid, uint64_t seq)
+/* CPU @cpu's syscall state in @g (the final context, at the slice's start: before take_in()). */
+static int32_t g_pend(const struct evcat_ctx *g, uint32_t cpu)
 {
+	return cpu < g->ncpu ? g->cpu[cpu].pend : PEND_UNKNOWN;
+}
+
+/* The syscall state CPU @i's task had at the slice's first switch there: the slice's, else @g's CPU's then. */
+static int32_t first_pend(const struct evcat_ctx *x, const struct evcat_ctx *g, uint32_t i)
+{
+	return x->cpu[i].first_pend != PEND_UNKNOWN ? x->cpu[i].first_pend : g_pend(g, i);
+}
+
+/*
+ * The syscall state of fixup @f's task @tid, which the slice did not know,
+ * as one thread has it: before the CPU's first switch in the slice, that
+ * CPU's in @g (a CPU's state is its own, even where a damaged trace has a
+ * task on two CPUs at once); else what the task had when a CPU it ran on
+ * since the slice began switched it off (if that was before), else @g's
+ * map's at the slice's start.
+ */
+static int32_t start_pend(const struct evcat_ctx *x, const struct evcat_ctx *g, int32_t tid, const struct fixup *f)
+{
+	int32_t pend = PEND_UNKNOWN;
+	uint64_t last = 0;
 	uint32_t i;
 
-	if (tid < 0)
-		return PEND_UNKNOWN;
+	if (f->tid < 0)
+		return g_pend(g, f->cpu);
+	/* The last such switch (a damaged trace may have the task on two CPUs). */
 	for (i = 0; i < x->ncpu; i++)
-		if (x->cpu[i].first_prev != NO_PREV && x->cpu[i].first_seq < seq &&
-		    x->cpu[i].first_pend != PEND_UNKNOWN && start_task(x, g, i) == tid)
-			return x->cpu[i].first_pend;
-	return pmap_get(g, tid);
+		if (x->cpu[i].first_prev != NO_PREV && x->cpu[i].first_seq < f->seq && x->cpu[i].first_seq >= last &&
+		    start_task(x, g, i) == tid && first_pend(x, g, i) != PEND_UNKNOWN) {
+			pend = first_pend(x, g, i);
+			last = x->cpu[i].first_seq;
+		}
+	return pend != PEND_UNKNOWN ? pend : pmap_get(g, tid);
 }
 
 static void adopt_thread(void *data, const struct evt_task *t)
@@ -737,34 +824,115 @@ static void adopt_thread(void *data, const struct evt_task *t)
 /* @g takes in what slice @x learned. */
 static void take_in(struct evcat_ctx *x, struct evcat_ctx *g)
 {
+	uint8_t *taken = calloc(x->ncpu ? x->ncpu : 1, 1);
+	int32_t tid;
 	uint32_t i;
+	long k;
+
+	if (!taken) {
+		g->oom = 1;
+		return;
+	}
 
 	/*
-	 * The syscall states: of the tasks the CPUs ran since the slice
-	 * began, taken off by their first switch; of the threads switched
-	 * out since; of those running (on a CPU without a switch in the
-	 * slice, the task @g had there).
+	 * The map's syscall states (of the threads not running, as one
+	 * thread keeps it): of the tasks the CPUs ran since the slice began,
+	 * taken off by their first switch; of the threads switched out since.
 	 */
-	for (i = 0; i < x->ncpu; i++)
-		if (x->cpu[i].first_prev != NO_PREV)
-			pmap_set(g, start_task(x, g, i), x->cpu[i].first_pend);
 	for (i = 0; i < x->pmap.cap; i++)
 		if (x->pmap.v && x->pmap.v[i].idx != UINT32_MAX)
-			pmap_set(g, x->pmap.v[i].tid, x->pv[x->pmap.v[i].idx]);
-	for (i = 0; i < x->ncpu; i++)
-		pmap_set(g, x->cpu[i].cur >= 0 ? x->cpu[i].cur : evt_curtask_cur(g->ct, i), x->cpu[i].pend);
+			pmap_set(g, x->pmap.v[i].tid, x->pv[x->pmap.v[i].idx].pend);
+	/* A first switch after the slice's own last word on its task (a damaged trace's): in their order. */
+	for (;;) {
+		uint32_t pick = UINT32_MAX;
+
+		for (i = 0; i < x->ncpu; i++)
+			if (x->cpu[i].first_prev != NO_PREV && !taken[i] &&
+			    (pick == UINT32_MAX || x->cpu[i].first_seq < x->cpu[pick].first_seq))
+				pick = i;
+		if (pick == UINT32_MAX)
+			break;
+		taken[pick] = 1;
+		tid = start_task(x, g, pick);
+		k = tid >= 0 ? evt_tidmap_get(&x->pmap, tid) : -1;
+		if (k < 0 || x->pv[k].seq < x->cpu[pick].first_seq)
+			pmap_set(g, tid, first_pend(x, g, pick));
+	}
 	/* What it learned of each thread: its tracker's last word (the log's last entry of each). */
 	evt_curtask_threads(x->ct, adopt_thread, g);
 	for (i = 0; i < x->ncpu; i++)
-		if (x->cpu[i].cur >= 0 && (evt_curtask_set_cur(g->ct, i, x->cpu[i].cur) || !get_cpu(g, i)))
+		if (x->cpu[i].cur >= 0 && evt_curtask_set_cur(g->ct, i, x->cpu[i].cur))
 			g->oom = 1;
-	sync_cpus(g);
+	/*
+	 * Each CPU's task and its syscall state: the slice's last word; a CPU
+	 * without a switch in the slice keeps its state, one whose task came
+	 * in with a state the slice did not know has the map's.
+	 */
+	for (i = 0; i < g->ncpu; i++) {
+		struct ecpu *gc = &g->cpu[i];
+
+		gc->cur = evt_curtask_cur(g->ct, i);
+		gc->cached = 0;
+		if (i >= x->ncpu)
+			continue;
+		if (x->cpu[i].pend != PEND_UNKNOWN)
+			gc->pend = x->cpu[i].pend;
+		else if (x->cpu[i].first_prev != NO_PREV)
+			gc->pend = pmap_get(g, gc->cur);
+	}
+	free(taken);
+}
+
+/*
+ * The log's entries of the tasks @g's CPUs ran where a fixup's CPU had no
+ * switch yet in the slice (those whose task the slice did not know), by
+ * (tid, seq), into *@ix (*@nix of them; NULL when none): 0, or -1 (no
+ * memory). Only these: sorting the whole log took a third of the main
+ * thread's time on mixed traces.
+ */
+static int log_index(const struct evcat_ctx *x, const struct evcat_ctx *g, uint32_t **ix, uint32_t *nix)
+{
+	struct evt_tidmap want = { 0 };
+	uint8_t *blind = calloc(x->ncpu ? x->ncpu : 1, 1);
+	uint32_t i, n = 0;
+	int ret = -1;
+
+	if (!blind)
+		return -1;
+	for (i = 0; i < x->nfx; i++)
+		if (x->fx[i].tid < 0 && x->fx[i].cpu < x->ncpu)
+			blind[x->fx[i].cpu] = 1;
+	for (i = 0; i < x->ncpu; i++) {
+		const int32_t tid = blind[i] ? evt_curtask_cur(g->ct, i) : -1;
+
+		if (tid >= 0 && evt_tidmap_set(&want, tid, 0))
+			goto out;
+	}
+	ret = 0;
+	if (!want.n)
+		goto out;
+	ret = -1;
+	*ix = malloc(x->nlog * sizeof(**ix));
+	if (!*ix)
+		goto out;
+	for (i = 0; i < x->nlog; i++)
+		if (evt_tidmap_get(&want, x->log[i].t.tid) >= 0)
+			(*ix)[n++] = i;
+	g_sort_ctx = x;	/* the main thread's alone */
+	qsort(*ix, n, sizeof(**ix), by_tid_seq);
+	*nix = n;
+	ret = 0;
+out:
+	evt_tidmap_free(&want);
+	free(blind);
+	return ret;
 }
 
 int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt_out *buf, struct evcat_sink *sk)
 {
 	const struct evcat_shared *sh = x->sh;
-	uint32_t *ix = NULL, i;
+	struct gather *ga = NULL;
+	uint32_t *ix = NULL, nix = 0, i;
 	uint64_t last_fix_seq = 0, last_fix_ts = 0;
 	int have_fix = 0;
 	size_t pos = 0;
@@ -775,30 +943,34 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 	for (i = 0; i < x->ncpu; i++)
 		if (x->cpu[i].guessed && evt_curtask_cur(g->ct, i) >= 0)
 			return 1;
-	/* The running threads' states where the lookups below find them. */
-	flush_cpus(g);
-	/* The log by thread, for the fixups' lookups (none: no sort). */
-	if (x->nlog && x->nfx) {
-		ix = malloc(x->nlog * sizeof(*ix));
-		if (!ix)
-			return -1;
-		for (i = 0; i < x->nlog; i++)
-			ix[i] = i;
-		g_sort_ctx = x;	/* the main thread's alone */
-		qsort(ix, x->nlog, sizeof(*ix), by_tid_seq);
+	/* @g's CPUs as one thread had them when the slice began (g_pend()). */
+	if (x->ncpu && !get_cpu(g, x->ncpu - 1))
+		return -1;
+	if (x->nlog && x->nfx && log_index(x, g, &ix, &nix))
+		return -1;
+	if (sh->print && buf) {
+		if (!g->gather && !(g->gather = malloc(sizeof(*g->gather))))
+			goto fail;
+		ga = g->gather;
+		ga->o = sk->out;
+		ga->n = 0;
+		ga->used = 0;
+		/* What the output holds goes first. */
+		if (sk->out->fd >= 0 && evt_out_flush(sk->out))
+			goto fail;
 	}
 	for (i = 0; i < x->nfx; i++) {
 		const struct fixup *f = &x->fx[i];
 		struct evt_task id;
 		int keep = 1;
 
-		fixup_task(x, g, ix, f, &id);
+		fixup_task(x, g, ix, nix, f, &id);
 		if (f->need & NEED_FILTER)
 			keep = evcat_taskf_match(sh->taskf, &id);
-		if (sh->print && buf) {
+		if (ga) {
 			size_t at[3], n = 0, k;
 
-			if (emit(sk->out, buf->buf + pos, f->line - pos))
+			if (gather_add(ga, buf->buf + pos, f->line - pos))
 				goto fail;
 			pos = f->line;
 			if (keep) {
@@ -810,10 +982,10 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 				if (f->sys_at != SIZE_MAX)
 					at[n++] = f->sys_at;
 				for (k = 0; k < n; k++) {
-					char text[EVT_FMT_SYSNAME_BYTES + EVT_FMT_TASK_MAX];
+					char *text;
 					size_t len;
 
-					if (emit(sk->out, buf->buf + pos, at[k] - pos))
+					if (gather_add(ga, buf->buf + pos, at[k] - pos) || !(text = gather_room(ga)))
 						goto fail;
 					pos = at[k];
 					if (at[k] == f->delta_at)
@@ -821,11 +993,11 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 					else if (at[k] == f->task_at)
 						len = evt_fmt_task(text, sh->kind, id.tid, id.pid, id.comm);
 					else
-						len = sys_text(sh, start_pend(x, g, id.tid, f->seq), f->exit_nr, text);
-					if (emit(sk->out, text, len))
+						len = sys_text(sh, start_pend(x, g, id.tid, f), f->exit_nr, text);
+					if (gather_text(ga, len))
 						goto fail;
 				}
-				if (emit(sk->out, buf->buf + pos, f->end - pos))
+				if (gather_add(ga, buf->buf + pos, f->end - pos))
 					goto fail;
 			}
 			pos = f->end;
@@ -847,7 +1019,7 @@ int evcat_ctx_resolve(struct evcat_ctx *x, struct evcat_ctx *g, const struct evt
 		if (sk->per_event)
 			sk->per_event[f->idx]++;
 	}
-	if (sh->print && buf && emit(sk->out, buf->buf + pos, buf->len - pos))
+	if (ga && (gather_add(ga, buf->buf + pos, buf->len - pos) || gather_flush(ga)))
 		goto fail;
 	/* The slice's last line shown: the next slice's first delta is to it. */
 	if (x->have_plain && (!have_fix || x->plain_seq > last_fix_seq)) {

@@ -2,13 +2,14 @@
 /*
  * evctl's output formats: the status as text and as JSON, notification
  * lines. Names and strings from the kernel are escaped, as every program
- * escapes them (evt_fmt_esc(); JSON: json_string()). See evctl_cli.h.
+ * escapes them (evt_fmt_esc(); JSON: lib/json). See evctl_cli.h.
  */
 #include <inttypes.h>
 #include <stdio.h>
 #include <string.h>
 #include <evtrace/events.h>
 #include "evt_format.h"
+#include "evt_json.h"
 #include "evctl_cli.h"
 
 static const char *chan_name(int ch)
@@ -203,159 +204,133 @@ void evt_status_print_text(FILE *f, const struct evt_status *st)
 	}
 }
 
-static void json_string(FILE *f, const char *s)
-{
-	const unsigned char *p = (const unsigned char *)s;
-
-	fputc('"', f);
-	for (; *p; p++) {
-		switch (*p) {
-		case '"': fputs("\\\"", f); break;
-		case '\\': fputs("\\\\", f); break;
-		case '\n': fputs("\\n", f); break;
-		case '\t': fputs("\\t", f); break;
-		case '\r': fputs("\\r", f); break;
-		default:
-			if (*p < 0x20 || *p >= 0x7f)
-				fprintf(f, "\\u%04x", *p);	/* names are ASCII: no UTF-8 to keep */
-			else
-				fputc(*p, f);
-		}
-	}
-	fputc('"', f);
-}
-
-static const char *jbool(int b)
-{
-	return b ? "true" : "false";
-}
-
 /* A time or a position where 0 means none. */
-static void json_u64_or_null(FILE *f, uint64_t v)
+static json_t *u64_or_null(uint64_t v)
 {
-	if (v)
-		fprintf(f, "%" PRIu64, v);
-	else
-		fputs("null", f);
+	return v ? evt_json_u64(v) : json_null();
 }
 
-static void json_rings(FILE *f, const char *member, const struct evt_status_ring *rings, size_t n)
+static json_t *channel_json(unsigned int ch)
 {
+	return ch == EVT_CHAN_COMPACT || ch == EVT_CHAN_NORMAL ? json_string(chan_name((int)ch)) :
+								 json_integer(ch);
+}
+
+static json_t *rings_json(const struct evt_status_ring *rings, size_t n)
+{
+	json_t *a = json_array();
 	size_t i;
 
-	fprintf(f, "  \"%s\": [", member);
-	for (i = 0; i < n; i++) {
+	for (i = 0; a && i < n; i++) {
 		const struct evt_status_ring *r = &rings[i];
+		json_t *o = json_pack("{s:o,s:I,s:b}", "channel", channel_json(r->channel), "cpu", (json_int_t)r->cpu,
+				      "online", r->online);
+		int bad = !o;
 
-		fputs(i ? ",\n    {\"channel\": " : "\n    {\"channel\": ", f);
-		if (r->channel == EVT_CHAN_COMPACT || r->channel == EVT_CHAN_NORMAL)
-			json_string(f, chan_name((int)r->channel));
-		else
-			fprintf(f, "%u", r->channel);
-		fprintf(f, ", \"cpu\": %u, \"online\": %s", r->cpu, jbool(r->online));
-#define COUNTER_MEMBER(field, attr, width) fprintf(f, ", \"" #field "\": %" PRIu64, r->field);
+#define COUNTER_MEMBER(field, attr, width) bad = bad || json_object_set_new(o, #field, evt_json_u64(r->field));
 		EVT_RING_COUNTERS(COUNTER_MEMBER)
 #undef COUNTER_MEMBER
-		fprintf(f, ", \"fill\": %u, \"held_snapshot\": ", r->fill);
-		json_u64_or_null(f, r->held_snapshot);
-		fputs(", \"held_trigger\": ", f);
-		json_u64_or_null(f, r->held_trigger);
-		fprintf(f, ", \"unanswered\": %" PRIu64 "}", r->unanswered);
+		bad = bad || json_object_update_new(o, json_pack("{s:I,s:o,s:o,s:o}", "fill", (json_int_t)r->fill,
+								 "held_snapshot", u64_or_null(r->held_snapshot),
+								 "held_trigger", u64_or_null(r->held_trigger),
+								 "unanswered", evt_json_u64(r->unanswered)));
+		if (bad || json_array_append_new(a, o)) {
+			if (bad)
+				json_decref(o);
+			json_decref(a);
+			a = NULL;
+		}
 	}
-	fputs(n ? "\n  ],\n" : "],\n", f);
+	return a;
+}
+
+/* A list of names (comms, cgroups) from the kernel. */
+#define names_json(names, n) names_json_of((names)[0], sizeof((names)[0]), (n))
+static json_t *names_json_of(const char *names, size_t size, size_t n)
+{
+	json_t *a = json_array();
+	size_t i;
+
+	for (i = 0; a && i < n; i++)
+		if (json_array_append_new(a, evt_json_bytes(names + i * size, size))) {
+			json_decref(a);
+			a = NULL;
+		}
+	return a;
+}
+
+static json_t *filter_json(const struct evt_status_filter *fl)
+{
+	if (!fl->set)
+		return json_null();
+	/* Hidden from a caller without CAP_NET_ADMIN: null, not an empty list. */
+	return json_pack("{s:I,s:b,s:I,s:I,s:o,s:o}", "pids", (json_int_t)fl->nr_pids, "follow_fork", fl->follow_fork,
+			 "nr_comms", (json_int_t)(fl->count_comms >= 0 ? fl->count_comms : (int64_t)fl->nr_comms),
+			 "nr_cgroups", (json_int_t)(fl->count_cgroups >= 0 ? fl->count_cgroups : (int64_t)fl->nr_cgroups),
+			 "comms", filter_names_hidden(fl) ? json_null() : names_json(fl->comms, fl->nr_comms),
+			 "cgroups", filter_names_hidden(fl) ? json_null() : names_json(fl->cgroups, fl->nr_cgroups));
+}
+
+/* docs/schemas/evtrace.status.json; NULL when out of memory. */
+static json_t *status_json(const struct evt_status *st)
+{
+	json_t *events = json_array(), *gens = json_array(), *o;
+	size_t i;
+	int bad = !events || !gens;
+
+	for (i = 0; !bad && i < st->nr_events; i++) {
+		const struct evt_status_event *e = &st->events[i];
+
+		bad = json_array_append_new(events, json_pack("{s:o,s:o,s:b,s:b}", "name",
+							      evt_json_bytes(e->name, sizeof(e->name)), "channel",
+							      e->channel == EVT_CHAN_COMPACT || e->channel == EVT_CHAN_NORMAL ?
+							      json_string(chan_name(e->channel)) : json_null(),
+							      "enabled", e->enabled, "stack", e->stack));
+	}
+	for (i = 0; !bad && i < st->nr_gens; i++) {
+		const struct evt_status_gen *g = &st->gens[i];
+
+		bad = json_array_append_new(gens, json_pack("{s:I,s:b,s:b,s:o,s:o,s:o}", "cpu", (json_int_t)g->cpu,
+							    "running", g->running, "done", g->done, "compact",
+							    evt_json_u64(g->compact), "normal", evt_json_u64(g->normal),
+							    "timer", evt_json_u64(g->timer)));
+	}
+	if (bad) {
+		json_decref(events);
+		json_decref(gens);
+		return NULL;
+	}
+	o = json_pack("{s:s,s:s,s:{s:o,s:o,s:o,s:o,s:o},s:o,s:o,s:o,s:o}", "schema", EVT_SCHEMA_STATUS,
+		      "state", st->tracing ? "tracing" : "stopped", "config",
+		      "mode", st->mode == 0 || st->mode == 1 ? json_string(evt_mode_name(st->mode)) : json_null(),
+		      "high_water", st->high_water >= 0 ? json_integer(st->high_water) : json_null(),
+		      "flush_ms", st->flush_ms >= 0 ? json_integer(st->flush_ms) : json_null(),
+		      "subbuf_size", evt_json_u64(st->subbuf_size), "num_subbuf", evt_json_u64(st->num_subbuf),
+		      "events", events, "filter", filter_json(&st->filter), "trigger",
+		      st->trigger.seq ? json_pack("{s:o,s:s,s:o,s:o,s:b}", "seq", evt_json_u64(st->trigger.seq), "reason",
+						  evt_trigger_name(st->trigger.reason), "ts", evt_json_u64(st->trigger.ts),
+						  "release_ts", u64_or_null(st->trigger.release_ts), "expired",
+						  st->trigger.expired) : json_null(),
+		      "rings", rings_json(st->rings, st->nr_rings));
+	/* Only while a test has the module's hook on: a member of its own. */
+	if (o && st->nr_fake_rings && json_object_set_new(o, "fake_rings", rings_json(st->fake_rings, st->nr_fake_rings))) {
+		json_decref(gens);
+		json_decref(o);
+		return NULL;
+	}
+	if (o && json_object_set_new(o, "generator", gens)) {
+		json_decref(o);
+		return NULL;
+	}
+	if (!o)
+		json_decref(gens);
+	return o;
 }
 
 void evt_status_print_json(FILE *f, const struct evt_status *st)
 {
-	size_t i;
-
-	fprintf(f, "{\n  \"state\": \"%s\",\n  \"config\": {", st->tracing ? "tracing" : "stopped");
-	fputs("\"mode\": ", f);
-	if (st->mode == 0 || st->mode == 1)
-		json_string(f, evt_mode_name(st->mode));
-	else
-		fputs("null", f);
-	fputs(", \"high_water\": ", f);
-	if (st->high_water >= 0)
-		fprintf(f, "%" PRId64, st->high_water);
-	else
-		fputs("null", f);
-	fputs(", \"flush_ms\": ", f);
-	if (st->flush_ms >= 0)
-		fprintf(f, "%" PRId64, st->flush_ms);
-	else
-		fputs("null", f);
-	fprintf(f, ", \"subbuf_size\": %" PRIu64 ", \"num_subbuf\": %" PRIu64 "},\n",
-		st->subbuf_size, st->num_subbuf);
-
-	fputs("  \"events\": [", f);
-	for (i = 0; i < st->nr_events; i++) {
-		const struct evt_status_event *e = &st->events[i];
-
-		fputs(i ? ",\n    {\"name\": " : "\n    {\"name\": ", f);
-		json_string(f, e->name);
-		fputs(", \"channel\": ", f);
-		if (e->channel == EVT_CHAN_COMPACT || e->channel == EVT_CHAN_NORMAL)
-			json_string(f, chan_name(e->channel));
-		else
-			fputs("null", f);
-		fprintf(f, ", \"enabled\": %s, \"stack\": %s}", jbool(e->enabled), jbool(e->stack));
-	}
-	fputs(st->nr_events ? "\n  ],\n" : "],\n", f);
-
-	fputs("  \"filter\": ", f);
-	if (st->filter.set) {
-		const struct evt_status_filter *fl = &st->filter;
-
-		fprintf(f, "{\"pids\": %" PRIu32 ", \"follow_fork\": %s, \"nr_comms\": %" PRId64
-			", \"nr_cgroups\": %" PRId64 ", \"comms\": ", fl->nr_pids, jbool(fl->follow_fork),
-			fl->count_comms >= 0 ? fl->count_comms : (int64_t)fl->nr_comms,
-			fl->count_cgroups >= 0 ? fl->count_cgroups : (int64_t)fl->nr_cgroups);
-		/* Hidden from a caller without CAP_NET_ADMIN: null, not an empty list. */
-		if (filter_names_hidden(fl)) {
-			fputs("null, \"cgroups\": null},\n", f);
-		} else {
-			fputc('[', f);
-			for (i = 0; i < fl->nr_comms; i++) {
-				fputs(i ? ", " : "", f);
-				json_string(f, fl->comms[i]);
-			}
-			fputs("], \"cgroups\": [", f);
-			for (i = 0; i < fl->nr_cgroups; i++) {
-				fputs(i ? ", " : "", f);
-				json_string(f, fl->cgroups[i]);
-			}
-			fputs("]},\n", f);
-		}
-	} else {
-		fputs("null,\n", f);
-	}
-	fputs("  \"trigger\": ", f);
-	if (st->trigger.seq) {
-		fprintf(f, "{\"seq\": %" PRIu64 ", \"reason\": ", st->trigger.seq);
-		json_string(f, evt_trigger_name(st->trigger.reason));
-		fprintf(f, ", \"ts\": %" PRIu64 ", \"release_ts\": ", st->trigger.ts);
-		json_u64_or_null(f, st->trigger.release_ts);
-		fprintf(f, ", \"expired\": %s},\n", jbool(st->trigger.expired));
-	} else {
-		fputs("null,\n", f);
-	}
-
-	json_rings(f, "rings", st->rings, st->nr_rings);
-	/* Only while a test has the module's hook on: a member of its own. */
-	if (st->nr_fake_rings)
-		json_rings(f, "fake_rings", st->fake_rings, st->nr_fake_rings);
-
-	fputs("  \"generator\": [", f);
-	for (i = 0; i < st->nr_gens; i++) {
-		const struct evt_status_gen *g = &st->gens[i];
-
-		fprintf(f, "%s    {\"cpu\": %u, \"running\": %s, \"done\": %s, \"compact\": %" PRIu64
-			", \"normal\": %" PRIu64 ", \"timer\": %" PRIu64 "}",
-			i ? ",\n" : "\n", g->cpu, jbool(g->running), jbool(g->done), g->compact,
-			g->normal, g->timer);
-	}
-	fputs(st->nr_gens ? "\n  ]\n}\n" : "]\n}\n", f);
+	if (evt_json_write_lines(f, status_json(st)) && !ferror(f))
+		fputs("evctl: status --json: out of memory\n", stderr);
 }
 
 void evt_notification_print(FILE *f, const struct evt_notification *n)

@@ -1,104 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0
-/* evdrain's rotation: chunks, their completion, retention, hooks. See evd_rotate.h. */
+/* evdrain's rotation: chunks, the cut, their completion, retention, recovery. See evd_rotate.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
-#include <pthread.h>
-#include <signal.h>
-#include <spawn.h>
-#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
-#include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
-#include "evd_rotate.h"
-#include "evt_chunk.h"
+#include "evd_rot_priv.h"
 #include "evt_consumer.h"
 #include "evt_format.h"
 #include "evt_io.h"
-#include "evt_trace.h"
-
-extern char **environ;
-
-#define NO_SEQ		UINT64_MAX
-/*
- * DIR's record of the chunks whose hook has succeeded (one sequence number
- * a line): a chunk completed but not shipped when evdrain stopped or was
- * killed (its hook failed every retry, or never ran) gets its hook from the
- * next evdrain (a hook killed mid-way runs again: at least once, so hooks
- * should be idempotent, as rsync is).
- */
-#define HOOKED_FILE	".hooked"
-/* The output directory's name at most; every path below it fits its buffer. */
-#define OUTDIR_LEN	3072
-#define DIR_LEN		(OUTDIR_LEN + 300)	/* outdir/NAME */
-#define FILE_LEN	(DIR_LEN + 300)		/* outdir/NAME/kernel/FILE */
-
-/* A closed chunk waiting for the finisher. */
-struct closed {
-	uint64_t seq;
-	char dir[DIR_LEN];		/* outdir/.inprogress-SEQ */
-	uint64_t opened_ns, closed_ns;	/* realtime: the name of a chunk without packets */
-	struct evd_rot_ring_count *counts;
-	size_t ncounts;
-	int recovered;
-	int final;			/* the session's last chunk */
-	struct closed *next;
-};
-
-/* A complete chunk on disk. */
-struct done {
-	uint64_t seq, bytes;
-	char name[EVT_CHUNK_NAME_MAX];
-	int hook_queued;
-	int shipped;			/* its hook succeeded (or there is none): retention may take it */
-	int final;
-	uint64_t begin_ns, end_ns, events, discarded, overwritten, lost_packets;
-};
-
-/* What a stream's last packet in the previous chunk said: the seam's checks. */
-struct carry {
-	uint64_t next_seq;		/* its packet_seq_num + 1 */
-	uint64_t discarded;		/* its running total */
-	uint64_t overwritten;		/* the module's count at the cut */
-	int valid, counted;
-};
-
-struct evd_rot {
-	struct evd_rot_opts o;
-	char outdir[OUTDIR_LEN];
-	uint64_t next_seq;
-	struct closed *current;		/* in progress, the drain loop's */
-	struct closed *next;		/* made by a cut, current once the cut is done */
-	atomic_uint_fast64_t current_bytes;
-
-	pthread_mutex_t mu;
-	pthread_cond_t fin_cv, hook_cv;
-	struct closed *queue, **queue_tail;	/* for the finisher */
-	struct done *done;			/* complete chunks, oldest first */
-	size_t ndone, capdone;
-	uint64_t *hookq;			/* seqs waiting for the hook, in order */
-	size_t nhookq, caphookq;
-	uint64_t hooking;			/* the seq whose hook runs, or NO_SEQ */
-	/*
-	 * The last completed chunk, its hook held until the chunk after it
-	 * records a packet (then it is not the session's last) or turns out
-	 * empty at the stop (then it is: final), or NO_SEQ.
-	 */
-	uint64_t held;
-	atomic_int held_waiting;		/* held != NO_SEQ, for the drain loop's look without the lock */
-	int stopping;
-	int finisher_done;			/* no chunk will be completed any more */
-	uint64_t hook_deadline_ms;		/* set by evd_rot_stop: kill hooks after it */
-	pthread_t finisher, hooker;
-	struct carry *carry;			/* [channel * EVT_MAX_CPUS + cpu] */
-	struct evd_rot_stats st;
-};
 
 static uint64_t realtime_ns(void)
 {
@@ -106,14 +20,6 @@ static uint64_t realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static uint64_t monotonic_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 }
 
 static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
@@ -226,196 +132,6 @@ static void count_error(struct evd_rot *r)
 
 /* ---- Completing a chunk ---- */
 
-struct stream_sum {
-	unsigned int channel, cpu;
-	uint64_t events, packets, bytes, discarded, overwritten, lost, first_seq, last_seq;
-};
-
-struct chunk_sum {
-	struct stream_sum *s;
-	unsigned int n;
-	uint64_t begin_ns, end_ns, events, discarded, overwritten, lost, bytes;
-	uint64_t per_channel[EVT_NR_CHANNELS];
-	char err[EVT_TRACE_ERRLEN];
-};
-
-static const struct evd_rot_ring_count *find_count(const struct closed *c, unsigned int ch, unsigned int cpu)
-{
-	size_t i;
-
-	for (i = 0; i < c->ncounts; i++)
-		if (c->counts[i].channel == ch && c->counts[i].cpu == cpu)
-			return &c->counts[i];
-	return NULL;
-}
-
-/*
- * Read the chunk as a trace: events per stream, the packets' accounting,
- * the seams against the previous chunk. 1 when it holds no packet, 0, or -1
- * with cs->err (the trace could not be opened).
- */
-static int scan_chunk(struct evd_rot *r, const struct closed *c, const char *kdir, struct chunk_sum *cs)
-{
-	/* The chunk is whole and nobody writes it: its packet indexes saved sealed for its readers. */
-	struct evt_trace_opts topts = { .settle = 1 };
-	struct evt_trace t;
-	uint64_t first = UINT64_MAX, last = 0, packets = 0;
-	unsigned int i;
-
-	memset(cs, 0, sizeof(*cs));
-	if (evt_trace_open(&t, kdir, &topts)) {
-		snprintf(cs->err, sizeof(cs->err), "%s", t.err);
-		return -1;
-	}
-	cs->s = calloc(t.nr_streams ? t.nr_streams : 1, sizeof(*cs->s));
-	if (!cs->s) {
-		snprintf(cs->err, sizeof(cs->err), "out of memory");
-		evt_trace_close(&t);
-		return -1;
-	}
-	cs->n = t.nr_streams;
-	for (i = 0; i < t.nr_streams; i++) {
-		struct evt_stream *s = &t.streams[i];
-		struct stream_sum *ss = &cs->s[i];
-		struct carry *k = &r->carry[s->channel * EVT_MAX_CPUS + s->cpu];
-		const struct evd_rot_ring_count *rc = find_count(c, s->channel, s->cpu);
-		int rcode;
-
-		while ((rcode = evt_stream_has(&t, s)) == 1)
-			s->i++;
-		if (rcode < 0 && !cs->err[0])
-			snprintf(cs->err, sizeof(cs->err), "%s", s->errmsg);
-		ss->channel = s->channel;
-		ss->cpu = s->cpu;
-		ss->events = s->events;
-		ss->packets = s->packets;
-		ss->bytes = s->size;
-		packets += s->packets;
-		if (rc) {
-			ss->overwritten = k->counted ? rc->overwritten - k->overwritten : rc->overwritten;
-			k->overwritten = rc->overwritten;
-			k->counted = 1;
-		}
-		if (s->packets) {
-			ss->first_seq = s->seq_first;
-			ss->last_seq = s->seq_first + s->packets + s->seq_gaps - 1;
-			ss->lost = s->seq_gaps;
-			if (k->valid && s->seq_first > k->next_seq)
-				ss->lost += s->seq_first - k->next_seq;
-			ss->discarded = k->valid && s->discarded >= k->discarded ? s->discarded - k->discarded :
-					s->discarded;
-			k->next_seq = ss->last_seq + 1;
-			k->discarded = s->discarded;
-			k->valid = 1;
-			if (s->first_ts < first)
-				first = s->first_ts;
-			if (s->end_ts > last)
-				last = s->end_ts;
-		}
-		cs->events += ss->events;
-		cs->per_channel[ss->channel] += ss->events;
-		cs->discarded += ss->discarded;
-		cs->overwritten += ss->overwritten;
-		cs->lost += ss->lost;
-	}
-	if (packets) {
-		cs->begin_ns = first + evt_trace_offset_ns(&t);
-		cs->end_ns = last + evt_trace_offset_ns(&t);
-	}
-	evt_trace_close(&t);
-	return packets ? 0 : 1;
-}
-
-static void json_str(FILE *f, const char *s)
-{
-	char *q = malloc(6 * strlen(s) + 3);
-
-	if (q) {
-		evt_fmt_json_string(q, s);
-		fputs(q, f);
-		free(q);
-	} else {
-		fputs("null", f);
-	}
-}
-
-/* CHUNK/summary.json, written aside and renamed: 0, or -1 with errno. */
-static int write_summary(const struct evd_rot *r, const char *dir, const char *name, const struct closed *c,
-			 const struct chunk_sum *cs)
-{
-	char path[FILE_LEN], tmp[FILE_LEN + 8], b[48], e[48];
-	struct utsname u;
-	unsigned int i;
-	FILE *f;
-	int fd, ok;
-
-	snprintf(path, sizeof(path), "%s/%s", dir, EVT_CHUNK_SUMMARY);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, EVT_CONSUMER_FILE_MODE);
-	if (fd < 0)
-		return -1;
-	if (r->o.has_group && fchown(fd, (uid_t)-1, r->o.group)) {
-		close(fd);
-		return -1;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		close(fd);
-		return -1;
-	}
-	if (uname(&u))
-		memset(&u, 0, sizeof(u));
-	evt_chunk_iso_time(b, sizeof(b), cs->begin_ns, 1);
-	evt_chunk_iso_time(e, sizeof(e), cs->end_ns, 1);
-	fputs("{\"chunk\": ", f);
-	json_str(f, name);
-	fprintf(f, ", \"seq\": %llu, \"host\": ", (unsigned long long)c->seq);
-	json_str(f, u.nodename);
-	fputs(", \"kernel\": ", f);
-	json_str(f, u.release);
-	fputs(", \"kernel_version\": ", f);
-	json_str(f, u.version);
-	fprintf(f, ", \"begin\": \"%s\", \"end\": \"%s\", \"begin_ns\": %llu, \"end_ns\": %llu", b, e,
-		(unsigned long long)cs->begin_ns, (unsigned long long)cs->end_ns);
-	fprintf(f, ", \"recovered\": %s, \"final\": %s, \"bytes\": %llu, \"events\": %llu, \"discarded\": %llu, "
-		"\"overwritten\": %llu, \"lost_packets\": %llu, \"events_per_channel\": {",
-		c->recovered ? "true" : "false", c->final ? "true" : "false", (unsigned long long)cs->bytes,
-		(unsigned long long)cs->events, (unsigned long long)cs->discarded,
-		(unsigned long long)cs->overwritten, (unsigned long long)cs->lost);
-	for (i = 0; i < EVT_NR_CHANNELS; i++)
-		fprintf(f, "%s\"%s\": %llu", i ? ", " : "", evt_channel_name(i),
-			(unsigned long long)cs->per_channel[i]);
-	fputs("}, \"streams\": [", f);
-	for (i = 0; i < cs->n; i++) {
-		const struct stream_sum *s = &cs->s[i];
-
-		fprintf(f, "%s{\"channel\": \"%s\", \"cpu\": %u, \"events\": %llu, \"packets\": %llu, "
-			"\"bytes\": %llu, \"discarded\": %llu, \"overwritten\": %llu, \"lost_packets\": %llu, "
-			"\"first_seq\": %llu, \"last_seq\": %llu}", i ? ", " : "", evt_channel_name(s->channel),
-			s->cpu, (unsigned long long)s->events, (unsigned long long)s->packets,
-			(unsigned long long)s->bytes, (unsigned long long)s->discarded,
-			(unsigned long long)s->overwritten, (unsigned long long)s->lost,
-			(unsigned long long)s->first_seq, (unsigned long long)s->last_seq);
-	}
-	fputs("], \"error\": ", f);
-	if (cs->err[0])
-		json_str(f, cs->err);
-	else
-		fputs("null", f);
-	fputs("}\n", f);
-	ok = fflush(f) == 0 && !ferror(f) && fsync(fd) == 0;
-	if (fclose(f))
-		ok = 0;
-	if (!ok || rename(tmp, path)) {
-		int err = errno;
-
-		unlink(tmp);
-		errno = err;
-		return -1;
-	}
-	return 0;
-}
-
 static int done_cmp(const void *a, const void *b)
 {
 	return strcmp(((const struct done *)a)->name, ((const struct done *)b)->name);
@@ -435,25 +151,6 @@ static int add_done(struct evd_rot *r, const struct done *d)
 	}
 	r->done[r->ndone++] = *d;
 	qsort(r->done, r->ndone, sizeof(*r->done), done_cmp);
-	return 0;
-}
-
-/* Under r->mu. */
-static int push_hook(struct evd_rot *r, uint64_t seq)
-{
-	if (r->nhookq == r->caphookq) {
-		size_t cap = r->caphookq ? 2 * r->caphookq : 64;
-		uint64_t *more = realloc(r->hookq, cap * sizeof(*more));
-
-		if (!more)
-			return -1;
-		r->hookq = more;
-		r->caphookq = cap;
-	}
-	r->hookq[r->nhookq++] = seq;
-	if (r->nhookq > r->st.hooks_pending_max)
-		r->st.hooks_pending_max = r->nhookq;
-	pthread_cond_signal(&r->hook_cv);
 	return 0;
 }
 
@@ -479,8 +176,8 @@ static long retention_victim(const struct evd_rot *r, int over_total, int *force
 	return -1;
 }
 
-/* Oldest complete chunks out while a limit is passed (see retention_victim()). */
-static void retention(struct evd_rot *r)
+/* See retention_victim(). */
+void evd_rot_retention(struct evd_rot *r)
 {
 	for (;;) {
 		char from[DIR_LEN], to[DIR_LEN];
@@ -522,73 +219,6 @@ static void retention(struct evd_rot *r)
 	}
 }
 
-/* The held chunk's hook is queued (the chunk after it has a packet, or evdrain stops). Under r->mu. */
-static void release_held(struct evd_rot *r)
-{
-	if (r->held == NO_SEQ)
-		return;
-	push_hook(r, r->held);
-	r->held = NO_SEQ;
-	atomic_store(&r->held_waiting, 0);
-}
-
-/*
- * A completed chunk's hook, queued now or held until the chunk after it
- * shows it is not the last of its session (see held). Under r->mu.
- */
-static void queue_hook(struct evd_rot *r, uint64_t seq, int final)
-{
-	release_held(r);
-	if (final || atomic_load(&r->current_bytes)) {
-		push_hook(r, seq);
-		return;
-	}
-	r->held = seq;
-	atomic_store(&r->held_waiting, 1);
-}
-
-/*
- * The session's last chunk closed empty (nothing recorded since the cut
- * before it): the held chunk is the last. Its summary.json says so now
- * ("final": false becomes "final": true in place: the file keeps its
- * owner and mode, and a reader sees either), then its hook is queued.
- */
-static void held_is_final(struct evd_rot *r)
-{
-	char path[DIR_LEN + 32], buf[8192];
-	uint64_t seq;
-	size_t i;
-	ssize_t n;
-	char *at;
-	int fd;
-
-	pthread_mutex_lock(&r->mu);
-	seq = r->held;
-	for (i = 0; seq != NO_SEQ && i < r->ndone && r->done[i].seq != seq; i++)
-		;
-	if (seq == NO_SEQ || i == r->ndone) {
-		release_held(r);
-		pthread_mutex_unlock(&r->mu);
-		return;
-	}
-	snprintf(path, sizeof(path), "%s/%s/" EVT_CHUNK_SUMMARY, r->outdir, r->done[i].name);
-	fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC);
-	n = fd >= 0 ? pread(fd, buf, sizeof(buf) - 1, 0) : -1;
-	if (n > 0) {
-		buf[n] = '\0';
-		at = strstr(buf, "\"final\": false");
-		if (at && pwrite(fd, "true ", 5, at - buf + 9) == 5 && !fsync(fd))
-			r->done[i].final = 1;
-	}
-	if (fd >= 0)
-		close(fd);
-	if (!r->done[i].final)
-		fprintf(stderr, "evdrain: %s: cannot mark it the session's last chunk: %s\n", path,
-			fd < 0 || n < 0 ? strerror(errno) : "no \"final\" in it");
-	release_held(r);
-	pthread_mutex_unlock(&r->mu);
-}
-
 /* A chunk left under its temporary name: said in one wording wherever it happens. */
 static void left_incomplete(struct evd_rot *r, const char *dir, const char *why)
 {
@@ -615,13 +245,13 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 		return;
 	}
 	memset(&cs, 0, sizeof(cs));
-	rc = stream_bytes(kdir) ? scan_chunk(r, c, kdir, &cs) : 1;
+	rc = stream_bytes(kdir) ? evd_sum_scan(r, c, kdir, &cs) : 1;
 	if (rc == 1) {
 		/* Nothing recorded in it: no chunk to keep (the last of the session: the one before is). */
 		remove_tree(c->dir);
 		free(cs.s);
 		if (c->final && r->o.hook)
-			held_is_final(r);
+			evd_hook_held_is_final(r);
 		return;
 	}
 	if (rc < 0) {
@@ -639,7 +269,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	}
 	evt_chunk_name(name, sizeof(name), cs.begin_ns, cs.end_ns, c->seq);
 	cs.bytes = tree_bytes(c->dir);
-	if (write_summary(r, c->dir, name, c, &cs)) {
+	if (evd_sum_write(r, c->dir, name, c, &cs)) {
 		char why[160];
 
 		snprintf(why, sizeof(why), "cannot write %s: %s", EVT_CHUNK_SUMMARY, strerror(errno));
@@ -675,7 +305,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	r->st.bytes += d.bytes;
 	r->st.lost_packets += cs.lost;
 	if (add_done(r, &d) == 0 && r->o.hook)
-		queue_hook(r, d.seq, d.final);
+		evd_hook_queue(r, d.seq, d.final);
 	pthread_mutex_unlock(&r->mu);
 	if (!r->o.quiet)
 		fprintf(stderr, "evdrain: chunk %s: %llu events, %llu bytes%s\n", name,
@@ -702,312 +332,13 @@ static void *finisher_main(void *arg)
 			r->queue_tail = &r->queue;
 		pthread_mutex_unlock(&r->mu);
 		complete_chunk(r, c);
-		retention(r);
+		evd_rot_retention(r);
 		free(c->counts);
 		free(c);
 		pthread_mutex_lock(&r->mu);
 	}
 	r->finisher_done = 1;
 	pthread_cond_broadcast(&r->hook_cv);
-	pthread_mutex_unlock(&r->mu);
-	return NULL;
-}
-
-/* ---- Hooks ---- */
-
-static void set_env(char **env, size_t *n, const char *key, unsigned long long v, const char *s)
-{
-	char buf[DIR_LEN + 64];
-
-	if (s)
-		snprintf(buf, sizeof(buf), "%s=%s", key, s);
-	else
-		snprintf(buf, sizeof(buf), "%s=%llu", key, v);
-	env[*n] = strdup(buf);
-	if (env[*n])
-		(*n)++;
-}
-
-/* The hook's exit status (as waitpid() gives it), or -1 when it could not be run. @attempt: 1, 2, ... */
-static int run_hook(struct evd_rot *r, const struct done *d, unsigned int attempt)
-{
-	char path[DIR_LEN], b[48], e[48];
-	char *argv[3], **env;
-	size_t nenv = 0, i, n;
-	posix_spawn_file_actions_t fa;
-	posix_spawnattr_t attr;
-	sigset_t dfl;
-	int status = -1, killed = 0, spawn_err;
-	uint64_t kill_at = 0;
-	pid_t pid;
-
-	snprintf(path, sizeof(path), "%s/%s", r->outdir, d->name);
-	for (n = 0; environ[n]; n++)
-		;
-	env = calloc(n + 16, sizeof(*env));
-	if (!env)
-		return -1;
-	for (i = 0; i < n; i++)
-		if (strncmp(environ[i], "EVT_CHUNK", 9))
-			env[nenv++] = strdup(environ[i]);
-	evt_chunk_iso_time(b, sizeof(b), d->begin_ns, 1);
-	evt_chunk_iso_time(e, sizeof(e), d->end_ns, 1);
-	set_env(env, &nenv, "EVT_CHUNK", 0, path);
-	set_env(env, &nenv, "EVT_CHUNK_NAME", 0, d->name);
-	set_env(env, &nenv, "EVT_CHUNK_SEQ", d->seq, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_BEGIN", 0, b);
-	set_env(env, &nenv, "EVT_CHUNK_END", 0, e);
-	set_env(env, &nenv, "EVT_CHUNK_BEGIN_NS", d->begin_ns, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_END_NS", d->end_ns, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_BYTES", d->bytes, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_EVENTS", d->events, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_DISCARDED", d->discarded, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_OVERWRITTEN", d->overwritten, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_LOST_PACKETS", d->lost_packets, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_FINAL", (unsigned long long)d->final, NULL);
-	set_env(env, &nenv, "EVT_CHUNK_ATTEMPT", attempt, NULL);
-	argv[0] = (char *)r->o.hook;
-	argv[1] = path;
-	argv[2] = NULL;
-	posix_spawn_file_actions_init(&fa);
-	posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-	/* evdrain ignores SIGPIPE; a hook's pipelines expect the default. */
-	posix_spawnattr_init(&attr);
-	sigemptyset(&dfl);
-	sigaddset(&dfl, SIGPIPE);
-	posix_spawnattr_setsigdefault(&attr, &dfl);
-	posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
-	spawn_err = posix_spawn(&pid, r->o.hook, &fa, &attr, argv, env);
-	if (spawn_err) {
-		fprintf(stderr, "evdrain: --on-chunk %s: cannot run it: %s\n", r->o.hook, strerror(spawn_err));
-		pid = -1;
-	}
-	posix_spawn_file_actions_destroy(&fa);
-	posix_spawnattr_destroy(&attr);
-	for (i = 0; i < nenv; i++)
-		free(env[i]);
-	free(env);
-	while (pid > 0) {
-		pid_t w = waitpid(pid, &status, WNOHANG);
-		uint64_t deadline;
-
-		if (w == pid || (w < 0 && errno != EINTR))
-			break;
-		pthread_mutex_lock(&r->mu);
-		deadline = r->hook_deadline_ms;
-		pthread_mutex_unlock(&r->mu);
-		if (deadline && monotonic_ms() >= deadline && killed < 2) {
-			if (!killed)
-				fprintf(stderr, "evdrain: --on-chunk %s %s: still running as evdrain stops: killed\n",
-					r->o.hook, path);
-			if (!killed || monotonic_ms() >= kill_at) {
-				kill(pid, killed ? SIGKILL : SIGTERM);
-				kill_at = monotonic_ms() + 2000;
-				killed++;
-			}
-		}
-		usleep(20000);
-	}
-	return pid > 0 ? status : -1;
-}
-
-/* The hook of chunk @seq has succeeded: recorded in DIR/.hooked. */
-static void note_hooked(const struct evd_rot *r, uint64_t seq)
-{
-	char path[DIR_LEN], line[24];
-	int fd, n;
-
-	snprintf(path, sizeof(path), "%s/" HOOKED_FILE, r->outdir);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0640);
-	if (fd < 0)
-		return;
-	n = snprintf(line, sizeof(line), "%llu\n", (unsigned long long)seq);
-	if (write(fd, line, (size_t)n) != n)
-		fprintf(stderr, "evdrain: %s: %s\n", path, strerror(errno));
-	close(fd);
-}
-
-/*
- * At start, with a hook: the complete chunks whose hook never ran (an
- * evdrain killed before) are queued for it, oldest first; DIR/.hooked is
- * rewritten with the chunks still there.
- */
-static void queue_unhooked(struct evd_rot *r)
-{
-	char path[DIR_LEN], tmp[DIR_LEN + 8];
-	uint64_t *seen = NULL, v;
-	size_t nseen = 0, cap = 0, i, j;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/" HOOKED_FILE, r->outdir);
-	f = fopen(path, "r");
-	while (f && fscanf(f, "%llu", (unsigned long long *)&v) == 1) {
-		if (nseen == cap) {
-			uint64_t *m = realloc(seen, (cap = cap ? 2 * cap : 256) * sizeof(*m));
-
-			if (!m)
-				break;
-			seen = m;
-		}
-		seen[nseen++] = v;
-	}
-	if (f)
-		fclose(f);
-	snprintf(tmp, sizeof(tmp), "%s.tmp", path);
-	f = fopen(tmp, "w");
-	for (i = 0; i < r->ndone; i++) {
-		for (j = 0; j < nseen && seen[j] != r->done[i].seq; j++)
-			;
-		if (j < nseen) {
-			r->done[i].shipped = 1;
-			if (f)
-				fprintf(f, "%llu\n", (unsigned long long)r->done[i].seq);
-		} else {
-			r->done[i].hook_queued = 1;
-			push_hook(r, r->done[i].seq);
-		}
-	}
-	if (f && fclose(f) == 0)
-		rename(tmp, path);
-	free(seen);
-}
-
-/* A failed run of the hook, said. */
-static void hook_failed(const struct evd_rot *r, const struct done *d, int status, unsigned int attempt)
-{
-	char when[64] = "";
-
-	if (attempt > 1)
-		snprintf(when, sizeof(when), " (run %u)", attempt);
-	/* -1: run_hook() said why it could not start it. */
-	if (status != -1 && WIFEXITED(status))
-		fprintf(stderr, "evdrain: --on-chunk %s %s/%s: exit status %d%s\n", r->o.hook, r->outdir, d->name,
-			WEXITSTATUS(status), when);
-	else if (status != -1 && WIFSIGNALED(status))
-		fprintf(stderr, "evdrain: --on-chunk %s %s/%s: killed by signal %d%s\n", r->o.hook, r->outdir,
-			d->name, WTERMSIG(status), when);
-}
-
-/*
- * The pause before retry @attempt + 1: the backoff doubled per failure, at
- * most the maximum. 0 after it, -1 when evdrain's wait for hooks at exit
- * ran out meanwhile (no retry then).
- */
-static int hook_backoff(struct evd_rot *r, unsigned int attempt)
-{
-	uint64_t ms = r->o.hook_backoff_ms, end;
-	unsigned int i;
-
-	for (i = 1; i < attempt && ms < r->o.hook_backoff_max_ms; i++)
-		ms *= 2;
-	if (ms > r->o.hook_backoff_max_ms)
-		ms = r->o.hook_backoff_max_ms;
-	end = monotonic_ms() + ms;
-	for (;;) {
-		uint64_t now = monotonic_ms(), deadline;
-
-		pthread_mutex_lock(&r->mu);
-		deadline = r->hook_deadline_ms;
-		pthread_mutex_unlock(&r->mu);
-		if (deadline && now >= deadline)
-			return -1;
-		if (now >= end)
-			return 0;
-		usleep(20000);
-	}
-}
-
-/*
- * Chunk @d's hook, run again after a failure (--hook-retries, with
- * --hook-backoff pauses) while the chunk is there. 1 when it succeeded.
- * Called without r->mu.
- */
-static int ship_chunk(struct evd_rot *r, struct done *d)
-{
-	unsigned int attempt;
-
-	for (attempt = 1;; attempt++) {
-		int status = run_hook(r, d, attempt), there;
-		size_t i;
-
-		pthread_mutex_lock(&r->mu);
-		r->st.hooks_run++;
-		r->st.hooks_retried += attempt > 1;
-		if (status)
-			r->st.hooks_failed++;
-		for (i = 0; i < r->ndone && r->done[i].seq != d->seq; i++)
-			;
-		there = i < r->ndone;
-		pthread_mutex_unlock(&r->mu);
-		if (!status)
-			return 1;
-		hook_failed(r, d, status, attempt);
-		/* Removed meanwhile (--max-total said so): nothing to ship any more. */
-		if (!there)
-			return 0;
-		if (attempt > r->o.hook_retries)
-			break;
-		if (hook_backoff(r, attempt)) {
-			fprintf(stderr, "evdrain: --on-chunk %s %s/%s: not run again as evdrain stops (the next "
-				"evdrain in %s runs it)\n", r->o.hook, r->outdir, d->name, r->outdir);
-			break;
-		}
-	}
-	pthread_mutex_lock(&r->mu);
-	r->st.hooks_given_up++;
-	pthread_mutex_unlock(&r->mu);
-	if (r->o.hook_retries && attempt > r->o.hook_retries)
-		fprintf(stderr, "evdrain: --on-chunk %s %s/%s: failed %u times: given up for now (the next evdrain "
-			"in %s runs it again)\n", r->o.hook, r->outdir, d->name, attempt, r->outdir);
-	return 0;
-}
-
-static void *hooker_main(void *arg)
-{
-	struct evd_rot *r = arg;
-
-	pthread_mutex_lock(&r->mu);
-	for (;;) {
-		struct done d;
-		uint64_t seq;
-		size_t i;
-		int ok;
-
-		while (!r->nhookq && !(r->stopping && !r->queue && r->finisher_done))
-			pthread_cond_wait(&r->hook_cv, &r->mu);
-		if (!r->nhookq)
-			break;
-		seq = r->hookq[0];
-		memmove(r->hookq, r->hookq + 1, (r->nhookq - 1) * sizeof(*r->hookq));
-		r->nhookq--;
-		for (i = 0; i < r->ndone && r->done[i].seq != seq; i++)
-			;
-		if (i == r->ndone)
-			continue;	/* removed by retention meanwhile (counted there) */
-		if (r->hook_deadline_ms && monotonic_ms() >= r->hook_deadline_ms) {
-			r->st.hooks_not_run++;
-			r->done[i].hook_queued = 0;
-			continue;
-		}
-		d = r->done[i];
-		r->hooking = seq;
-		pthread_mutex_unlock(&r->mu);
-		ok = ship_chunk(r, &d);
-		if (ok)
-			note_hooked(r, seq);
-		pthread_mutex_lock(&r->mu);
-		r->hooking = NO_SEQ;
-		for (i = 0; i < r->ndone; i++)
-			if (r->done[i].seq == seq) {
-				r->done[i].hook_queued = 0;
-				r->done[i].shipped = ok;
-			}
-		pthread_mutex_unlock(&r->mu);
-		/* Shipped: --keep may take it now. */
-		if (ok)
-			retention(r);
-		pthread_mutex_lock(&r->mu);
-	}
 	pthread_mutex_unlock(&r->mu);
 	return NULL;
 }
@@ -1076,24 +407,6 @@ static int recover_chunk(struct evd_rot *r, const char *name, uint64_t seq)
 	return 0;
 }
 
-/* A complete chunk's summary.json says it ended its session ("final": true). */
-static int summary_says_final(const char *chunk)
-{
-	char path[DIR_LEN + 32], buf[8192];
-	size_t n;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "%s/" EVT_CHUNK_SUMMARY, chunk);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	n = fread(buf, 1, sizeof(buf) - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	/* evdrain writes it: this spelling, before the streams' list. */
-	return strstr(buf, "\"final\": true") != NULL;
-}
-
 /* The complete chunks, the leftovers, the next sequence number. */
 static int scan_outdir(struct evd_rot *r)
 {
@@ -1122,7 +435,7 @@ static int scan_outdir(struct evd_rot *r)
 				continue;
 			memcpy(dn.name, de->d_name, strlen(de->d_name) + 1);
 			dn.bytes = tree_bytes(path);
-			dn.final = summary_says_final(path);
+			dn.final = evd_sum_says_final(path);
 			if (add_done(r, &dn))
 				ret = -1;
 		} else if (evt_chunk_parse_hidden(de->d_name, EVT_CHUNK_DEL_PREFIX, &seq) == 0) {
@@ -1182,7 +495,7 @@ int evd_rot_start(struct evd_rot **rp, const struct evd_rot_opts *o)
 		return -1;
 	}
 	if (o->hook)
-		queue_unhooked(r);
+		evd_hook_queue_unhooked(r);
 	if (pthread_create(&r->finisher, NULL, finisher_main, r)) {
 		fprintf(stderr, "evdrain: cannot start the chunk finisher: %s\n", strerror(errno));
 		free(r->carry);
@@ -1190,7 +503,7 @@ int evd_rot_start(struct evd_rot **rp, const struct evd_rot_opts *o)
 		free(r);
 		return -1;
 	}
-	if (pthread_create(&r->hooker, NULL, hooker_main, r)) {
+	if (pthread_create(&r->hooker, NULL, evd_hook_main, r)) {
 		fprintf(stderr, "evdrain: cannot start the hook runner: %s\n", strerror(errno));
 		pthread_mutex_lock(&r->mu);
 		r->stopping = 1;
@@ -1294,7 +607,7 @@ void evd_rot_set_current_bytes(struct evd_rot *r, uint64_t bytes)
 	/* The chunk in progress has a packet: the one before it is not the session's last. */
 	if (bytes && atomic_load(&r->held_waiting)) {
 		pthread_mutex_lock(&r->mu);
-		release_held(r);
+		evd_hook_release_held(r);
 		pthread_mutex_unlock(&r->mu);
 	}
 }
@@ -1308,7 +621,7 @@ void evd_rot_stop(struct evd_rot *r, unsigned int hook_wait_s, struct evd_rot_st
 	pthread_join(r->finisher, NULL);
 	pthread_mutex_lock(&r->mu);
 	/* (a run that ended without its last chunk: a failed write, a failed start) */
-	release_held(r);
+	evd_hook_release_held(r);
 	r->hook_deadline_ms = monotonic_ms() + (uint64_t)hook_wait_s * 1000;
 	if (!r->hook_deadline_ms)
 		r->hook_deadline_ms = 1;
@@ -1326,3 +639,4 @@ void evd_rot_stop(struct evd_rot *r, unsigned int hook_wait_s, struct evd_rot_st
 	pthread_cond_destroy(&r->hook_cv);
 	free(r);
 }
+

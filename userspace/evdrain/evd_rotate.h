@@ -7,7 +7,9 @@
  * chunks, one at a time and in order, so that neither disk syncs nor slow
  * hooks hold up the rings. A failed hook is run again after a doubling
  * pause (at least once delivery); retention keeps a chunk until its hook
- * succeeded unless --max-total forces it out.
+ * succeeded unless --max-total forces it out. evd_rotate.c: the cut, the
+ * finisher, retention, recovery; evd_summary.c: a chunk's summary.json;
+ * evd_hooks.c: the hook queue and thread (evd_rot_priv.h: what they share).
  */
 #ifndef EVD_ROTATE_H
 #define EVD_ROTATE_H

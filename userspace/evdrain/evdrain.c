@@ -33,6 +33,7 @@
 #include "evt_consumer.h"
 #include "evt_ctl.h"
 #include "evt_io.h"
+#include "evt_json.h"
 #include "evt_decode.h"
 #include "evt_format.h"
 #include "evt_reorder.h"
@@ -509,6 +510,21 @@ static int totals(struct evt_ctl *ctl, unsigned int channels, struct evt_status 
 	return 0;
 }
 
+/* --stats-json's rotation figures. */
+static json_t *chunks_json(const struct evd_rot_stats *rs)
+{
+	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
+			 "completed", evt_json_u64(rs->completed), "recovered", evt_json_u64(rs->recovered),
+			 "events", evt_json_u64(rs->events), "bytes", evt_json_u64(rs->bytes),
+			 "lost_packets", evt_json_u64(rs->lost_packets), "deleted", evt_json_u64(rs->deleted),
+			 "errors", evt_json_u64(rs->errors), "hooks_run", evt_json_u64(rs->hooks_run),
+			 "hooks_failed", evt_json_u64(rs->hooks_failed), "hooks_skipped", evt_json_u64(rs->hooks_skipped),
+			 "hooks_not_run", evt_json_u64(rs->hooks_not_run), "hook_queue_max",
+			 evt_json_u64(rs->hooks_pending_max), "hooks_retried", evt_json_u64(rs->hooks_retried),
+			 "hooks_given_up", evt_json_u64(rs->hooks_given_up), "removed_unshipped",
+			 evt_json_u64(rs->removed_unshipped));
+}
+
 /*
  * The summary (unless --quiet) and --stats-json. Returns the events lost
  * (discarded, too big, refused or overwritten), or -1 when the module gave
@@ -520,6 +536,7 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 	struct evt_status st;
 	uint64_t rec, disc, over;
 	FILE *js = NULL;
+	json_t *doc = NULL, *rings = NULL;
 	size_t i;
 	long long lost;
 
@@ -536,14 +553,10 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 		       "overwritten", "bytes", "packets");
 	}
 	if (js) {
-		const char *dir = o->outdir ? o->outdir : "";
-		char *q = malloc(6 * strlen(dir) + 3);
-
-		if (q)
-			evt_fmt_json_string(q, dir);
-		fprintf(js, "{\"seconds\": %.3f, \"bytes\": %llu, \"dir\": %s, \"rings\": [", secs,
-			(unsigned long long)con->bytes_written, q ? q : "null");
-		free(q);
+		rings = json_array();
+		doc = json_pack("{s:s,s:o,s:o,s:o}", "schema", EVT_SCHEMA_DRAIN_STATS, "seconds",
+				json_real((double)(uint64_t)(secs * 1000 + 0.5) / 1000), "bytes", evt_json_u64(con->bytes_written),
+				"dir", evt_json_str(o->outdir ? o->outdir : ""));
 	}
 	for (i = 0; i < st.nr_rings; i++) {
 		const struct evt_status_ring *sr = &st.rings[i];
@@ -559,13 +572,17 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 			       evt_channel_name(sr->channel), sr->cpu, (unsigned long long)sr->recorded,
 			       (unsigned long long)discarded, (unsigned long long)sr->overwritten,
 			       (unsigned long long)bytes, (unsigned long long)packets);
-		if (js)
-			fprintf(js, "%s{\"channel\": \"%s\", \"cpu\": %u, \"recorded\": %llu, "
-				"\"discarded\": %llu, \"overwritten\": %llu, \"bytes\": %llu, \"packets\": %llu}",
-				i ? ", " : "", evt_channel_name(sr->channel), sr->cpu,
-				(unsigned long long)sr->recorded, (unsigned long long)discarded,
-				(unsigned long long)sr->overwritten, (unsigned long long)bytes,
-				(unsigned long long)packets);
+		if (rings && json_array_append_new(rings, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o}", "channel",
+								    evt_channel_name(sr->channel), "cpu",
+								    (json_int_t)sr->cpu, "recorded",
+								    evt_json_u64(sr->recorded), "discarded",
+								    evt_json_u64(discarded), "overwritten",
+								    evt_json_u64(sr->overwritten), "bytes",
+								    evt_json_u64(bytes), "packets",
+								    evt_json_u64(packets)))) {
+			json_decref(rings);
+			rings = NULL;
+		}
 	}
 	if (!o->quiet)
 		printf("%-8s %4s %12llu %12llu %12llu %12llu\n", "total", "", (unsigned long long)rec,
@@ -588,24 +605,23 @@ static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const st
 			       (unsigned long long)rs->hooks_not_run, (unsigned long long)rs->hooks_pending_max);
 	}
 	if (js) {
-		fprintf(js, "], \"recorded\": %llu, \"discarded\": %llu, \"overwritten\": %llu",
-			(unsigned long long)rec, (unsigned long long)disc, (unsigned long long)over);
-		if (rs)
-			fprintf(js, ", \"chunks\": {\"completed\": %llu, \"recovered\": %llu, \"events\": %llu, "
-				"\"bytes\": %llu, \"lost_packets\": %llu, \"deleted\": %llu, \"errors\": %llu, "
-				"\"hooks_run\": %llu, \"hooks_failed\": %llu, \"hooks_skipped\": %llu, "
-				"\"hooks_not_run\": %llu, \"hook_queue_max\": %llu, \"hooks_retried\": %llu, "
-				"\"hooks_given_up\": %llu, \"removed_unshipped\": %llu}",
-				(unsigned long long)rs->completed, (unsigned long long)rs->recovered,
-				(unsigned long long)rs->events, (unsigned long long)rs->bytes,
-				(unsigned long long)rs->lost_packets, (unsigned long long)rs->deleted,
-				(unsigned long long)rs->errors, (unsigned long long)rs->hooks_run,
-				(unsigned long long)rs->hooks_failed, (unsigned long long)rs->hooks_skipped,
-				(unsigned long long)rs->hooks_not_run, (unsigned long long)rs->hooks_pending_max,
-				(unsigned long long)rs->hooks_retried, (unsigned long long)rs->hooks_given_up,
-				(unsigned long long)rs->removed_unshipped);
-		fputs("}\n", js);
-		fclose(js);
+		if (doc && json_object_update_new(doc, json_pack("{s:o,s:o,s:o,s:o}", "rings", rings, "recorded",
+								 evt_json_u64(rec), "discarded", evt_json_u64(disc),
+								 "overwritten", evt_json_u64(over)))) {
+			json_decref(doc);
+			doc = NULL;
+		} else if (!doc) {
+			json_decref(rings);
+		}
+		if (doc && rs && json_object_set_new(doc, "chunks", chunks_json(rs))) {
+			json_decref(doc);
+			doc = NULL;
+		}
+		/* jansson's default separators: "key": value, as this document always had. */
+		errno = 0;
+		if (evt_json_write(js, doc, JSON_REAL_PRECISION(15)) | fclose(js))
+			fprintf(stderr, "evdrain: cannot write %s: %s\n", o->json_path,
+				errno ? strerror(errno) : "out of memory");
 	}
 	evt_status_free(&st);
 	return lost;

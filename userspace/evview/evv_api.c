@@ -14,6 +14,7 @@
 #include "evt_comp_index.h"
 #include "evt_comp_marks.h"
 #include "evt_cpulist.h"
+#include "evt_json.h"
 #include "evt_format.h"
 #include "evt_report.h"
 #include "evt_comp_power.h"
@@ -81,10 +82,10 @@ static uint32_t max_cols(const struct evv *s)
 	return n < MAX_COLS ? (n ? n : 1) : MAX_COLS;
 }
 
-/* A count as JSON: jansson's integers are signed, so one past INT64_MAX is null, never negative. */
+/* A count as JSON (evt_json_u64: one past INT64_MAX is null, never negative). */
 static json_t *json_u64(uint64_t v)
 {
-	return v <= (uint64_t)INT64_MAX ? json_integer((json_int_t)v) : json_null();
+	return evt_json_u64(v);
 }
 
 /* ASCII only: a name's C1 control or bidi override goes out as \uXXXX, never raw to a terminal (curl). */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <microhttpd.h>
+#include "evt_json.h"
 #include "evt_report.h"
 #include "evv.h"
 
@@ -50,10 +51,10 @@ json_t *evv_losses_json(const struct evv *s)
 		json_array_append_new(windows, json_pack("{s:o,s:o}",
 					"from", evv_json_u64(s->lossmap.w[2 * i] + s->offset_ns),
 					"to", evv_json_u64(s->lossmap.w[2 * i + 1] + s->offset_ns)));
-	/* As evstat's header: complete, discarded, packets_lost, loss_ranges. */
+	/* As evstat's header: complete, discarded, lost_packets, loss_ranges. */
 	json_object_set_new(o, "complete", json_boolean(!l->nr_losses));
 	json_object_set_new(o, "discarded", evv_json_u64(discarded));
-	json_object_set_new(o, "packets_lost", evv_json_u64(packets));
+	json_object_set_new(o, "lost_packets", evv_json_u64(packets));
 	json_object_set_new(o, "loss_ranges", json_integer(l->nr_losses));
 	json_object_set_new(o, "windows", windows);
 	json_object_set_new(o, "windows_total", json_integer(s->lossmap.n));
@@ -61,19 +62,10 @@ json_t *evv_losses_json(const struct evv *s)
 	return o;
 }
 
-/* A comm (at most @len bytes) as JSON: not UTF-8 (any bytes a task chose), each byte past ASCII as '?'. */
+/* A comm (at most @len bytes, at most 16) as JSON: any bytes a task chose, as every document writes them. */
 static json_t *comm_json(const char *comm, size_t len)
 {
-	char buf[17];
-	json_t *v;
-	size_t i, n = strnlen(comm, len < 16 ? len : 16);
-
-	v = json_stringn(comm, n);
-	if (v)
-		return v;
-	for (i = 0; i < n; i++)
-		buf[i] = (unsigned char)comm[i] < 0x80 ? comm[i] : '?';
-	return json_stringn(buf, n);
+	return evt_json_bytes(comm, len < 16 ? len : 16);
 }
 
 /* ---- /api/latency ---- */

@@ -140,9 +140,9 @@ function renderLossHeader() {
 	}
 	h.className = l.complete ? "complete" : "lossy";
 	h.textContent = l.complete ? "complete: no events lost" : "INCOMPLETE: " + l.discarded + " events and " +
-		l.packets_lost + " packets lost, in " + l.loss_ranges + " ranges (shaded)";
+		l.lost_packets + " packets lost, in " + l.loss_ranges + " ranges (shaded)";
 	h.dataset.discarded = l.discarded;
-	h.dataset.packetsLost = l.packets_lost;
+	h.dataset.packetsLost = l.lost_packets;
 	h.dataset.ranges = l.loss_ranges;
 }
 
@@ -812,10 +812,10 @@ function renderStats(box, st) {
 function renderLossLine(p, st) {
 	p.className = st.complete ? "complete" : "lossy";
 	p.textContent = st.complete ? "Complete: no events lost." : "INCOMPLETE: " + st.discarded + " events discarded and " +
-		st.packets_lost + " packets lost, in " + st.loss_ranges + " ranges. A latency or duration that spans a loss " +
+		st.lost_packets + " packets lost, in " + st.loss_ranges + " ranges. A latency or duration that spans a loss " +
 		"is not a measurement: it is counted apart (\"spans a loss\").";
 	p.dataset.discarded = st.discarded;
-	p.dataset.packetsLost = st.packets_lost;
+	p.dataset.packetsLost = st.lost_packets;
 	p.dataset.ranges = st.loss_ranges;
 }
 

@@ -6,13 +6,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <jansson.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "evt_chunk.h"
 #include "evt_io.h"
+#include "evt_json.h"
 #include "evt_trace.h"
 
 /* Append @len bytes of @from at @off to @to: 0, or -1 with errno. */
@@ -57,20 +58,29 @@ static int write_summary(const char *dir, const char *name, uint64_t seq, const 
 {
 	char path[4400], bs[48], es[48];
 	json_t *j;
+	FILE *f;
 	int ret;
 
 	evt_chunk_iso_time(bs, sizeof(bs), b, 1);
 	evt_chunk_iso_time(es, sizeof(es), e, 1);
-	j = json_pack("{s:s, s:I, s:s, s:s, s:s, s:s, s:I, s:I, s:b}", "chunk", name, "seq", (json_int_t)seq, "host",
-		      host, "kernel", kernel, "begin", bs, "end", es, "begin_ns", (json_int_t)b, "end_ns", (json_int_t)e,
+	/* evdrain's summary (docs/schemas/evtrace.chunk-summary.json) up to "final". */
+	j = json_pack("{s:s, s:o, s:o, s:o, s:o, s:s, s:s, s:o, s:o, s:b}", "schema", EVT_SCHEMA_CHUNK_SUMMARY, "chunk",
+		      evt_json_str(name), "seq", evt_json_u64(seq), "host", evt_json_str(host), "kernel",
+		      evt_json_str(kernel), "begin", bs, "end", es, "begin_ns", evt_json_u64(b), "end_ns", evt_json_u64(e),
 		      "final", final);
 	if (!j) {
 		errno = ENOMEM;
 		return -1;
 	}
 	snprintf(path, sizeof(path), "%s/%s", dir, EVT_CHUNK_SUMMARY);
-	ret = json_dump_file(j, path, JSON_INDENT(0));
-	json_decref(j);
+	f = fopen(path, "w");
+	if (!f) {
+		json_decref(j);
+		return -1;
+	}
+	ret = evt_json_write(f, j, 0);
+	if (fclose(f))
+		ret = -1;
 	if (ret)
 		errno = EIO;
 	return ret ? -1 : 0;

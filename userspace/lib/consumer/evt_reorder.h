@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The watermark reorderer (seed 000, DESIGN.md "The watermark algorithm"):
+ * The watermark reorderer (after Aqua Security's Tracee, "Ordering
+ * Events"; docs/references.md):
  * turns events that arrive per source (CPU buffer), mostly but not fully in
  * time order, into one time-ordered stream while they are being recorded.
  *

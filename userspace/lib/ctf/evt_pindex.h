@@ -13,7 +13,7 @@
  * complete: at its stop, at each chunk's completion); a reader that finds
  * none, or one it cannot use, walks the headers and saves what it found.
  * Beside the trace the directory is read only when it is the user's own or
- * root's, as saved results are (docs/design.md, "Who may read what").
+ * root's, as saved results are (docs/design/reading.md, "Who may read what").
  *
  * The file (little-endian, as the trace):
  *

@@ -15,7 +15,8 @@
  * delivered, nothing after it is.
  *
  * Streams are addressed by buffer ids 0..nr_streams-1 in (cpu, channel)
- * order (seed 004): a missing or offline CPU leaves no hole. The merged
+ * order (as Sysdig's agent-libs, "Optimized ring buffer algorithm";
+ * docs/references.md): a missing or offline CPU leaves no hole. The merged
  * reader (evt_merged.h) puts them in one time order.
  *
  * A directory of chunks (a rotating evdrain's: lib/chunk/evt_chunk.h) opens

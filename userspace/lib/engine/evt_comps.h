@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The built-in computations of the analysis engine (seed 001's "state"
- * and "statistics" precomputations), their results and queries.
+ * The built-in computations of the analysis engine (the "state" and
+ * "statistics" precomputations of Desnoyers, "Linux Trace Toolkit Requests
+ * Servicing Schedulers", 2004; docs/references.md), their results and queries.
  *
  * Both keep to what they see: they assume nothing about where the reading
  * starts, so the same hooks serve an ad hoc request over a time window. A

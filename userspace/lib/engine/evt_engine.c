@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * The request-servicing schedulers of seed 001: see evt_engine.h. The
+ * The request-servicing schedulers of Desnoyers, "Linux Trace Toolkit
+ * Requests Servicing Schedulers", 2004 (docs/references.md): see
+ * evt_engine.h. The
  * document's names (list_in, list_out, notify_in, notify_out, the steps of
  * the v1 algorithm) are kept in the code where they help.
  */
@@ -652,7 +654,7 @@ const char *evt_comp_error(const struct evt_etrace *t)
 	return t->bg_error;
 }
 
-/* ---- Background scheduler (seed 001, "Background Requests Servicing Algorithm (v1)") ---- */
+/* ---- Background scheduler (Desnoyers 2004, "Background Requests Servicing Algorithm (v1)") ---- */
 
 int evt_bg_request(struct evt_etrace *t, const char *name, void *owner, evt_hook_fn after_request, void *data)
 {

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The analysis engine: the request-servicing schedulers of seed 001
- * (LTTV's, 2004) for evtrace traces.
+ * The analysis engine: the request-servicing schedulers of Desnoyers,
+ * "Linux Trace Toolkit Requests Servicing Schedulers" (LTTV's, 2004;
+ * docs/references.md) for evtrace traces.
  *
  * - Traces are global objects: one open instance per trace path (a trace
  *   directory or a run of chunks) in a process, shared by every traceset
@@ -140,7 +141,7 @@ struct evt_engine_stats {
 };
 void evt_engine_get_stats(const struct evt_engine *e, struct evt_engine_stats *s);
 
-/* ---- Computations (seed 001: "an API for calculation modules") ---- */
+/* ---- Computations (Desnoyers 2004: "an API for calculation modules") ---- */
 
 struct evt_computation {
 	const char *name;
@@ -149,7 +150,7 @@ struct evt_computation {
 	void *(*create)(struct evt_etrace *t);
 	void (*destroy)(void *result);
 	/*
-	 * Add / remove its hooks to / from a context (seed 001's hook adder
+	 * Add / remove its hooks to / from a context (Desnoyers 2004's hook adder
 	 * and remover). @result is the one create() made for the trace.
 	 * Adder: 0 or -1 (no memory).
 	 */
@@ -223,7 +224,7 @@ const char *evt_etrace_error(const struct evt_etrace *t);
 int evt_etrace_span(struct evt_etrace *t, uint64_t *begin_rt, uint64_t *end_rt);
 
 /*
- * Attributes (seed 001's "computation/<name>/in_progress" and
+ * Attributes (Desnoyers 2004's "computation/<name>/in_progress" and
  * ".../ready"): 1 when set, 0 when not, -1 for another path.
  */
 int evt_attr(const struct evt_etrace *t, const char *path);
@@ -308,7 +309,7 @@ struct evt_request {
 	/*
 	 * A thread filter before the state computation is ready: a CPU's
 	 * thread is unknown until its first switch, its events then are not
-	 * delivered and this is set (seed 001: ad hoc results may be
+	 * delivered and this is set (Desnoyers 2004: ad hoc results may be
 	 * incomplete while precomputation runs).
 	 */
 	int incomplete;

@@ -9,7 +9,10 @@
 #define EVT_BG_BATCH 4096		/* events taken from the merge at once */
 #define EVT_FG_BATCH 1024
 
-/* A background request (seed 001's BackgroundRequest). */
+/*
+ * A background request (BackgroundRequest in Desnoyers, "Linux Trace Toolkit
+ * Requests Servicing Schedulers", 2004; docs/references.md).
+ */
 struct bg_request {
 	struct bg_request *next;
 	const struct evt_computation *c;
@@ -18,7 +21,7 @@ struct bg_request {
 	void *data;
 };
 
-/* A notification (seed 001's BackgroundNotify). */
+/* A notification (Desnoyers 2004's BackgroundNotify). */
 struct bg_notify {
 	struct bg_notify *next;
 	void *owner;

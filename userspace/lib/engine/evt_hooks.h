@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * Hook lists with reference counts (seed 001, "Hooks Lists"): two hooks are
+ * Hook lists with reference counts (Desnoyers, "Linux Trace Toolkit Requests
+ * Servicing Schedulers", 2004, "Hooks Lists"; docs/references.md): two hooks are
  * identical when they have the same function and data; adding one that is
  * there already only counts it, so it is still called once, and it takes
  * as many removals as additions to leave the list. This is what lets the

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * Saved results (seed 001: precomputations "append data to the traces
+ * Saved results (Desnoyers, "Linux Trace Toolkit Requests Servicing
+ * Schedulers", 2004, docs/references.md: precomputations "append data to the traces
  * attributes"; here they also outlive the process): a computation's result
  * is written beside the trace, TRACE/.evtrace-results/NAME.res, or under
  * the user's cache directory when the trace's is not writable. A file is
@@ -20,7 +21,7 @@
  * checksum, a payload its computation refuses, totals that do not add up)
  * is ignored with a warning: a result is never trusted on less.
  *
- * Who may read and write them (docs/design.md, "Who may read what"): the
+ * Who may read and write them (docs/design/reading.md, "Who may read what"): the
  * results directory is opened with O_NOFOLLOW | O_DIRECTORY and used only
  * when the user running owns it (root's is read too), files are created
  * and renamed inside it with openat/renameat (never through a link), and

@@ -241,6 +241,12 @@ static unsigned int utf8_len(const uint8_t *s, unsigned int n)
 	return len;
 }
 
+/* lib/json's: the same rule, outside the hot path (utf8_len stays static there, inlined). */
+unsigned int evt_fmt_utf8_len(const uint8_t *s, unsigned int n)
+{
+	return utf8_len(s, n);
+}
+
 /*
  * Whether the well-formed UTF-8 sequence @s (@u bytes) is a character a
  * terminal acts on rather than shows: a C1 control (U+0080..U+009F: 0x9b
@@ -319,14 +325,6 @@ static char *put_str(char *p, const uint8_t *s, unsigned int n, int json)
 	p = put_esc(p, s, n, json ? ESC_JSON : ESC_TEXT);
 	*p++ = '"';
 	return p;
-}
-
-size_t evt_fmt_json_string(char *out, const char *s)
-{
-	char *e = put_str(out, (const uint8_t *)s, (unsigned int)strlen(s), 1);
-
-	*e = 0;
-	return (size_t)(e - out);
 }
 
 const char *evt_fmt_esc(char *out, size_t len, const char *s)

@@ -121,11 +121,10 @@ size_t evt_fmt_clock(char *out, uint64_t realtime_ns, int with_date);
 /* Decimal digits of @v at @out (no NUL): the length. */
 size_t evt_fmt_u64(char *out, uint64_t v);
 /*
- * @s as a quoted JSON string, as event fields are (UTF-8 through, other
- * bytes \u00XX), into @out of at least 6 * strlen(@s) + 3 bytes,
- * NUL-terminated. Returns its length.
+ * Length of the well-formed UTF-8 sequence (RFC 3629) at @s, of at most
+ * @n bytes; 0 when there is none.
  */
-size_t evt_fmt_json_string(char *out, const char *s);
+unsigned int evt_fmt_utf8_len(const uint8_t *s, unsigned int n);
 /*
  * @s for a terminal, unquoted: the escaper of evcat's text fields (control
  * bytes, C1 controls, bidirectional overrides and bytes outside

@@ -6,6 +6,7 @@
 #include <string.h>
 #include "evt_comp_util.h"
 #include "evt_format.h"
+#include "evt_json.h"
 #include "evt_report.h"
 
 static const char *const softirq_names[] = {
@@ -20,66 +21,71 @@ const char *evt_softirq_name(unsigned int vec, char *buf, size_t len)
 	return buf;
 }
 
-static void json_str(FILE *f, const char *s)
+/* A string from the trace, cut at 255 bytes as names are. */
+static json_t *jstr(const char *s)
 {
-	char buf[6 * 256 + 3];
-
-	if (strlen(s) > 255) {
-		char cut[256];
-
-		memcpy(cut, s, 255);
-		cut[255] = 0;
-		evt_fmt_json_string(buf, cut);
-	} else {
-		evt_fmt_json_string(buf, s);
-	}
-	fputs(buf, f);
+	return evt_json_bytes(s, 255);
 }
 
-static void json_lat(FILE *f, const char *key, const struct evt_lat *l)
+static json_t *json_lat(const struct evt_lat *l)
 {
-	fprintf(f, "\"%s\":{\"count\":%llu,\"total_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,\"spans_loss\":%llu}",
-	           key, (unsigned long long)l->count, (unsigned long long)l->total_ns,
-	           (unsigned long long)(l->count ? l->min_ns : 0), (unsigned long long)l->max_ns,
-	           (unsigned long long)l->spans_loss);
+	return json_pack("{s:o,s:o,s:o,s:o,s:o}", "count", evt_json_u64(l->count), "total_ns",
+			 evt_json_u64(l->total_ns), "min_ns", evt_json_u64(l->count ? l->min_ns : 0), "max_ns",
+			 evt_json_u64(l->max_ns), "spans_loss", evt_json_u64(l->spans_loss));
 }
 
-static void json_hist(FILE *f, const uint64_t *h)
+/* A log2 histogram up to its last non-empty bucket. */
+static json_t *json_hist(const uint64_t *h)
 {
+	json_t *a = json_array();
 	int last = 63;
 
 	while (last >= 0 && !h[last])
 		last--;
-	fprintf(f, "\"hist_log2_ns\":[");
-	for (int b = 0; b <= last; b++)
-		fprintf(f, "%s%llu", b ? "," : "", (unsigned long long)h[b]);
-	fprintf(f, "]");
+	for (int b = 0; a && b <= last; b++)
+		if (json_array_append_new(a, evt_json_u64(h[b]))) {
+			json_decref(a);
+			return NULL;
+		}
+	return a;
 }
 
 const unsigned int evt_report_pct_permille[EVT_REPORT_NPCT] = { 500, 900, 990, 999 };
 const char *const evt_report_pct_names[EVT_REPORT_NPCT] = { "p50", "p90", "p99", "p99.9" };
 
 /* The percentiles of @h (evt_lathist.h: at most 1/128 above the exact value, never below). */
-static void json_pct(FILE *f, const char *key, const struct evt_lathist *h)
+static json_t *json_pct(const struct evt_lathist *h)
 {
-	fprintf(f, "\"%s\":{", key);
-	for (unsigned int i = 0; h->count && i < EVT_REPORT_NPCT; i++)
-		fprintf(f, "%s\"%s\":%llu", i ? "," : "", evt_report_pct_names[i],
-			(unsigned long long)evt_lathist_pct(h, evt_report_pct_permille[i]));
-	fprintf(f, "}");
+	json_t *o = json_object();
+
+	for (unsigned int i = 0; o && h->count && i < EVT_REPORT_NPCT; i++)
+		if (json_object_set_new(o, evt_report_pct_names[i],
+					evt_json_u64(evt_lathist_pct(h, evt_report_pct_permille[i])))) {
+			json_decref(o);
+			return NULL;
+		}
+	return o;
+}
+
+/* Append @v to array @a; @v NULL (out of memory) or a failed append: -1, @a left to the caller. */
+static int push(json_t *a, json_t *v)
+{
+	return json_array_append_new(a, v);
 }
 
 /* Return values: how many succeeded, and each -errno with its name (null: none known). */
-static void json_rets(FILE *f, const struct evt_stats_rets *r)
+static json_t *json_rets(const struct evt_stats_rets *r)
 {
-	fprintf(f, "\"returns\":{\"success\":%llu,\"errors\":[", (unsigned long long)r->success);
-	for (uint32_t i = 0; i < r->n; i++) {
-		const char *e = evt_errno_name(r->v[i].ret);
+	json_t *errors = json_array();
 
-		fprintf(f, "%s{\"ret\":%lld,\"name\":%s%s%s,\"count\":%llu}", i ? "," : "", (long long)r->v[i].ret,
-			e ? "\"" : "", e ? e : "null", e ? "\"" : "", (unsigned long long)r->v[i].count);
-	}
-	fprintf(f, "]}");
+	for (uint32_t i = 0; errors && i < r->n; i++)
+		if (push(errors, json_pack("{s:I,s:o,s:o}", "ret", (json_int_t)r->v[i].ret, "name",
+					   evt_json_str(evt_errno_name(r->v[i].ret)), "count",
+					   evt_json_u64(r->v[i].count)))) {
+			json_decref(errors);
+			return NULL;
+		}
+	return json_pack("{s:o,s:o}", "success", evt_json_u64(r->success), "errors", errors);
 }
 
 static int id_in(const int32_t *v, uint32_t n, int32_t id)
@@ -138,139 +144,153 @@ int32_t evt_report_pid(const struct evt_report *r, int32_t tid)
 }
 
 /* One worst latency of @kind (evt_comps.h). */
-static void json_worst(FILE *f, const struct evt_report *r, enum evt_worst_kind kind, const struct evt_stats_worst *w)
+static json_t *json_worst(const struct evt_report *r, enum evt_worst_kind kind, const struct evt_stats_worst *w)
 {
 	const struct evt_stats *s = r->st;
 	char name[16];
+	json_t *o = json_pack("{s:o,s:o,s:o,s:I,s:I,s:I,s:o}", "begin_ts", evt_json_u64(w->begin), "end_ts",
+			      evt_json_u64(w->end), "duration_ns", evt_json_u64(w->end - w->begin), "cpu",
+			      (json_int_t)w->cpu, "tid", (json_int_t)w->tid, "pid",
+			      (json_int_t)evt_report_pid(r, w->tid), "comm", jstr(w->comm));
+	json_t *more;
 
-	fprintf(f, "{\"begin_ts\":%llu,\"end_ts\":%llu,\"duration_ns\":%llu,\"cpu\":%u,\"tid\":%d,\"pid\":%d,\"comm\":",
-		(unsigned long long)w->begin, (unsigned long long)w->end, (unsigned long long)(w->end - w->begin), w->cpu,
-		w->tid, evt_report_pid(r, w->tid));
-	json_str(f, w->comm);
+	if (!o)
+		return NULL;
 	switch (kind) {
-	case EVT_WORST_SYSCALL: {
-		const char *e = evt_errno_name(w->ret);
-
-		fprintf(f, ",\"syscall\":");
-		json_str(f, w->what >= 0 && (uint32_t)w->what < s->nr_sys ? s->sys[w->what].name : "?");
-		fprintf(f, ",\"ret\":%lld,\"errno\":%s%s%s", (long long)w->ret, e ? "\"" : "", e ? e : "null",
-			e ? "\"" : "");
+	case EVT_WORST_SYSCALL:
+		more = json_pack("{s:o,s:I,s:o}", "syscall",
+				 jstr(w->what >= 0 && (uint32_t)w->what < s->nr_sys ? s->sys[w->what].name : "?"),
+				 "ret", (json_int_t)w->ret, "errno", evt_json_str(evt_errno_name(w->ret)));
 		break;
-	}
 	case EVT_WORST_IRQ: {
 		const struct evt_stats_irq *q = evt_stats_irq(s, w->what);
 
-		fprintf(f, ",\"irq\":%d,\"name\":", w->what);
-		json_str(f, q ? q->name : "");
+		more = json_pack("{s:I,s:o}", "irq", (json_int_t)w->what, "name", jstr(q ? q->name : ""));
 		break;
 	}
 	case EVT_WORST_SOFTIRQ:
-		fprintf(f, ",\"vec\":%d,\"name\":\"%s\"", w->what,
-			evt_softirq_name((unsigned int)w->what, name, sizeof(name)));
+		more = json_pack("{s:I,s:s}", "vec", (json_int_t)w->what,
+				 "name", evt_softirq_name((unsigned int)w->what, name, sizeof(name)));
 		break;
 	default:
-		fprintf(f, ",\"prio\":%d,\"waker_tid\":%d,\"waker_comm\":", w->prio, w->waker);
-		json_str(f, w->waker_comm);
+		more = json_pack("{s:I,s:I,s:o}", "prio", (json_int_t)w->prio, "waker_tid", (json_int_t)w->waker,
+				 "waker_comm", jstr(w->waker_comm));
 		break;
 	}
-	fprintf(f, "}");
+	if (!more || json_object_update(o, more)) {
+		json_decref(more);
+		json_decref(o);
+		return NULL;
+	}
+	json_decref(more);
+	return o;
 }
 
-static void json_worst_lists(FILE *f, const struct evt_report *r)
+static json_t *json_worst_lists(const struct evt_report *r)
 {
-	fprintf(f, ",\"worst\":{");
-	for (unsigned int k = 0; k < EVT_WORST_KINDS; k++) {
-		const struct evt_stats_worstlist *l = &r->st->worst[k];
-		int n = 0;
+	json_t *worst = json_object();
 
-		fprintf(f, "%s\"%s\":[", k ? "," : "", evt_worst_kind_name((enum evt_worst_kind)k));
-		for (uint32_t i = 0; i < l->n; i++) {
+	for (unsigned int k = 0; worst && k < EVT_WORST_KINDS; k++) {
+		const struct evt_stats_worstlist *l = &r->st->worst[k];
+		json_t *a = json_array();
+
+		for (uint32_t i = 0; a && i < l->n; i++) {
 			if (!evt_report_task_match(r, l->v[i].tid, evt_report_pid(r, l->v[i].tid), l->v[i].comm))
 				continue;
-			fprintf(f, "%s", n++ ? "," : "");
-			json_worst(f, r, (enum evt_worst_kind)k, &l->v[i]);
+			if (push(a, json_worst(r, (enum evt_worst_kind)k, &l->v[i]))) {
+				json_decref(a);
+				a = NULL;
+			}
 		}
-		fprintf(f, "]");
+		if (json_object_set_new(worst, evt_worst_kind_name((enum evt_worst_kind)k), a)) {
+			json_decref(worst);
+			worst = NULL;
+		}
 	}
-	fprintf(f, "}");
+	return worst;
 }
 
-/* A syscall's figures (@name, @count entries, @lat, @pct, @rets), the members of an object. */
-static void json_sys_figures(FILE *f, const char *name, uint64_t count, const struct evt_lat *lat,
-			     const struct evt_lathist *pct, const struct evt_stats_rets *rets)
+/* A syscall's figures (@name, @count entries, @lat, @pct, @rets). */
+static json_t *json_sys_figures(const char *name, uint64_t count, const struct evt_lat *lat,
+				const struct evt_lathist *pct, const struct evt_stats_rets *rets)
 {
-	fprintf(f, "\"name\":");
-	json_str(f, name);
-	fprintf(f, ",\"count\":%llu,", (unsigned long long)count);
-	json_lat(f, "latency", lat);
-	fprintf(f, ",");
-	json_pct(f, "percentiles_ns", pct);
-	fprintf(f, ",");
-	json_rets(f, rets);
+	return json_pack("{s:o,s:o,s:o,s:o,s:o}", "name", jstr(name), "count", evt_json_u64(count), "latency",
+			 json_lat(lat), "percentiles_ns", json_pct(pct), "returns", json_rets(rets));
 }
 
-/* A thread's own: priorities, migrations, wakeups (who woke it), syscalls. */
-static void json_thread_more(FILE *f, const struct evt_stats *s, const struct evt_stats_thread *th)
+/* A thread's own: priorities, migrations, wakeups (who woke it), syscalls; into @o. */
+static int json_thread_more(json_t *o, const struct evt_stats *s, const struct evt_stats_thread *th)
 {
+	json_t *prios = json_array(), *wakeup, *wakers = NULL, *sys = json_array();
 	uint32_t i;
+	int bad = !prios || !sys;
 
-	fprintf(f, ",\"prios\":[");
-	for (i = 0; th && i < th->nprios; i++)
-		fprintf(f, "%s%d", i ? "," : "", th->prios[i]);
-	fprintf(f, "],\"migrations\":%llu,\"cpu_changes\":%llu,\"wakeup\":{",
-		(unsigned long long)(th ? th->migrations : 0), (unsigned long long)(th ? th->cpu_changes : 0));
+	for (i = 0; !bad && th && i < th->nprios; i++)
+		bad = push(prios, json_integer(th->prios[i]));
 	if (th) {
-		json_lat(f, "latency", &th->wake);
-		fprintf(f, ",");
-		json_pct(f, "percentiles_ns", &th->wake_pct);
-		fprintf(f, ",\"wakers\":[");
-		for (i = 0; i < th->nwakers; i++) {
+		wakers = json_array();
+		for (i = 0; wakers && i < th->nwakers; i++) {
 			const struct evt_stats_thread *w = evt_stats_thread(s, th->wakers[i].tid);
 
-			fprintf(f, "%s{\"tid\":%d,\"comm\":", i ? "," : "", th->wakers[i].tid);
-			json_str(f, th->wakers[i].tid > 0 && w ? w->comm : "");
-			fprintf(f, ",\"count\":%llu}", (unsigned long long)th->wakers[i].count);
+			if (push(wakers, json_pack("{s:I,s:o,s:o}", "tid", (json_int_t)th->wakers[i].tid, "comm",
+						   jstr(th->wakers[i].tid > 0 && w ? w->comm : ""), "count",
+						   evt_json_u64(th->wakers[i].count)))) {
+				json_decref(wakers);
+				wakers = NULL;
+			}
 		}
-		fprintf(f, "]");
+		wakeup = json_pack("{s:o,s:o,s:o}", "latency", json_lat(&th->wake), "percentiles_ns",
+				   json_pct(&th->wake_pct), "wakers", wakers);
+	} else {
+		wakeup = json_object();
 	}
-	fprintf(f, "},\"syscalls\":[");
-	for (i = 0; th && i < th->ntsys; i++) {
+	for (i = 0; !bad && th && i < th->ntsys; i++) {
 		const struct evt_stats_tsys *y = &th->tsys[i];
 
-		fprintf(f, "%s{", i ? "," : "");
-		json_sys_figures(f, s->sys[y->sys].name, y->count, &y->lat, &y->pct, &y->rets);
-		fprintf(f, "}");
+		bad = push(sys, json_sys_figures(s->sys[y->sys].name, y->count, &y->lat, &y->pct, &y->rets));
 	}
-	fprintf(f, "]");
+	if (bad) {
+		json_decref(prios);
+		json_decref(sys);
+		json_decref(wakeup);
+		return -1;
+	}
+	return json_object_update_new(o, json_pack("{s:o,s:o,s:o,s:o,s:o}", "prios", prios, "migrations",
+						   evt_json_u64(th ? th->migrations : 0), "cpu_changes",
+						   evt_json_u64(th ? th->cpu_changes : 0), "wakeup", wakeup,
+						   "syscalls", sys));
 }
 
 /* Syscalls per process: its threads' (evt_report_procs()). */
-static int json_processes(FILE *f, const struct evt_report *r)
+static json_t *json_processes(const struct evt_report *r)
 {
 	struct evt_report_procs ps;
+	json_t *a;
 	uint32_t i, k;
 
 	if (evt_report_procs_build(&ps, r))
-		return -1;
-	fprintf(f, ",\"processes\":[");
-	for (i = 0; i < ps.n; i++) {
+		return NULL;
+	a = json_array();
+	for (i = 0; a && i < ps.n; i++) {
 		const struct evt_report_proc *p = &ps.v[i];
+		json_t *sys = json_array();
 
-		fprintf(f, "%s{\"pid\":%d,\"comm\":", i ? "," : "", p->pid);
-		json_str(f, p->comm);
-		fprintf(f, ",\"threads\":%u,\"syscalls\":[", p->nthreads);
-		for (k = 0; k < p->nsys; k++) {
+		for (k = 0; sys && k < p->nsys; k++) {
 			const struct evt_stats_tsys *y = &p->sys[k];
 
-			fprintf(f, "%s{", k ? "," : "");
-			json_sys_figures(f, r->st->sys[y->sys].name, y->count, &y->lat, &y->pct, &y->rets);
-			fprintf(f, "}");
+			if (push(sys, json_sys_figures(r->st->sys[y->sys].name, y->count, &y->lat, &y->pct, &y->rets))) {
+				json_decref(sys);
+				sys = NULL;
+			}
 		}
-		fprintf(f, "]}");
+		if (push(a, json_pack("{s:I,s:o,s:I,s:o}", "pid", (json_int_t)p->pid, "comm", jstr(p->comm), "threads",
+				      (json_int_t)p->nthreads, "syscalls", sys))) {
+			json_decref(a);
+			a = NULL;
+		}
 	}
-	fprintf(f, "]");
 	evt_report_procs_free(&ps);
-	return 0;
+	return a;
 }
 
 const char *evt_dev_name(uint32_t dev, char *buf, size_t len)
@@ -287,225 +307,224 @@ const char *evt_io_size_name(unsigned int b, char *buf, size_t len)
 	return buf;
 }
 
-static void json_req(FILE *f, const struct evt_io_req_stats *q)
+static json_t *json_req(const struct evt_io_req_stats *q)
 {
-	fprintf(f, "\"count\":%llu,\"bytes\":%llu,", (unsigned long long)q->count, (unsigned long long)q->bytes);
-	json_lat(f, "latency", &q->lat);
+	return json_pack("{s:o,s:o,s:o}", "count", evt_json_u64(q->count), "bytes", evt_json_u64(q->bytes), "latency",
+			 json_lat(&q->lat));
 }
 
 /* The io result: devices (with their request sizes), processes, files. */
-static void json_io(FILE *f, const struct evt_io *io)
+static json_t *json_io(const struct evt_io *io)
 {
+	json_t *devs = json_array(), *procs = json_array(), *files = json_array();
 	uint32_t i, k, b;
 	char dev[32];
+	int bad = !devs || !procs || !files;
 
-	fprintf(f, ",\"io\":{\"unmatched_completions\":%llu,\"devices\":[", (unsigned long long)io->unmatched);
-	for (i = 0; i < io->nr_devs; i++) {
+	for (i = 0; !bad && i < io->nr_devs; i++) {
 		const struct evt_io_dev *d = &io->devs[i];
-		int n = 0;
+		json_t *sizes = json_array();
 
-		fprintf(f, "%s{\"dev\":\"%s\",\"name\":", i ? "," : "", evt_dev_name(d->dev, dev, sizeof(dev)));
-		json_str(f, d->name);
-		for (k = 0; k < 2; k++) {
-			fprintf(f, ",\"%s\":{", k ? "writes" : "reads");
-			json_req(f, &d->rw[k]);
-			fprintf(f, "}");
-		}
-		fprintf(f, ",\"sizes\":[");
-		for (k = 0; k < 2; k++)
-			for (b = 0; b < EVT_IO_SIZE_BUCKETS; b++) {
+		for (k = 0; sizes && k < 2; k++)
+			for (b = 0; sizes && b < EVT_IO_SIZE_BUCKETS; b++) {
+				json_t *one;
+
 				if (!d->size[k][b].count)
 					continue;
-				fprintf(f, "%s{\"op\":\"%s\",\"max_bytes\":%llu,", n++ ? "," : "", k ? "write" : "read",
-					1ULL << b);
-				json_req(f, &d->size[k][b]);
-				fprintf(f, "}");
+				one = json_pack("{s:s,s:o}", "op", k ? "write" : "read", "max_bytes", evt_json_u64(1ULL << b));
+				if (!one || json_object_update_new(one, json_req(&d->size[k][b])) || push(sizes, one)) {
+					json_decref(sizes);
+					sizes = NULL;
+				}
 			}
-		fprintf(f, "]}");
+		bad = push(devs, json_pack("{s:s,s:o,s:o,s:o,s:o}", "dev", evt_dev_name(d->dev, dev, sizeof(dev)), "name",
+					   jstr(d->name), "reads", json_req(&d->rw[0]), "writes", json_req(&d->rw[1]),
+					   "sizes", sizes));
 	}
-	fprintf(f, "],\"processes\":[");
-	for (i = 0; i < io->nr_procs; i++) {
+	for (i = 0; !bad && i < io->nr_procs; i++) {
 		const struct evt_io_proc *p = &io->procs[i];
 
-		fprintf(f, "%s{\"pid\":%d,\"comm\":", i ? "," : "", p->pid);
-		json_str(f, p->comm);
-		fprintf(f, ",\"read\":%llu,\"write\":%llu,\"block_read\":%llu,\"block_write\":%llu}",
-			(unsigned long long)p->read, (unsigned long long)p->write, (unsigned long long)p->blk_read,
-			(unsigned long long)p->blk_write);
+		bad = push(procs, json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "pid", (json_int_t)p->pid, "comm", jstr(p->comm),
+					    "read", evt_json_u64(p->read), "write", evt_json_u64(p->write), "block_read",
+					    evt_json_u64(p->blk_read), "block_write", evt_json_u64(p->blk_write)));
 	}
-	fprintf(f, "],\"files\":[");
-	for (i = 0; i < io->nr_files; i++) {
-		fprintf(f, "%s{\"name\":", i ? "," : "");
-		json_str(f, io->files[i].name);
-		fprintf(f, ",\"read\":%llu,\"write\":%llu}", (unsigned long long)io->files[i].read,
-			(unsigned long long)io->files[i].write);
+	for (i = 0; !bad && i < io->nr_files; i++)
+		bad = push(files, json_pack("{s:o,s:o,s:o}", "name", jstr(io->files[i].name), "read",
+					    evt_json_u64(io->files[i].read), "write", evt_json_u64(io->files[i].write)));
+	if (bad) {
+		json_decref(devs);
+		json_decref(procs);
+		json_decref(files);
+		return NULL;
 	}
-	fprintf(f, "]}");
+	return json_pack("{s:o,s:o,s:o,s:o}", "unmatched_completions", evt_json_u64(io->unmatched), "devices", devs,
+			 "processes", procs, "files", files);
 }
 
 /* The power result: per CPU, the time per idle state and per frequency. */
-static void json_power(FILE *f, const struct evt_power *pw)
+static json_t *json_power(const struct evt_power *pw)
 {
+	json_t *cpus = json_array();
 	uint32_t i, k;
 
-	fprintf(f, ",\"power\":{\"cpus\":[");
-	for (i = 0; i < pw->nr_cpus; i++) {
+	for (i = 0; cpus && i < pw->nr_cpus; i++) {
 		const struct evt_power_cpu *c = &pw->cpus[i];
+		json_t *idle = json_array(), *freq = json_array();
+		int bad = !idle || !freq;
 
-		fprintf(f, "%s{\"cpu\":%u,\"idle\":[", i ? "," : "", c->cpu);
-		for (k = 0; k < c->nr_idle_ns; k++)
-			fprintf(f, "%s{\"state\":%u,\"ns\":%llu}", k ? "," : "", c->idle_ns[k].value,
-				(unsigned long long)c->idle_ns[k].ns);
-		fprintf(f, "],\"frequency\":[");
-		for (k = 0; k < c->nr_freq_ns; k++)
-			fprintf(f, "%s{\"khz\":%u,\"ns\":%llu}", k ? "," : "", c->freq_ns[k].value,
-				(unsigned long long)c->freq_ns[k].ns);
-		fprintf(f, "]}");
+		for (k = 0; !bad && k < c->nr_idle_ns; k++)
+			bad = push(idle, json_pack("{s:I,s:o}", "state", (json_int_t)c->idle_ns[k].value, "ns",
+						   evt_json_u64(c->idle_ns[k].ns)));
+		for (k = 0; !bad && k < c->nr_freq_ns; k++)
+			bad = push(freq, json_pack("{s:I,s:o}", "khz", (json_int_t)c->freq_ns[k].value, "ns",
+						   evt_json_u64(c->freq_ns[k].ns)));
+		if (bad) {
+			json_decref(idle);
+			json_decref(freq);
+		}
+		if (bad || push(cpus, json_pack("{s:I,s:o,s:o}", "cpu", (json_int_t)c->cpu, "idle", idle, "frequency",
+						freq))) {
+			json_decref(cpus);
+			cpus = NULL;
+		}
 	}
-	fprintf(f, "]}");
+	return json_pack("{s:o}", "cpus", cpus);
+}
+
+/* The report's members after its header, into @o: 0 or -1 (out of memory). */
+static int report_body(json_t *o, const struct evt_report *r)
+{
+	const struct evt_stats *s = r->st;
+	size_t nthreads = evt_state_nr_threads(r->state), i;
+	json_t *cpus = json_array(), *by_name = json_object(), *threads = json_array(), *sys = json_array();
+	json_t *irqs = json_array(), *softirqs = json_array(), *streams = json_array(), *losses = json_array();
+	uint32_t k;
+	char name[16];
+	int bad = !cpus || !by_name || !threads || !sys || !irqs || !softirqs || !streams || !losses;
+
+	/* Where each CPU's time went (evt_comps.h); lossy: inside a loss window, no measurement. */
+	for (k = 0; !bad && k < s->nr_cpus; k++) {
+		const struct evt_stats_cpu *c = &s->cpus[k];
+
+		bad = push(cpus, json_pack("{s:I,s:o,s:o,s:o,s:o,s:o,s:o}", "cpu", (json_int_t)k, "events",
+					   evt_json_u64(c->events), "busy_ns", evt_json_u64(c->busy_ns), "idle_ns",
+					   evt_json_u64(c->idle_ns), "irq_ns", evt_json_u64(c->irq_ns), "softirq_ns",
+					   evt_json_u64(c->softirq_ns), "lossy_ns", evt_json_u64(c->lossy_ns)));
+	}
+	for (k = 0; !bad && k < s->nr_ev; k++) {
+		/* A key is a string like any other: the name as the other strings are written. */
+		json_t *key = jstr(s->ev[k].name);
+
+		bad = !key || json_object_set_new(by_name, json_string_value(key), evt_json_u64(s->ev[k].count));
+		json_decref(key);
+	}
+	for (i = 0; !bad && i < nthreads; i++) {
+		const struct evt_state_thread *t = evt_state_thread_nth(r->state, i);
+		const struct evt_stats_thread *th = evt_stats_thread(s, t->tid);
+		const int32_t pid = t->pid >= 0 ? t->pid : evt_report_pid(r, t->tid);
+		json_t *one;
+
+		if (!evt_report_task_match(r, t->tid, pid, t->comm))
+			continue;
+		one = json_pack("{s:I,s:I,s:I,s:o,s:o,s:o,s:o}", "tid", (json_int_t)t->tid, "pid", (json_int_t)pid,
+				"ppid", (json_int_t)t->ppid, "comm", jstr(t->comm), "cpu_ns", evt_json_u64(t->cpu_ns),
+				"cpu_lossy_ns", evt_json_u64(t->cpu_lossy_ns), "events",
+				evt_json_u64(th ? th->events : 0));
+		/* A tid used again after a free: its figures go with its latest thread. */
+		bad = !one || json_thread_more(one, s, th && evt_state_thread(r->state, t->tid) == t ? th : NULL) ||
+		      push(threads, json_incref(one));
+		json_decref(one);
+	}
+	for (k = 0; !bad && k < s->nr_sys; k++) {
+		const struct evt_stats_syscall *y = &s->sys[k];
+
+		bad = push(sys, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "name", jstr(y->name), "count",
+					  evt_json_u64(y->count), "errors", evt_json_u64(y->errors), "latency",
+					  json_lat(&y->lat), "percentiles_ns", json_pct(&y->pct), "returns",
+					  json_rets(&y->rets), "hist_log2_ns", json_hist(y->hist)));
+	}
+	for (k = 0; !bad && k < s->nr_irqs; k++) {
+		const struct evt_stats_irq *q = &s->irqs[k];
+
+		bad = push(irqs, json_pack("{s:I,s:o,s:o,s:o,s:o,s:o}", "irq", (json_int_t)q->irq, "name", jstr(q->name),
+					   "count", evt_json_u64(q->count), "duration", json_lat(&q->dur),
+					   "percentiles_ns", json_pct(&q->pct), "hist_log2_ns", json_hist(q->hist)));
+	}
+	for (k = 0; !bad && k < EVT_STATS_SOFTIRQS; k++) {
+		const struct evt_stats_softirq *q = &s->softirq[k];
+
+		if (!q->count && !q->raises)
+			continue;
+		bad = push(softirqs, json_pack("{s:I,s:s,s:o,s:o,s:o,s:o,s:o}", "vec", (json_int_t)k, "name",
+					       evt_softirq_name(k, name, sizeof(name)), "count", evt_json_u64(q->count),
+					       "raises", evt_json_u64(q->raises), "duration", json_lat(&q->dur),
+					       "percentiles_ns", json_pct(&q->pct), "hist_log2_ns", json_hist(q->hist)));
+	}
+	for (k = 0; !bad && k < s->nr_streams; k++) {
+		const struct evt_stats_stream *q = &s->streams[k];
+
+		bad = push(streams, json_pack("{s:I,s:I,s:s,s:o,s:o}", "id", (json_int_t)q->id, "cpu", (json_int_t)q->cpu,
+					      "channel", evt_channel_name(q->channel), "discarded",
+					      evt_json_u64(q->discarded), "lost_packets", evt_json_u64(q->lost_packets)));
+	}
+	for (k = 0; !bad && k < s->nr_losses; k++) {
+		const struct evt_stats_loss *l = &s->losses[k];
+
+		bad = push(losses, json_pack("{s:o,s:I,s:o,s:o}", "ts", evt_json_u64(l->ts), "stream", (json_int_t)l->stream,
+					     "discarded", evt_json_u64(l->discarded), "lost_packets",
+					     evt_json_u64(l->lost_packets)));
+	}
+	if (bad) {
+		json_decref(cpus);
+		json_decref(by_name);
+		json_decref(threads);
+		json_decref(sys);
+		json_decref(irqs);
+		json_decref(softirqs);
+		json_decref(streams);
+		json_decref(losses);
+		return -1;
+	}
+	if (json_object_update_new(o, json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}", "cpus", cpus,
+						"events_by_name", by_name, "threads", threads, "syscalls", sys,
+						"syscall_exits_unmatched", evt_json_u64(s->sys_unmatched), "irqs", irqs,
+						"softirqs", softirqs, "sched_latency", json_lat(&s->sched_lat),
+						"sched_latency_percentiles_ns", json_pct(&s->sched_pct),
+						"sched_latency_hist_log2_ns", json_hist(s->sched_hist), "streams", streams,
+						"losses", losses, "worst", json_worst_lists(r))))
+		return -1;
+	if (json_object_set_new(o, "processes", json_processes(r)))
+		return -1;
+	if (r->io && json_object_set_new(o, "io", json_io(r->io)))
+		return -1;
+	if (r->power && json_object_set_new(o, "power", json_power(r->power)))
+		return -1;
+	return 0;
 }
 
 int evt_report_json(FILE *f, const struct evt_report *r)
 {
 	const struct evt_stats *s = r->st;
-	size_t nthreads = evt_state_nr_threads(r->state), i;
-	uint32_t k, n = 0;
-	char name[16];
-
 	uint64_t disc = 0, lostp = 0;
+	json_t *o;
+	uint32_t k;
 
 	for (k = 0; k < s->nr_losses; k++) {
 		disc += s->losses[k].discarded;
 		lostp += s->losses[k].lost_packets;
 	}
 	/* Whether the trace (the window) is whole, first. */
-	fprintf(f, "{\"complete\":%s,\"discarded\":%llu,\"packets_lost\":%llu,\"loss_ranges\":%u,\"trace\":",
-	           s->nr_losses ? "false" : "true", (unsigned long long)disc, (unsigned long long)lostp, s->nr_losses);
-	json_str(f, r->path);
-	fprintf(f, ",\"window\":%s,\"offset_ns\":%llu,\"events\":%llu,\"first_ts\":%llu,\"last_ts\":%llu",
-	           r->window ? "true" : "false", (unsigned long long)r->offset_ns, (unsigned long long)s->events,
-	           (unsigned long long)s->first_ts, (unsigned long long)s->last_ts);
-	fprintf(f, ",\"cpus\":[");
-	for (k = 0; k < s->nr_cpus; k++) {
-		const struct evt_stats_cpu *c = &s->cpus[k];
-
-		/* Where its time went (evt_comps.h); lossy: inside a loss window, no measurement. */
-		fprintf(f, "%s{\"cpu\":%u,\"events\":%llu,\"busy_ns\":%llu,\"idle_ns\":%llu,\"irq_ns\":%llu,"
-			   "\"softirq_ns\":%llu,\"lossy_ns\":%llu}", k ? "," : "", k, (unsigned long long)c->events,
-			   (unsigned long long)c->busy_ns, (unsigned long long)c->idle_ns, (unsigned long long)c->irq_ns,
-			   (unsigned long long)c->softirq_ns, (unsigned long long)c->lossy_ns);
+	o = json_pack("{s:s,s:b,s:o,s:o,s:I,s:o,s:b,s:o,s:o,s:o,s:o}", "schema", EVT_SCHEMA_STATS, "complete",
+		      !s->nr_losses, "discarded", evt_json_u64(disc), "lost_packets", evt_json_u64(lostp), "loss_ranges",
+		      (json_int_t)s->nr_losses, "trace", jstr(r->path), "window", r->window, "offset_ns",
+		      evt_json_u64(r->offset_ns), "events", evt_json_u64(s->events), "first_ts",
+		      evt_json_u64(s->first_ts), "last_ts", evt_json_u64(s->last_ts));
+	if (o && report_body(o, r)) {
+		json_decref(o);
+		o = NULL;
 	}
-	fprintf(f, "],\"events_by_name\":{");
-	for (k = 0; k < s->nr_ev; k++) {
-		fprintf(f, "%s", k ? "," : "");
-		json_str(f, s->ev[k].name);
-		fprintf(f, ":%llu", (unsigned long long)s->ev[k].count);
-	}
-	fprintf(f, "},\"threads\":[");
-	for (i = 0; i < nthreads; i++) {
-		const struct evt_state_thread *t = evt_state_thread_nth(r->state, i);
-		const struct evt_stats_thread *th = evt_stats_thread(s, t->tid);
-
-		const int32_t pid = t->pid >= 0 ? t->pid : evt_report_pid(r, t->tid);
-
-		if (!evt_report_task_match(r, t->tid, pid, t->comm))
-			continue;
-		fprintf(f, "%s{\"tid\":%d,\"pid\":%d,\"ppid\":%d,\"comm\":", n++ ? "," : "", t->tid, pid, t->ppid);
-		json_str(f, t->comm);
-		fprintf(f, ",\"cpu_ns\":%llu,\"cpu_lossy_ns\":%llu,\"events\":%llu", (unsigned long long)t->cpu_ns,
-			(unsigned long long)t->cpu_lossy_ns, (unsigned long long)(th ? th->events : 0));
-		/* A tid used again after a free: its figures go with its latest thread. */
-		json_thread_more(f, s, th && evt_state_thread(r->state, t->tid) == t ? th : NULL);
-		fprintf(f, "}");
-	}
-	fprintf(f, "],\"syscalls\":[");
-	for (k = 0; k < s->nr_sys; k++) {
-		const struct evt_stats_syscall *y = &s->sys[k];
-
-		fprintf(f, "%s{\"name\":", k ? "," : "");
-		json_str(f, y->name);
-		fprintf(f, ",\"count\":%llu,\"errors\":%llu,", (unsigned long long)y->count,
-			(unsigned long long)y->errors);
-		json_lat(f, "latency", &y->lat);
-		fprintf(f, ",");
-		json_pct(f, "percentiles_ns", &y->pct);
-		fprintf(f, ",");
-		json_rets(f, &y->rets);
-		fprintf(f, ",");
-		json_hist(f, y->hist);
-		fprintf(f, "}");
-	}
-	fprintf(f, "],\"syscall_exits_unmatched\":%llu,\"irqs\":[", (unsigned long long)s->sys_unmatched);
-	for (k = 0; k < s->nr_irqs; k++) {
-		const struct evt_stats_irq *q = &s->irqs[k];
-
-		fprintf(f, "%s{\"irq\":%d,\"name\":", k ? "," : "", q->irq);
-		json_str(f, q->name);
-		fprintf(f, ",\"count\":%llu,", (unsigned long long)q->count);
-		json_lat(f, "duration", &q->dur);
-		fprintf(f, ",");
-		json_pct(f, "percentiles_ns", &q->pct);
-		fprintf(f, ",");
-		json_hist(f, q->hist);
-		fprintf(f, "}");
-	}
-	fprintf(f, "],\"softirqs\":[");
-	for (k = 0, i = 0; k < EVT_STATS_SOFTIRQS; k++) {
-		const struct evt_stats_softirq *q = &s->softirq[k];
-
-		if (!q->count && !q->raises)
-			continue;
-		fprintf(f, "%s{\"vec\":%u,\"name\":\"%s\",\"count\":%llu,\"raises\":%llu,", i++ ? "," : "", k,
-		           evt_softirq_name(k, name, sizeof(name)), (unsigned long long)q->count,
-		           (unsigned long long)q->raises);
-		json_lat(f, "duration", &q->dur);
-		fprintf(f, ",");
-		json_pct(f, "percentiles_ns", &q->pct);
-		fprintf(f, ",");
-		json_hist(f, q->hist);
-		fprintf(f, "}");
-	}
-	fprintf(f, "],");
-	json_lat(f, "sched_latency", &s->sched_lat);
-	fprintf(f, ",");
-	json_pct(f, "sched_latency_percentiles_ns", &s->sched_pct);
-	fprintf(f, ",\"sched_latency_hist_log2_ns\":[");
-	{
-		int last = 63;
-
-		while (last >= 0 && !s->sched_hist[last])
-			last--;
-		for (int b = 0; b <= last; b++)
-			fprintf(f, "%s%llu", b ? "," : "", (unsigned long long)s->sched_hist[b]);
-	}
-	fprintf(f, "],\"streams\":[");
-	for (k = 0; k < s->nr_streams; k++) {
-		const struct evt_stats_stream *q = &s->streams[k];
-
-		fprintf(f, "%s{\"id\":%u,\"cpu\":%u,\"channel\":\"%s\",\"discarded\":%llu,\"lost_packets\":%llu}",
-		           k ? "," : "", q->id, q->cpu, evt_channel_name(q->channel), (unsigned long long)q->discarded,
-		           (unsigned long long)q->lost_packets);
-	}
-	fprintf(f, "],\"losses\":[");
-	for (k = 0; k < s->nr_losses; k++) {
-		const struct evt_stats_loss *l = &s->losses[k];
-
-		fprintf(f, "%s{\"ts\":%llu,\"stream\":%u,\"discarded\":%llu,\"lost_packets\":%llu}", k ? "," : "",
-		           (unsigned long long)l->ts, l->stream, (unsigned long long)l->discarded,
-		           (unsigned long long)l->lost_packets);
-	}
-	fprintf(f, "]");
-	json_worst_lists(f, r);
-	if (json_processes(f, r))
-		return -1;
-	if (r->io)
-		json_io(f, r->io);
-	if (r->power)
-		json_power(f, r->power);
-	fprintf(f, "}\n");
-	return ferror(f) ? -1 : 0;
+	return evt_json_write(f, o, JSON_COMPACT);
 }
-
 
 /* ---- Syscalls per process ---- */
 

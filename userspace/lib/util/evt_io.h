@@ -9,6 +9,10 @@
 /* write() until all of @len is out; retries EINTR. 0, or -1 with errno. */
 int evt_write_all(int fd, const void *buf, size_t len);
 
+/* writev() until all of @iov (@n, none empty) is out; retries EINTR; @iov is used up. 0, or -1 with errno. */
+struct iovec;
+int evt_writev_all(int fd, struct iovec *iov, int n);
+
 /*
  * @len bytes of @buf as the file @path: written aside (PATH.XXXXXX, made
  * with O_EXCL, then @mode; fsynced when @sync) and renamed over it, so that

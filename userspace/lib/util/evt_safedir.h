@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Where derived files go (saved results, packet indexes) without being
- * anyone's trap (docs/design.md, "Who may read what"): a directory beside a
+ * anyone's trap (docs/design/reading.md, "Who may read what"): a directory beside a
  * trace or under the user's cache, opened without following a link and
  * used only when the user running owns it (root's is read too) and nobody
  * else may write into it; files created under a hidden name with O_EXCL |
