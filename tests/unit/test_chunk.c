@@ -15,6 +15,9 @@
 #include <unistd.h>
 #include "unit.h"
 #include "evt_chunk.h"
+#include "evt_cli.h"
+#include "evt_timearg.h"
+#include "evt_units.h"
 #include "evt_merged.h"
 #include "evt_synth.h"
 #include "evt_trace.h"
@@ -67,14 +70,16 @@ START_TEST(rotation_units)
 	static const struct { const char *s; uint64_t v; } sizes[] = {
 		{ "1", 1 }, { "4096B", 4096 }, { "64K", 64 << 10 }, { "64KiB", 64 << 10 },
 		{ "64M", 64ULL << 20 }, { "2G", 2ULL << 30 }, { "2GiB", 2ULL << 30 }, { "1T", 1ULL << 40 },
-		{ "0", 0 }, { "4194304T", 1ULL << 62 },
+		{ "0", 0 }, { "4194304T", 1ULL << 62 }, { "1.5M", 3ULL << 19 }, { "0.5K", 512 },
 	}, durations[] = {
 		{ "10", 10000 }, { "100ms", 100 }, { "30s", 30000 }, { "5m", 300000 }, { "2h", 7200000 },
-		{ "1d", 86400000 }, { "366d", 366ULL * 86400000 },
+		{ "1d", 86400000 }, { "366d", 366ULL * 86400000 }, { "1.5s", 1500 }, { "2000us", 2 },
+		{ "0.25", 250 }, { "3000000ns", 3 },
 	};
-	static const char *const bad_sizes[] = { "", "M", "-1", "1.5M", "64m", "64 M", "4194305T", "1e3",
-						 "99999999999999999999" };
-	static const char *const bad_durations[] = { "", "s", "-1", "1.5s", "10 s", "367d", "1w", "10S" };
+	static const char *const bad_sizes[] = { "", "M", "-1", "64m", "64 M", "4194305T", "1e3",
+						 "99999999999999999999", "1.", ".5K", "0.3B", "1.0000001K" };
+	static const char *const bad_durations[] = { "", "s", "-1", "10 s", "367d", "1w", "10S", "1.5ms",
+						     "1us", "5 ", "+1s", "1.s" };
 	uint64_t v;
 	unsigned int i;
 
@@ -94,6 +99,82 @@ START_TEST(rotation_units)
 }
 END_TEST
 
+/* The one grammar with each option's own bare unit (evdrain -d, evctl --period-us, evdrain --keep-mb). */
+START_TEST(units_bare_and_whole)
+{
+	uint64_t v;
+
+	ck_assert_int_eq(evt_parse_duration("10", EVT_NS_PER_S, 1, &v), 0);
+	ck_assert_uint_eq(v, 10 * EVT_NS_PER_S);
+	ck_assert_int_eq(evt_parse_duration("0.5", EVT_NS_PER_S, 1, &v), 0);
+	ck_assert_uint_eq(v, EVT_NS_PER_S / 2);
+	ck_assert_int_eq(evt_parse_duration("10s", EVT_NS_PER_S, 1, &v), 0);
+	ck_assert_uint_eq(v, 10 * EVT_NS_PER_S);
+	ck_assert_int_eq(evt_parse_duration("150", EVT_NS_PER_US, EVT_NS_PER_US, &v), 0);
+	ck_assert_uint_eq(v, 150);
+	ck_assert_int_eq(evt_parse_duration("1ms", EVT_NS_PER_US, EVT_NS_PER_US, &v), 0);
+	ck_assert_uint_eq(v, 1000);
+	ck_assert_int_eq(evt_parse_duration("1500ns", EVT_NS_PER_US, EVT_NS_PER_US, &v), -1);
+	ck_assert_int_eq(evt_parse_duration("1.5us", 1, 1, &v), 0);
+	ck_assert_uint_eq(v, 1500);
+	ck_assert_int_eq(evt_parse_duration("1.0000000001s", 1, 1, &v), -1);
+	/* 2^63 ns is 106751.99 days. */
+	ck_assert_int_eq(evt_parse_duration("106751d", 1, 1, &v), 0);
+	ck_assert_int_eq(evt_parse_duration("106752d", 1, 1, &v), -1);
+	ck_assert_int_eq(evt_parse_size_in("5", 1ULL << 20, 1ULL << 20, &v), 0);
+	ck_assert_uint_eq(v, 5);
+	ck_assert_int_eq(evt_parse_size_in("2G", 1ULL << 20, 1ULL << 20, &v), 0);
+	ck_assert_uint_eq(v, 2048);
+	ck_assert_int_eq(evt_parse_size_in("512K", 1ULL << 20, 1ULL << 20, &v), -1);
+}
+END_TEST
+
+/* "Not loaded" names modprobe when the module is installed, else insmod with the build's module. */
+START_TEST(module_load_hint)
+{
+	char dir[64], path[160], exe[200], buf[400];
+	FILE *f;
+
+	unit_mktmp(dir, sizeof(dir), "loadcmd");
+	snprintf(path, sizeof(path), "%s/modules.dep", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("kernel/fs/ext4/ext4.ko.xz: kernel/fs/jbd2/jbd2.ko.xz\nupdates/dkms/evtrace.ko.xz:\n", f);
+	fclose(f);
+	ck_assert_str_eq(evt_module_load_cmd_at(path, NULL, buf, sizeof(buf)), "modprobe evtrace");
+	/* Not installed: the evtrace.ko at the top of the build tree the program runs from. */
+	snprintf(path, sizeof(path), "%s/build/bin", dir);
+	ck_assert_int_eq(system((snprintf(buf, sizeof(buf), "mkdir -p '%s' && touch '%s/evtrace.ko'", path, dir), buf)), 0);
+	snprintf(exe, sizeof(exe), "%s/evdrain", path);
+	snprintf(path, sizeof(path), "insmod %s/evtrace.ko", dir);
+	ck_assert_str_eq(evt_module_load_cmd_at("/nonexistent/modules.dep", exe, buf, sizeof(buf)), path);
+	ck_assert_str_eq(evt_module_load_cmd_at("/nonexistent/modules.dep", "/usr/sbin/evdrain", buf, sizeof(buf)),
+			 "insmod evtrace.ko (from the build)");
+	unit_rmtree(dir);
+}
+END_TEST
+
+/* --from/--to: a duration with a unit is after the first event, as +SECONDS is. */
+START_TEST(timearg_units)
+{
+	const uint64_t first = 5000000000ULL;
+	uint64_t v;
+
+	ck_assert_int_eq(evt_parse_time("10ms", 0, first, &v), 0);
+	ck_assert_uint_eq(v, first + 10000000);
+	ck_assert_int_eq(evt_parse_time("+1.5s", 0, first, &v), 0);
+	ck_assert_uint_eq(v, first + 1500000000);
+	ck_assert_int_eq(evt_parse_time("+0.01", 0, first, &v), 0);
+	ck_assert_uint_eq(v, first + 10000000);
+	ck_assert_int_eq(evt_parse_time("+2m", 0, first, &v), 0);
+	ck_assert_uint_eq(v, first + 120000000000ULL);
+	/* A bare number stays seconds since the Epoch. */
+	ck_assert_int_eq(evt_parse_time("7", 0, first, &v), 0);
+	ck_assert_uint_eq(v, 7000000000ULL);
+	ck_assert_int_eq(evt_parse_time("10xs", 0, first, &v), -1);
+	ck_assert_int_eq(evt_parse_time("+18446744074", 0, first, &v), -2);
+}
+END_TEST
 /* ---- A run of chunks ---- */
 
 struct ev {
@@ -327,6 +408,9 @@ Suite *chunk_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, chunk_names);
 	tcase_add_test(tc, rotation_units);
+	tcase_add_test(tc, units_bare_and_whole);
+	tcase_add_test(tc, timearg_units);
+	tcase_add_test(tc, module_load_hint);
 	tcase_add_loop_test(tc, run_reads_as_one_trace, 0, 2);
 	tcase_add_test(tc, evview_serves_a_run);
 	suite_add_tcase(s, tc);

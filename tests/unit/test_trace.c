@@ -2190,12 +2190,13 @@ START_TEST(evcat_refuses_bad_input)
 		const char *says;
 	} cases[] = {
 		{ "--cpu 3-1", NULL, 2, "goes down" },
-		{ "--event nosuch", NULL, 2, "the trace has no event \"nosuch\"; its events: gen_compact" },
+		{ "--event nosuch", NULL, 2, "the trace has no event \"nosuch\"\nevcat: its events include:\n  gen_compact\n" },
+		{ "--event sched_swtch", NULL, 2, "names with \"sched\" in them:\n  sched_switch\n" },
 		{ "--from @36893488147419103232 --count", NULL, 2, "beyond the trace clock" },
 		{ "--from @18446744073709551616 --count", NULL, 2, "beyond the trace clock" },
 		{ "--to +18446744074 --count", NULL, 2, "beyond the trace clock" },
 		{ "--from 99999999999 --count", NULL, 2, "beyond the trace clock" },
-		{ "--slice-bytes 0 --count", NULL, 2, "--slice-bytes needs a whole number from 1" },
+		{ "--slice-bytes 0 --count", NULL, 2, "--slice-bytes needs a size from 1" },
 		{ "--threads 257 --count", NULL, 2, "--threads needs a whole number from 1 to 256" },
 		{ "--cpu 7 --count", NULL, 1, "no stream file of the CPUs asked for (it has CPUs 0-1)" },
 		{ "--count", "meta-only", 1, "no stream files" },

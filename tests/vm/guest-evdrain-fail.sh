@@ -1,7 +1,7 @@
 #!/bin/sh
 # SPDX-License-Identifier: GPL-2.0
 # evdrain's failures: bad options (exit 2) and directories (exit 5) are said
-# before the module is asked; a second instance is refused and leaves the
+# before the module is asked, nothing is made before it answers (exit 4); a second instance is refused and leaves the
 # first alone; SIGKILL leaves no held sub-buffer and --attach resumes; a
 # directory that holds a trace is refused and left as it was, --force
 # replaces it; traces are private (0750/0640, --group); evcat reads a trace
@@ -41,9 +41,11 @@ refused 2 'from 1 to 100000' --live --tick-ms 100001
 refused 2 'one or the other' -o /tmp/x --attach --force
 refused 2 'no group named' -o /tmp/x --group nosuchgroup
 refused 5 'cannot create /nonexistent/x' -o /nonexistent/x
-if evdrain -o /tmp/x 2>/tmp/err; then fail "evdrain ran without the module"; fi
-cat /tmp/err
-grep -q 'not loaded' /tmp/err || fail "no 'not loaded' message"
+# Without the module: exit 4, the command that loads it, and nothing made on disk.
+refused 4 'not loaded.*: insmod ' -o /tmp/x
+[ ! -e /tmp/x ] || fail "evdrain -o /tmp/x made /tmp/x before finding the module missing"
+refused 4 'not loaded' -o /tmp/x --rotate-size 1M
+[ ! -e /tmp/x ] || fail "evdrain --rotate-size made /tmp/x before finding the module missing"
 insmod "$EVTRACE_KO" probes=0 num_subbuf=64
 evdrain -q -o "$OUT/first" &
 pid=$!

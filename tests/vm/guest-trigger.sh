@@ -51,8 +51,9 @@ grep -q '^kept none$' $D/triggers || fail "a trigger is kept before any fired: $
 # evdrain --snapshots: usage errors (2) and a DIR it cannot use (1).
 expect_refusal 2 "leaves the session as it is: no -o" evdrain --snapshots /tmp/s -o /tmp/o
 expect_refusal 2 "go with --snapshots" evdrain -o /tmp/o --keep-ms 5
-expect_refusal 2 "keep-ms wants a whole number from 1 to 86400000" evdrain --snapshots /tmp/s --keep-ms 0
-expect_refusal 2 "keep-mb wants a whole number from 1 to 1048576" evdrain --snapshots /tmp/s --keep-mb 2M
+expect_refusal 2 "keep-ms wants whole milliseconds from 1 to 86400000" evdrain --snapshots /tmp/s --keep-ms 0
+# 2M is 2 MiB now (units, docs/exit-codes.md); a part of a MiB is refused, not rounded.
+expect_refusal 2 "keep-mb wants whole MiB from 1 to 1048576" evdrain --snapshots /tmp/s --keep-mb 512K
 expect_refusal 1 "is not a directory evdrain can write into" evdrain --snapshots /proc/version
 # No trigger on: it says so, and waits all the same.
 echo none > /sys/module/evtrace/parameters/triggers

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "evcat.h"
+#include "evt_cli.h"
 #include "evt_cpulist.h"
 #include "evt_engine.h"
 #include "evt_format.h"
@@ -22,10 +23,16 @@
 #include "evt_losses.h"
 #include "evt_symbols.h"
 #include "evt_timearg.h"
+#include "evt_units.h"
 
-#define EXIT_TRACE 1
-#define EXIT_USAGE 2
-#define EXIT_LOSS 7
+#define EXIT_TRACE EVT_EXIT_FAILURE
+#define EXIT_USAGE EVT_EXIT_USAGE
+#define EXIT_LOSS EVT_EXIT_LOSS
+
+/* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */
+#ifndef EVT_VERSION
+#define EVT_VERSION "unknown"
+#endif
 
 /* An error message; what it quotes (a file name, a name from the trace) escaped. */
 static void say_err(const char *msg)
@@ -60,6 +67,8 @@ static void usage(FILE *f)
 "                        YYYY-MM-DD HH:MM:SS[.ns]   UTC (or with a T between)\n"
 "                        SECONDS[.ns]               since the Epoch\n"
 "                        +SECONDS[.ns]              after the first event\n"
+"                        [+]DURATION                after the first event, with a\n"
+"                                                   unit: 10ms, 1.5s, 2m (ns us ms s m h d)\n"
 "                        @CLOCK                     a raw clock value (ns)\n"
 "  --cpu LIST          only these CPUs, e.g. 0,2-3\n"
 "  --event NAME        only these events: names or globs ('sys_*'); repeat, or NAME,NAME\n"
@@ -77,8 +86,10 @@ static void usage(FILE *f)
 "  --merge tree|list   k-way merge: tournament tree (default) or sorted list + cache\n"
 "  --threads N         merge time slices on N threads (default: one per CPU, at\n"
 "                      most 8; 1: one merge, streaming); the output is the same\n"
-"  --slice-bytes N     packet content per time slice with threads (2097152;\n"
+"  --slice-bytes SIZE  packet content per time slice with threads (2097152;\n"
 "                      --count alone: the content over 8 slices a thread if more)\n"
+"  --list-events       print the trace's event names, one a line, and exit\n"
+"  --version           print the version\n"
 "  --help              this text\n"
 "\n"
 "Exit status: 0 success; 1 trace error (unreadable or corrupt trace: the message\n"
@@ -131,6 +142,7 @@ static int resolve_times(const struct evcat_opts *o, struct evt_trace *t, uint64
 enum {
 	OPT_FORMAT = 256, OPT_FROM, OPT_TO, OPT_CPU, OPT_EVENT, OPT_COUNT, OPT_STATS, OPT_MERGE, OPT_THREADS,
 	OPT_SLICE_BYTES, OPT_FAIL_ON_LOSS, OPT_PID, OPT_TID, OPT_COMM, OPT_WHERE, OPT_STACKS,
+	OPT_LIST_EVENTS, OPT_VERSION,
 };
 
 static const struct option long_opts[] = {
@@ -150,6 +162,8 @@ static const struct option long_opts[] = {
 	{ "merge", required_argument, NULL, OPT_MERGE },
 	{ "threads", required_argument, NULL, OPT_THREADS },
 	{ "slice-bytes", required_argument, NULL, OPT_SLICE_BYTES },
+	{ "list-events", no_argument, NULL, OPT_LIST_EVENTS },
+	{ "version", no_argument, NULL, OPT_VERSION },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -197,7 +211,14 @@ static int parse_args(int argc, char **argv, struct evcat_opts *o)
 		case 'h':
 			usage(stdout);
 			free_opts(o);
-			exit(0);
+			exit(EVT_EXIT_OK);
+		case OPT_VERSION:
+			printf("evcat %s\n", EVT_VERSION);
+			free_opts(o);
+			exit(EVT_EXIT_OK);
+		case OPT_LIST_EVENTS:
+			o->list_events = 1;
+			break;
 		case OPT_COUNT:
 			o->count = 1;
 			break;
@@ -216,9 +237,12 @@ static int parse_args(int argc, char **argv, struct evcat_opts *o)
 			o->threads = (unsigned int)n;
 			break;
 		case OPT_SLICE_BYTES:
-			if (whole("slice-bytes", v, 1ULL << 40, &n))
+			/* Bytes, or with K, M, G (2M). */
+			if (evt_parse_size(v, &o->slice_bytes) || o->slice_bytes < 1 || o->slice_bytes > 1ULL << 40) {
+				fprintf(stderr, "evcat: --slice-bytes needs a size from 1 to 1T (bytes, or with K, M, "
+					"G: 2M), not \"%s\"\n", v);
 				return -1;
-			o->slice_bytes = n;
+			}
 			break;
 		case OPT_FORMAT:
 			if (!strcmp(v, "text")) {
@@ -278,15 +302,8 @@ static int parse_args(int argc, char **argv, struct evcat_opts *o)
 			}
 			o->where_text = v;
 			break;
-		case '?':
-			for (n = 0; optopt && long_opts[n].name && long_opts[n].val != optopt; n++)
-				;
-			if (optopt && long_opts[n].name)
-				fprintf(stderr, "evcat: --%s needs a value\n", long_opts[n].name);
-			else
-				fprintf(stderr, "evcat: unknown option %s\n", argv[optind - 1]);
-			return -1;
 		default:
+			evt_opt_error("evcat", argv, "h", long_opts);
 			return -1;
 		}
 	}
@@ -689,6 +706,16 @@ int main(int argc, char **argv)
 		return EXIT_TRACE;
 	}
 	evt_trace_catch_cut(t, "evcat");
+	if (o.list_events) {
+		for (unsigned int i = 0; i < t->md.cat->nr_events; i++) {
+			evt_fputs_esc(stdout, t->md.cat->events[i].name);
+			putchar('\n');
+		}
+		ret = fflush(stdout) || ferror(stdout) ? EXIT_TRACE : 0;
+		close_trace(eng, et, t);
+		free_opts(&o);
+		return ret;
+	}
 	if (o.events) {
 		o.event_mask = calloc(t->md.cat->nr_events ? t->md.cat->nr_events : 1, 1);
 		if (!o.event_mask || evcat_event_mask(o.events, t->md.cat->events, t->md.cat->nr_events, o.event_mask)) {

@@ -170,6 +170,7 @@ struct evcat_opts {
 	char *events;			/* the --event lists, joined by commas */
 	uint8_t *event_mask;		/* by index in the trace's catalogue, once it is open */
 	int count, stats, fail_on_loss, stacks;
+	int list_events;		/* --list-events: the trace's event names, then exit */
 	enum evt_merge_kind merge;
 	unsigned int threads;
 	uint64_t slice_bytes;

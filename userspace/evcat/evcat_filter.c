@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evcat.h"
+#include "evt_cli.h"
 #include "evt_decode.h"
 #include "evt_engine.h"
 
@@ -100,6 +101,53 @@ void evcat_taskf_free(struct evcat_taskf *f)
 	memset(f, 0, sizeof(*f));
 }
 
+/* Up to this many names after an unknown --event; the rest with --list-events. */
+#define SIMILAR_MAX 20
+
+/*
+ * The trace's event names that look like @tok (its longest run of letters
+ * and digits, 3 or more, inside the name; else the first SIMILAR_MAX), one
+ * a line, and where the whole list is: a trace has hundreds of events.
+ */
+static void say_similar(const char *tok, const struct evt_event_desc *events, unsigned int nr)
+{
+	const char *names[SIMILAR_MAX];
+	char key[64] = "";
+	size_t best = 0, n = 0, more = 0;
+	unsigned int i;
+
+	for (const char *p = tok; *p;) {
+		size_t l = strspn(p, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789");
+
+		if (l > best && l < sizeof(key)) {
+			best = l;
+			memcpy(key, p, l);
+			key[l] = 0;
+		}
+		p += l ? l : 1;
+	}
+	for (i = 0; best >= 3 && i < nr; i++) {
+		if (!strcasestr(events[i].name, key))
+			continue;
+		if (n < SIMILAR_MAX)
+			names[n++] = events[i].name;
+		else
+			more++;
+	}
+	if (n) {
+		fprintf(stderr, "evcat: names with \"%s\" in them:\n", key);
+	} else {
+		for (i = 0; i < nr && n < SIMILAR_MAX; i++)
+			names[n++] = events[i].name;
+		more = nr - n;
+		fprintf(stderr, "evcat: its events include:\n");
+	}
+	evt_print_list(stderr, names, n, SIMILAR_MAX);
+	if (more)
+		fprintf(stderr, "  ... and %zu more\n", more);
+	fprintf(stderr, "evcat: all %u: evcat DIR --list-events\n", nr);
+}
+
 int evcat_event_mask(const char *list, const struct evt_event_desc *events, unsigned int nr, uint8_t *mask)
 {
 	char *copy = strdup(list), *save = NULL, *tok;
@@ -123,12 +171,8 @@ int evcat_event_mask(const char *list, const struct evt_event_desc *events, unsi
 			continue;
 		fputs("evcat: --event: the trace has no event \"", stderr);
 		evt_fputs_esc(stderr, tok);
-		fputs(strpbrk(tok, "*?[") ? "\" (no name matches); its events:" : "\"; its events:", stderr);
-		for (i = 0; i < nr; i++) {
-			fputc(' ', stderr);
-			evt_fputs_esc(stderr, events[i].name);
-		}
-		fputc('\n', stderr);
+		fprintf(stderr, "\"%s\n", strpbrk(tok, "*?[") ? " (no name matches)" : "");
+		say_similar(tok, events, nr);
 		free(copy);
 		return -1;
 	}

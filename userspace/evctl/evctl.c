@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include "evt_cli.h"
 #include "evt_consumer.h"
 #include "evt_ctl.h"
 #include "evt_snapshot.h"
@@ -231,6 +232,10 @@ int main(int argc, char **argv)
 		return EVCTL_EXIT_OK;
 	}
 	ret = evt_ctl_open(&ctl);
+	if (ret == -ENOENT) {
+		fprintf(stderr, "evctl: %s\n", evt_module_missing_msg(err, sizeof(err)));
+		return EVCTL_EXIT_NOMODULE;
+	}
 	if (ret < 0) {
 		fprintf(stderr, "evctl: %s\n", evt_ctl_strerror(ret));
 		return EVCTL_EXIT_REFUSED;

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* evctl's command line and usage texts (the output formats: evctl_out.c). See evctl_cli.h. */
 #include <ctype.h>
+#include <getopt.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include <strings.h>
 #include <evtrace/events.h>
 #include "evt_cpulist.h"
+#include "evt_units.h"
 #include "evctl_cli.h"
 
 static const char *const op_names[EVCTL_NR_OPS] = {
@@ -65,9 +67,9 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"  untrack [OPTIONS]|--all    stop tracking them (--all: record every task)\n"
 	"  snapshot -o DIR            save what the rings hold as a trace, tracing goes on\n"
 	"\n"
-	"exit status: 0 done; 1 refused by the kernel (its message is printed) or the\n"
-	"kernel could not be reached (module not loaded, permission denied); 2 usage\n"
-	"error; 3 watch timed out before --count notifications.\n"
+	"exit status: 0 done; 1 refused by the kernel (its message is printed, e.g.\n"
+	"permission denied) or another failure; 2 usage error; 3 watch timed out\n"
+	"before --count notifications; 4 the module is not loaded (docs/exit-codes.md).\n"
 	"Changing anything needs CAP_NET_ADMIN; status is open to everyone.\n",
 	[EVCTL_START] =
 	"usage: evctl start\n"
@@ -124,7 +126,7 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"usage: evctl timer --period-us N\n"
 	"Start (or restart with a new period) the test hrtimer source: on every CPU,\n"
 	"a timer_tick event from hard interrupt context every N microseconds\n"
-	"(" EVT_STR(EVT_TIMER_PERIOD_US_MIN) " to " EVT_STR(EVT_TIMER_PERIOD_US_MAX) ").\n",
+	"(" EVT_STR(EVT_TIMER_PERIOD_US_MIN) " to " EVT_STR(EVT_TIMER_PERIOD_US_MAX) "); N may carry a unit: 1ms, 500us.\n",
 	[EVCTL_TIMER_STOP] =
 	"usage: evctl timer-stop\n"
 	"Stop the test hrtimer source.\n",
@@ -137,7 +139,8 @@ static const char *const usages[EVCTL_NR_OPS] = {
 	"ROTATE (evctl rotate) or TRIGGER (a kernel report fired a trigger; its line\n"
 	"ends with trigger=KIND seq=N ts=TIME).\n"
 	"  --count N      exit after N notifications (those --reason selects)\n"
-	"  --timeout S    exit after S seconds (status 3 if --count was not reached)\n"
+	"  --timeout S    exit after S seconds, or with a unit: 5m (status 3 if\n"
+	"                 --count was not reached)\n"
 	"  --reason LIST  only these reasons, comma-separated (case does not matter)\n"
 	"Lost notifications (receive buffer overrun) are reported on stderr.\n",
 	[EVCTL_ROTATE] =
@@ -296,6 +299,54 @@ int evt_parse_config_kv(const char *kv, struct evt_config *cfg, char *err, size_
 	return 0;
 }
 
+/* The argument the option being handled was read from ("-o=DIR", "--rate=5", "--rate"). */
+static const char *option_word;
+
+/* One option of a command: its getopt_long value and argument. 0, or EVCTL_EXIT_USAGE said in @err. */
+typedef int (*evctl_opt_fn)(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen);
+
+/*
+ * getopt_long over the arguments of the command argv[1] (--opt=value and
+ * --opt value alike), each option to @one in order. Options end at the
+ * first operand ("+"); *@operand is its index in argv, or with @operand
+ * NULL an operand is refused. 0, or EVCTL_EXIT_USAGE with one line in @err.
+ */
+static int sub_options(int argc, char *const argv[], const char *shortopts, const struct option *opts,
+		       evctl_opt_fn one, struct evctl_cmd *cmd, int *operand, char *err, size_t errlen)
+{
+	const char *op = op_names[cmd->op];
+	char optstring[32];
+	int c;
+
+	snprintf(optstring, sizeof(optstring), "+:%s", shortopts);
+	optind = 0;	/* glibc starts over: a process may parse several command lines (the unit tests) */
+	opterr = 0;
+	while ((c = getopt_long(argc - 1, argv + 1, optstring, opts, NULL)) != -1) {
+		const char *arg = argv[optind];	/* argv + 1's [optind - 1]: the option just read */
+		size_t k;
+
+		if (c == ':')
+			return usage_err(err, errlen, "%s: %.*s needs a value", op, (int)strcspn(arg, "="), arg);
+		if (c == '?' && optopt && !strncmp(arg, "--", 2)) {
+			for (k = 0; opts[k].name && opts[k].val != optopt; k++)
+				;
+			return usage_err(err, errlen, "%s: --%s takes no value", op, opts[k].name ? opts[k].name : "?");
+		}
+		if (c == '?' && optopt)
+			return usage_err(err, errlen, "%s: unknown option '-%c'", op, optopt);
+		if (c == '?')
+			return usage_err(err, errlen, "%s: unknown option '%s'", op, arg);
+		option_word = argv[optind];
+		if (one(c, optarg, cmd, err, errlen))
+			return EVCTL_EXIT_USAGE;
+	}
+	if (operand)
+		*operand = optind + 1;
+	else if (optind + 1 < argc)
+		return usage_err(err, errlen, "%s: unknown argument '%s'", op, argv[optind + 1]);
+	return 0;
+}
+
 static int add_event(struct evctl_cmd *cmd, const char *name, int enabled, int stack, char *err,
 		     size_t errlen)
 {
@@ -315,18 +366,30 @@ static int add_event(struct evctl_cmd *cmd, const char *name, int enabled, int s
 	return 0;
 }
 
-static int parse_events(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
-			char *err, size_t errlen)
+static int events_opt(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen)
 {
-	int enabled = cmd->op == EVCTL_ENABLE, stack = 0;
+	(void)c;
+	(void)v;
+	(void)err;
+	(void)errlen;
+	cmd->stack = 1;
+	return 0;
+}
+
+static int parse_events(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "stack", no_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int enabled = cmd->op == EVCTL_ENABLE, stack, i;
 	unsigned int k;
 
 	cmd->cfg.events = cmd->ev;
 	cmd->cfg.set = EVT_CFG_EVENTS;
-	if (i < argc && !strcmp(argv[i], "--stack")) {
-		stack = 1;
-		i++;
-	}
+	if (sub_options(argc, argv, "", opts, events_opt, cmd, &i, err, errlen))
+		return EVCTL_EXIT_USAGE;
+	stack = cmd->stack;
 	if (i >= argc)
 		return usage_err(err, errlen, "%s: name at least one event (or all)", op_names[cmd->op]);
 	for (; i < argc; i++) {
@@ -368,109 +431,94 @@ static int parse_events(int argc, char *const argv[], int i, struct evctl_cmd *c
 	return 0;
 }
 
-/*
- * "--name VALUE" or "--name=VALUE": returns the value and advances *i, NULL
- * when argv[*i] is not this option; *missing is set when the value is absent.
- */
-static const char *opt_value(int argc, char *const argv[], int *i, const char *name, int *missing)
-{
-	const char *a = argv[*i];
-	size_t n = strlen(name);
-
-	if (strncmp(a, name, n))
-		return NULL;
-	if (a[n] == '=')
-		return a + n + 1;
-	if (a[n] != '\0')
-		return NULL;
-	if (*i + 1 >= argc) {
-		*missing = 1;
-		return NULL;
-	}
-	return argv[++*i];
-}
-
-static int parse_generate(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
-			  char *err, size_t errlen)
+static int generate_opt(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen)
 {
 	struct evt_gen_request *g = &cmd->gen;
-	const char *v;
+	char why[200];
 	uint64_t n;
 
-	for (; i < argc; i++) {
-		int missing = 0;
-
-		if ((v = opt_value(argc, argv, &i, "--events", &missing))) {
-			if (evt_parse_u64(v, 1, EVT_GEN_EVENTS_MAX, &n))
-				return usage_err(err, errlen,
-						 "generate: --events wants a number >= 1 and <= %llu, not '%s'",
-						 (unsigned long long)EVT_GEN_EVENTS_MAX, v);
-			g->p.events = n;
-			g->set |= EVT_GEN_SET_EVENTS;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--rate", &missing))) {
-			if (evt_parse_u64(v, 0, UINT32_MAX, &n))
-				return usage_err(err, errlen,
-						 "generate: --rate wants events per second 0..%u, not '%s'",
-						 UINT32_MAX, v);
-			g->p.rate = (uint32_t)n;
-			g->set |= EVT_GEN_SET_RATE;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--channel", &missing))) {
-			if (!strcmp(v, "compact"))
-				g->p.channels = EVT_GEN_CHANNEL_COMPACT;
-			else if (!strcmp(v, "normal"))
-				g->p.channels = EVT_GEN_CHANNEL_NORMAL;
-			else if (!strcmp(v, "both"))
-				g->p.channels = EVT_GEN_CHANNEL_COMPACT | EVT_GEN_CHANNEL_NORMAL;
-			else
-				return usage_err(err, errlen,
-						 "generate: --channel is compact, normal or both, not '%s'", v);
-			g->set |= EVT_GEN_SET_CHANNELS;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--cpus", &missing))) {
-			char why[200];
-
-			if (evt_cpulist_parse(v, NULL, why, sizeof(why)))
-				return usage_err(err, errlen, "generate: %s", why);
-			snprintf(g->cpus, sizeof(g->cpus), "%s", v);
-			g->set |= EVT_GEN_SET_CPUS;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--sizes", &missing))) {
-			if (!strcmp(v, "fixed"))
-				g->p.mix = 0;
-			else if (!strcmp(v, "mix"))
-				g->p.mix = 1;
-			else
-				return usage_err(err, errlen, "generate: --sizes is fixed or mix, not '%s'", v);
-			g->set |= EVT_GEN_SET_SIZES;
-		} else if (missing) {
-			return usage_err(err, errlen, "generate: %s needs a value", argv[i]);
-		} else {
-			return usage_err(err, errlen, "generate: unknown argument '%s'", argv[i]);
-		}
+	switch (c) {
+	case 'e':
+		if (evt_parse_u64(v, 1, EVT_GEN_EVENTS_MAX, &n))
+			return usage_err(err, errlen, "generate: --events wants a number >= 1 and <= %llu, not '%s'",
+					 (unsigned long long)EVT_GEN_EVENTS_MAX, v);
+		g->p.events = n;
+		g->set |= EVT_GEN_SET_EVENTS;
+		return 0;
+	case 'r':
+		if (evt_parse_u64(v, 0, UINT32_MAX, &n))
+			return usage_err(err, errlen, "generate: --rate wants events per second 0..%u, not '%s'",
+					 UINT32_MAX, v);
+		g->p.rate = (uint32_t)n;
+		g->set |= EVT_GEN_SET_RATE;
+		return 0;
+	case 'C':
+		if (!strcmp(v, "compact"))
+			g->p.channels = EVT_GEN_CHANNEL_COMPACT;
+		else if (!strcmp(v, "normal"))
+			g->p.channels = EVT_GEN_CHANNEL_NORMAL;
+		else if (!strcmp(v, "both"))
+			g->p.channels = EVT_GEN_CHANNEL_COMPACT | EVT_GEN_CHANNEL_NORMAL;
+		else
+			return usage_err(err, errlen, "generate: --channel is compact, normal or both, not '%s'", v);
+		g->set |= EVT_GEN_SET_CHANNELS;
+		return 0;
+	case 'c':
+		if (evt_cpulist_parse(v, NULL, why, sizeof(why)))
+			return usage_err(err, errlen, "generate: %s", why);
+		snprintf(g->cpus, sizeof(g->cpus), "%s", v);
+		g->set |= EVT_GEN_SET_CPUS;
+		return 0;
+	default: /* 's' */
+		if (!strcmp(v, "fixed"))
+			g->p.mix = 0;
+		else if (!strcmp(v, "mix"))
+			g->p.mix = 1;
+		else
+			return usage_err(err, errlen, "generate: --sizes is fixed or mix, not '%s'", v);
+		g->set |= EVT_GEN_SET_SIZES;
+		return 0;
 	}
+}
+
+static int parse_generate(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "events", required_argument, NULL, 'e' },
+		{ "rate", required_argument, NULL, 'r' },
+		{ "channel", required_argument, NULL, 'C' },
+		{ "cpus", required_argument, NULL, 'c' },
+		{ "sizes", required_argument, NULL, 's' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	return sub_options(argc, argv, "", opts, generate_opt, cmd, NULL, err, errlen);
+}
+
+static int timer_opt(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen)
+{
+	uint64_t n;
+
+	(void)c;
+	/* A bare number is microseconds, as the option's name says; 1ms works too. */
+	if (evt_parse_duration(v, EVT_NS_PER_US, EVT_NS_PER_US, &n) ||
+	    n < EVT_TIMER_PERIOD_US_MIN || n > EVT_TIMER_PERIOD_US_MAX)
+		return usage_err(err, errlen, "timer: --period-us wants microseconds "
+				 EVT_STR(EVT_TIMER_PERIOD_US_MIN) ".." EVT_STR(EVT_TIMER_PERIOD_US_MAX)
+				 " (or with a unit: 1ms), not '%s'", v);
+	cmd->timer_period_us = (uint32_t)n;
 	return 0;
 }
 
-static int parse_timer(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
-		       char *err, size_t errlen)
+static int parse_timer(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
 {
-	const char *v;
-	uint64_t n;
+	static const struct option opts[] = {
+		{ "period-us", required_argument, NULL, 'p' },
+		{ NULL, 0, NULL, 0 },
+	};
 
-	for (; i < argc; i++) {
-		int missing = 0;
-
-		if ((v = opt_value(argc, argv, &i, "--period-us", &missing))) {
-			if (evt_parse_u64(v, EVT_TIMER_PERIOD_US_MIN, EVT_TIMER_PERIOD_US_MAX, &n))
-				return usage_err(err, errlen,
-						 "timer: --period-us wants microseconds "
-						 EVT_STR(EVT_TIMER_PERIOD_US_MIN) ".."
-						 EVT_STR(EVT_TIMER_PERIOD_US_MAX) ", not '%s'", v);
-			cmd->timer_period_us = (uint32_t)n;
-		} else if (missing) {
-			return usage_err(err, errlen, "timer: %s needs a value", argv[i]);
-		} else {
-			return usage_err(err, errlen, "timer: unknown argument '%s'", argv[i]);
-		}
-	}
+	if (sub_options(argc, argv, "", opts, timer_opt, cmd, NULL, err, errlen))
+		return EVCTL_EXIT_USAGE;
 	if (!cmd->timer_period_us)
 		return usage_err(err, errlen, "timer: give --period-us N");
 	return 0;
@@ -495,62 +543,68 @@ static int parse_reasons(const char *list, unsigned int *mask, char *err, size_t
 	return 0;
 }
 
-static int parse_watch(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
-		       char *err, size_t errlen)
+static int watch_opt(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen)
 {
-	const char *v;
 	uint64_t n;
 
-	for (; i < argc; i++) {
-		int missing = 0;
-
-		if ((v = opt_value(argc, argv, &i, "--count", &missing))) {
-			if (evt_parse_u64(v, 1, UINT64_MAX, &n))
-				return usage_err(err, errlen, "watch: --count wants a number >= 1, not '%s'", v);
-			cmd->count = n;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--timeout", &missing))) {
-			/* At most a year: the milliseconds fit everything. */
-			if (evt_parse_u64(v, 1, 366ULL * 86400, &n))
-				return usage_err(err, errlen,
-						 "watch: --timeout wants seconds 1..31622400, not '%s'", v);
-			cmd->timeout_s = (int64_t)n;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--reason", &missing))) {
-			if (parse_reasons(v, &cmd->reasons, err, errlen))
-				return EVCTL_EXIT_USAGE;
-		} else if (missing) {
-			return usage_err(err, errlen, "watch: %s needs a value", argv[i]);
-		} else {
-			return usage_err(err, errlen, "watch: unknown argument '%s'", argv[i]);
-		}
+	switch (c) {
+	case 'n':
+		if (evt_parse_u64(v, 1, UINT64_MAX, &n))
+			return usage_err(err, errlen, "watch: --count wants a number >= 1, not '%s'", v);
+		cmd->count = n;
+		return 0;
+	case 't':
+		/* At most a year: the milliseconds fit everything. */
+		if (evt_parse_duration(v, EVT_NS_PER_S, EVT_NS_PER_S, &n) || n < 1 || n > 366ULL * 86400)
+			return usage_err(err, errlen, "watch: --timeout wants whole seconds 1..31622400 (or with a "
+					 "unit: 5m, 2h), not '%s'", v);
+		cmd->timeout_s = (int64_t)n;
+		return 0;
+	default: /* 'r' */
+		return parse_reasons(v, &cmd->reasons, err, errlen) ? EVCTL_EXIT_USAGE : 0;
 	}
+}
+
+static int parse_watch(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
+{
+	static const struct option opts[] = {
+		{ "count", required_argument, NULL, 'n' },
+		{ "timeout", required_argument, NULL, 't' },
+		{ "reason", required_argument, NULL, 'r' },
+		{ NULL, 0, NULL, 0 },
+	};
+
+	return sub_options(argc, argv, "", opts, watch_opt, cmd, NULL, err, errlen);
+}
+
+static int snapshot_opt(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen)
+{
+	if (c == 't') {
+		if (evt_parse_u64(v, 1, UINT64_MAX, &cmd->trigger_seq))
+			return usage_err(err, errlen, "snapshot: --trigger wants a trigger's number >= 1, not '%s'", v);
+		return 0;
+	}
+	/* "-o=DIR" is DIR, as evctl always took it (getopt alone would say "=DIR"). */
+	if (!strncmp(option_word, "-o=", 3))
+		v = option_word + 3;
+	if (!v[0])
+		return usage_err(err, errlen, "snapshot: -o wants a directory, not ''");
+	if (cmd->out_dir)
+		return usage_err(err, errlen, "snapshot: -o given twice");
+	cmd->out_dir = v;
 	return 0;
 }
 
-static int parse_snapshot(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
-			  char *err, size_t errlen)
+static int parse_snapshot(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
 {
-	const char *v;
+	static const struct option opts[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "trigger", required_argument, NULL, 't' },
+		{ NULL, 0, NULL, 0 },
+	};
 
-	for (; i < argc; i++) {
-		int missing = 0;
-
-		if ((v = opt_value(argc, argv, &i, "-o", &missing)) ||
-		    (!missing && (v = opt_value(argc, argv, &i, "--output", &missing)))) {
-			if (!v[0])
-				return usage_err(err, errlen, "snapshot: -o wants a directory, not ''");
-			if (cmd->out_dir)
-				return usage_err(err, errlen, "snapshot: -o given twice");
-			cmd->out_dir = v;
-		} else if (!missing && (v = opt_value(argc, argv, &i, "--trigger", &missing))) {
-			if (evt_parse_u64(v, 1, UINT64_MAX, &cmd->trigger_seq))
-				return usage_err(err, errlen,
-						 "snapshot: --trigger wants a trigger's number >= 1, not '%s'", v);
-		} else if (missing) {
-			return usage_err(err, errlen, "snapshot: %s needs a value", argv[i]);
-		} else {
-			return usage_err(err, errlen, "snapshot: unknown argument '%s'", argv[i]);
-		}
-	}
+	if (sub_options(argc, argv, "o:", opts, snapshot_opt, cmd, NULL, err, errlen))
+		return EVCTL_EXIT_USAGE;
 	if (!cmd->out_dir)
 		return usage_err(err, errlen, "snapshot: give -o DIR");
 	return 0;
@@ -640,50 +694,65 @@ static int add_pids(struct evctl_cmd *cmd, const char *list, char *err, size_t e
 	}
 }
 
-static int parse_filter(int argc, char *const argv[], int i, struct evctl_cmd *cmd,
-			char *err, size_t errlen)
+static int filter_opt(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen)
 {
 	struct evt_filter_spec *f = &cmd->filter;
 	const char *op = op_names[cmd->op];
-	const char *v;
+
+	switch (c) {
+	case 'p':
+		return add_pids(cmd, v, err, errlen) ? EVCTL_EXIT_USAGE : 0;
+	case 'c':
+		/* Its length is the kernel's to judge: one rule, one message. */
+		if (f->nr_comms == EVT_FILTER_COMMS_MAX)
+			return usage_err(err, errlen, "%s: more than " EVT_STR(EVT_FILTER_COMMS_MAX) " --comm", op);
+		cmd->comms[f->nr_comms++] = v;
+		return 0;
+	case 'g':
+		if (f->nr_cgroups == EVT_FILTER_CGROUPS_MAX)
+			return usage_err(err, errlen, "%s: more than " EVT_STR(EVT_FILTER_CGROUPS_MAX) " --cgroup", op);
+		if (evt_cgroup_hier_path(v, "/proc/self/mountinfo", cmd->cgroup_paths[f->nr_cgroups],
+					 sizeof(cmd->cgroup_paths[0]), err, errlen))
+			return EVCTL_EXIT_USAGE;
+		cmd->cgroups[f->nr_cgroups] = cmd->cgroup_paths[f->nr_cgroups];
+		f->nr_cgroups++;
+		return 0;
+	case 'F':
+	case 'N':
+		f->follow_fork = c == 'F';
+		return 0;
+	default: /* 'A' */
+		f->all = 1;
+		return 0;
+	}
+}
+
+static int parse_filter(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
+{
+	/* track follows forks or not; untrack can drop every rule. */
+	static const struct option track_opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "cgroup", required_argument, NULL, 'g' },
+		{ "follow-fork", no_argument, NULL, 'F' },
+		{ "no-follow-fork", no_argument, NULL, 'N' },
+		{ NULL, 0, NULL, 0 },
+	}, untrack_opts[] = {
+		{ "pid", required_argument, NULL, 'p' },
+		{ "comm", required_argument, NULL, 'c' },
+		{ "cgroup", required_argument, NULL, 'g' },
+		{ "all", no_argument, NULL, 'A' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct evt_filter_spec *f = &cmd->filter;
 
 	f->pids = cmd->pids;
 	f->comms = cmd->comms;
 	f->cgroups = cmd->cgroups;
 	f->follow_fork = -1;
-	for (; i < argc; i++) {
-		int missing = 0;
-
-		if ((v = opt_value(argc, argv, &i, "--pid", &missing))) {
-			if (add_pids(cmd, v, err, errlen))
-				return EVCTL_EXIT_USAGE;
-		} else if ((v = opt_value(argc, argv, &i, "--comm", &missing))) {
-			/* Its length is the kernel's to judge: one rule, one message. */
-			if (f->nr_comms == EVT_FILTER_COMMS_MAX)
-				return usage_err(err, errlen, "%s: more than " EVT_STR(EVT_FILTER_COMMS_MAX)
-						 " --comm", op);
-			cmd->comms[f->nr_comms++] = v;
-		} else if ((v = opt_value(argc, argv, &i, "--cgroup", &missing))) {
-			if (f->nr_cgroups == EVT_FILTER_CGROUPS_MAX)
-				return usage_err(err, errlen, "%s: more than " EVT_STR(EVT_FILTER_CGROUPS_MAX)
-						 " --cgroup", op);
-			if (evt_cgroup_hier_path(v, "/proc/self/mountinfo", cmd->cgroup_paths[f->nr_cgroups],
-						 sizeof(cmd->cgroup_paths[0]), err, errlen))
-				return EVCTL_EXIT_USAGE;
-			cmd->cgroups[f->nr_cgroups] = cmd->cgroup_paths[f->nr_cgroups];
-			f->nr_cgroups++;
-		} else if (cmd->op == EVCTL_TRACK && !strcmp(argv[i], "--follow-fork")) {
-			f->follow_fork = 1;
-		} else if (cmd->op == EVCTL_TRACK && !strcmp(argv[i], "--no-follow-fork")) {
-			f->follow_fork = 0;
-		} else if (cmd->op == EVCTL_UNTRACK && !strcmp(argv[i], "--all")) {
-			f->all = 1;
-		} else if (missing) {
-			return usage_err(err, errlen, "%s: %s needs a value", op, argv[i]);
-		} else {
-			return usage_err(err, errlen, "%s: unknown argument '%s'", op, argv[i]);
-		}
-	}
+	if (sub_options(argc, argv, "", cmd->op == EVCTL_TRACK ? track_opts : untrack_opts, filter_opt, cmd,
+			NULL, err, errlen))
+		return EVCTL_EXIT_USAGE;
 	if (f->all && (f->nr_pids || f->nr_comms || f->nr_cgroups))
 		return usage_err(err, errlen, "untrack: --all goes alone");
 	if (!f->all && !f->nr_pids && !f->nr_comms && !f->nr_cgroups && f->follow_fork < 0)
@@ -692,6 +761,21 @@ static int parse_filter(int argc, char *const argv[], int i, struct evctl_cmd *c
 				 "untrack: give --pid, --comm, --cgroup or --all");
 	return 0;
 }
+
+static int status_opt(int c, const char *v, struct evctl_cmd *cmd, char *err, size_t errlen)
+{
+	(void)c;
+	(void)v;
+	(void)err;
+	(void)errlen;
+	cmd->json = 1;
+	return 0;
+}
+
+static const struct option status_opts[] = {
+	{ "json", no_argument, NULL, 'j' },
+	{ NULL, 0, NULL, 0 },
+};
 
 int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, size_t errlen)
 {
@@ -718,6 +802,8 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 	for (op = EVCTL_START; op < EVCTL_NR_OPS; op++)
 		if (!strcmp(argv[1], op_names[op]))
 			cmd->op = (enum evctl_op)op;
+	if (cmd->op == EVCTL_NONE && argv[1][0] == '-')
+		return usage_err(err, errlen, "unknown option '%s' (see evctl --help)", argv[1]);
 	if (cmd->op == EVCTL_NONE)
 		return usage_err(err, errlen, "unknown command '%s' (see evctl --help)", argv[1]);
 	for (i = 2; i < argc; i++)
@@ -739,13 +825,7 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 					 op_names[cmd->op], argv[2]);
 		return 0;
 	case EVCTL_STATUS:
-		for (i = 2; i < argc; i++) {
-			if (!strcmp(argv[i], "--json"))
-				cmd->json = 1;
-			else
-				return usage_err(err, errlen, "status: unknown argument '%s'", argv[i]);
-		}
-		return 0;
+		return sub_options(argc, argv, "", status_opts, status_opt, cmd, NULL, err, errlen);
 	case EVCTL_CONFIG:
 		if (argc < 3)
 			return usage_err(err, errlen, "config: give at least one KEY=VALUE");
@@ -755,18 +835,18 @@ int evctl_parse(int argc, char *const argv[], struct evctl_cmd *cmd, char *err, 
 		return 0;
 	case EVCTL_ENABLE:
 	case EVCTL_DISABLE:
-		return parse_events(argc, argv, 2, cmd, err, errlen);
+		return parse_events(argc, argv, cmd, err, errlen);
 	case EVCTL_GENERATE:
-		return parse_generate(argc, argv, 2, cmd, err, errlen);
+		return parse_generate(argc, argv, cmd, err, errlen);
 	case EVCTL_TIMER:
-		return parse_timer(argc, argv, 2, cmd, err, errlen);
+		return parse_timer(argc, argv, cmd, err, errlen);
 	case EVCTL_WATCH:
-		return parse_watch(argc, argv, 2, cmd, err, errlen);
+		return parse_watch(argc, argv, cmd, err, errlen);
 	case EVCTL_TRACK:
 	case EVCTL_UNTRACK:
-		return parse_filter(argc, argv, 2, cmd, err, errlen);
+		return parse_filter(argc, argv, cmd, err, errlen);
 	case EVCTL_SNAPSHOT:
-		return parse_snapshot(argc, argv, 2, cmd, err, errlen);
+		return parse_snapshot(argc, argv, cmd, err, errlen);
 	default:
 		return usage_err(err, errlen, "unknown command");
 	}

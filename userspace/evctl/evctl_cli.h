@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "evt_cli.h"
 #include "evt_ctl.h"
 
 enum evctl_op {
@@ -34,11 +35,12 @@ enum evctl_op {
 	EVCTL_NR_OPS
 };
 
-/* Exit codes. */
-#define EVCTL_EXIT_OK		0
-#define EVCTL_EXIT_REFUSED	1	/* the kernel refused, or cannot be reached */
-#define EVCTL_EXIT_USAGE	2
-#define EVCTL_EXIT_TIMEOUT	3	/* watch: --timeout before --count */
+/* Exit codes: every program's table (evt_cli.h, docs/exit-codes.md). */
+#define EVCTL_EXIT_OK		EVT_EXIT_OK
+#define EVCTL_EXIT_REFUSED	EVT_EXIT_FAILURE	/* the kernel refused, or cannot be reached */
+#define EVCTL_EXIT_USAGE	EVT_EXIT_USAGE
+#define EVCTL_EXIT_TIMEOUT	EVT_EXIT_BUSY		/* watch: --timeout before --count */
+#define EVCTL_EXIT_NOMODULE	EVT_EXIT_NOMODULE	/* the module is not loaded */
 
 #define EVCTL_MAX_EVENTS	64
 #define EVCTL_MAX_PIDS		1024	/* per track/untrack command */
@@ -47,6 +49,7 @@ struct evctl_cmd {
 	enum evctl_op op;
 	int help;			/* --help: print the usage of op */
 	int json;			/* status --json */
+	int stack;			/* enable, disable --stack */
 	struct evt_config cfg;		/* config, enable, disable */
 	struct evt_event_switch ev[EVCTL_MAX_EVENTS];	/* cfg.events */
 	struct evt_gen_request gen;	/* generate */

@@ -4,14 +4,31 @@
  * (lib/export/evt_export.h). See usage() and evexport(1).
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "evt_cli.h"
 #include "evt_export.h"
 
-#define EXIT_ERROR 1
-#define EXIT_USAGE 2
+#define EXIT_ERROR EVT_EXIT_FAILURE
+#define EXIT_USAGE EVT_EXIT_USAGE
+
+enum { OPT_FINAL = 256, OPT_NOT_FINAL, OPT_HOST, OPT_STATE, OPT_TABLES, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "out", required_argument, NULL, 'o' },
+	{ "quiet", no_argument, NULL, 'q' },
+	{ "final", no_argument, NULL, OPT_FINAL },
+	{ "not-final", no_argument, NULL, OPT_NOT_FINAL },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "state", required_argument, NULL, OPT_STATE },
+	{ "tables", required_argument, NULL, OPT_TABLES },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
 
 static void usage(FILE *f)
 {
@@ -73,53 +90,54 @@ int main(int argc, char **argv)
 	struct evt_export_result r;
 	char err[EVT_EXPORT_ERRLEN];
 	struct stat st;
-	int quiet = 0, i, rc;
+	int quiet = 0, c, rc;
 	unsigned int t;
 
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		const int has_val = i + 1 < argc;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "ho:q", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--version")) {
+			return EVT_EXIT_OK;
+		case OPT_VERSION:
 			printf("evexport %s\n", EVT_VERSION);
-			return 0;
-		} else if (!strcmp(a, "-q") || !strcmp(a, "--quiet")) {
+			return EVT_EXIT_OK;
+		case 'q':
 			quiet = 1;
-		} else if (!strcmp(a, "--final")) {
-			o.final = 1;
-		} else if (!strcmp(a, "--not-final")) {
-			o.final = 0;
-		} else if (!strcmp(a, "-o") || !strcmp(a, "--out") || !strcmp(a, "--host") || !strcmp(a, "--state") ||
-			   !strcmp(a, "--tables")) {
-			if (!has_val) {
-				fprintf(stderr, "evexport: %s needs a value\n", a);
+			break;
+		case OPT_FINAL:
+		case OPT_NOT_FINAL:
+			o.final = c == OPT_FINAL;
+			break;
+		case 'o':
+			o.out_dir = optarg;
+			break;
+		case OPT_STATE:
+			o.state_dir = optarg;
+			break;
+		case OPT_TABLES:
+			if (parse_tables(optarg, &o.tables))
 				return EXIT_USAGE;
-			}
-			if (!strcmp(a, "--host"))
-				o.host = argv[++i];
-			else if (!strcmp(a, "--state"))
-				o.state_dir = argv[++i];
-			else if (!strcmp(a, "--tables")) {
-				if (parse_tables(argv[++i], &o.tables))
-					return EXIT_USAGE;
-			} else
-				o.out_dir = argv[++i];
-			if (!strcmp(a, "--host") && (!*o.host || strlen(o.host) > 200)) {
+			break;
+		case OPT_HOST:
+			if (!*optarg || strlen(optarg) > 200) {
 				fprintf(stderr, "evexport: --host wants a name of 1 to 200 bytes\n");
 				return EXIT_USAGE;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "evexport: unknown option %s (evexport --help)\n", a);
-			return EXIT_USAGE;
-		} else if (!o.chunk_dir) {
-			o.chunk_dir = a;
-		} else {
-			fprintf(stderr, "evexport: one chunk at a time (\"%s\" is a second)\n", a);
+			o.host = optarg;
+			break;
+		default:
+			evt_opt_error("evexport", argv, "ho:q", long_opts);
+			fprintf(stderr, "Try 'evexport --help'.\n");
 			return EXIT_USAGE;
 		}
+	}
+	for (; optind < argc; optind++) {
+		if (o.chunk_dir) {
+			fprintf(stderr, "evexport: one chunk at a time (\"%s\" is a second)\n", argv[optind]);
+			return EXIT_USAGE;
+		}
+		o.chunk_dir = argv[optind];
 	}
 	if (!o.chunk_dir || !o.out_dir) {
 		fprintf(stderr, "evexport: %s (evexport CHUNK_DIR -o DIR)\n", !o.chunk_dir ? "which chunk?" :

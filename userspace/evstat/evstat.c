@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "evt_cli.h"
 #include "evt_comps.h"
 #include "evt_comp_io.h"
 #include "evt_comp_power.h"
@@ -19,8 +20,8 @@
 #include "evs_deep.h"
 #include "evs_stacks.h"
 
-#define EXIT_TRACE 1
-#define EXIT_USAGE 2
+#define EXIT_TRACE EVT_EXIT_FAILURE
+#define EXIT_USAGE EVT_EXIT_USAGE
 
 static void usage(FILE *f)
 {
@@ -134,66 +135,90 @@ static int task_opt(struct opts *o, const char *a, const char *v)
 	return 0;
 }
 
+enum { OPT_JSON = 256, OPT_NO_SAVED, OPT_STACKS, OPT_FOLDED, OPT_BY, OPT_PID, OPT_TID, OPT_COMM, OPT_HIST,
+       OPT_FROM, OPT_TO, OPT_TOP, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "json", no_argument, NULL, OPT_JSON },
+	{ "no-saved", no_argument, NULL, OPT_NO_SAVED },
+	{ "stacks", no_argument, NULL, OPT_STACKS },
+	{ "folded", required_argument, NULL, OPT_FOLDED },
+	{ "by", required_argument, NULL, OPT_BY },
+	{ "pid", required_argument, NULL, OPT_PID },
+	{ "tid", required_argument, NULL, OPT_TID },
+	{ "comm", required_argument, NULL, OPT_COMM },
+	{ "hist", required_argument, NULL, OPT_HIST },
+	{ "from", required_argument, NULL, OPT_FROM },
+	{ "to", required_argument, NULL, OPT_TO },
+	{ "top", required_argument, NULL, OPT_TOP },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
-	int i;
+	char flag[16];
+	int c, idx;
 
 	o->top = 10;
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", long_opts, &idx)) != -1) {
+		switch (c) {
+		case 'h':
 			usage(stdout);
 			exit(0);
-		} else if (!strcmp(a, "--version")) {
+		case OPT_VERSION:
 			printf("evstat %s\n", EVT_VERSION);
 			exit(0);
-		} else if (!strcmp(a, "--json")) {
+		case OPT_JSON:
 			o->json = 1;
-		} else if (!strcmp(a, "--no-saved")) {
+			break;
+		case OPT_NO_SAVED:
 			o->no_saved = 1;
-		} else if (!strcmp(a, "--stacks")) {
+			break;
+		case OPT_STACKS:
 			o->stacks = 1;
-		} else if (!strcmp(a, "--folded")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "evstat: --folded needs an event name\n");
+			break;
+		case OPT_FOLDED:
+			o->folded = optarg;
+			break;
+		case OPT_BY:
+		case OPT_PID:
+		case OPT_TID:
+		case OPT_COMM:
+		case OPT_HIST:
+			snprintf(flag, sizeof(flag), "--%s", long_opts[idx].name);
+			if (task_opt(o, flag, optarg))
 				return -1;
-			}
-			o->folded = argv[++i];
-		} else if (!strcmp(a, "--by") || !strcmp(a, "--pid") || !strcmp(a, "--tid") ||
-			   !strcmp(a, "--comm") || !strcmp(a, "--hist")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "evstat: %s needs a value\n", a);
-				return -1;
-			}
-			if (task_opt(o, a, argv[++i]))
-				return -1;
-		} else if (!strcmp(a, "--from") || !strcmp(a, "--to") || !strcmp(a, "--top")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "evstat: %s needs a value\n", a);
-				return -1;
-			}
-			if (!strcmp(a, "--from")) {
-				o->from = argv[++i];
-			} else if (!strcmp(a, "--to")) {
-				o->to = argv[++i];
-			} else {
-				char *end;
+			break;
+		case OPT_FROM:
+			o->from = optarg;
+			break;
+		case OPT_TO:
+			o->to = optarg;
+			break;
+		case OPT_TOP: {
+			char *end;
 
-				errno = 0;
-				o->top = strtoul(argv[++i], &end, 10);
-				if (errno || *end || !*argv[i] || *argv[i] == '-') {
-					fprintf(stderr, "evstat: --top needs a whole number, not \"%s\"\n", argv[i]);
-					return -1;
-				}
+			errno = 0;
+			o->top = strtoul(optarg, &end, 10);
+			if (errno || *end || !*optarg || *optarg == '-') {
+				fprintf(stderr, "evstat: --top needs a whole number, not \"%s\"\n", optarg);
+				return -1;
 			}
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "evstat: unknown option %s\n", a);
+			break;
+		}
+		default:
+			evt_opt_error("evstat", argv, "h", long_opts);
 			return -1;
-		} else if (!o->dir) {
-			o->dir = a;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (!o->dir) {
+			o->dir = argv[optind];
 		} else {
-			fprintf(stderr, "evstat: one trace directory only (\"%s\" is a second)\n", a);
+			fprintf(stderr, "evstat: one trace directory only (\"%s\" is a second)\n", argv[optind]);
 			return -1;
 		}
 	}

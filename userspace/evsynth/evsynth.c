@@ -4,12 +4,20 @@
  * See usage() and userspace/lib/evt_synth.h.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "evt_cli.h"
 #include "evt_cpulist.h"
 #include "evt_synth.h"
 #include "evt_trace.h"
+#include "evt_units.h"
+
+/* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */
+#ifndef EVT_VERSION
+#define EVT_VERSION "unknown"
+#endif
 
 static void usage(FILE *f)
 {
@@ -20,7 +28,8 @@ static void usage(FILE *f)
 "  --cpus K            CPUs 0..K-1 (default 4)\n"
 "  --events N          events generated in total, spread over the active CPUs (100000)\n"
 "  --seed S            random seed (1)\n"
-"  --period NS         mean gap between two events of one CPU (1000)\n"
+"  --period NS         mean gap between two events of one CPU (1000); NS here and\n"
+"                      below: ns, or with a unit (us, ms, s, ...: 2us)\n"
 "  --skew NS           CPU c's timeline starts c*NS later (may be negative; 0)\n"
 "  --start NS          clock value of the first event (1000000000000)\n"
 "  --burst-every N     every N events of a CPU, a burst ... (0: none)\n"
@@ -31,7 +40,7 @@ static void usage(FILE *f)
 "  --overwrite         overwrite mode: stalls lose whole packets (seq gaps), not new events\n"
 "  --normal-pct P      P%% of the events go to the normal channel (0)\n"
 "  --mix               every compact event kind, not only gen_compact\n"
-"  --subbuf BYTES      sub-buffer (packet) size (16384)\n"
+"  --subbuf BYTES      sub-buffer (packet) size (16384; K: 16K)\n"
 "  --num-subbuf N      sub-buffers per ring (8)\n"
 "  --idle LIST         CPUs that record nothing (empty stream files), e.g. 2,5-6\n"
 "  --offline LIST      CPUs without stream files at all\n"
@@ -44,7 +53,8 @@ static void usage(FILE *f)
 "hard IRQs, softirqs, idle, and now and then fork, exec, exit and free.\n"
 "--burst-* are not used there.\n"
 "  --kernel            kernel mode\n"
-"  --threads N         user threads at the start, in processes of 1-4 (6 per CPU)\n"
+"  --sim-threads N     simulated user threads at the start, in processes of 1-4\n"
+"                      (6 per CPU; --threads, its old name, still works)\n"
 "  --syscall-pct P     P%% of a running thread's steps are syscalls (60)\n"
 "  --irq-pct P         P%% of its steps (and of its syscalls) take a hard IRQ (5)\n"
 "  --block-pct P       P%% of the syscalls that can block do (30)\n"
@@ -58,215 +68,300 @@ static void usage(FILE *f)
 "  --kernel-release R  the kernel it names (default synthetic)\n"
 "Prints a summary: events generated, recorded, discarded, overwritten, written\n"
 "(and with --kernel, the events generated of each kind).\n"
-"Exit status: 0 ok, 1 error writing, 2 usage.\n");
+"  --version           print the version\n"
+"  --help              this text\n"
+"Exit status: 0 ok, 1 error writing, 2 usage (docs/exit-codes.md).\n");
 }
 
-static int num(const char *opt, const char *v, uint64_t *out)
+enum {
+	OPT_CPUS = 256, OPT_EVENTS, OPT_SEED, OPT_PERIOD, OPT_START, OPT_BURST_EVERY, OPT_BURST_LEN,
+	OPT_BURST_GAP, OPT_STALL_EVERY, OPT_STALL_LEN, OPT_NORMAL_PCT, OPT_SUBBUF, OPT_NUM_SUBBUF,
+	OPT_SIM_THREADS, OPT_THREADS_OLD, OPT_SYSCALL_PCT, OPT_IRQ_PCT, OPT_BLOCK_PCT, OPT_ERROR_PCT,
+	OPT_FORK_EVERY, OPT_SKEW, OPT_IDLE, OPT_OFFLINE, OPT_HOST, OPT_RELEASE, OPT_CHUNKS, OPT_QUIET,
+	OPT_OVERWRITE, OPT_NO_INDEX, OPT_MIX, OPT_KERNEL, OPT_VERSION,
+};
+
+static const struct option long_opts[] = {
+	{ "cpus", required_argument, NULL, OPT_CPUS },
+	{ "events", required_argument, NULL, OPT_EVENTS },
+	{ "seed", required_argument, NULL, OPT_SEED },
+	{ "period", required_argument, NULL, OPT_PERIOD },
+	{ "start", required_argument, NULL, OPT_START },
+	{ "burst-every", required_argument, NULL, OPT_BURST_EVERY },
+	{ "burst-len", required_argument, NULL, OPT_BURST_LEN },
+	{ "burst-gap", required_argument, NULL, OPT_BURST_GAP },
+	{ "stall-every", required_argument, NULL, OPT_STALL_EVERY },
+	{ "stall-len", required_argument, NULL, OPT_STALL_LEN },
+	{ "normal-pct", required_argument, NULL, OPT_NORMAL_PCT },
+	{ "subbuf", required_argument, NULL, OPT_SUBBUF },
+	{ "num-subbuf", required_argument, NULL, OPT_NUM_SUBBUF },
+	{ "sim-threads", required_argument, NULL, OPT_SIM_THREADS },
+	{ "threads", required_argument, NULL, OPT_THREADS_OLD },
+	{ "syscall-pct", required_argument, NULL, OPT_SYSCALL_PCT },
+	{ "irq-pct", required_argument, NULL, OPT_IRQ_PCT },
+	{ "block-pct", required_argument, NULL, OPT_BLOCK_PCT },
+	{ "error-pct", required_argument, NULL, OPT_ERROR_PCT },
+	{ "fork-every", required_argument, NULL, OPT_FORK_EVERY },
+	{ "skew", required_argument, NULL, OPT_SKEW },
+	{ "idle", required_argument, NULL, OPT_IDLE },
+	{ "offline", required_argument, NULL, OPT_OFFLINE },
+	{ "host", required_argument, NULL, OPT_HOST },
+	{ "kernel-release", required_argument, NULL, OPT_RELEASE },
+	{ "chunks", required_argument, NULL, OPT_CHUNKS },
+	{ "quiet", no_argument, NULL, OPT_QUIET },
+	{ "overwrite", no_argument, NULL, OPT_OVERWRITE },
+	{ "no-index", no_argument, NULL, OPT_NO_INDEX },
+	{ "mix", no_argument, NULL, OPT_MIX },
+	{ "kernel", no_argument, NULL, OPT_KERNEL },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
+/* A count for --@opt, 0 to @max (strtoull's bases: 0x.. too): 0, or -1 (said). */
+static int num(const char *opt, const char *v, uint64_t max, uint64_t *out)
 {
 	char *end;
 	unsigned long long x;
 
-	if (!v || !*v || *v == '-')
-		goto bad;
 	errno = 0;
-	x = strtoull(v, &end, 0);
-	if (errno || *end)
-		goto bad;
+	x = *v && *v != '-' ? strtoull(v, &end, 0) : 0;
+	if (!*v || *v == '-' || errno || *end || x > max) {
+		fprintf(stderr, "evsynth: --%s needs a whole number from 0 to %llu, not \"%s\"\n", opt,
+			(unsigned long long)max, v);
+		return -1;
+	}
 	*out = x;
 	return 0;
-bad:
-	fprintf(stderr, "evsynth: %s needs a non-negative number, not \"%s\"\n", opt, v ? v : "");
-	return -1;
+}
+
+/* A duration for --@opt, a bare number in ns (as it always was): 0, or -1 (said). */
+static int ns_arg(const char *opt, const char *v, uint64_t *out)
+{
+	if (evt_parse_duration(v, 1, 1, out)) {
+		fprintf(stderr, "evsynth: --%s needs a duration (ns, or with a unit: 5us, 1ms, 2s), not \"%s\"\n",
+			opt, v);
+		return -1;
+	}
+	return 0;
+}
+
+struct cli {
+	const char *dir, *host, *release;
+	uint64_t chunks;
+	int quiet, have_idle, have_off;
+	uint8_t idle_bm[EVT_CPUSET_BYTES], off_bm[EVT_CPUSET_BYTES];
+};
+
+/* argv into @p and @c: 0, 1 (--help or --version printed) or -1 (said). */
+static int parse_args(int argc, char **argv, struct evt_synth_params *p, struct cli *c)
+{
+	const char *const name_of[] = { "syscall-pct", "irq-pct", "block-pct", "error-pct" };
+	unsigned int *const pct_of[] = { &p->syscall_pct, &p->irq_pct, &p->block_pct, &p->error_pct };
+	char why[200];
+	uint64_t x;
+	int o;
+
+	opterr = 0;
+	while ((o = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		const char *v = optarg;
+
+		switch (o) {
+		case 'h':
+			usage(stdout);
+			return 1;
+		case OPT_VERSION:
+			printf("evsynth %s\n", EVT_VERSION);
+			return 1;
+		case OPT_QUIET: c->quiet = 1; break;
+		case OPT_OVERWRITE: p->overwrite = 1; break;
+		case OPT_NO_INDEX: p->no_index = 1; break;
+		case OPT_MIX: p->mix = 1; break;
+		case OPT_KERNEL: p->kernel = 1; break;
+		case OPT_HOST:
+		case OPT_RELEASE:
+			if (!*v || strlen(v) > 200) {
+				fprintf(stderr, "evsynth: --%s wants a name of 1 to 200 bytes\n",
+					o == OPT_HOST ? "host" : "kernel-release");
+				return -1;
+			}
+			*(o == OPT_HOST ? &c->host : &c->release) = v;
+			break;
+		case OPT_CHUNKS:
+			if (num("chunks", v, 100000, &c->chunks))
+				return -1;
+			if (c->chunks < 2) {
+				fprintf(stderr, "evsynth: --chunks is 2..100000, not \"%s\"\n", v);
+				return -1;
+			}
+			break;
+		case OPT_SKEW: {
+			/* May be negative: CPU c starts c*NS earlier. */
+			int neg = *v == '-';
+
+			if (ns_arg("skew", v + neg, &x))
+				return -1;
+			if (x > INT64_MAX) {
+				fprintf(stderr, "evsynth: --skew is too large: \"%s\"\n", v);
+				return -1;
+			}
+			p->skew_ns = neg ? -(int64_t)x : (int64_t)x;
+			break;
+		}
+		case OPT_IDLE:
+		case OPT_OFFLINE:
+			if (evt_cpulist_parse(v, o == OPT_IDLE ? c->idle_bm : c->off_bm, why, sizeof(why))) {
+				fprintf(stderr, "evsynth: --%s: %s\n", o == OPT_IDLE ? "idle" : "offline", why);
+				return -1;
+			}
+			*(o == OPT_IDLE ? &c->have_idle : &c->have_off) = 1;
+			break;
+		case OPT_CPUS:
+			if (num("cpus", v, EVT_SYNTH_MAX_CPUS, &x))
+				return -1;
+			p->cpus = (unsigned int)x;
+			break;
+		case OPT_EVENTS:
+			if (num("events", v, UINT64_MAX, &p->events))
+				return -1;
+			break;
+		case OPT_SEED:
+			if (num("seed", v, UINT64_MAX, &p->seed))
+				return -1;
+			break;
+		case OPT_PERIOD:
+			if (ns_arg("period", v, &p->period_ns))
+				return -1;
+			break;
+		case OPT_START:
+			if (ns_arg("start", v, &p->start_ns))
+				return -1;
+			break;
+		case OPT_BURST_GAP:
+			if (ns_arg("burst-gap", v, &p->burst_gap_ns))
+				return -1;
+			break;
+		/* Counts are unsigned int inside: one that does not fit is refused, not cut. */
+		case OPT_BURST_EVERY:
+		case OPT_BURST_LEN:
+		case OPT_STALL_EVERY:
+		case OPT_STALL_LEN:
+		case OPT_NUM_SUBBUF:
+			if (num(o == OPT_BURST_EVERY ? "burst-every" : o == OPT_BURST_LEN ? "burst-len" :
+				o == OPT_STALL_EVERY ? "stall-every" : o == OPT_STALL_LEN ? "stall-len" : "num-subbuf",
+				v, UINT32_MAX, &x))
+				return -1;
+			if (o == OPT_NUM_SUBBUF)
+				p->num_subbuf = (unsigned long)x;
+			else
+				*(o == OPT_BURST_EVERY ? &p->burst_every : o == OPT_BURST_LEN ? &p->burst_len :
+				  o == OPT_STALL_EVERY ? &p->stall_every : &p->stall_len) = (unsigned int)x;
+			break;
+		case OPT_SUBBUF:
+			if (evt_parse_size(v, &x) || x > UINT32_MAX) {
+				fprintf(stderr, "evsynth: --subbuf needs a size (bytes, or with K, M), not \"%s\"\n", v);
+				return -1;
+			}
+			p->subbuf_size = (unsigned long)x;
+			break;
+		case OPT_NORMAL_PCT:
+			if (num("normal-pct", v, 100, &x))
+				return -1;
+			p->normal_pct = (unsigned int)x;
+			break;
+		case OPT_THREADS_OLD:
+			fprintf(stderr, "evsynth: --threads is deprecated, say --sim-threads (evcat's --threads are "
+				"worker threads)\n");
+			/* fall through */
+		case OPT_SIM_THREADS:
+			if (num("sim-threads", v, 1000000, &x))
+				return -1;
+			p->threads = (unsigned int)x;
+			break;
+		case OPT_SYSCALL_PCT:
+		case OPT_IRQ_PCT:
+		case OPT_BLOCK_PCT:
+		case OPT_ERROR_PCT:
+			if (num(name_of[o - OPT_SYSCALL_PCT], v, 100, &x))
+				return -1;
+			*pct_of[o - OPT_SYSCALL_PCT] = (unsigned int)x;
+			break;
+		case OPT_FORK_EVERY:
+			if (num("fork-every", v, UINT64_MAX, &x))
+				return -1;
+			p->fork_every = (unsigned int)(x > UINT32_MAX ? UINT32_MAX : x);
+			break;
+		default:
+			evt_opt_error("evsynth", argv, "h", long_opts);
+			return -1;
+		}
+	}
+	for (; optind < argc; optind++) {
+		if (c->dir) {
+			fprintf(stderr, "evsynth: one directory only (\"%s\"?)\n", argv[optind]);
+			return -1;
+		}
+		c->dir = argv[optind];
+	}
+	if (!c->dir) {
+		fprintf(stderr, "evsynth: no directory given\n");
+		return -1;
+	}
+	return 0;
 }
 
 int main(int argc, char **argv)
 {
-	static uint8_t idle_bm[EVT_CPUSET_BYTES], off_bm[EVT_CPUSET_BYTES];
 	static uint8_t idle[EVT_SYNTH_MAX_CPUS], offline[EVT_SYNTH_MAX_CPUS];
+	static struct cli c = { .host = "synth", .release = "synthetic" };
 	struct evt_synth_params p;
 	struct evt_synth_result r;
-	const char *dir = NULL, *host = "synth", *release = "synthetic";
+	const char *dir;
 	char err[1024];
-	uint64_t chunks = 0;
-	int quiet = 0, i, have_idle = 0, have_off = 0;
+	int i, ret;
 
 	evt_synth_defaults(&p);
-	for (i = 1; i < argc; i++) {
-		const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-		uint64_t x;
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
-			usage(stdout);
-			return 0;
-		} else if (!strcmp(a, "--quiet")) {
-			quiet = 1;
-		} else if (!strcmp(a, "--overwrite")) {
-			p.overwrite = 1;
-		} else if (!strcmp(a, "--no-index")) {
-			p.no_index = 1;
-		} else if (!strcmp(a, "--mix")) {
-			p.mix = 1;
-		} else if (!strcmp(a, "--kernel")) {
-			p.kernel = 1;
-		} else if (!strcmp(a, "--host")) {
-			if (!v || !*v || strlen(v) > 200) {
-				fprintf(stderr, "evsynth: --host wants a name of 1 to 200 bytes\n");
-				return 2;
-			}
-			host = v;
-			i++;
-		} else if (!strcmp(a, "--kernel-release")) {
-			if (!v || !*v || strlen(v) > 200) {
-				fprintf(stderr, "evsynth: --kernel-release wants a name of 1 to 200 bytes\n");
-				return 2;
-			}
-			release = v;
-			i++;
-		} else if (!strcmp(a, "--chunks")) {
-			if (num(a, v, &chunks))
-				return 2;
-			if (chunks < 2 || chunks > 100000) {
-				fprintf(stderr, "evsynth: --chunks is 2..100000\n");
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--skew")) {
-			char *end;
-
-			if (!v || !*v)
-				goto usage_err;
-			errno = 0;
-			p.skew_ns = strtoll(v, &end, 0);
-			if (errno || *end) {
-				fprintf(stderr, "evsynth: --skew needs a number, not \"%s\"\n", v);
-				return 2;
-			}
-			i++;
-		} else if (!strcmp(a, "--idle") || !strcmp(a, "--offline")) {
-			int is_idle = a[2] == 'i';
-
-			char why[200];
-
-			if (!v || evt_cpulist_parse(v, is_idle ? idle_bm : off_bm, why, sizeof(why))) {
-				fprintf(stderr, "evsynth: %s: %s\n", a, v ? why : "needs a CPU list");
-				return 2;
-			}
-			if (is_idle)
-				have_idle = 1;
-			else
-				have_off = 1;
-			i++;
-		} else if (a[0] == '-' && a[1] == '-') {
-			static const char *const nopts[] = {
-				"--cpus", "--events", "--seed", "--period", "--start", "--burst-every",
-				"--burst-len", "--burst-gap", "--stall-every", "--stall-len",
-				"--normal-pct", "--subbuf", "--num-subbuf", "--threads", "--syscall-pct",
-				"--irq-pct", "--block-pct", "--error-pct", "--fork-every",
-			};
-			unsigned int k;
-
-			for (k = 0; k < sizeof(nopts) / sizeof(nopts[0]); k++)
-				if (!strcmp(a, nopts[k]))
-					break;
-			if (k == sizeof(nopts) / sizeof(nopts[0])) {
-				fprintf(stderr, "evsynth: unknown option %s\n", a);
-				goto usage_err;
-			}
-			if (num(a, v, &x))
-				return 2;
-			/* Counts are unsigned int inside: one that does not fit is refused, not cut. */
-			if (x > UINT32_MAX && (k == 5 || k == 6 || k == 8 || k == 9 || k == 11 || k == 12)) {
-				fprintf(stderr, "evsynth: %s is at most %u\n", a, UINT32_MAX);
-				return 2;
-			}
-			i++;
-			switch (k) {
-			case 0: p.cpus = (unsigned int)(x > EVT_SYNTH_MAX_CPUS ? 0 : x); break;
-			case 1: p.events = x; break;
-			case 2: p.seed = x; break;
-			case 3: p.period_ns = x; break;
-			case 4: p.start_ns = x; break;
-			case 5: p.burst_every = (unsigned int)x; break;
-			case 6: p.burst_len = (unsigned int)x; break;
-			case 7: p.burst_gap_ns = x; break;
-			case 8: p.stall_every = (unsigned int)x; break;
-			case 9: p.stall_len = (unsigned int)x; break;
-			case 10:
-				if (x > 100) {
-					fprintf(stderr, "evsynth: --normal-pct is 0..100\n");
-					return 2;
-				}
-				p.normal_pct = (unsigned int)x;
-				break;
-			case 11: p.subbuf_size = (unsigned long)x; break;
-			case 12: p.num_subbuf = (unsigned long)x; break;
-			case 13:
-				if (x > 1000000) {
-					fprintf(stderr, "evsynth: --threads is at most 1000000\n");
-					return 2;
-				}
-				p.threads = (unsigned int)x;
-				break;
-			case 14: case 15: case 16: case 17:
-				if (x > 100) {
-					fprintf(stderr, "evsynth: %s is 0..100\n", a);
-					return 2;
-				}
-				*(k == 14 ? &p.syscall_pct : k == 15 ? &p.irq_pct :
-				  k == 16 ? &p.block_pct : &p.error_pct) = (unsigned int)x;
-				break;
-			case 18: p.fork_every = (unsigned int)(x > UINT32_MAX ? UINT32_MAX : x); break;
-			}
-		} else if (!dir) {
-			dir = a;
-		} else {
-			fprintf(stderr, "evsynth: one directory only (\"%s\"?)\n", a);
-			goto usage_err;
-		}
+	ret = parse_args(argc, argv, &p, &c);
+	if (ret) {
+		if (ret < 0)
+			fprintf(stderr, "Try 'evsynth --help'.\n");
+		return ret > 0 ? EVT_EXIT_OK : EVT_EXIT_USAGE;
 	}
-	if (!dir) {
-		fprintf(stderr, "evsynth: no directory given\n");
-		goto usage_err;
-	}
+	dir = c.dir;
 	if (!p.cpus) {
 		fprintf(stderr, "evsynth: --cpus is 1..%d\n", EVT_SYNTH_MAX_CPUS);
-		return 2;
+		return EVT_EXIT_USAGE;
 	}
 	for (i = 0; i < EVT_SYNTH_MAX_CPUS; i++) {
-		idle[i] = evt_cpuset_has(idle_bm, i);
-		offline[i] = evt_cpuset_has(off_bm, i);
+		idle[i] = evt_cpuset_has(c.idle_bm, i);
+		offline[i] = evt_cpuset_has(c.off_bm, i);
 	}
 	if (p.syscall_pct + p.irq_pct > 100) {
 		fprintf(stderr, "evsynth: --syscall-pct and --irq-pct add up to more than 100\n");
-		return 2;
+		return EVT_EXIT_USAGE;
 	}
-#ifdef EVT_VERSION
 	/* The module's version, as its traces say it. */
 	p.tracer_version = EVT_VERSION;
-#endif
-	p.idle = have_idle ? idle : NULL;
-	p.offline = have_off ? offline : NULL;
-	if (chunks ? evt_synth_write_chunks(dir, &p, (unsigned int)chunks, host, release, &r, err, sizeof(err)) :
+	p.idle = c.have_idle ? idle : NULL;
+	p.offline = c.have_off ? offline : NULL;
+	if (c.chunks ? evt_synth_write_chunks(dir, &p, (unsigned int)c.chunks, c.host, c.release, &r, err, sizeof(err)) :
 		     evt_synth_write(dir, &p, &r, err, sizeof(err))) {
 		fprintf(stderr, "evsynth: %s\n", err);
-		return 1;
+		return EVT_EXIT_FAILURE;
 	}
-	if (!quiet)
+	if (!c.quiet)
 		printf("%s: %llu events written (generated %llu, recorded %llu, discarded %llu, "
 		       "overwritten %llu), %llu packets%s\n", dir,
 		       (unsigned long long)r.written, (unsigned long long)r.generated,
 		       (unsigned long long)r.recorded, (unsigned long long)r.discarded,
 		       (unsigned long long)r.overwritten, (unsigned long long)r.packets,
-		       chunks ? ", cut into chunks" : "");
-	if (!quiet && p.kernel)
+		       c.chunks ? ", cut into chunks" : "");
+	if (!c.quiet && p.kernel)
 		printf("kernel: %llu sched_switch, %llu syscall entries, %llu exits, %llu hard IRQs, "
 		       "%llu softirqs, %llu wakeups, %llu forks, %llu threads in the state dump "
 		       "(generated)\n", (unsigned long long)r.switches, (unsigned long long)r.syscalls,
 		       (unsigned long long)r.syscall_exits, (unsigned long long)r.irqs,
 		       (unsigned long long)r.softirqs, (unsigned long long)r.wakeups,
 		       (unsigned long long)r.forks, (unsigned long long)r.dumped);
-	return 0;
-usage_err:
-	usage(stderr);
-	return 2;
+	return EVT_EXIT_OK;
 }

@@ -27,13 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
+#include "evt_cli.h"
 #include "evt_comp_index.h"
 #include "evt_comp_marks.h"
 #include "evt_format.h"
 #include "evv.h"
 
-#define EXIT_TRACE 1
-#define EXIT_USAGE 2
+#define EXIT_TRACE EVT_EXIT_FAILURE
+#define EXIT_USAGE EVT_EXIT_USAGE
 /* Without --listen: the first free port from here. */
 #define DEFAULT_PORT 8080
 #define DEFAULT_PORT_TRIES 100
@@ -117,37 +118,49 @@ static int parse_listen(const char *v, struct opts *o)
 	return 0;
 }
 
+enum { OPT_LISTEN = 256, OPT_NO_SAVED, OPT_VERSION };
+
+static const struct option long_opts[] = {
+	{ "listen", required_argument, NULL, OPT_LISTEN },
+	{ "no-saved", no_argument, NULL, OPT_NO_SAVED },
+	{ "version", no_argument, NULL, OPT_VERSION },
+	{ "help", no_argument, NULL, 'h' },
+	{ NULL, 0, NULL, 0 },
+};
+
 static int parse_args(int argc, char **argv, struct opts *o)
 {
+	int c;
+
 	o->port = -1;
 	o->addr.s_addr = htonl(INADDR_LOOPBACK);
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-
-		if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "h", long_opts, NULL)) != -1) {
+		switch (c) {
+		case 'h':
 			usage(stdout);
-			exit(0);
-		} else if (!strcmp(a, "--version")) {
+			exit(EVT_EXIT_OK);
+		case OPT_VERSION:
 			printf("evview %s\n", EVT_VERSION);
-			exit(0);
-		} else if (!strcmp(a, "--no-saved")) {
+			exit(EVT_EXIT_OK);
+		case OPT_NO_SAVED:
 			o->no_saved = 1;
-		} else if (!strcmp(a, "--listen")) {
-			if (i + 1 >= argc) {
-				fprintf(stderr, "evview: --listen needs a value\n");
+			break;
+		case OPT_LISTEN:
+			if (parse_listen(optarg, o))
 				return -1;
-			}
-			if (parse_listen(argv[++i], o))
-				return -1;
-		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "evview: unknown option %s\n", a);
-			return -1;
-		} else if (!o->dir) {
-			o->dir = a;
-		} else {
-			fprintf(stderr, "evview: one trace directory only (\"%s\" is a second)\n", a);
+			break;
+		default:
+			evt_opt_error("evview", argv, "h", long_opts);
 			return -1;
 		}
+	}
+	for (; optind < argc; optind++) {
+		if (o->dir) {
+			fprintf(stderr, "evview: one trace directory only (\"%s\" is a second)\n", argv[optind]);
+			return -1;
+		}
+		o->dir = argv[optind];
 	}
 	if (!o->dir) {
 		fprintf(stderr, "evview: which trace? (evview DIR)\n");

@@ -52,15 +52,6 @@ void evt_chunk_time(char *buf, size_t len, uint64_t ns);
 void evt_chunk_iso_time(char *buf, size_t len, uint64_t ns, int nanoseconds);
 
 /*
- * A size: bytes, or with K, M, G, T (powers of 1024; "KiB", "MiB", ... too).
- * 0, or -1 (not a size, or more than 2^62).
- */
-int evt_parse_size(const char *s, uint64_t *bytes);
-
-/* A duration: seconds, or with ms, s, m, h, d. 0, or -1 (not one, or more than a year). */
-int evt_parse_duration_ms(const char *s, uint64_t *ms);
-
-/*
  * Cut the whole trace @trace_dir (a trace directory, or DIR with DIR/kernel)
  * into @o->nchunks chunks under @run_dir (made if absent), as a rotating
  * evdrain writes them: chunk k holds, of each stream, the packets that end

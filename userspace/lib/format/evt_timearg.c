@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "evt_timearg.h"
+#include "evt_units.h"
 
 static int parse_frac(const char *s, uint64_t *ns)
 {
@@ -87,6 +88,14 @@ int evt_parse_time(const char *s, uint64_t off, uint64_t first, uint64_t *out)
 		p++;
 		r = parse_uint(&p, out, 20);
 		return r ? r : *p ? -1 : 0;
+	}
+	/* A duration with a unit (10ms, +1.5s): after the first event, as +SECONDS is. */
+	if (*s == '+' || isdigit((unsigned char)*s)) {
+		const char *d = s + (*s == '+');
+		size_t digits = strspn(d, "0123456789.");
+
+		if (d[digits] && !evt_parse_duration(d, G, 1, &rt))
+			return __builtin_add_overflow(first, rt, out) ? -2 : 0;
 	}
 	if (*s == '+') {
 		p++;
