@@ -159,7 +159,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- The engine thread and the handlers' turns ---- */
 
-/* evt_want's notification: the computation is ready (called in the engine thread). */
+/* evt_comp_want's notification: the computation is ready (called in the engine thread). */
 static int comp_ready(void *data, void *call)
 {
 	(void)call;
@@ -658,12 +658,12 @@ static int open_trace(struct evv *s, const struct opts *o)
 		return -1;
 	}
 	/* One background pass for the four, shared by every tab. */
-	if ((s->ready_state = evt_want(s->t, "state", s, comp_ready, &s->ready_state)) < 0 ||
-	    (s->ready_stats = evt_want(s->t, "stats", s, comp_ready, &s->ready_stats)) < 0 ||
-	    (s->ready_index = evt_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0 ||
-	    (s->ready_marks = evt_want(s->t, "marks", s, comp_ready, &s->ready_marks)) < 0 ||
-	    (s->ready_io = evt_want(s->t, "io", s, comp_ready, &s->ready_io)) < 0 ||
-	    (s->ready_power = evt_want(s->t, "power", s, comp_ready, &s->ready_power)) < 0) {
+	if ((s->ready_state = evt_comp_want(s->t, "state", s, comp_ready, &s->ready_state)) < 0 ||
+	    (s->ready_stats = evt_comp_want(s->t, "stats", s, comp_ready, &s->ready_stats)) < 0 ||
+	    (s->ready_index = evt_comp_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0 ||
+	    (s->ready_marks = evt_comp_want(s->t, "marks", s, comp_ready, &s->ready_marks)) < 0 ||
+	    (s->ready_io = evt_comp_want(s->t, "io", s, comp_ready, &s->ready_io)) < 0 ||
+	    (s->ready_power = evt_comp_want(s->t, "power", s, comp_ready, &s->ready_power)) < 0) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}
