@@ -208,6 +208,35 @@ START_TEST(events_seeded_from_state)
 }
 END_TEST
 
+/*
+ * CPUs numbered sparsely (a lone compact_8191 is one CPU): a CPU's
+ * interrupts land in its own slot, not in the slot its number would be.
+ */
+START_TEST(events_sparse_cpus)
+{
+	static const unsigned int cpu_of[2] = { 0, 5 };
+	static const int32_t slot_of[6] = { 0, -1, -1, -1, -1, 1 };
+	static const struct evt_window_cpus sparse = { 2, cpu_of, slot_of, 6 };
+	struct evt_window w;
+	struct sinks k = { .w = &w };
+
+	memset(&fake_tr, 0, sizeof(fake_tr));
+	fake_tr.md.cat = evt_builtin;
+	ck_assert_int_eq(evt_window_init(&w, &sparse, NULL, NULL, 0, 999, 10), 0);
+	ev_irq(&k, 5, 130);
+	ev_softirq(&k, 5, 260);
+	ev_irq(&k, 0, 730);
+	evt_window_end(&w);
+	for (uint32_t c = 0; c < 10; c++) {
+		ck_assert_uint_eq(w.cpu[1].irq[c], c == 1);
+		ck_assert_uint_eq(w.cpu[1].soft[c], c == 2);
+		ck_assert_uint_eq(w.cpu[0].irq[c], c == 7);
+		ck_assert_uint_eq(w.cpu[0].soft[c], 0);
+	}
+	evt_window_free(&w);
+}
+END_TEST
+
 /* A thread's lane: its running time per column is what the window charged it. */
 START_TEST(thread_lane)
 {
@@ -482,6 +511,7 @@ Suite *view_suite(void)
 	tcase_add_test(tc, column_rule);
 	tcase_add_test(tc, events_unseeded);
 	tcase_add_test(tc, events_seeded_from_state);
+	tcase_add_test(tc, events_sparse_cpus);
 	tcase_add_test(tc, thread_lane);
 	tcase_add_test(tc, summary_is_reading);
 	tcase_add_test(tc, sample_reads_small_columns_whole);

@@ -216,10 +216,10 @@ int evt_window_event(void *data, void *call)
 		break;
 	}
 	case WK_IRQ:
-		w->cpu[ev->cpu].irq[evt_window_col_of(w, ev->ts)]++;
+		c->irq[evt_window_col_of(w, ev->ts)]++;
 		break;
 	case WK_SOFTIRQ:
-		w->cpu[ev->cpu].soft[evt_window_col_of(w, ev->ts)]++;
+		c->soft[evt_window_col_of(w, ev->ts)]++;
 		break;
 	}
 	return 0;
