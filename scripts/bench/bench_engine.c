@@ -83,8 +83,8 @@ static double window(const char *path, uint64_t ms, int busy, uint64_t *events, 
 		struct evt_bg_info bi;
 		uint64_t total = 0;
 
-		evt_want(t, "stats", NULL, NULL, NULL);
-		evt_want(t, "state", NULL, NULL, NULL);
+		evt_comp_want(t, "stats", NULL, NULL, NULL);
+		evt_comp_want(t, "state", NULL, NULL, NULL);
 		/* A third of the pass (the events are counted by the first pass of the idle run's caller). */
 		total = *bg_left;
 		do {
@@ -157,8 +157,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	t0 = now_ms();
-	evt_want(t, "stats", NULL, NULL, NULL);
-	evt_want(t, "state", NULL, NULL, NULL);
+	evt_comp_want(t, "stats", NULL, NULL, NULL);
+	evt_comp_want(t, "state", NULL, NULL, NULL);
 	/* Step by step: the longest chunk is the longest a request arriving from another thread would wait. */
 	for (;;) {
 		double c0 = now_ms();

@@ -212,7 +212,7 @@ int fz_results_one(const uint8_t *data, size_t size)
 	e = fr_engine();
 	t = evt_trace_get(e, fr_dir, err, sizeof(err));
 	FZ_ASSERT(t);
-	FZ_ASSERT(evt_want(t, c->name, NULL, NULL, NULL) >= 0);
+	FZ_ASSERT(evt_comp_want(t, c->name, NULL, NULL, NULL) >= 0);
 	evt_engine_get_stats(e, &es);
 	res = evt_comp_result(t, c->name);
 	/* Loaded, or refused with a warning: nothing in between. */

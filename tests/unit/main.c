@@ -21,6 +21,7 @@ int main(void)
 	srunner_add_suite(sr, export_suite());
 	srunner_add_suite(sr, edges_suite());
 	srunner_add_suite(sr, pindex_suite());
+	srunner_add_suite(sr, view_suite());
 	srunner_run_all(sr, CK_ENV);
 	failed = srunner_ntests_failed(sr);
 	srunner_free(sr);

@@ -30,13 +30,7 @@ static void targets(struct evt_state *st, struct evt_stats *ss)
 	g_ct = NULL;
 }
 
-struct tev {
-	const struct evt_event_desc *d;
-	uint8_t pl[256];
-	uint32_t len;
-};
-
-static void tev_init(struct tev *e, const char *name)
+void tev_init(struct tev *e, const char *name)
 {
 	unsigned int i, off = 0;
 
@@ -53,7 +47,7 @@ static void tev_init(struct tev *e, const char *name)
 	e->len = off;
 }
 
-static void tev_int(struct tev *e, const char *field, int64_t v)
+void tev_int(struct tev *e, const char *field, int64_t v)
 {
 	enum evt_field_type t;
 	int off = evt_field_offset(e->d, field, &t);
@@ -62,7 +56,7 @@ static void tev_int(struct tev *e, const char *field, int64_t v)
 	memcpy(e->pl + off, &v, evt_field_size(t));	/* little-endian host */
 }
 
-static void tev_str(struct tev *e, const char *field, const char *s)
+void tev_str(struct tev *e, const char *field, const char *s)
 {
 	enum evt_field_type t;
 	int off = evt_field_offset(e->d, field, &t);

@@ -312,9 +312,9 @@ START_TEST(queued_during_pass_waits)
 	ck_assert_int_eq(evt_bg_request(t, "digest", NULL, after_req, &a1), 0);
 	ck_assert_int_eq(evt_comp_in_progress(t, "digest"), 0);
 	ck_assert_int_eq(evt_engine_step(e), 1);	/* the pass starts */
-	ck_assert_int_eq(evt_attr(t, "computation/digest/in_progress"), 1);
-	ck_assert_int_eq(evt_attr(t, "computation/digest/ready"), 0);
-	ck_assert_int_eq(evt_attr(t, "computation/digest/other"), -1);
+	ck_assert_int_eq(evt_etrace_attr(t, "computation/digest/in_progress"), 1);
+	ck_assert_int_eq(evt_etrace_attr(t, "computation/digest/ready"), 0);
+	ck_assert_int_eq(evt_etrace_attr(t, "computation/digest/other"), -1);
 	/* A request during the pass: list_out, not list_in. */
 	ck_assert_int_eq(evt_bg_request(t, "digest2", NULL, after_req, &a2), 0);
 	evt_bg_info(t, &bi);
@@ -542,11 +542,11 @@ START_TEST(two_consumers_one_pass)
 	e = engine(3000, 0);
 	t = evt_trace_get(e, trace, err, sizeof(err));
 	/* Two consumers before the pass: two requests, one pass, the hooks run once per event. */
-	ck_assert_int_eq(evt_want(t, "digest", &c1, on_note, &c1), 0);
-	ck_assert_int_eq(evt_want(t, "digest", &c2, on_note, &c2), 0);
+	ck_assert_int_eq(evt_comp_want(t, "digest", &c1, on_note, &c1), 0);
+	ck_assert_int_eq(evt_comp_want(t, "digest", &c2, on_note, &c2), 0);
 	evt_engine_step(e);
 	/* A third during the pass finds in_progress: a notification, no request. */
-	ck_assert_int_eq(evt_want(t, "digest", &c3, on_note, &c3), 0);
+	ck_assert_int_eq(evt_comp_want(t, "digest", &c3, on_note, &c3), 0);
 	evt_bg_info(t, &bi);
 	ck_assert_uint_eq(bi.list_out, 0);
 	ck_assert_uint_eq(bi.notify_in, 1);
@@ -558,9 +558,9 @@ START_TEST(two_consumers_one_pass)
 	ck_assert_uint_eq(d->events, trace_events);	/* not twice */
 	ck_assert_uint_eq(d->hash, trace_hash);
 	/* A fourth finds it ready: nothing to do. */
-	ck_assert_int_eq(evt_want(t, "digest", NULL, on_note, &c1), 1);
+	ck_assert_int_eq(evt_comp_want(t, "digest", NULL, on_note, &c1), 1);
 	ck_assert_int_eq(evt_engine_busy(e), 0);
-	ck_assert_int_eq(evt_want(t, "nosuch", NULL, on_note, &c1), -1);
+	ck_assert_int_eq(evt_comp_want(t, "nosuch", NULL, on_note, &c1), -1);
 	ck_assert_int_eq(errno, ENOENT);
 	evt_trace_put(t);
 	evt_engine_free(e);
@@ -685,7 +685,7 @@ START_TEST(saved_results)
 	e = engine(0, 1);
 	t = evt_trace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 0);
-	ck_assert_int_eq(evt_want(t, "digest", NULL, NULL, NULL), 0);
+	ck_assert_int_eq(evt_comp_want(t, "digest", NULL, NULL, NULL), 0);
 	evt_engine_run(e);
 	evt_engine_get_stats(e, &st);
 	ck_assert_uint_eq(st.results_saved, 1);
@@ -698,7 +698,7 @@ START_TEST(saved_results)
 	e = engine(0, 1);
 	t = evt_trace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 1);
-	ck_assert_int_eq(evt_want(t, "digest", NULL, NULL, NULL), 1);
+	ck_assert_int_eq(evt_comp_want(t, "digest", NULL, NULL, NULL), 1);
 	d = evt_comp_result(t, "digest");
 	ck_assert_uint_eq(d->events, trace_events);
 	ck_assert_uint_eq(d->hash, trace_hash);
@@ -716,7 +716,7 @@ START_TEST(saved_results)
 	t = evt_trace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 0);
 	ck_assert_str_eq(warnings, "");
-	ck_assert_int_eq(evt_want(t, "digest", NULL, NULL, NULL), 0);
+	ck_assert_int_eq(evt_comp_want(t, "digest", NULL, NULL, NULL), 0);
 	evt_engine_run(e);
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 1);
 	evt_trace_put(t);
@@ -829,7 +829,7 @@ START_TEST(index_computation)
 	e = engine(1500, 0);
 	ck_assert_int_eq(evt_engine_register(e, &evt_comp_index), 0);
 	t = evt_trace_get(e, trace, err, sizeof(err));
-	ck_assert_int_eq(evt_want(t, "index", NULL, NULL, NULL), 0);
+	ck_assert_int_eq(evt_comp_want(t, "index", NULL, NULL, NULL), 0);
 	evt_engine_run(e);
 	ix = evt_comp_result(t, "index");
 	ck_assert_ptr_nonnull(ix);
@@ -1054,7 +1054,7 @@ START_TEST(adhoc_thread_filter)
 	ck_assert_ptr_nonnull(tr);
 	off = evt_etrace_offset_ns(t);
 	/* The busiest thread, from a state pass; a window from a third of the trace on. */
-	ck_assert_int_eq(evt_want(t, "state", NULL, NULL, NULL), 0);
+	ck_assert_int_eq(evt_comp_want(t, "state", NULL, NULL, NULL), 0);
 	evt_engine_run(e);
 	st = evt_comp_result(t, "state");
 	ck_assert_uint_eq(evt_state_top_threads(st, top, 1), 1);

@@ -30,6 +30,18 @@ Suite *events_suite(void);
 Suite *export_suite(void);
 Suite *edges_suite(void);
 Suite *pindex_suite(void);
+Suite *view_suite(void);
+
+/* An event's payload laid out from the builtin catalogue (test_comps.c). */
+struct tev {
+	const struct evt_event_desc *d;
+	uint8_t pl[256];
+	uint32_t len;
+};
+
+void tev_init(struct tev *e, const char *name);
+void tev_int(struct tev *e, const char *field, int64_t v);
+void tev_str(struct tev *e, const char *field, const char *s);
 
 /* A new directory /tmp/evt-@what-XXXXXX into @dir; the tree @dir removed. */
 void unit_mktmp(char *dir, size_t len, const char *what);

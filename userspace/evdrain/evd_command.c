@@ -272,7 +272,7 @@ int evd_cmd_summary(const struct evd_cmd *c, const char *dir, unsigned int top)
 		fprintf(stderr, "evdrain: the summary: %s\n", err);
 		goto out;
 	}
-	if (evt_want(t, "stats", NULL, NULL, NULL) < 0 || evt_want(t, "state", NULL, NULL, NULL) < 0) {
+	if (evt_comp_want(t, "stats", NULL, NULL, NULL) < 0 || evt_comp_want(t, "state", NULL, NULL, NULL) < 0) {
 		fprintf(stderr, "evdrain: out of memory\n");
 		goto out;
 	}

@@ -705,8 +705,8 @@ int main(int argc, char **argv)
 		rep.io = w.io;
 	} else {
 		/* The background path: ready (saved) or one pass for both. */
-		if (evt_want(t, "stats", NULL, NULL, NULL) < 0 || evt_want(t, "state", NULL, NULL, NULL) < 0 ||
-		    evt_want(t, "io", NULL, NULL, NULL) < 0 || evt_want(t, "power", NULL, NULL, NULL) < 0) {
+		if (evt_comp_want(t, "stats", NULL, NULL, NULL) < 0 || evt_comp_want(t, "state", NULL, NULL, NULL) < 0 ||
+		    evt_comp_want(t, "io", NULL, NULL, NULL) < 0 || evt_comp_want(t, "power", NULL, NULL, NULL) < 0) {
 			fprintf(stderr, "evstat: out of memory\n");
 			ret = EXIT_TRACE;
 			goto out;

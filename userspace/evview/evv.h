@@ -50,7 +50,7 @@ struct evv {
 	/* The background pass (state, stats, index). */
 	int ready_state, ready_stats, ready_index, ready_marks, ready_io, ready_power;
 	/* Wide windows (evv_api.c): running totals of the state, a reader for samples. */
-	struct evv_summary *summary;
+	struct evt_window_summary *summary;
 	struct evt_trace sample_tr;
 	int sample_open;
 	int progress_armed;
@@ -62,6 +62,8 @@ struct evv {
 	struct sockaddr_in self;	/* where it listens */
 };
 
+/* ---- The handlers' turns (evv_turns.c) ---- */
+
 /* Take the lock as a handler (the engine thread lets it in between chunks). */
 void evv_enter(struct evv *s);
 void evv_leave(struct evv *s);
@@ -71,10 +73,10 @@ void evv_leave(struct evv *s);
  * memory), or the server is stopping.
  */
 int evv_run_request(struct evv *s, struct evt_traceset *ts, struct evt_request *r);
-/* Free the wide windows' running totals (evv_api.c). */
-void evv_summary_free(struct evv *s);
 /* Whether state, stats, index and marks are all ready. */
 int evv_all_ready(const struct evv *s);
+/* The percent of the background pass (100 when ready). */
+unsigned int evv_percent(const struct evv *s);
 
 /* ---- The API (evv_api.c): each returns the HTTP status and sets *body (malloc'd JSON). ---- */
 
@@ -90,7 +92,8 @@ unsigned int evv_api_slice(struct evv *s, struct MHD_Connection *c, char **body)
 /* /api/trace's "losses": totals, merged windows, records (under the lock; NULL: no memory). */
 json_t *evv_losses_json(const struct evv *s);
 
-/* evv_api.c's request helpers, for evv_detail.c. */
+/* ---- Reading a request, writing its answer (evv_reply.c) ---- */
+
 const char *evv_arg(struct MHD_Connection *c, const char *name);
 /* A decimal number into *v (absent: untouched): 0, or the status of the error answer made. */
 unsigned int evv_get_u64(struct MHD_Connection *c, const char *name, uint64_t *v, char **body);
@@ -101,12 +104,8 @@ json_t *evv_json_u64(uint64_t v);
 unsigned int evv_reply(json_t *o, char **body);
 /* Under the lock, a result not ready yet: leave the lock, answer {"computing":true,"percent":P}. */
 unsigned int evv_reply_computing(struct evv *s, char **body);
-/* The last interval of @cpu in @st that begins at or before @ts, or -1. */
-long evv_iv_find(const struct evt_state *st, unsigned int cpu, uint64_t ts);
 /* {"error": msg} */
 unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
-/* The percent of the background pass (100 when ready). */
-unsigned int evv_percent(const struct evv *s);
 
 #endif /* EVV_H */

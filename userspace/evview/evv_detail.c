@@ -11,6 +11,7 @@
 #include <microhttpd.h>
 #include "evt_json.h"
 #include "evt_report.h"
+#include "evt_view.h"
 #include "evv.h"
 
 /* Windows and records sent at most: a page shades and lists these, and says how many more. */
@@ -178,7 +179,7 @@ unsigned int evv_api_slice(struct evv *s, struct MHD_Connection *c, char **body)
 	if (!s->ready_state)
 		return evv_reply_computing(s, body);
 	st = evt_comp_result(s->t, "state");
-	i = st && cpu < evt_state_nr_cpus(st) ? evv_iv_find(st, (unsigned int)cpu, at - s->offset_ns) : -1;
+	i = st && cpu < evt_state_nr_cpus(st) ? evt_window_iv_find(st, (unsigned int)cpu, at - s->offset_ns) : -1;
 	if (i < 0 || evt_state_cpu_interval(st, (unsigned int)cpu, (size_t)i, &iv) || at - s->offset_ns >= iv.end) {
 		evv_leave(s);
 		return evv_reply(json_pack("{s:b,s:I}", "known", 0, "cpu", (json_int_t)cpu), body);

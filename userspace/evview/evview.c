@@ -31,6 +31,7 @@
 #include "evt_comp_index.h"
 #include "evt_comp_marks.h"
 #include "evt_format.h"
+#include "evt_view.h"
 #include "evv.h"
 
 #define EXIT_TRACE EVT_EXIT_FAILURE
@@ -171,73 +172,7 @@ static int parse_args(int argc, char **argv, struct opts *o)
 
 /* ---- The engine thread and the handlers' turns ---- */
 
-void evv_enter(struct evv *s)
-{
-	atomic_fetch_add(&s->want_lock, 1);
-	pthread_mutex_lock(&s->lock);
-	atomic_fetch_sub(&s->want_lock, 1);
-}
-
-void evv_leave(struct evv *s)
-{
-	pthread_mutex_unlock(&s->lock);
-}
-
-struct req_wait {
-	struct evv *s;
-	int done;
-};
-
-static int req_done(void *data, void *call)
-{
-	struct req_wait *w = data;
-
-	(void)call;
-	w->done = 1;
-	atomic_fetch_add(&w->s->wakeups, 1);
-	return 0;
-}
-
-int evv_run_request(struct evv *s, struct evt_traceset *ts, struct evt_request *r)
-{
-	struct req_wait w = { .s = s };
-
-	if (evt_hooks_add(&r->after_request, req_done, &w))
-		return -1;
-	if (evt_request_submit(ts, r))
-		return -1;
-	pthread_cond_signal(&s->work);
-	while (!w.done) {
-		if (atomic_load(&s->quit)) {
-			evt_request_remove(r);
-			snprintf(r->errmsg, sizeof(r->errmsg), "the server is stopping");
-			return -1;
-		}
-		pthread_cond_wait(&s->done, &s->lock);
-	}
-	atomic_fetch_sub(&s->wakeups, 1);
-	return 0;
-}
-
-int evv_all_ready(const struct evv *s)
-{
-	return s->ready_state && s->ready_stats && s->ready_index && s->ready_marks && s->ready_io &&
-	       s->ready_power;
-}
-
-unsigned int evv_percent(const struct evv *s)
-{
-	uint64_t span = s->last_rt - s->first_rt;
-
-	if (evv_all_ready(s))
-		return 100;
-	if (!span || s->pass_rt <= s->first_rt)
-		return 0;
-	/* 99 at most: the pass is done when the engine says so, not before. */
-	return s->pass_rt >= s->last_rt ? 99 : (unsigned int)((s->pass_rt - s->first_rt) * 100.0 / (double)span);
-}
-
-/* evt_want's notification: the computation is ready (called in the engine thread). */
+/* evt_comp_want's notification: the computation is ready (called in the engine thread). */
 static int comp_ready(void *data, void *call)
 {
 	(void)call;
@@ -422,21 +357,6 @@ static struct MHD_Response *progress_stream(struct evv *s)
 }
 
 /* ---- Requests ---- */
-
-unsigned int evv_error(unsigned int status, char **body, const char *fmt, ...)
-{
-	char msg[EVT_ENGINE_ERRLEN + 256];
-	json_t *o;
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	o = json_pack("{s:s}", "error", msg);
-	*body = o ? json_dumps(o, JSON_COMPACT | JSON_ENSURE_ASCII) : NULL;
-	json_decref(o);
-	return status;
-}
 
 /*
  * DNS rebinding: a page of another site whose name was made to resolve to
@@ -751,12 +671,12 @@ static int open_trace(struct evv *s, const struct opts *o)
 		return -1;
 	}
 	/* One background pass for the four, shared by every tab. */
-	if ((s->ready_state = evt_want(s->t, "state", s, comp_ready, &s->ready_state)) < 0 ||
-	    (s->ready_stats = evt_want(s->t, "stats", s, comp_ready, &s->ready_stats)) < 0 ||
-	    (s->ready_index = evt_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0 ||
-	    (s->ready_marks = evt_want(s->t, "marks", s, comp_ready, &s->ready_marks)) < 0 ||
-	    (s->ready_io = evt_want(s->t, "io", s, comp_ready, &s->ready_io)) < 0 ||
-	    (s->ready_power = evt_want(s->t, "power", s, comp_ready, &s->ready_power)) < 0) {
+	if ((s->ready_state = evt_comp_want(s->t, "state", s, comp_ready, &s->ready_state)) < 0 ||
+	    (s->ready_stats = evt_comp_want(s->t, "stats", s, comp_ready, &s->ready_stats)) < 0 ||
+	    (s->ready_index = evt_comp_want(s->t, "index", s, comp_ready, &s->ready_index)) < 0 ||
+	    (s->ready_marks = evt_comp_want(s->t, "marks", s, comp_ready, &s->ready_marks)) < 0 ||
+	    (s->ready_io = evt_comp_want(s->t, "io", s, comp_ready, &s->ready_io)) < 0 ||
+	    (s->ready_power = evt_comp_want(s->t, "power", s, comp_ready, &s->ready_power)) < 0) {
 		fprintf(stderr, "evview: out of memory\n");
 		return -1;
 	}
@@ -765,7 +685,8 @@ static int open_trace(struct evv *s, const struct opts *o)
 
 static void close_trace(struct evv *s)
 {
-	evv_summary_free(s);
+	evt_window_summary_free(s->summary);
+	s->summary = NULL;
 	evt_symbols_free(s->syms);
 	free(s->slot_of);
 	free(s->cpu_of);

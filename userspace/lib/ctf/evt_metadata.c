@@ -202,24 +202,6 @@ static int find_assign(const char *b, const char *e, const char *key, char *val,
 	return -1;
 }
 
-const char *evt_uuid_parse(const char *s, uint8_t *u)
-{
-	unsigned int i;
-
-	for (i = 0; i < 16; i++) {
-		unsigned int x;
-
-		if (*s == '-' && (i == 4 || i == 6 || i == 8 || i == 10))
-			s++;
-		if (!isxdigit((unsigned char)s[0]) || !isxdigit((unsigned char)s[1]) ||
-		    sscanf(s, "%2x", &x) != 1)
-			return NULL;
-		u[i] = (uint8_t)x;
-		s += 2;
-	}
-	return s;
-}
-
 /* The events and the tables of a metadata that are not this build's. */
 struct evt_metadata_own {
 	struct evt_tsdl tsdl;

@@ -54,12 +54,6 @@ int evt_metadata_parse(const char *text, size_t len, struct evt_metadata *md,
 		       char *err, size_t errlen);
 void evt_metadata_free(struct evt_metadata *md);
 
-/*
- * A uuid's 32 hex digits at @s (dashes allowed after bytes 4, 6, 8 and
- * 10) into @u: where it ends, or NULL.
- */
-const char *evt_uuid_parse(const char *s, uint8_t *u);
-
 /* Realtime = clock value + this (nanoseconds). */
 static inline uint64_t evt_metadata_offset_ns(const struct evt_metadata *md)
 {

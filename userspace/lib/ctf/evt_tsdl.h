@@ -79,6 +79,12 @@ struct evt_tsdl {
 };
 
 /*
+ * A uuid's 32 hex digits at @s (dashes allowed after bytes 4, 6, 8 and
+ * 10) into @u: where it ends, or NULL.
+ */
+const char *evt_uuid_parse(const char *s, uint8_t *u);
+
+/*
  * Parse @len bytes of TSDL text: 0, or -1 with @err ("line N: ...").
  * Free it with evt_tsdl_free() either way.
  */

@@ -24,7 +24,7 @@
  *   remove requests between any two chunks; the schedulers make no
  *   assumption about the pools when they resume.
  * - Attributes per trace: computation/<name>/in_progress and .../ready
- *   (evt_attr()); a consumer that finds ready reads the result, one that
+ *   (evt_etrace_attr()); a consumer that finds ready reads the result, one that
  *   finds in_progress asks to be told when it is done
  *   (evt_bg_notify_current()) rather than requesting a second pass.
  * - A computation's result is saved beside the trace (evt_results.c),
@@ -37,6 +37,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "evt_buf.h"
 #include "evt_hooks.h"
 #include "evt_trace.h"
 
@@ -227,7 +228,7 @@ int evt_etrace_span(struct evt_etrace *t, uint64_t *begin_rt, uint64_t *end_rt);
  * Attributes (Desnoyers 2004's "computation/<name>/in_progress" and
  * ".../ready"): 1 when set, 0 when not, -1 for another path.
  */
-int evt_attr(const struct evt_etrace *t, const char *path);
+int evt_etrace_attr(const struct evt_etrace *t, const char *path);
 int evt_comp_in_progress(const struct evt_etrace *t, const char *name);
 int evt_comp_ready(const struct evt_etrace *t, const char *name);
 /* The result of @name for @t once ready (else NULL). */
@@ -268,7 +269,7 @@ void evt_bg_remove_owner(struct evt_etrace *t, void *owner);
  * ends (a notification, not a second request); else -> 0 and a request
  * is queued whose end calls @fn. -1: unknown computation / no memory.
  */
-int evt_want(struct evt_etrace *t, const char *name, void *owner, evt_hook_fn fn, void *data);
+int evt_comp_want(struct evt_etrace *t, const char *name, void *owner, evt_hook_fn fn, void *data);
 /* Passes done and running on @t, for tests. */
 struct evt_bg_info {
 	unsigned int list_in, list_out, notify_in, notify_out;
@@ -331,30 +332,6 @@ void evt_request_release(struct evt_request *r);
 int evt_request_submit(struct evt_traceset *ts, struct evt_request *r);
 /* Withdraw a request (its after_request hooks are not called). */
 void evt_request_remove(struct evt_request *r);
-
-/* ---- A growable byte buffer (saved results) ---- */
-
-struct evt_buf {
-	uint8_t *p;
-	size_t n, cap;
-	int oom;
-};
-int evt_buf_put(struct evt_buf *b, const void *p, size_t n);
-static inline int evt_buf_u64(struct evt_buf *b, uint64_t v)
-{
-	return evt_buf_put(b, &v, sizeof(v));
-}
-void evt_buf_free(struct evt_buf *b);
-/* Reading a saved form: each get fails (-1) past the end. */
-struct evt_rbuf {
-	const uint8_t *p;
-	size_t n, off;
-};
-int evt_rbuf_get(struct evt_rbuf *r, void *out, size_t n);
-static inline int evt_rbuf_u64(struct evt_rbuf *r, uint64_t *v)
-{
-	return evt_rbuf_get(r, v, sizeof(*v));
-}
 
 /* ---- Payload fields, by name, for computations ---- */
 

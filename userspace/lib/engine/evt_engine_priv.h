@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0 */
-/* The engine's insides, shared by evt_engine.c and evt_results.c. */
+/* The engine's insides, shared by its files (evt_registry.c, evt_bg.c, evt_fg.c, ...). */
 #ifndef EVT_ENGINE_PRIV_H
 #define EVT_ENGINE_PRIV_H
 
@@ -39,6 +39,20 @@ struct comp_slot {
 	char *loaded_from;			/* its file */
 };
 
+/* The background scheduler's state on one trace: its lists and its pass (evt_bg.c). */
+struct evt_bg_pass {
+	struct bg_request *list_in, *list_out;
+	struct bg_notify *notify_in, *notify_out;
+	struct evt_ctx ctx;
+	int active;
+	struct evt_trace tr;			/* the pass's reader (a clone) */
+	struct evt_merged mt;
+	struct evt_ref *refs;
+	uint64_t pos, rt, passes;
+	int seen;
+	char *error;
+};
+
 struct evt_etrace {
 	struct evt_engine *eng;
 	struct evt_etrace *next;
@@ -61,17 +75,7 @@ struct evt_etrace {
 	char err[EVT_ENGINE_ERRLEN];
 	struct comp_slot *slots;
 	unsigned int nr_slots;
-	/* The background scheduler. */
-	struct bg_request *list_in, *list_out;
-	struct bg_notify *notify_in, *notify_out;
-	struct evt_ctx bg_ctx;
-	int bg_active;
-	struct evt_trace bg_tr;			/* the pass's reader (a clone) */
-	struct evt_merged bg_mt;
-	struct evt_ref *bg_refs;
-	uint64_t bg_pos, bg_rt, bg_passes;
-	int bg_seen;
-	char *bg_error;
+	struct evt_bg_pass bg;
 };
 
 struct evt_traceset {
@@ -93,8 +97,34 @@ struct evt_engine {
 };
 
 void evt_engine_warn(struct evt_engine *e, const char *msg);
+void evt_engine_warnf(struct evt_engine *e, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* The thread on @cpu at clock @ts from a ready state result, else -2. */
 int32_t evt_engine_running_tid(struct evt_etrace *t, unsigned int cpu, uint64_t ts);
+
+/* evt_ctx.c: a context's hooks bound to a catalogue, resolved, freed, called. */
+int evt_ctx_bind(struct evt_ctx *c, const struct evt_catalogue *cat);
+int evt_ctx_resolve(struct evt_ctx *c, const struct evt_catalogue *cat);
+void evt_ctx_free(struct evt_ctx *c);
+void evt_ctx_deliver(struct evt_ctx *c, struct evt_engine_event *ev);
+
+/* evt_slots.c: a computation's index in the engine (-1: none), its slot on a trace. */
+int evt_engine_comp_index(const struct evt_engine *e, const char *name);
+struct comp_slot *evt_slot_of(struct evt_etrace *t, const struct evt_computation *c);
+const struct comp_slot *evt_slot_by_name(const struct evt_etrace *t, const char *name);
+/* The slot, made (and its saved result tried) on first use; NULL: no memory. */
+struct comp_slot *evt_slot_get(struct evt_etrace *t, const struct evt_computation *c);
+void evt_slot_clear(struct comp_slot *s);
+
+/* evt_bg.c: the background scheduler's side of the registry and the driver. */
+void evt_bg_notify_free(struct bg_notify *n);
+void evt_bg_requests_free(struct bg_request *r);
+void evt_bg_reader_close(struct evt_etrace *t);
+int evt_bg_has_work(const struct evt_etrace *t);
+void evt_bg_end_pass(struct evt_etrace *t, int reached_end);
+int evt_bg_step(struct evt_etrace *t);
+
+/* evt_fg.c: a chunk of the foreground scheduler's work on @ts. */
+int evt_fg_chunk(struct evt_traceset *ts);
 
 /* evt_results.c */
 int evt_results_key(struct evt_etrace *t, char *err, size_t errlen);

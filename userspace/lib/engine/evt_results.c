@@ -345,7 +345,7 @@ void evt_results_save(struct evt_etrace *t, struct comp_slot *s)
 	int in_cache, saved = 0, err = 0;
 
 	/* A trace being written changes under the result; a pass cut by an error is not the trace's. */
-	if (t->eng->o.no_saved_results || !c->save || t->growing || t->bg_error)
+	if (t->eng->o.no_saved_results || !c->save || t->growing || t->bg.error)
 		return;
 	evt_buf_put(&b, RES_MAGIC, 8);
 	evt_buf_put(&b, &version, 4);
