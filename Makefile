@@ -18,9 +18,9 @@ BUILD := build
 CC := gcc
 
 # The library is one folder per job (userspace/lib/<room>/); each program is a
-# folder of its own (userspace/<program>/*.c).
-LIB_DIRS := $(sort $(dir $(wildcard userspace/lib/*/*.c userspace/lib/*/*.h)))
-CPPFLAGS_US := -Iinclude -Ikmod/core -I$(BUILD)/gen $(patsubst %/,-I%,$(LIB_DIRS)) -D_GNU_SOURCE
+# folder of its own (userspace/<program>/*.c). An include of the library names
+# its room ("ctf/evt_trace.h"): userspace/lib is the one include root.
+CPPFLAGS_US := -Iinclude -Ikmod/core -I$(BUILD)/gen -Iuserspace/lib -D_GNU_SOURCE
 CFLAGS_US := -std=c11 -O2 -g -Wall -Wextra -Werror -fno-strict-aliasing
 SANFLAGS := -O1 -g -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer
 NL_CFLAGS := $(shell pkg-config --cflags libnl-genl-3.0 2>/dev/null)

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "evt_comps.h"
-#include "evt_engine.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_engine.h"
 
 static double now_ms(void)
 {

@@ -32,7 +32,7 @@
 #include <sys/stat.h>
 #include "fuzz_common.h"
 #include "fuzz_read.h"
-#include "evt_synth.h"
+#include "synth/evt_synth.h"
 
 #define FD_NAMES 14
 #define FD_ENTRIES 12

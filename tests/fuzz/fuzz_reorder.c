@@ -34,7 +34,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz_common.h"
-#include "evt_reorder.h"
+#include "consumer/evt_reorder.h"
 
 #define FZ_MAX_SRC 8
 

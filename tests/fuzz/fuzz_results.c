@@ -31,12 +31,12 @@
 #include <jansson.h>
 #include <zlib.h>
 #include "fuzz_common.h"
-#include "evt_comp_index.h"
-#include "evt_comp_marks.h"
-#include "evt_comps.h"
-#include "evt_engine_priv.h"
-#include "evt_report.h"
-#include "evt_synth.h"
+#include "engine/evt_comp_index.h"
+#include "engine/evt_comp_marks.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_engine_priv.h"
+#include "report/evt_report.h"
+#include "synth/evt_synth.h"
 
 static const struct evt_computation *const fr_comps[4] = {
 	&evt_comp_stats, &evt_comp_state, &evt_comp_index, &evt_comp_marks,

@@ -36,9 +36,9 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "fuzz_common.h"
-#include "evt_chunk.h"
+#include "chunk/evt_chunk.h"
 #include "fuzz_read.h"
-#include "evt_synth.h"
+#include "synth/evt_synth.h"
 
 #define FR_CHUNKS 4
 #define FR_ENTRIES 8

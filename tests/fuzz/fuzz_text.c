@@ -22,9 +22,9 @@
 #include <string.h>
 #include <jansson.h>
 #include "fuzz_common.h"
-#include "evt_format.h"
-#include "evt_io.h"
-#include "evt_json.h"
+#include "format/evt_format.h"
+#include "util/evt_io.h"
+#include "json/evt_json.h"
 
 /* evctl's status table: in the unit build, which links evctl's command line (not in libFuzzer's). */
 #ifdef FZ_NO_MAIN

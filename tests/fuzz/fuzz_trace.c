@@ -48,10 +48,10 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "fuzz_common.h"
-#include "evt_merged.h"
-#include "evt_par.h"
-#include "evt_format.h"
-#include "evt_tsdl.h"
+#include "ctf/evt_merged.h"
+#include "ctf/evt_par.h"
+#include "format/evt_format.h"
+#include "ctf/evt_tsdl.h"
 
 #define FZ_FILES 8	/* 2 channels x CPUs 0-3 */
 

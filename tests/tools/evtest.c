@@ -30,11 +30,11 @@
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "evt_consumer.h"
-#include "evt_decode.h"
-#include "evt_io.h"
-#include "evt_metadata.h"
-#include "evt_trace.h"
+#include "consumer/evt_consumer.h"
+#include "ctf/evt_decode.h"
+#include "util/evt_io.h"
+#include "ctf/evt_metadata.h"
+#include "ctf/evt_trace.h"
 
 #define MAX_RINGS 512
 

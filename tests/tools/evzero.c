@@ -16,8 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_decode.h"
-#include "evt_trace.h"
+#include "ctf/evt_decode.h"
+#include "ctf/evt_trace.h"
 
 static unsigned char *slurp(const char *path, size_t *len)
 {

@@ -14,13 +14,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
-#include "evt_chunk.h"
-#include "evt_cli.h"
-#include "evt_timearg.h"
-#include "evt_units.h"
-#include "evt_merged.h"
-#include "evt_synth.h"
-#include "evt_trace.h"
+#include "chunk/evt_chunk.h"
+#include "util/evt_cli.h"
+#include "format/evt_timearg.h"
+#include "util/evt_units.h"
+#include "ctf/evt_merged.h"
+#include "synth/evt_synth.h"
+#include "ctf/evt_trace.h"
 
 START_TEST(chunk_names)
 {

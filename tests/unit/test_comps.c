@@ -7,10 +7,10 @@
 #include "unit.h"
 #include <stdio.h>
 #include <string.h>
-#include "evt_comp_marks.h"
-#include "evt_comps.h"
-#include "evt_curtask.h"
-#include "evt_trace.h"
+#include "engine/evt_comp_marks.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_curtask.h"
+#include "ctf/evt_trace.h"
 
 static struct evt_trace fake_tr;
 

@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
-#include "evt_consumer.h"
-#include "evt_metadata.h"
-#include "evt_trim.h"
+#include "consumer/evt_consumer.h"
+#include "ctf/evt_metadata.h"
+#include "consumer/evt_trim.h"
 
 struct tmpdirs {
 	char dev[64], out[64];

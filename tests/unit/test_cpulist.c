@@ -3,7 +3,7 @@
 #include "unit.h"
 #include <stdio.h>
 #include <string.h>
-#include "evt_cpulist.h"
+#include "util/evt_cpulist.h"
 
 static unsigned int count_cpus(const uint8_t *set)
 {

@@ -17,11 +17,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "unit.h"
-#include "evt_engine.h"
-#include "evt_comp_index.h"
-#include "evt_comps.h"
-#include "evt_merged.h"
-#include "evt_synth.h"
+#include "engine/evt_engine.h"
+#include "engine/evt_comp_index.h"
+#include "engine/evt_comps.h"
+#include "ctf/evt_merged.h"
+#include "synth/evt_synth.h"
 
 /* ---- A test computation: a digest of every event in order, and a call log ---- */
 

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include <sys/wait.h>
 #include "unit.h"
-#include "evt_engine.h"
+#include "engine/evt_engine.h"
 #include <evtrace/events.h>
 #include <evtrace/event-layout.h>
 

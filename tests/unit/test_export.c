@@ -16,13 +16,13 @@
 #include <unistd.h>
 #include <jansson.h>
 #include "unit.h"
-#include "evt_chunk.h"
-#include "evt_comps.h"
-#include "evt_export.h"
-#include "evt_export_priv.h"
-#include "evt_merged.h"
-#include "evt_synth.h"
-#include "evt_trace.h"
+#include "chunk/evt_chunk.h"
+#include "engine/evt_comps.h"
+#include "export/evt_export.h"
+#include "export/evt_export_priv.h"
+#include "ctf/evt_merged.h"
+#include "synth/evt_synth.h"
+#include "ctf/evt_trace.h"
 
 #define NCHUNKS 6
 

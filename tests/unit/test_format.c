@@ -9,7 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "unit.h"
-#include "evt_errno.h"
+#include "format/evt_errno.h"
 
 static const uint8_t uuid[16] = { 0xe7, 0x7a, 0xce, 0x00, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12 };
 

@@ -9,8 +9,8 @@
 #include <string.h>
 #include "unit.h"
 #include "fastcheck.h"
-#include "evt_merge.h"
-#include "evt_reorder.h"
+#include "ctf/evt_merge.h"
+#include "consumer/evt_reorder.h"
 
 static uint64_t rng_state;
 

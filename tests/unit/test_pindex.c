@@ -16,10 +16,10 @@
 #include <unistd.h>
 #include <zlib.h>
 #include "unit.h"
-#include "evt_merged.h"
-#include "evt_pindex.h"
-#include "evt_synth.h"
-#include "evt_trace.h"
+#include "ctf/evt_merged.h"
+#include "ctf/evt_pindex.h"
+#include "synth/evt_synth.h"
+#include "ctf/evt_trace.h"
 
 static void mktmp(char *dir, size_t len)
 {

@@ -15,12 +15,12 @@
 #include <sys/wait.h>
 #include "unit.h"
 #include "fastcheck.h"
-#include "evt_json.h"
-#include "evt_merged.h"
-#include "evt_tsdl.h"
-#include "evt_par.h"
-#include "evt_synth.h"
-#include "evt_format.h"
+#include "json/evt_json.h"
+#include "ctf/evt_merged.h"
+#include "ctf/evt_tsdl.h"
+#include "ctf/evt_par.h"
+#include "synth/evt_synth.h"
+#include "format/evt_format.h"
 
 static uint64_t rng_state = 77;
 

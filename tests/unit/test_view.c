@@ -10,12 +10,12 @@
 #include "unit.h"
 #include <stdio.h>
 #include <string.h>
-#include "evt_comp_marks.h"
-#include "evt_comps.h"
-#include "evt_merged.h"
-#include "evt_synth.h"
-#include "evt_trace.h"
-#include "evt_view.h"
+#include "engine/evt_comp_marks.h"
+#include "engine/evt_comps.h"
+#include "ctf/evt_merged.h"
+#include "synth/evt_synth.h"
+#include "ctf/evt_trace.h"
+#include "view/evt_view.h"
 
 /* ---- Hand-made events ---- */
 

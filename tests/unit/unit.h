@@ -12,7 +12,7 @@
  */
 #define EVT_TEST_HOOKS 1
 #include "evt_ring.h"
-#include "evt_decode.h"
+#include "ctf/evt_decode.h"
 
 Suite *ring_suite(void);
 Suite *format_suite(void);

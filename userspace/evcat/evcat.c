@@ -14,16 +14,16 @@
 #include <time.h>
 #include <unistd.h>
 #include "evcat.h"
-#include "evt_cli.h"
-#include "evt_cpulist.h"
-#include "evt_engine.h"
-#include "evt_format.h"
-#include "evt_io.h"
-#include "evt_json.h"
-#include "evt_losses.h"
-#include "evt_symbols.h"
-#include "evt_timearg.h"
-#include "evt_units.h"
+#include "util/evt_cli.h"
+#include "util/evt_cpulist.h"
+#include "engine/evt_engine.h"
+#include "format/evt_format.h"
+#include "util/evt_io.h"
+#include "json/evt_json.h"
+#include "ctf/evt_losses.h"
+#include "format/evt_symbols.h"
+#include "format/evt_timearg.h"
+#include "util/evt_units.h"
 
 #define EXIT_TRACE EVT_EXIT_FAILURE
 #define EXIT_USAGE EVT_EXIT_USAGE

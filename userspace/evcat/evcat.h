@@ -10,10 +10,10 @@
 #include <stddef.h>
 #include <pthread.h>
 #include <stdint.h>
-#include "evt_curtask.h"
-#include "evt_format.h"
-#include "evt_merged.h"
-#include "evt_trace.h"
+#include "engine/evt_curtask.h"
+#include "format/evt_format.h"
+#include "ctf/evt_merged.h"
+#include "ctf/evt_trace.h"
 
 /* ---- Selection ---- */
 

@@ -28,10 +28,10 @@
 #include <string.h>
 #include <sys/uio.h>
 #include "evcat.h"
-#include "evt_comp_util.h"
-#include "evt_decode.h"
-#include "evt_engine.h"
-#include "evt_io.h"
+#include "engine/evt_comp_util.h"
+#include "ctf/evt_decode.h"
+#include "engine/evt_engine.h"
+#include "util/evt_io.h"
 
 enum { CK_OTHER, CK_SWITCH, CK_NAMING, CK_SYS_ENTRY, CK_SYS_EXIT };
 

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evcat.h"
-#include "evt_cli.h"
-#include "evt_decode.h"
-#include "evt_engine.h"
+#include "util/evt_cli.h"
+#include "ctf/evt_decode.h"
+#include "engine/evt_engine.h"
 
 int evcat_ids_add(struct evcat_ids *ids, const char *what, const char *list)
 {

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 #include "evcat.h"
-#include "evt_engine.h"
-#include "evt_io.h"
-#include "evt_merged.h"
-#include "evt_par.h"
+#include "engine/evt_engine.h"
+#include "util/evt_io.h"
+#include "ctf/evt_merged.h"
+#include "ctf/evt_par.h"
 
 #define NREFS 1024
 

@@ -13,10 +13,10 @@
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "evt_cli.h"
-#include "evt_consumer.h"
-#include "evt_ctl.h"
-#include "evt_snapshot.h"
+#include "util/evt_cli.h"
+#include "consumer/evt_consumer.h"
+#include "control/evt_ctl.h"
+#include "consumer/evt_snapshot.h"
 #include "evctl_cli.h"
 
 static volatile sig_atomic_t interrupted;

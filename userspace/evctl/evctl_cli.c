@@ -13,8 +13,8 @@
 #include <string.h>
 #include <strings.h>
 #include <evtrace/events.h>
-#include "evt_cpulist.h"
-#include "evt_units.h"
+#include "util/evt_cpulist.h"
+#include "util/evt_units.h"
 #include "evctl_cli.h"
 
 static const char *const op_names[EVCTL_NR_OPS] = {

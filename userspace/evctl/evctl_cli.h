@@ -10,8 +10,8 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "evt_cli.h"
-#include "evt_ctl.h"
+#include "util/evt_cli.h"
+#include "control/evt_ctl.h"
 
 enum evctl_op {
 	EVCTL_NONE,		/* no subcommand: only --help makes sense */

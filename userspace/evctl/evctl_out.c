@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 #include <evtrace/events.h>
-#include "evt_format.h"
-#include "evt_json.h"
+#include "format/evt_format.h"
+#include "json/evt_json.h"
 #include "evctl_cli.h"
 
 static const char *chan_name(int ch)

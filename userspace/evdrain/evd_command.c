@@ -12,9 +12,9 @@
 #include <time.h>
 #include <unistd.h>
 #include "evd_command.h"
-#include "evt_comps.h"
-#include "evt_engine.h"
-#include "evt_format.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_engine.h"
+#include "format/evt_format.h"
 
 /* What the child sends back when it cannot run the command. */
 struct child_err {

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <evtrace/abi.h>
 #include "evd_options.h"
-#include "evt_units.h"
+#include "util/evt_units.h"
 
 /* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */
 #ifndef EVT_VERSION

@@ -9,8 +9,8 @@
 #include <sys/types.h>
 #include "evd_rotate.h"
 #include "evd_snapshots.h"
-#include "evt_cli.h"
-#include "evt_format.h"
+#include "util/evt_cli.h"
+#include "format/evt_format.h"
 
 /* Exit codes: every program's table (evt_cli.h, docs/exit-codes.md). */
 #define EXIT_OK		EVT_EXIT_OK

@@ -13,8 +13,8 @@
 #include <stdint.h>
 #include <time.h>
 #include "evd_rotate.h"
-#include "evt_chunk.h"
-#include "evt_trace.h"
+#include "chunk/evt_chunk.h"
+#include "ctf/evt_trace.h"
 
 #define NO_SEQ		UINT64_MAX
 /*

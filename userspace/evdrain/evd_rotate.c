@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "evd_rot_priv.h"
-#include "evt_consumer.h"
-#include "evt_format.h"
-#include "evt_io.h"
+#include "consumer/evt_consumer.h"
+#include "format/evt_format.h"
+#include "util/evt_io.h"
 
 static uint64_t realtime_ns(void)
 {

@@ -8,9 +8,9 @@
 #include <unistd.h>
 #include <evtrace/netlink.h>
 #include "evd_snapshots.h"
-#include "evt_ctl.h"
-#include "evt_snapshot.h"
-#include "evt_trim.h"
+#include "control/evt_ctl.h"
+#include "consumer/evt_snapshot.h"
+#include "consumer/evt_trim.h"
 
 /* The triggers announced since the last snapshot: only the last one's bounds are kept. */
 struct pending {

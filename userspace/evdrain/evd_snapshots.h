@@ -10,7 +10,7 @@
 
 #include <signal.h>
 #include <stdint.h>
-#include "evt_consumer.h"
+#include "consumer/evt_consumer.h"
 
 struct evt_ctl;
 

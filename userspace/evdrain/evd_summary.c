@@ -12,8 +12,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 #include "evd_rot_priv.h"
-#include "evt_consumer.h"
-#include "evt_json.h"
+#include "consumer/evt_consumer.h"
+#include "json/evt_json.h"
 
 static const struct evd_rot_ring_count *find_count(const struct closed *c, unsigned int ch, unsigned int cpu)
 {

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "evt_cli.h"
-#include "evt_export.h"
+#include "util/evt_cli.h"
+#include "export/evt_export.h"
 
 #define EXIT_ERROR EVT_EXIT_FAILURE
 #define EXIT_USAGE EVT_EXIT_USAGE

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include "evt_format.h"
+#include "format/evt_format.h"
 #include "evs_deep.h"
 
 #define ESC_LEN 512

@@ -7,7 +7,7 @@
 #ifndef EVS_DEEP_H
 #define EVS_DEEP_H
 
-#include "evt_report.h"
+#include "report/evt_report.h"
 
 static inline double evs_us(uint64_t ns)
 {

@@ -9,9 +9,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "evs_stacks.h"
-#include "evt_decode.h"
-#include "evt_format.h"
-#include "evt_symbols.h"
+#include "ctf/evt_decode.h"
+#include "format/evt_format.h"
+#include "format/evt_symbols.h"
 
 struct stack_rec {
 	const char *event;		/* the catalogue's name */

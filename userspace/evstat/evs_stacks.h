@@ -4,7 +4,7 @@
 #define EVS_STACKS_H
 
 #include <stdio.h>
-#include "evt_engine.h"
+#include "engine/evt_engine.h"
 
 /*
  * The trace's kernel stacks named by its saved symbols: with @folded NULL,

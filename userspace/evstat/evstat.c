@@ -9,14 +9,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_cli.h"
-#include "evt_comps.h"
-#include "evt_comp_io.h"
-#include "evt_comp_power.h"
-#include "evt_engine.h"
-#include "evt_format.h"
-#include "evt_report.h"
-#include "evt_timearg.h"
+#include "util/evt_cli.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_comp_io.h"
+#include "engine/evt_comp_power.h"
+#include "engine/evt_engine.h"
+#include "format/evt_format.h"
+#include "report/evt_report.h"
+#include "format/evt_timearg.h"
 #include "evs_deep.h"
 #include "evs_stacks.h"
 

@@ -8,11 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_cli.h"
-#include "evt_cpulist.h"
-#include "evt_synth.h"
-#include "evt_trace.h"
-#include "evt_units.h"
+#include "util/evt_cli.h"
+#include "util/evt_cpulist.h"
+#include "synth/evt_synth.h"
+#include "ctf/evt_trace.h"
+#include "util/evt_units.h"
 
 /* EVT_VERSION: the top-level VERSION file, passed by the Makefile. */
 #ifndef EVT_VERSION

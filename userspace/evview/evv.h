@@ -13,9 +13,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include <jansson.h>
-#include "evt_comps.h"
-#include "evt_engine.h"
-#include "evt_symbols.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_engine.h"
+#include "format/evt_symbols.h"
 
 struct evv {
 	/* Everything below that touches the engine is under lock. */

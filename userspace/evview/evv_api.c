@@ -11,14 +11,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <microhttpd.h>
-#include "evt_comp_index.h"
-#include "evt_comp_marks.h"
-#include "evt_cpulist.h"
-#include "evt_json.h"
-#include "evt_format.h"
-#include "evt_report.h"
-#include "evt_comp_power.h"
-#include "evt_view.h"
+#include "engine/evt_comp_index.h"
+#include "engine/evt_comp_marks.h"
+#include "util/evt_cpulist.h"
+#include "json/evt_json.h"
+#include "format/evt_format.h"
+#include "report/evt_report.h"
+#include "engine/evt_comp_power.h"
+#include "view/evt_view.h"
 #include "evv.h"
 
 #define MAX_COLS 4096

@@ -9,9 +9,9 @@
 #include <stdio.h>
 #include <string.h>
 #include <microhttpd.h>
-#include "evt_json.h"
-#include "evt_report.h"
-#include "evt_view.h"
+#include "json/evt_json.h"
+#include "report/evt_report.h"
+#include "view/evt_view.h"
 #include "evv.h"
 
 /* Windows and records sent at most: a page shades and lists these, and says how many more. */

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <microhttpd.h>
-#include "evt_json.h"
+#include "json/evt_json.h"
 #include "evv.h"
 
 const char *evv_arg(struct MHD_Connection *c, const char *name)

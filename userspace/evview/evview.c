@@ -27,11 +27,11 @@
 #include <time.h>
 #include <unistd.h>
 #include <microhttpd.h>
-#include "evt_cli.h"
-#include "evt_comp_index.h"
-#include "evt_comp_marks.h"
-#include "evt_format.h"
-#include "evt_view.h"
+#include "util/evt_cli.h"
+#include "engine/evt_comp_index.h"
+#include "engine/evt_comp_marks.h"
+#include "format/evt_format.h"
+#include "view/evt_view.h"
 #include "evv.h"
 
 #define EXIT_TRACE EVT_EXIT_FAILURE

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "evt_chunk.h"
+#include "chunk/evt_chunk.h"
 
 #define NS_PER_S	1000000000ULL
 #define TIME_LEN	23	/* 20261125T211500.123456Z */

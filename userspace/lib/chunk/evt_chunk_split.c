@@ -11,10 +11,10 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "evt_chunk.h"
-#include "evt_io.h"
-#include "evt_json.h"
-#include "evt_trace.h"
+#include "chunk/evt_chunk.h"
+#include "util/evt_io.h"
+#include "json/evt_json.h"
+#include "ctf/evt_trace.h"
 
 /* Append @len bytes of @from at @off to @to: 0, or -1 with errno. */
 static int copy_range(int from, off_t off, size_t len, int to)

@@ -14,10 +14,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <evtrace/events.h>
-#include "evt_consumer.h"
-#include "evt_symbols.h"
-#include "evt_io.h"
-#include "evt_metadata.h"
+#include "consumer/evt_consumer.h"
+#include "format/evt_symbols.h"
+#include "util/evt_io.h"
+#include "ctf/evt_metadata.h"
 
 #define SPLICE_PIPE_BYTES	(1 << 20)
 

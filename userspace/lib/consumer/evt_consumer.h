@@ -17,7 +17,7 @@
 #include <sys/types.h>
 #include <evtrace/abi.h>
 #include <evtrace/limits.h>
-#include "evt_pindex.h"
+#include "ctf/evt_pindex.h"
 
 struct evt_metadata;
 

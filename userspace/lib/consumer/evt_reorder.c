@@ -4,7 +4,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "evt_reorder.h"
+#include "consumer/evt_reorder.h"
 
 /* Payload copies live in chunks freed when their last item is emitted. */
 struct chunk {

@@ -32,8 +32,8 @@
 #define EVT_REORDER_H
 
 #include <stdint.h>
-#include "evt_decode.h"
-#include "evt_merge.h"
+#include "ctf/evt_decode.h"
+#include "ctf/evt_merge.h"
 
 #define EVT_REORDER_LATE	1U
 

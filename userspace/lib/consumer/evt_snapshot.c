@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "evt_ctl.h"
-#include "evt_snapshot.h"
-#include "evt_pindex.h"
+#include "control/evt_ctl.h"
+#include "consumer/evt_snapshot.h"
+#include "ctf/evt_pindex.h"
 
 static int failed(struct evt_consumer *c, int ret, char *err, size_t errlen)
 {

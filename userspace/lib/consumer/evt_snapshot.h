@@ -9,8 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-#include "evt_consumer.h"
-#include "evt_cpulist.h"
+#include "consumer/evt_consumer.h"
+#include "util/evt_cpulist.h"
 
 struct evt_ctl;
 

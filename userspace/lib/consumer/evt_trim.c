@@ -10,11 +10,11 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "evt_consumer.h"
-#include "evt_io.h"
-#include "evt_pindex.h"
-#include "evt_safedir.h"
-#include "evt_trim.h"
+#include "consumer/evt_consumer.h"
+#include "util/evt_io.h"
+#include "ctf/evt_pindex.h"
+#include "util/evt_safedir.h"
+#include "consumer/evt_trim.h"
 
 #define SHIFT_BUF	(1 << 20)
 

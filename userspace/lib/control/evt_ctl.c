@@ -21,7 +21,7 @@
 #include <netlink/msg.h>
 #include <netlink/genl/genl.h>
 #include <netlink/genl/ctrl.h>
-#include "evt_ctl.h"
+#include "control/evt_ctl.h"
 
 #ifndef SOL_NETLINK
 #define SOL_NETLINK 270

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_merged.h"
+#include "ctf/evt_merged.h"
 
 /*
  * Two merges counted in turn (evt_merged_count_pair). A merge step is a

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_decode.h"
-#include "evt_pindex.h"
+#include "ctf/evt_decode.h"
+#include "ctf/evt_pindex.h"
 
 
 static struct evt_catalogue builtin;

@@ -2,7 +2,7 @@
 /* What a trace lost, and when: see evt_losses.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "evt_losses.h"
+#include "ctf/evt_losses.h"
 
 static int grow(struct evt_loss **v, uint32_t *cap, uint32_t need)
 {

@@ -30,7 +30,7 @@
 #define EVT_LOSSES_H
 
 #include <stdint.h>
-#include "evt_trace.h"
+#include "ctf/evt_trace.h"
 
 /* One packet's loss record. */
 struct evt_loss {

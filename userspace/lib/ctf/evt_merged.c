@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_merged.h"
+#include "ctf/evt_merged.h"
 
 int evt_merged_init(struct evt_merged *mt, struct evt_trace *t, enum evt_merge_kind kind)
 {

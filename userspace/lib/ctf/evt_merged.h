@@ -8,8 +8,8 @@
 #ifndef EVT_MERGED_H
 #define EVT_MERGED_H
 
-#include "evt_merge.h"
-#include "evt_trace.h"
+#include "ctf/evt_merge.h"
+#include "ctf/evt_trace.h"
 
 /*
  * One event of the merged sequence, 24 bytes: timestamp, payload (in the

@@ -11,10 +11,10 @@
 #include <string.h>
 #include <unistd.h>
 #include <evtrace/events.h>
-#include "evt_metadata.h"
-#include "evt_io.h"
-#include "evt_tsdl.h"
-#include "evt_decode.h"
+#include "ctf/evt_metadata.h"
+#include "util/evt_io.h"
+#include "ctf/evt_tsdl.h"
+#include "ctf/evt_decode.h"
 
 int evt_metadata_read(int fd, char **textp, size_t *lenp, char *err, size_t errlen)
 {

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_par.h"
+#include "ctf/evt_par.h"
 
 struct pkt_ts {
 	uint64_t begin;

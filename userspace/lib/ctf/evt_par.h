@@ -16,7 +16,7 @@
 #ifndef EVT_PAR_H
 #define EVT_PAR_H
 
-#include "evt_merged.h"
+#include "ctf/evt_merged.h"
 
 struct evt_par_ops {
 	/* Worker thread: a new slice's state, the slice [@lo, @hi] (NULL: no memory, the run stops). */

@@ -9,8 +9,8 @@
 #include <time.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "evt_pindex.h"
-#include "evt_safedir.h"
+#include "ctf/evt_pindex.h"
+#include "util/evt_safedir.h"
 
 static uint32_t crc(const void *p, size_t n)
 {

@@ -19,10 +19,10 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "evt_trace_priv.h"
-#include "evt_chunk.h"
-#include "evt_format.h"
-#include "evt_io.h"
+#include "ctf/evt_trace_priv.h"
+#include "chunk/evt_chunk.h"
+#include "format/evt_format.h"
+#include "util/evt_io.h"
 
 /* ---- Opening ---- */
 

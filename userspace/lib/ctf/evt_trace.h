@@ -32,9 +32,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "evt_decode.h"
-#include "evt_metadata.h"
-#include "evt_pindex.h"
+#include "ctf/evt_decode.h"
+#include "ctf/evt_metadata.h"
+#include "ctf/evt_pindex.h"
 
 #define EVT_TRACE_ERRLEN 640
 

@@ -16,8 +16,8 @@
 #include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
-#include "evt_io.h"
-#include "evt_trace_priv.h"
+#include "util/evt_io.h"
+#include "ctf/evt_trace_priv.h"
 
 /* The index stops at a bad packet header: the error waits for the reader. */
 static void index_stop(const struct evt_trace *t, struct evt_stream *s, size_t off,

@@ -9,7 +9,7 @@
 #define EVT_TRACE_PRIV_H
 
 #include <sys/stat.h>
-#include "evt_trace.h"
+#include "ctf/evt_trace.h"
 
 /* evt_trace.c */
 

@@ -23,9 +23,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "evt_trace_priv.h"
-#include "evt_chunk.h"
-#include "evt_io.h"
+#include "ctf/evt_trace_priv.h"
+#include "chunk/evt_chunk.h"
+#include "util/evt_io.h"
 
 struct evt_run_maps {
 	pthread_mutex_t lock;

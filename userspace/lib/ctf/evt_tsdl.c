@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_tsdl_parser.h"
+#include "ctf/evt_tsdl_parser.h"
 
 const char *evt_uuid_parse(const char *s, uint8_t *u)
 {

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_io.h"
-#include "evt_tsdl_parser.h"
+#include "util/evt_io.h"
+#include "ctf/evt_tsdl_parser.h"
 
 __attribute__((format(printf, 2, 3)))
 int evt_tsdl_fail(struct parser *ps, const char *fmt, ...)

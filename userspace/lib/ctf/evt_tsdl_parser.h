@@ -8,7 +8,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "evt_tsdl.h"
+#include "ctf/evt_tsdl.h"
 
 enum tok_kind { T_EOF, T_IDENT, T_NUM, T_STR, T_PUNCT };
 

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_tsdl_parser.h"
+#include "ctf/evt_tsdl_parser.h"
 
 static void fields_free(struct evt_tsdl_field *f, unsigned int n)
 {

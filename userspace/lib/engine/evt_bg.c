@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_engine_priv.h"
+#include "engine/evt_engine_priv.h"
 
 void evt_bg_notify_free(struct bg_notify *n)
 {

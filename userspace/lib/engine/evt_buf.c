@@ -3,7 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_buf.h"
+#include "engine/evt_buf.h"
 
 int evt_buf_put(struct evt_buf *b, const void *p, size_t n)
 {

@@ -9,8 +9,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "evt_comp_index.h"
-#include "evt_engine_priv.h"
+#include "engine/evt_comp_index.h"
+#include "engine/evt_engine_priv.h"
 
 #define INDEX_MAX_PACKETS (1U << 31)
 

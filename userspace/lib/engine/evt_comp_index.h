@@ -4,7 +4,7 @@
 #define EVT_COMP_INDEX_H
 
 #include <stdint.h>
-#include "evt_engine.h"
+#include "engine/evt_engine.h"
 
 struct evt_index_packet {
 	uint64_t off;			/* in the stream's file (a run: its mapping) */

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <evtrace/limits.h>
-#include "evt_comp_io.h"
-#include "evt_comp_util.h"
-#include "evt_decode.h"
+#include "engine/evt_comp_io.h"
+#include "engine/evt_comp_util.h"
+#include "ctf/evt_decode.h"
 
 #define IO_MAGIC 0x4f495345u		/* "ESIO" */
 #define IO_VERSION 1

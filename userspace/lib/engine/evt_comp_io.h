@@ -23,7 +23,7 @@
 #define EVT_COMP_IO_H
 
 #include <stdint.h>
-#include "evt_comps.h"
+#include "engine/evt_comps.h"
 
 /* Request sizes: bucket b holds sizes in (2^(b-1), 2^b] bytes (b >= 9: 512 B). */
 #define EVT_IO_SIZE_BUCKETS 40

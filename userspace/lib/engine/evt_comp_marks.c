@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 #include <string.h>
-#include "evt_comp_marks.h"
-#include "evt_comp_util.h"
+#include "engine/evt_comp_marks.h"
+#include "engine/evt_comp_util.h"
 
 #define MARKS_MAX_CPUS 8192
 

@@ -9,7 +9,7 @@
 #define EVT_COMP_MARKS_H
 
 #include <stdint.h>
-#include "evt_engine.h"
+#include "engine/evt_engine.h"
 
 enum evt_mark_kind { EVT_MARK_IRQ, EVT_MARK_SOFTIRQ, EVT_MARK_KINDS };
 

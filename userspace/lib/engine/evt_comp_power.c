@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <evtrace/limits.h>
-#include "evt_comp_power.h"
-#include "evt_comp_util.h"
-#include "evt_decode.h"
+#include "engine/evt_comp_power.h"
+#include "engine/evt_comp_util.h"
+#include "ctf/evt_decode.h"
 
 #define POWER_MAGIC 0x57505345u		/* "ESPW" */
 #define POWER_VERSION 1

@@ -15,7 +15,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "evt_engine.h"
+#include "engine/evt_engine.h"
 
 #define EVT_POWER_RUNNING 4294967295u	/* the kernel's PWR_EVENT_EXIT */
 #define EVT_POWER_UNKNOWN 4294967294u	/* no event said yet */

@@ -21,9 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <evtrace/limits.h>
-#include "evt_comps.h"
-#include "evt_comp_util.h"
-#include "evt_losses.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_comp_util.h"
+#include "ctf/evt_losses.h"
 
 #define STATE_MAGIC 0x41545345u		/* "ESTA" */
 #define STATE_VERSION 3

@@ -21,7 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <evtrace/limits.h>
-#include "evt_comp_stats_int.h"
+#include "engine/evt_comp_stats_int.h"
 
 unsigned int evt_stats_hist_bucket(uint64_t ns)
 {

@@ -7,9 +7,9 @@
 #ifndef EVT_COMP_STATS_INT_H
 #define EVT_COMP_STATS_INT_H
 
-#include "evt_comps.h"
-#include "evt_comp_util.h"
-#include "evt_losses.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_comp_util.h"
+#include "ctf/evt_losses.h"
 
 #define STATS_MAGIC 0x54535445u		/* "ESTS" */
 #define STATS_VERSION 3		/* 3: an entry while a handler is open replaces it */

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <evtrace/limits.h>
-#include "evt_comp_stats_int.h"
+#include "engine/evt_comp_stats_int.h"
 
 void evt_stats_lat_init(struct evt_lat *l)
 {

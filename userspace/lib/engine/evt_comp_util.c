@@ -2,7 +2,7 @@
 /* What the built-in computations share (evt_comp_util.h). */
 #include <stdlib.h>
 #include <string.h>
-#include "evt_comp_util.h"
+#include "engine/evt_comp_util.h"
 
 /* ---- Event kinds ---- */
 

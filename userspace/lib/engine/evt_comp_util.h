@@ -18,7 +18,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "evt_engine.h"
+#include "engine/evt_engine.h"
 
 enum evt_kind {
 	EVT_K_UNSEEN,		/* not looked at yet (the table's zero) */

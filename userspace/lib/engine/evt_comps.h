@@ -18,10 +18,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "evt_engine.h"
-#include "evt_errno.h"
-#include "evt_lathist.h"
-#include "evt_losses.h"
+#include "engine/evt_engine.h"
+#include "format/evt_errno.h"
+#include "engine/evt_lathist.h"
+#include "ctf/evt_losses.h"
 
 extern const struct evt_computation evt_comp_state, evt_comp_stats;
 

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_engine_priv.h"
+#include "engine/evt_engine_priv.h"
 
 struct evt_named_hook {
 	char *event;

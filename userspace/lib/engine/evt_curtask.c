@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <evtrace/limits.h>
-#include "evt_comp_util.h"
-#include "evt_curtask.h"
+#include "engine/evt_comp_util.h"
+#include "engine/evt_curtask.h"
 
 #define CURTASK_MAGIC 0x4b534154u	/* "TASK" */
 #define CURTASK_VERSION 1

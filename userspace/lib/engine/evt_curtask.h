@@ -29,7 +29,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "evt_engine.h"
+#include "engine/evt_engine.h"
 
 /* A thread as the tracker knows it. */
 struct evt_task {

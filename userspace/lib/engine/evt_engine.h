@@ -37,9 +37,9 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "evt_buf.h"
-#include "evt_hooks.h"
-#include "evt_trace.h"
+#include "engine/evt_buf.h"
+#include "engine/evt_hooks.h"
+#include "ctf/evt_trace.h"
 
 #define EVT_ENGINE_ERRLEN EVT_TRACE_ERRLEN
 #define EVT_TIME_END UINT64_MAX		/* "to the end" (and "no notify time") */

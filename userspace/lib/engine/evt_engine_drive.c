@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_engine_priv.h"
+#include "engine/evt_engine_priv.h"
 
 int evt_engine_busy(const struct evt_engine *e)
 {

@@ -3,8 +3,8 @@
 #ifndef EVT_ENGINE_PRIV_H
 #define EVT_ENGINE_PRIV_H
 
-#include "evt_engine.h"
-#include "evt_merged.h"
+#include "engine/evt_engine.h"
+#include "ctf/evt_merged.h"
 
 #define EVT_BG_BATCH 4096		/* events taken from the merge at once */
 #define EVT_FG_BATCH 1024

@@ -2,7 +2,7 @@
 /* The engine's warnings: to the caller's function, or stderr. */
 #include <stdarg.h>
 #include <stdio.h>
-#include "evt_engine_priv.h"
+#include "engine/evt_engine_priv.h"
 
 void evt_engine_warnf(struct evt_engine *e, const char *fmt, ...)
 {

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_comps.h"
-#include "evt_engine_priv.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_engine_priv.h"
 
 const char *evt_etrace_path(const struct evt_etrace *t)
 {

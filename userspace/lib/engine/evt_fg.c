@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_engine_priv.h"
+#include "engine/evt_engine_priv.h"
 
 static void req_stop(struct evt_request *r);
 

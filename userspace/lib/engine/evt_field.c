@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Payload fields by name, for the computations (evt_engine.h). */
 #include <string.h>
-#include "evt_engine.h"
+#include "engine/evt_engine.h"
 
 int evt_field_offset(const struct evt_event_desc *d, const char *name, enum evt_field_type *type)
 {

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 #include <stdlib.h>
 #include <string.h>
-#include "evt_hooks.h"
+#include "engine/evt_hooks.h"
 
 static struct evt_hook *find(const struct evt_hooks *h, evt_hook_fn fn, void *data)
 {

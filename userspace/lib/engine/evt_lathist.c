@@ -2,8 +2,8 @@
 /* A latency distribution for percentiles: see evt_lathist.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "evt_comp_util.h"
-#include "evt_lathist.h"
+#include "engine/evt_comp_util.h"
+#include "engine/evt_lathist.h"
 
 #define SUB (1u << EVT_LATHIST_SUB_BITS)
 

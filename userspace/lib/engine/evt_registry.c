@@ -12,14 +12,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_comp_index.h"
-#include "evt_comp_io.h"
-#include "evt_comp_power.h"
-#include "evt_comps.h"
-#include "evt_engine.h"
-#include "evt_engine_priv.h"
-#include "evt_io.h"
-#include "evt_merged.h"
+#include "engine/evt_comp_index.h"
+#include "engine/evt_comp_io.h"
+#include "engine/evt_comp_power.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_engine.h"
+#include "engine/evt_engine_priv.h"
+#include "util/evt_io.h"
+#include "ctf/evt_merged.h"
 
 /* ---- The engine ---- */
 

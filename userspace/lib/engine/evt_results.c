@@ -39,9 +39,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <zlib.h>
-#include "evt_engine_priv.h"
-#include "evt_io.h"
-#include "evt_safedir.h"
+#include "engine/evt_engine_priv.h"
+#include "util/evt_io.h"
+#include "util/evt_safedir.h"
 
 #define RES_MAGIC "EVTRES01"
 #define RES_DIR ".evtrace-results"

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_engine_priv.h"
+#include "engine/evt_engine_priv.h"
 
 int evt_engine_comp_index(const struct evt_engine *e, const char *name)
 {

@@ -11,11 +11,11 @@
 #include <unistd.h>
 #include <zlib.h>
 #include <evtrace/limits.h>
-#include "evt_chunk.h"
-#include "evt_comp_util.h"
-#include "evt_export_priv.h"
-#include "evt_merged.h"
-#include "evt_trace.h"
+#include "chunk/evt_chunk.h"
+#include "engine/evt_comp_util.h"
+#include "export/evt_export_priv.h"
+#include "ctf/evt_merged.h"
+#include "ctf/evt_trace.h"
 
 /* Carries kept per host: enough to export any of the last chunks again as it was. */
 #define CARRIES_KEPT 64

@@ -21,9 +21,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <evtrace/limits.h>
-#include "evt_comp_util.h"
-#include "evt_export_priv.h"
-#include "evt_io.h"
+#include "engine/evt_comp_util.h"
+#include "export/evt_export_priv.h"
+#include "util/evt_io.h"
 
 #define CARRY_MAGIC 0x43585645u		/* "EVXC" */
 #define CARRY_VERSION 2

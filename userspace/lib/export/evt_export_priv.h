@@ -5,10 +5,10 @@
 
 #include <stdio.h>
 #include <jansson.h>
-#include "evt_comps.h"
-#include "evt_curtask.h"
-#include "evt_export.h"
-#include "evt_format.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_curtask.h"
+#include "export/evt_export.h"
+#include "format/evt_format.h"
 
 /* ---- Rows ---- */
 

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "evt_comp_util.h"
-#include "evt_errno.h"
-#include "evt_export_priv.h"
+#include "engine/evt_comp_util.h"
+#include "format/evt_errno.h"
+#include "export/evt_export_priv.h"
 
 static const char *const table_names[EVT_EXPORT_NR_TABLES] = {
 	[EVT_EXPORT_EVENTS] = "events", [EVT_EXPORT_SYSCALLS] = "syscalls",

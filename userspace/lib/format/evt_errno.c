@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0
 /* Errno names as the kernel spells them: see evt_errno.h. */
 #include <stddef.h>
-#include "evt_errno.h"
+#include "format/evt_errno.h"
 
 /* include/uapi/asm-generic/errno-base.h and errno.h (x86, arm64, riscv share them). */
 static const char *const uapi_names[] = {

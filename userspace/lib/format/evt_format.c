@@ -9,10 +9,10 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "evt_decode.h"
-#include "evt_format.h"
-#include "evt_symbols.h"
-#include "evt_io.h"
+#include "ctf/evt_decode.h"
+#include "format/evt_format.h"
+#include "format/evt_symbols.h"
+#include "util/evt_io.h"
 
 int evt_out_init(struct evt_out *o, int fd, size_t cap)
 {

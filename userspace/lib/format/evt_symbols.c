@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "evt_symbols.h"
-#include "evt_trace.h"
+#include "format/evt_symbols.h"
+#include "ctf/evt_trace.h"
 
 /* The largest kallsyms evdrain writes is a few MB: anything far beyond is not one. */
 #define SYMBOLS_MAX_BYTES (256u << 20)

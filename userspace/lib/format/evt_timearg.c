@@ -3,8 +3,8 @@
 #include <ctype.h>
 #include <stdint.h>
 #include <string.h>
-#include "evt_timearg.h"
-#include "evt_units.h"
+#include "format/evt_timearg.h"
+#include "util/evt_units.h"
 
 static int parse_frac(const char *s, uint64_t *ns)
 {

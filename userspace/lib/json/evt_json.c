@@ -2,8 +2,8 @@
 /* The programs' JSON documents with jansson: see evt_json.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "evt_format.h"
-#include "evt_json.h"
+#include "format/evt_format.h"
+#include "json/evt_json.h"
 
 json_t *evt_json_u64(uint64_t v)
 {

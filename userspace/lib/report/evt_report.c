@@ -4,10 +4,10 @@
 #include <stdlib.h>
 #include <fnmatch.h>
 #include <string.h>
-#include "evt_comp_util.h"
-#include "evt_format.h"
-#include "evt_json.h"
-#include "evt_report.h"
+#include "engine/evt_comp_util.h"
+#include "format/evt_format.h"
+#include "json/evt_json.h"
+#include "report/evt_report.h"
 
 static const char *const softirq_names[] = {
 	"HI", "TIMER", "NET_TX", "NET_RX", "BLOCK", "IRQ_POLL", "TASKLET", "SCHED", "HRTIMER", "RCU",

@@ -10,10 +10,10 @@
 
 #include <stdint.h>
 #include <stdio.h>
-#include "evt_comps.h"
-#include "evt_comp_io.h"
-#include "evt_comp_power.h"
-#include "evt_engine.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_comp_io.h"
+#include "engine/evt_comp_power.h"
+#include "engine/evt_engine.h"
 
 struct evt_report {
 	const char *path;		/* the trace's */

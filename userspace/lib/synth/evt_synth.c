@@ -8,9 +8,9 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "evt_ring.h"
-#include "evt_io.h"
-#include "evt_synth.h"
-#include "evt_pindex.h"
+#include "util/evt_io.h"
+#include "synth/evt_synth.h"
+#include "ctf/evt_pindex.h"
 #include <evtrace/events.h>
 #include <evtrace/event-layout.h>
 #include <evtrace/limits.h>

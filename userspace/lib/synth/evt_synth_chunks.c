@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "evt_chunk.h"
-#include "evt_synth.h"
+#include "chunk/evt_chunk.h"
+#include "synth/evt_synth.h"
 
 /* Between two rings' flushes at a cut (a 2-vCPU guest's evdrain took 1 to 18 ms for its four). */
 #define FLUSH_STEP_NS 20000

@@ -8,8 +8,8 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/utsname.h>
-#include "evt_cli.h"
-#include "evt_format.h"
+#include "util/evt_cli.h"
+#include "format/evt_format.h"
 
 void evt_opt_error(const char *prog, char *const argv[], const char *shortopts, const struct option *opts)
 {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-#include "evt_cpulist.h"
+#include "util/evt_cpulist.h"
 
 #include <stdarg.h>
 #include <stdio.h>

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "evt_format.h"
-#include "evt_io.h"
+#include "format/evt_format.h"
+#include "util/evt_io.h"
 
 int evt_write_all(int fd, const void *buf, size_t len)
 {

@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "evt_io.h"
-#include "evt_safedir.h"
+#include "util/evt_io.h"
+#include "util/evt_safedir.h"
 
 uint64_t evt_fnv64(uint64_t h, const void *p, size_t n)
 {

@@ -2,7 +2,7 @@
 /* Durations and sizes with units: see evt_units.h. */
 #include <ctype.h>
 #include <string.h>
-#include "evt_units.h"
+#include "util/evt_units.h"
 
 struct unit {
 	const char *name;

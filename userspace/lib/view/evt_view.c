@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "evt_decode.h"
-#include "evt_view.h"
+#include "ctf/evt_decode.h"
+#include "view/evt_view.h"
 
 enum { WK_UNSEEN, WK_OTHER, WK_SWITCH, WK_IRQ, WK_SOFTIRQ };
 

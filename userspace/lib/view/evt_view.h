@@ -42,10 +42,10 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "evt_comp_marks.h"
-#include "evt_comps.h"
-#include "evt_engine.h"
-#include "evt_trace.h"
+#include "engine/evt_comp_marks.h"
+#include "engine/evt_comps.h"
+#include "engine/evt_engine.h"
+#include "ctf/evt_trace.h"
 
 /* A window wider than this many bytes of packets is summed or sampled, not read event by event. */
 #define EVT_WINDOW_READ_BYTES (16ULL << 20)
