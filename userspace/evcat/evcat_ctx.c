@@ -47,7 +47,7 @@ struct ecpu {
 	int32_t pend;			/* its syscall: the entry's catalogue index, PEND_NONE, PEND_UNKNOWN */
 	int cached;			/* id and task[] hold cur's identity */
 	struct evt_task id;
-	char task[EVT_FMT_TASK_MAX];
+	char task[EVT_FMT_TASK_MAX + EVT_FMT_CPU_MAX];	/* text: the CPU's part too (evt_fmt_ctx.task_cpu) */
 	uint32_t task_len;
 	/*
 	 * A slice: its first switch with the task unknown (its prev_tid, and
@@ -343,6 +343,9 @@ static const struct ecpu *cpu_task(struct evcat_ctx *x, struct ecpu *c)
 		idle_name(&c->id, (unsigned int)(c - x->cpu));
 	}
 	c->task_len = (uint32_t)evt_fmt_task(c->task, x->sh->kind, c->id.tid, c->id.pid, c->id.comm);
+	/* A line of this CPU copies its task and CPU at once. */
+	if (x->sh->kind != EVT_FMT_JSON)
+		c->task_len += (uint32_t)evt_fmt_cpu(c->task + c->task_len, (unsigned int)(c - x->cpu));
 	c->cached = 1;
 	return c;
 }
@@ -397,20 +400,26 @@ size_t evcat_ctx_plain(struct evcat_ctx *x, const struct evt_ref *r, size_t n, s
 	const struct evcat_shared *sh = x->sh;
 	const struct evt_stream *streams = sh->t->streams;
 	const struct evt_event_desc *events = sh->t->md.cat->events;
+	const uint8_t *const kind_of = sh->kind_of;
 	const int json = sh->kind == EVT_FMT_JSON;
+	/* In locals: the formatter writes through pointers the compiler cannot tell from @x's. */
+	const int final = x->final;
+	struct ecpu *const cpus = x->cpu;
+	const uint32_t ncpu = x->ncpu;
+	/* No hole on this path: only the task changes from line to line. */
+	struct evt_fmt_ctx fc = { .task_cpu = 1 };
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const unsigned int idx = EVT_REF_DESC(&r[i]);
-		const uint8_t k = sh->kind_of[idx];
+		const uint8_t k = kind_of[idx];
 		const unsigned int cpu = streams[EVT_REF_STREAM(&r[i])].cpu;
-		struct evt_fmt_ctx fc;
 		struct ecpu *c;
 
-		if (r[i].ts < from || (k != CK_OTHER && k != CK_SYS_ENTRY) || cpu >= x->ncpu || !x->cpu[cpu].cached)
+		if (r[i].ts < from || (k != CK_OTHER && k != CK_SYS_ENTRY) || cpu >= ncpu || !cpus[cpu].cached)
 			break;
-		c = &x->cpu[cpu];
-		if (!x->final) {
+		c = &cpus[cpu];
+		if (!final) {
 			const int32_t tid = c->id.tid;
 
 			if (tid < 0 && cpu < sh->nr_unknown_cpu && sh->unknown_cpu[cpu])
@@ -418,13 +427,14 @@ size_t evcat_ctx_plain(struct evcat_ctx *x, const struct evt_ref *r, size_t n, s
 			else if (tid < 0 || (tid > 0 && (!c->id.comm[0] || (json && c->id.pid < 0))))
 				break;
 		}
-		fc = (struct evt_fmt_ctx){ .task = c->task, .task_len = c->task_len };
+		fc.task = c->task;
+		fc.task_len = c->task_len;
 		if (evt_fmt_event_ctx(fmt, out, r[i].ts, cpu, &events[idx], r[i].payload, EVT_REF_LEN(&r[i]), 0, &fc))
 			return (size_t)-1;
-		x->seq++;
 		if (k == CK_SYS_ENTRY)
 			c->pend = (int32_t)idx;
 	}
+	x->seq += i;
 	if (i) {
 		x->plain_ts = r[i - 1].ts;
 		x->plain_seq = 2 * x->seq;
@@ -471,7 +481,7 @@ int evcat_ctx_event(struct evcat_ctx *x, const struct evt_ref *r, struct evt_fmt
 		else if (!x->final && (tid < 0 || (tid > 0 && (!cc->id.comm[0] || (json && cc->id.pid < 0)))))
 			goto full;
 		if (sh->print) {
-			struct evt_fmt_ctx fc = { .task = cc->task, .task_len = cc->task_len };
+			struct evt_fmt_ctx fc = { .task = cc->task, .task_len = cc->task_len, .task_cpu = 1 };
 
 			if (evt_fmt_event_ctx(fmt, out, r->ts, cpu, &sh->t->md.cat->events[idx], r->payload,
 					      EVT_REF_LEN(r), 0, &fc))
@@ -503,6 +513,7 @@ full:
 			id = cc->id;
 			fc.task = cc->task;
 			fc.task_len = cc->task_len;
+			fc.task_cpu = 1;
 			pend = c->pend;
 		}
 		if (!x->final) {
