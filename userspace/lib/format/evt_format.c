@@ -91,19 +91,30 @@ static inline unsigned int ndigits(uint64_t v)
 static inline char *put_u64(char *p, uint64_t v)
 {
 	char *e = p + ndigits(v), *q = e;
+	uint32_t w;
 
-	while (v >= 100) {
-		unsigned int d = (unsigned int)(v % 100) * 2;
+	/* 64-bit divisions only while they are needed: a 32-bit one is cheaper. */
+	while (v > UINT32_MAX) {
+		const uint32_t r = (uint32_t)(v % 10000);
 
-		v /= 100;
+		v /= 10000;
+		q -= 4;
+		memcpy(q, digits2 + (r / 100) * 2, 2);
+		memcpy(q + 2, digits2 + (r % 100) * 2, 2);
+	}
+	w = (uint32_t)v;
+	while (w >= 100) {
+		const uint32_t d = (w % 100) * 2;
+
+		w /= 100;
 		q -= 2;
 		memcpy(q, digits2 + d, 2);
 	}
-	if (v >= 10) {
+	if (w >= 10) {
 		q -= 2;
-		memcpy(q, digits2 + v * 2, 2);
+		memcpy(q, digits2 + w * 2, 2);
 	} else {
-		*--q = (char)('0' + v);
+		*--q = (char)('0' + w);
 	}
 	return e;
 }
