@@ -1992,6 +1992,8 @@ START_TEST(format_numbers_and_escapes)
 	static const uint64_t vals[] = {
 		0, 1, 9, 10, 99, 100, 999999999, 1000000000, 4294967295ULL, 4294967296ULL,
 		9999999999999999999ULL, 10000000000000000000ULL, UINT64_MAX,
+		/* put_u64's 64-bit steps (4 digits) meeting its 32-bit ones */
+		42949672950000ULL, 42949672959999ULL, 42949672960000ULL, 429496729600001ULL,
 	};
 	char buf[32], want[32];
 	unsigned int i;
@@ -2055,6 +2057,28 @@ START_TEST(format_numbers_and_escapes)
 		n = evt_fmt_task(task, EVT_FMT_TEXT, -1, -1, "");
 		task[n] = 0;
 		ck_assert_str_eq(task, "?/?");
+		/* Every byte value alone in a name, against the rule written out here (put_esc's table). */
+		for (i = 1; i < 256; i++) {
+			const char comm[2] = { (char)i, 0 };
+			char exp[16];
+
+			if (i == '\n' || i == '\t')
+				snprintf(exp, sizeof(exp), "\\%c/7", i == '\n' ? 'n' : 't');
+			else if (i >= 0x20 && i < 0x7f)
+				snprintf(exp, sizeof(exp), "%c/7", i);
+			else
+				snprintf(exp, sizeof(exp), "\\x%02x/7", i);
+			n = evt_fmt_task(task, EVT_FMT_TEXT, 7, 7, comm);
+			task[n] = 0;
+			ck_assert_str_eq(task, exp);
+		}
+		/* The CPU after the task, three digits at least. */
+		n = evt_fmt_cpu(task, 0);
+		n += evt_fmt_cpu(task + n, 7);
+		n += evt_fmt_cpu(task + n, 123);
+		n += evt_fmt_cpu(task + n, 4095);
+		task[n] = 0;
+		ck_assert_str_eq(task, " [000] [007] [123] [4095]");
 	}
 	o.len = 0;
 	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_JSON, 1700000000ULL * 1000000000ULL, evt_events, evt_nr_events), 0);

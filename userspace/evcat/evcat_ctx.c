@@ -46,8 +46,9 @@ struct ecpu {
 	int32_t cur;			/* the tracker's task here (-1: unknown) */
 	int32_t pend;			/* its syscall: the entry's catalogue index, PEND_NONE, PEND_UNKNOWN */
 	int cached;			/* id and task[] hold cur's identity */
+	uint8_t plain_ok;		/* with cached: see task_plain_ok() */
 	struct evt_task id;
-	char task[EVT_FMT_TASK_MAX];
+	char task[EVT_FMT_TASK_MAX + EVT_FMT_CPU_MAX];	/* text: the CPU's part too (evt_fmt_ctx.task_cpu) */
 	uint32_t task_len;
 	/*
 	 * A slice: its first switch with the task unknown (its prev_tid, and
@@ -203,12 +204,16 @@ void evcat_shared_needs(const struct evcat_shared *sh, uint8_t *mask)
 static void on_thread(void *data, const struct evt_task *t)
 {
 	struct evcat_ctx *x = data;
+	/* In locals: a store to cached could be one to them, for all the compiler knows. */
+	struct ecpu *const cpus = x->cpu;
+	const uint32_t ncpu = x->ncpu;
+	const int32_t tid = t->tid;
 	uint32_t i;
 
 	/* The CPUs running it say it anew. */
-	for (i = 0; i < x->ncpu; i++)
-		if (x->cpu[i].cur == t->tid)
-			x->cpu[i].cached = 0;
+	for (i = 0; i < ncpu; i++)
+		if (cpus[i].cur == tid)
+			cpus[i].cached = 0;
 	/* The log serves the lines before a CPU's first switch in the slice (fixup_task()). */
 	if (x->final || x->nswitched >= x->sh->nr_cpus)
 		return;
@@ -331,6 +336,26 @@ static void idle_name(struct evt_task *id, unsigned int cpu)
 	snprintf(id->comm, sizeof(id->comm), "swapper/%u", cpu % 100000u);
 }
 
+/*
+ * Whether a line of @c's task needs no hole: 1; 2, the same but the line
+ * takes the task as unknown (ecpu.guessed); 0, it does (a slice that does
+ * not know the task, its name or, for JSON, its pid).
+ */
+static uint8_t task_plain_ok(const struct evcat_ctx *x, const struct ecpu *c)
+{
+	const struct evcat_shared *sh = x->sh;
+	const unsigned int cpu = (unsigned int)(c - x->cpu);
+	const int32_t tid = c->id.tid;
+
+	if (x->final)
+		return 1;
+	if (tid < 0 && cpu < sh->nr_unknown_cpu && sh->unknown_cpu[cpu])
+		return 2;
+	if (tid < 0 || (tid > 0 && (!c->id.comm[0] || (sh->kind == EVT_FMT_JSON && c->id.pid < 0))))
+		return 0;
+	return 1;
+}
+
 /* The identity of the task on @c, with its rendered text. */
 static const struct ecpu *cpu_task(struct evcat_ctx *x, struct ecpu *c)
 {
@@ -343,6 +368,10 @@ static const struct ecpu *cpu_task(struct evcat_ctx *x, struct ecpu *c)
 		idle_name(&c->id, (unsigned int)(c - x->cpu));
 	}
 	c->task_len = (uint32_t)evt_fmt_task(c->task, x->sh->kind, c->id.tid, c->id.pid, c->id.comm);
+	/* A line of this CPU copies its task and CPU at once. */
+	if (x->sh->kind != EVT_FMT_JSON)
+		c->task_len += (uint32_t)evt_fmt_cpu(c->task + c->task_len, (unsigned int)(c - x->cpu));
+	c->plain_ok = task_plain_ok(x, c);
 	c->cached = 1;
 	return c;
 }
@@ -397,34 +426,34 @@ size_t evcat_ctx_plain(struct evcat_ctx *x, const struct evt_ref *r, size_t n, s
 	const struct evcat_shared *sh = x->sh;
 	const struct evt_stream *streams = sh->t->streams;
 	const struct evt_event_desc *events = sh->t->md.cat->events;
-	const int json = sh->kind == EVT_FMT_JSON;
+	const uint8_t *const kind_of = sh->kind_of;
+	/* In locals: the formatter writes through pointers the compiler cannot tell from @x's. */
+	struct ecpu *const cpus = x->cpu;
+	const uint32_t ncpu = x->ncpu;
+	/* No hole on this path: only the task changes from line to line. */
+	struct evt_fmt_ctx fc = { .task_cpu = 1 };
 	size_t i;
 
 	for (i = 0; i < n; i++) {
 		const unsigned int idx = EVT_REF_DESC(&r[i]);
-		const uint8_t k = sh->kind_of[idx];
+		const uint8_t k = kind_of[idx];
 		const unsigned int cpu = streams[EVT_REF_STREAM(&r[i])].cpu;
-		struct evt_fmt_ctx fc;
 		struct ecpu *c;
 
-		if (r[i].ts < from || (k != CK_OTHER && k != CK_SYS_ENTRY) || cpu >= x->ncpu || !x->cpu[cpu].cached)
+		if (r[i].ts < from || (k != CK_OTHER && k != CK_SYS_ENTRY) || cpu >= ncpu || !cpus[cpu].cached ||
+		    !cpus[cpu].plain_ok)
 			break;
-		c = &x->cpu[cpu];
-		if (!x->final) {
-			const int32_t tid = c->id.tid;
-
-			if (tid < 0 && cpu < sh->nr_unknown_cpu && sh->unknown_cpu[cpu])
-				c->guessed = 1;
-			else if (tid < 0 || (tid > 0 && (!c->id.comm[0] || (json && c->id.pid < 0))))
-				break;
-		}
-		fc = (struct evt_fmt_ctx){ .task = c->task, .task_len = c->task_len };
+		c = &cpus[cpu];
+		if (c->plain_ok == 2)
+			c->guessed = 1;
+		fc.task = c->task;
+		fc.task_len = c->task_len;
 		if (evt_fmt_event_ctx(fmt, out, r[i].ts, cpu, &events[idx], r[i].payload, EVT_REF_LEN(&r[i]), 0, &fc))
 			return (size_t)-1;
-		x->seq++;
 		if (k == CK_SYS_ENTRY)
 			c->pend = (int32_t)idx;
 	}
+	x->seq += i;
 	if (i) {
 		x->plain_ts = r[i - 1].ts;
 		x->plain_seq = 2 * x->seq;
@@ -464,14 +493,13 @@ int evcat_ctx_event(struct evcat_ctx *x, const struct evt_ref *r, struct evt_fmt
 	if (show && (k == CK_OTHER || k == CK_SYS_ENTRY || k == CK_NAMING) && !sh->taskf &&
 	    !((flags & EVCAT_FIRST) && !json)) {
 		const struct ecpu *cc = cpu_task(x, c);
-		const int32_t tid = cc->id.tid;
 
-		if (!x->final && tid < 0 && cpu < sh->nr_unknown_cpu && sh->unknown_cpu[cpu])
+		if (cc->plain_ok == 2)
 			c->guessed = 1;
-		else if (!x->final && (tid < 0 || (tid > 0 && (!cc->id.comm[0] || (json && cc->id.pid < 0)))))
+		else if (!cc->plain_ok)
 			goto full;
 		if (sh->print) {
-			struct evt_fmt_ctx fc = { .task = cc->task, .task_len = cc->task_len };
+			struct evt_fmt_ctx fc = { .task = cc->task, .task_len = cc->task_len, .task_cpu = 1 };
 
 			if (evt_fmt_event_ctx(fmt, out, r->ts, cpu, &sh->t->md.cat->events[idx], r->payload,
 					      EVT_REF_LEN(r), 0, &fc))
@@ -503,6 +531,7 @@ full:
 			id = cc->id;
 			fc.task = cc->task;
 			fc.task_len = cc->task_len;
+			fc.task_cpu = 1;
 			pend = c->pend;
 		}
 		if (!x->final) {

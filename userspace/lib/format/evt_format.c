@@ -91,19 +91,30 @@ static inline unsigned int ndigits(uint64_t v)
 static inline char *put_u64(char *p, uint64_t v)
 {
 	char *e = p + ndigits(v), *q = e;
+	uint32_t w;
 
-	while (v >= 100) {
-		unsigned int d = (unsigned int)(v % 100) * 2;
+	/* 64-bit divisions only while they are needed: a 32-bit one is cheaper. */
+	while (v > UINT32_MAX) {
+		const uint32_t r = (uint32_t)(v % 10000);
 
-		v /= 100;
+		v /= 10000;
+		q -= 4;
+		memcpy(q, digits2 + (r / 100) * 2, 2);
+		memcpy(q + 2, digits2 + (r % 100) * 2, 2);
+	}
+	w = (uint32_t)v;
+	while (w >= 100) {
+		const uint32_t d = (w % 100) * 2;
+
+		w /= 100;
 		q -= 2;
 		memcpy(q, digits2 + d, 2);
 	}
-	if (v >= 10) {
+	if (w >= 10) {
 		q -= 2;
-		memcpy(q, digits2 + v * 2, 2);
+		memcpy(q, digits2 + w * 2, 2);
 	} else {
-		*--q = (char)('0' + v);
+		*--q = (char)('0' + w);
 	}
 	return e;
 }
@@ -263,6 +274,23 @@ static int utf8_control(const uint8_t *s, unsigned int u)
 enum esc_mode { ESC_JSON, ESC_TEXT, ESC_BARE };
 
 /*
+ * Per byte value: ESC_PLAIN, printable ASCII put_esc() copies in every
+ * mode; ESC_PLAIN_BARE, the quote and the backslash, copied in ESC_BARE
+ * only; 0, the rest (put_esc()'s rules decide). Filled before main.
+ */
+enum { ESC_PLAIN_BARE = 1, ESC_PLAIN = 2 };
+static uint8_t esc_class[256];
+
+__attribute__((constructor))
+static void esc_class_init(void)
+{
+	unsigned int c;
+
+	for (c = 0x20; c < 0x7f; c++)
+		esc_class[c] = c == '\\' || c == '"' ? ESC_PLAIN_BARE : ESC_PLAIN;
+}
+
+/*
  * The one escaper of names and strings from a trace (a thread's comm, an
  * IRQ's name, a file name), for every program's output: whoever ran the
  * process chose them. ESC_TEXT (evcat's fields) and ESC_BARE (tables,
@@ -279,11 +307,18 @@ enum esc_mode { ESC_JSON, ESC_TEXT, ESC_BARE };
 static char *put_esc(char *p, const uint8_t *s, unsigned int n, enum esc_mode mode)
 {
 	static const char hx[] = "0123456789abcdef";
+	/* A byte is copied as it is when its esc_class is at least this. */
+	const uint8_t plain = mode == ESC_BARE ? ESC_PLAIN_BARE : ESC_PLAIN;
 	unsigned int i, u;
 
 	for (i = 0; i < n; i++) {
 		uint8_t c = s[i];
 
+		/* Nearly every byte (one table look-up, evcat's hot path). */
+		if (esc_class[c] >= plain) {
+			*p++ = (char)c;
+			continue;
+		}
 		if ((c == '\\' || c == '"') && mode != ESC_BARE) {
 			*p++ = '\\';
 			*p++ = (char)c;
@@ -786,6 +821,24 @@ size_t evt_fmt_task(char *out, enum evt_fmt_kind kind, int32_t tid, int32_t pid,
 	return (size_t)(p - out);
 }
 
+static inline char *put_cpu(char *p, uint32_t cpu)
+{
+	*p++ = ' ';
+	*p++ = '[';
+	if (cpu < 100)
+		*p++ = '0';
+	if (cpu < 10)
+		*p++ = '0';
+	p = put_u64(p, cpu);
+	*p++ = ']';
+	return p;
+}
+
+size_t evt_fmt_cpu(char *out, uint32_t cpu)
+{
+	return (size_t)(put_cpu(out, cpu) - out);
+}
+
 size_t evt_fmt_sysname(char *out, enum evt_fmt_kind kind, const char *name, int by_entry)
 {
 	char *p = out;
@@ -880,14 +933,8 @@ static int fmt_event(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t
 				p = put_task(p, c);
 			else
 				c->task_at = (size_t)(p - o->buf);
-			*p++ = ' ';
-			*p++ = '[';
-			if (cpu < 100)
-				*p++ = '0';
-			if (cpu < 10)
-				*p++ = '0';
-			p = put_u64(p, cpu);
-			*p++ = ']';
+			if (!c->task || !c->task_cpu)
+				p = put_cpu(p, cpu);
 		} else {
 			p = PUTS(p, ") cpu ");
 			p = put_u64(p, cpu);

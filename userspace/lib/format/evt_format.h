@@ -88,6 +88,7 @@ struct evt_fmt_ctx {
 	/* evt_fmt_task()'s, or NULL: a hole at task_at; its buffer EVT_FMT_TASK_MAX bytes long */
 	const char *task;
 	size_t task_len;	/* its length (a hole: the most it may take) */
+	int task_cpu;		/* text: @task ends with the CPU's part, evt_fmt_cpu()'s (a CPU's cached task) */
 	int has_sys;		/* an exit_syscall: its syscall's part is printed */
 	const char *sys;	/* evt_fmt_sysname()'s, or NULL: a hole at sys_at */
 	size_t sys_len;
@@ -102,6 +103,9 @@ size_t evt_fmt_delta(char *out, uint64_t prev_ts, int have_prev, uint64_t ts);
 #define EVT_FMT_SYSNAME_MAX 64
 #define EVT_FMT_SYSNAME_BYTES (6 * EVT_FMT_SYSNAME_MAX + 64)
 size_t evt_fmt_task(char *out, enum evt_fmt_kind kind, int32_t tid, int32_t pid, const char *comm);
+/* A text line's CPU after its task, " [007]": its length (at most EVT_FMT_CPU_MAX). */
+#define EVT_FMT_CPU_MAX 16
+size_t evt_fmt_cpu(char *out, uint32_t cpu);
 /* @name: an entry event's name ("" writes nothing); @by_entry: from the call's entry, not its number. */
 size_t evt_fmt_sysname(char *out, enum evt_fmt_kind kind, const char *name, int by_entry);
 int evt_fmt_event_ctx(struct evt_fmt *f, struct evt_out *o, uint64_t ts, uint32_t cpu,
