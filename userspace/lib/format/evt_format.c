@@ -12,6 +12,7 @@
 #include "ctf/evt_decode.h"
 #include "format/evt_format.h"
 #include "format/evt_symbols.h"
+#include "util/evt_esc.h"
 #include "util/evt_io.h"
 
 int evt_out_init(struct evt_out *o, int fd, size_t cap)
@@ -225,189 +226,13 @@ static char *put_s64(char *p, int64_t v)
 	return put_u64(p, (uint64_t)v);
 }
 
-/*
- * Length of the well-formed UTF-8 sequence (RFC 3629: no overlong form, no
- * surrogate, nothing above U+10FFFF) at @s, of at most @n bytes; 0 when
- * there is none.
- */
-static unsigned int utf8_len(const uint8_t *s, unsigned int n)
-{
-	const uint8_t c = s[0];
-	unsigned int len, i;
-	uint8_t lo = 0x80, hi = 0xbf;	/* the second byte's range */
-
-	if (c >= 0xc2 && c <= 0xdf)
-		len = 2;
-	else if (c >= 0xe0 && c <= 0xef)
-		len = 3, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-	else if (c >= 0xf0 && c <= 0xf4)
-		len = 4, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-	else
-		return 0;
-	if (n < len || s[1] < lo || s[1] > hi)
-		return 0;
-	for (i = 2; i < len; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	return len;
-}
-
-/* lib/json's: the same rule, outside the hot path (utf8_len stays static there, inlined). */
-unsigned int evt_fmt_utf8_len(const uint8_t *s, unsigned int n)
-{
-	return utf8_len(s, n);
-}
-
-/*
- * Whether the well-formed UTF-8 sequence @s (@u bytes) is a character a
- * terminal acts on rather than shows: a C1 control (U+0080..U+009F: 0x9b
- * is CSI on many terminals) or a bidirectional override or isolate
- * (U+202A..U+202E, U+2066..U+2069: they reorder what follows on the line).
- */
-static int utf8_control(const uint8_t *s, unsigned int u)
-{
-	return (u == 2 && s[0] == 0xc2 && s[1] <= 0x9f) ||
-	       (u == 3 && s[0] == 0xe2 && ((s[1] == 0x80 && s[2] >= 0xaa && s[2] <= 0xae) ||
-					   (s[1] == 0x81 && s[2] >= 0xa6 && s[2] <= 0xa9)));
-}
-
-enum esc_mode { ESC_JSON, ESC_TEXT, ESC_BARE };
-
-/*
- * Per byte value: ESC_PLAIN, printable ASCII put_esc() copies in every
- * mode; ESC_PLAIN_BARE, the quote and the backslash, copied in ESC_BARE
- * only; 0, the rest (put_esc()'s rules decide). Filled before main.
- */
-enum { ESC_PLAIN_BARE = 1, ESC_PLAIN = 2 };
-static uint8_t esc_class[256];
-
-__attribute__((constructor))
-static void esc_class_init(void)
-{
-	unsigned int c;
-
-	for (c = 0x20; c < 0x7f; c++)
-		esc_class[c] = c == '\\' || c == '"' ? ESC_PLAIN_BARE : ESC_PLAIN;
-}
-
-/*
- * The one escaper of names and strings from a trace (a thread's comm, an
- * IRQ's name, a file name), for every program's output: whoever ran the
- * process chose them. ESC_TEXT (evcat's fields) and ESC_BARE (tables,
- * messages: no quotes around, quotes and backslashes left as they are, so
- * that escaping twice changes nothing) write every control byte (C0,
- * DEL), every C1 control or bidirectional override and every byte that is
- * not part of well-formed UTF-8 as \xhh (ESC_TEXT also a backslash as
- * \\): what reaches a terminal is shown, never acted on. ESC_JSON keeps
- * well-formed UTF-8 but the controls and overrides (\uXXXX, their code
- * points) and writes other bytes \u00XX (U+00XX: the byte's value), so that
- * every line stays valid JSON and safe on a terminal. At most 6 bytes out
- * per byte in.
- */
-static char *put_esc(char *p, const uint8_t *s, unsigned int n, enum esc_mode mode)
-{
-	static const char hx[] = "0123456789abcdef";
-	/* A byte is copied as it is when its esc_class is at least this. */
-	const uint8_t plain = mode == ESC_BARE ? ESC_PLAIN_BARE : ESC_PLAIN;
-	unsigned int i, u;
-
-	for (i = 0; i < n; i++) {
-		uint8_t c = s[i];
-
-		/* Nearly every byte (one table look-up, evcat's hot path). */
-		if (esc_class[c] >= plain) {
-			*p++ = (char)c;
-			continue;
-		}
-		if ((c == '\\' || c == '"') && mode != ESC_BARE) {
-			*p++ = '\\';
-			*p++ = (char)c;
-		} else if (c == '\n') {
-			p = PUTS(p, "\\n");
-		} else if (c == '\t') {
-			p = PUTS(p, "\\t");
-		} else if (c >= 0x80 && (u = utf8_len(s + i, n - i)) && !utf8_control(s + i, u)) {
-			memcpy(p, s + i, u);
-			p += u;
-			i += u - 1;
-		} else if (c >= 0x80 && u && mode == ESC_JSON) {
-			/* A control as its code point: the same string, nothing a terminal acts on. */
-			const unsigned int cp = u == 2 ? (unsigned int)(c & 0x1f) << 6 | (s[i + 1] & 0x3f) :
-					       (unsigned int)(c & 0x0f) << 12 | (unsigned int)(s[i + 1] & 0x3f) << 6 |
-					       (s[i + 2] & 0x3f);
-
-			p = PUTS(p, "\\u");
-			*p++ = hx[cp >> 12];
-			*p++ = hx[(cp >> 8) & 15];
-			*p++ = hx[(cp >> 4) & 15];
-			*p++ = hx[cp & 15];
-			i += u - 1;
-		} else if (c < 0x20 || c >= 0x7f) {
-			p = mode == ESC_JSON ? PUTS(p, "\\u00") : PUTS(p, "\\x");
-			*p++ = hx[c >> 4];
-			*p++ = hx[c & 15];
-		} else {
-			*p++ = (char)c;
-		}
-	}
-	return p;
-}
-
 /* A quoted string, escaped for text or JSON (put_esc). */
 static char *put_str(char *p, const uint8_t *s, unsigned int n, int json)
 {
 	*p++ = '"';
-	p = put_esc(p, s, n, json ? ESC_JSON : ESC_TEXT);
+	p = evt_put_esc(p, s, n, json ? EVT_ESC_JSON : EVT_ESC_TEXT);
 	*p++ = '"';
 	return p;
-}
-
-const char *evt_fmt_esc(char *out, size_t len, const char *s)
-{
-	const uint8_t *b = (const uint8_t *)s;
-	size_t o = 0, i = 0, n = strlen(s);
-
-	if (!len)
-		return out;
-	/* A character at a time, so that an escape or a UTF-8 sequence is never cut. */
-	while (i < n) {
-		unsigned int u = b[i] >= 0x80 ? utf8_len(b + i, (unsigned int)(n - i)) : 0;
-		char tmp[16];
-		size_t w;
-
-		u = u ? u : 1;
-		w = (size_t)(put_esc(tmp, b + i, u, ESC_BARE) - tmp);
-		if (o + w + 1 > len)
-			break;
-		memcpy(out + o, tmp, w);
-		o += w;
-		i += u;
-	}
-	out[o] = 0;
-	return out;
-}
-
-int evt_fputs_esc(FILE *f, const char *s)
-{
-	const uint8_t *b = (const uint8_t *)s;
-	size_t n = strlen(s), i = 0;
-	char buf[512];
-
-	/* In pieces of whole characters: a message of any length is written whole. */
-	while (i < n) {
-		char *p = buf;
-
-		while (i < n && p + 16 < buf + sizeof(buf)) {
-			unsigned int u = b[i] >= 0x80 ? utf8_len(b + i, (unsigned int)(n - i)) : 0;
-
-			u = u ? u : 1;
-			p = put_esc(p, b + i, u, ESC_BARE);
-			i += u;
-		}
-		if (fwrite(buf, 1, (size_t)(p - buf), f) != (size_t)(p - buf))
-			return -1;
-	}
-	return 0;
 }
 
 /*
@@ -810,7 +635,7 @@ size_t evt_fmt_task(char *out, enum evt_fmt_kind kind, int32_t tid, int32_t pid,
 	}
 	/* Unquoted, as the terminal escaper writes names: "?" for what is not known. */
 	if (n)
-		p = put_esc(p, (const uint8_t *)comm, (unsigned int)n, ESC_BARE);
+		p = evt_put_esc(p, (const uint8_t *)comm, (unsigned int)n, EVT_ESC_BARE);
 	else
 		*p++ = '?';
 	*p++ = '/';
@@ -852,7 +677,7 @@ size_t evt_fmt_sysname(char *out, enum evt_fmt_kind kind, const char *name, int 
 		p = by_entry ? PUTS(p, ",\"syscall_from\":\"entry\"") : PUTS(p, ",\"syscall_from\":\"id\"");
 	} else {
 		p = PUTS(p, " syscall = ");
-		p = put_esc(p, (const uint8_t *)name, (unsigned int)n, ESC_BARE);
+		p = evt_put_esc(p, (const uint8_t *)name, (unsigned int)n, EVT_ESC_BARE);
 		*p++ = ',';
 	}
 	return (size_t)(p - out);

@@ -17,6 +17,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <evtrace/events.h>
+#include "util/evt_esc.h"
 
 struct evt_out {
 	int fd;
@@ -124,21 +125,6 @@ int evt_fmt_fields_json(struct evt_fmt *f, struct evt_out *o, const struct evt_e
 size_t evt_fmt_clock(char *out, uint64_t realtime_ns, int with_date);
 /* Decimal digits of @v at @out (no NUL): the length. */
 size_t evt_fmt_u64(char *out, uint64_t v);
-/*
- * Length of the well-formed UTF-8 sequence (RFC 3629) at @s, of at most
- * @n bytes; 0 when there is none.
- */
-unsigned int evt_fmt_utf8_len(const uint8_t *s, unsigned int n);
-/*
- * @s for a terminal, unquoted: the escaper of evcat's text fields (control
- * bytes, C1 controls, bidirectional overrides and bytes outside
- * well-formed UTF-8 as \xhh; escaping twice changes nothing), for every name or string
- * from a trace that a program prints as text (tables, messages). Into
- * @out of @len bytes, cut at a whole character when it does not fit;
- * returns @out. 4 * strlen(@s) + 1 bytes always fit.
- */
-const char *evt_fmt_esc(char *out, size_t len, const char *s);
-/* The same, written to @f whatever its length: 0, or -1 (a write error). */
-int evt_fputs_esc(FILE *f, const char *s);
+/* evt_fmt_esc(), evt_fputs_esc(), evt_fmt_utf8_len(): util/evt_esc.h. */
 
 #endif /* EVT_FORMAT_H */

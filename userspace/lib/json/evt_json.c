@@ -2,7 +2,7 @@
 /* The programs' JSON documents with jansson: see evt_json.h. */
 #include <stdlib.h>
 #include <string.h>
-#include "format/evt_format.h"
+#include "util/evt_esc.h"
 #include "json/evt_json.h"
 
 json_t *evt_json_u64(uint64_t v)

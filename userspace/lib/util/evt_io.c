@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include "format/evt_format.h"
+#include "util/evt_esc.h"
 #include "util/evt_io.h"
 
 int evt_write_all(int fd, const void *buf, size_t len)
