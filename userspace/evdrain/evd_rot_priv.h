@@ -113,9 +113,11 @@ struct chunk_sum {
 	char err[EVT_TRACE_ERRLEN];
 };
 
-/* evd_rotate.c */
+/* evd_retention.c */
 /* Oldest complete chunks out while --keep or --max-total is passed. */
 void evd_rot_retention(struct evd_rot *r);
+/* A chunk directory and everything in it: 0, or -1. */
+int evd_remove_tree(const char *path);
 
 /* evd_summary.c */
 /*

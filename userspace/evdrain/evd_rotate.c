@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0
-/* evdrain's rotation: chunks, the cut, their completion, retention, recovery. See evd_rotate.h. */
+/* evdrain's rotation: chunks, the cut, their completion, recovery (retention: evd_retention.c). See evd_rotate.h. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -20,20 +20,6 @@ static uint64_t realtime_ns(void)
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
-}
-
-static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw)
-{
-	(void)sb;
-	(void)flag;
-	(void)ftw;
-	return remove(path) && errno != ENOENT ? -1 : 0;
-}
-
-/* A chunk directory and everything in it. */
-static int remove_tree(const char *path)
-{
-	return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
 static uint64_t du_total;
@@ -154,71 +140,6 @@ static int add_done(struct evd_rot *r, const struct done *d)
 	return 0;
 }
 
-/*
- * The chunk retention takes now (an index in r->done), or -1. The oldest
- * shipped one (its hook succeeded, or there is no hook); an unshipped one
- * only when --max-total is passed and every shipped one is gone: *@forced
- * then. Never the chunk whose hook runs. Under r->mu.
- */
-static long retention_victim(const struct evd_rot *r, int over_total, int *forced)
-{
-	size_t i;
-
-	*forced = 0;
-	for (i = 0; i < r->ndone; i++)
-		if (r->done[i].seq != r->hooking && r->done[i].shipped)
-			return (long)i;
-	for (i = 0; over_total && i < r->ndone; i++)
-		if (r->done[i].seq != r->hooking) {
-			*forced = 1;
-			return (long)i;
-		}
-	return -1;
-}
-
-/* See retention_victim(). */
-void evd_rot_retention(struct evd_rot *r)
-{
-	for (;;) {
-		char from[DIR_LEN], to[DIR_LEN];
-		uint64_t total = atomic_load(&r->current_bytes);
-		struct done victim;
-		size_t i;
-		long v;
-		int over_keep, over_total, forced;
-
-		pthread_mutex_lock(&r->mu);
-		for (i = 0; i < r->ndone; i++)
-			total += r->done[i].bytes;
-		over_keep = r->o.keep && r->ndone > r->o.keep;
-		over_total = r->o.max_total && total > r->o.max_total;
-		v = over_keep || over_total ? retention_victim(r, over_total, &forced) : -1;
-		if (v < 0) {
-			pthread_mutex_unlock(&r->mu);
-			return;
-		}
-		victim = r->done[v];
-		memmove(&r->done[v], &r->done[v + 1], (r->ndone - (size_t)v - 1) * sizeof(*r->done));
-		r->ndone--;
-		if (victim.hook_queued)
-			r->st.hooks_skipped++;
-		r->st.removed_unshipped += (uint64_t)forced;
-		r->st.deleted++;
-		pthread_mutex_unlock(&r->mu);
-		/* Renamed first: nobody sees a half-removed chunk as complete. */
-		snprintf(from, sizeof(from), "%s/%s", r->outdir, victim.name);
-		snprintf(to, sizeof(to), "%s/" EVT_CHUNK_DEL_PREFIX "%llu", r->outdir,
-			 (unsigned long long)victim.seq);
-		if (rename(from, to) || remove_tree(to))
-			fprintf(stderr, "evdrain: retention: cannot remove %s: %s\n", from, strerror(errno));
-		else if (forced)
-			fprintf(stderr, "evdrain: retention: removed %s before its hook succeeded (--max-total)\n",
-				victim.name);
-		else if (!r->o.quiet)
-			fprintf(stderr, "evdrain: retention: removed %s\n", victim.name);
-	}
-}
-
 /* A chunk left under its temporary name: said in one wording wherever it happens. */
 static void left_incomplete(struct evd_rot *r, const char *dir, const char *why)
 {
@@ -248,7 +169,7 @@ static void complete_chunk(struct evd_rot *r, struct closed *c)
 	rc = stream_bytes(kdir) ? evd_sum_scan(r, c, kdir, &cs) : 1;
 	if (rc == 1) {
 		/* Nothing recorded in it: no chunk to keep (the last of the session: the one before is). */
-		remove_tree(c->dir);
+		evd_remove_tree(c->dir);
 		free(cs.s);
 		if (c->final && r->o.hook)
 			evd_hook_held_is_final(r);
@@ -362,7 +283,7 @@ static int recover_chunk(struct evd_rot *r, const char *name, uint64_t seq)
 	snprintf(path, sizeof(path), "%s/metadata", kdir);
 	if (!stream_bytes(kdir)) {
 		/* Killed before a packet went in (its metadata maybe half written): nothing to keep. */
-		remove_tree(dir);
+		evd_remove_tree(dir);
 		return 0;
 	}
 	if (access(path, F_OK)) {
@@ -439,7 +360,7 @@ static int scan_outdir(struct evd_rot *r)
 			if (add_done(r, &dn))
 				ret = -1;
 		} else if (evt_chunk_parse_hidden(de->d_name, EVT_CHUNK_DEL_PREFIX, &seq) == 0) {
-			remove_tree(path);	/* retention was removing it */
+			evd_remove_tree(path);	/* retention was removing it */
 			continue;
 		} else if (evt_chunk_parse_hidden(de->d_name, EVT_CHUNK_TMP_PREFIX, &seq) == 0) {
 			if (recover_chunk(r, de->d_name, seq))
@@ -593,7 +514,7 @@ void evd_rot_abandon_chunk(struct evd_rot *r, const char *why)
 	snprintf(kdir, sizeof(kdir), "%s/kernel", r->current->dir);
 	if (!stream_bytes(kdir)) {
 		/* Nothing recorded into it (the failure came first): no chunk at all. */
-		remove_tree(r->current->dir);
+		evd_remove_tree(r->current->dir);
 	} else {
 		left_incomplete(r, r->current->dir, why);
 	}
