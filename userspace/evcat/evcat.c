@@ -37,9 +37,7 @@
 /* An error message; what it quotes (a file name, a name from the trace) escaped. */
 static void say_err(const char *msg)
 {
-	fputs("evcat: ", stderr);
-	evt_fputs_esc(stderr, msg);
-	fputc('\n', stderr);
+	evt_say_err("evcat", msg);
 }
 
 static void usage(FILE *f)

@@ -607,9 +607,7 @@ static int print_json(const struct report *r)
 static void say(void *data, const char *msg)
 {
 	(void)data;
-	fputs("evstat: ", stderr);
-	evt_fputs_esc(stderr, msg);
-	fputc('\n', stderr);
+	evt_say_err("evstat", msg);
 }
 
 int main(int argc, char **argv)

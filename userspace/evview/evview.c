@@ -57,9 +57,7 @@
 /* An error message; what it quotes (a file name, a name from the trace) escaped. */
 static void say_err(const char *msg)
 {
-	fputs("evview: ", stderr);
-	evt_fputs_esc(stderr, msg);
-	fputc('\n', stderr);
+	evt_say_err("evview", msg);
 }
 
 static void usage(FILE *f)

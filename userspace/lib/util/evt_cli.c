@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 #include "util/evt_cli.h"
-#include "format/evt_format.h"
+#include "util/evt_esc.h"
 
 void evt_opt_error(const char *prog, char *const argv[], const char *shortopts, const struct option *opts)
 {
@@ -114,4 +114,11 @@ void evt_print_list(FILE *f, const char *const *names, size_t n, size_t max)
 	}
 	if (n > max)
 		fprintf(f, "  ... and %zu more\n", n - max);
+}
+
+void evt_say_err(const char *prog, const char *msg)
+{
+	fprintf(stderr, "%s: ", prog);
+	evt_fputs_esc(stderr, msg);
+	fputc('\n', stderr);
 }

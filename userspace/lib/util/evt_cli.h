@@ -28,6 +28,9 @@
  */
 void evt_opt_error(const char *prog, char *const argv[], const char *shortopts, const struct option *opts);
 
+/* "@prog: @msg" on stderr, what @msg quotes (a file name, a name from a trace) escaped. */
+void evt_say_err(const char *prog, const char *msg);
+
 /*
  * The command that loads evtrace on this machine, into @buf of @len:
  * "modprobe evtrace" when the module is installed for the running kernel
