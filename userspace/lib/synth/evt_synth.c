@@ -155,7 +155,7 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 	u64 (*saved)(void) = evt_clock_fn;
 	uint8_t uuid[16];
 	uint64_t rs = p->seed * 0x9E3779B97F4A7C15ULL + 0x1234567, per, extra;
-	unsigned int cpu, active = 0, i;
+	unsigned int cpu, active = 0;
 	unsigned long ev_per_packet;
 	int ret = 0;
 
@@ -181,10 +181,7 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 		evt_errf(err, errlen, "%s: %s", dir, strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < 16; i++)
-		uuid[i] = (uint8_t)(evt_synth_rnd(&rs) >> 56);
-	uuid[6] = (uuid[6] & 0x0f) | 0x40;
-	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+	evt_synth_uuid(uuid, &rs);
 	if (evt_synth_write_metadata(dir, p, uuid, "evsynth", NULL, err, errlen))
 		return -1;
 	for (cpu = 0; cpu < p->cpus; cpu++)
@@ -205,10 +202,7 @@ int evt_synth_write(const char *dir, const struct evt_synth_params *p,
 
 		if (p->offline && p->offline[cpu])
 			continue;
-		if (evt_synth_ring_open(&rings[0], dir, cpu, EVT_CHAN_COMPACT, p, uuid, err, errlen) ||
-		    evt_synth_ring_open(&rings[1], dir, cpu, EVT_CHAN_NORMAL, p, uuid, err, errlen)) {
-			evt_synth_ring_close(&rings[0], res);
-			evt_synth_ring_close(&rings[1], res);
+		if (evt_synth_cpu_open(rings, dir, cpu, p, uuid, res, err, errlen)) {
 			ret = -1;
 			break;
 		}

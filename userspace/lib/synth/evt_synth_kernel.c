@@ -805,10 +805,7 @@ static int ksim_write(const char *dir, const struct evt_synth_params *p,
 		evt_errf(err, errlen, "%s: %s", tdir, strerror(errno));
 		return -1;
 	}
-	for (i = 0; i < 16; i++)
-		uuid[i] = (uint8_t)(evt_synth_rnd(&k.rs) >> 56);
-	uuid[6] = (uuid[6] & 0x0f) | 0x40;
-	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+	evt_synth_uuid(uuid, &k.rs);
 	if (evt_synth_write_metadata(tdir, p, uuid, p->tracer_version ? p->tracer_version : "0.0.0", "evsynth",
 			   err, errlen))
 		return -1;
@@ -841,10 +838,7 @@ static int ksim_write(const char *dir, const struct evt_synth_params *p,
 
 		if (p->offline && p->offline[cpu])
 			continue;
-		if (evt_synth_ring_open(&rings[0], tdir, cpu, EVT_CHAN_COMPACT, p, uuid, err, errlen) ||
-		    evt_synth_ring_open(&rings[1], tdir, cpu, EVT_CHAN_NORMAL, p, uuid, err, errlen)) {
-			evt_synth_ring_close(&rings[0], res);
-			evt_synth_ring_close(&rings[1], res);
+		if (evt_synth_cpu_open(rings, tdir, cpu, p, uuid, res, err, errlen)) {
 			ret = -1;
 			break;
 		}

@@ -91,6 +91,37 @@ int evt_synth_ring_open(struct evt_synth_ring *s, const char *dir, unsigned int 
 }
 
 /*
+ * A CPU's two rings (compact, normal) and their files: 0, or -1 with @err,
+ * whichever was opened closed again (the other never touched).
+ */
+int evt_synth_cpu_open(struct evt_synth_ring rings[2], const char *dir, unsigned int cpu,
+		       const struct evt_synth_params *p, const uint8_t *uuid, struct evt_synth_result *res,
+		       char *err, size_t errlen)
+{
+	if (evt_synth_ring_open(&rings[0], dir, cpu, EVT_CHAN_COMPACT, p, uuid, err, errlen)) {
+		evt_synth_ring_close(&rings[0], res);
+		return -1;
+	}
+	if (evt_synth_ring_open(&rings[1], dir, cpu, EVT_CHAN_NORMAL, p, uuid, err, errlen)) {
+		evt_synth_ring_close(&rings[0], res);
+		evt_synth_ring_close(&rings[1], res);
+		return -1;
+	}
+	return 0;
+}
+
+/* A random version-4 UUID from the run's sequence. */
+void evt_synth_uuid(uint8_t uuid[16], uint64_t *rs)
+{
+	unsigned int i;
+
+	for (i = 0; i < 16; i++)
+		uuid[i] = (uint8_t)(evt_synth_rnd(rs) >> 56);
+	uuid[6] = (uuid[6] & 0x0f) | 0x40;
+	uuid[8] = (uuid[8] & 0x3f) | 0x80;
+}
+
+/*
  * The CPU's clock is about to pass cuts before @now: each ring flushed at
  * its time of each (the packet ends then, the next events come after it),
  * as evdrain's cut flushes them one after another. @next[ch]: ring ch's

@@ -34,6 +34,12 @@ int evt_synth_drain(struct evt_synth_ring *s, struct evt_synth_result *res);
 /* Ring @ch of @cpu and its file DIR/<channel>_<cpu>: 0, or -1 with @err. */
 int evt_synth_ring_open(struct evt_synth_ring *s, const char *dir, unsigned int cpu, enum evt_channel ch,
 			const struct evt_synth_params *p, const uint8_t *uuid, char *err, size_t errlen);
+/* A CPU's two rings (compact, normal): 0, or -1 with @err, both closed again. */
+int evt_synth_cpu_open(struct evt_synth_ring rings[2], const char *dir, unsigned int cpu,
+		       const struct evt_synth_params *p, const uint8_t *uuid, struct evt_synth_result *res,
+		       char *err, size_t errlen);
+/* A random version-4 UUID from the run's sequence @rs. */
+void evt_synth_uuid(uint8_t uuid[16], uint64_t *rs);
 /* Flushes the CPU's rings at the cuts before @now (p->flush_at): 0, or -1 on a write error. */
 int evt_synth_flush_cuts(const struct evt_synth_params *p, struct evt_synth_ring *rings, unsigned int cpu,
 			 uint64_t now, unsigned int *next, struct evt_synth_result *res);
