@@ -11,7 +11,7 @@
  *     offsets and size are checked at compile time against the layout the
  *     metadata declares (<evtrace/event-layout.h>), which the probes
  *     (kmod/evtrace_probes.c, evtrace_statedump.c, ...) and the synthesizer
- *     (userspace/lib/synth/evt_synth.c) fill,
+ *     (userspace/lib/synth/evt_synth_kernel.c) fill,
  *   - the table of events in docs/events.md (tests/tools/evcatalogue.c,
  *     checked by the unit test events_doc_lists_the_catalogue).
  *

@@ -11,7 +11,7 @@
  * unit.h): this object defines every symbol of evt_ring.c, so the linker
  * never takes libevtrace.a's hook-less copy (were both linked, the
  * duplicate symbols would fail the link). The library's other objects
- * (evt_synth.c) call into this copy.
+ * (evt_synth_writer.c) call into this copy.
  */
 #include "../../kmod/core/evt_ring.c"
 

@@ -400,6 +400,43 @@ START_TEST(run_reads_as_one_trace)
 }
 END_TEST
 
+/* Stack bytes that are not zero, where evt_synth_write()'s rings come next. */
+static __attribute__((noinline)) void poison_stack(void)
+{
+	volatile unsigned char junk[1 << 16];
+
+	memset((void *)junk, 0xa5, sizeof(junk));
+	(void)junk[0];
+}
+
+/*
+ * A ring geometry refused by the ring core (not a power of two, within
+ * the module's bounds): an error, and only the ring that was opened is
+ * closed again (the other one's stack bytes were freed as pointers).
+ */
+START_TEST(synth_bad_geometry_closes_what_it_opened)
+{
+	struct evt_synth_params p;
+	struct evt_synth_result r;
+	char dir[] = "/tmp/evt-synth-geom-XXXXXX", err[256], cmd[64];
+	unsigned int kernel;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (kernel = 0; kernel < 2; kernel++) {
+		evt_synth_defaults(&p);
+		p.cpus = 1;
+		p.events = 10;
+		p.subbuf_size = 3000;
+		p.kernel = (int)kernel;
+		poison_stack();
+		ck_assert_int_eq(evt_synth_write(dir, &p, &r, err, sizeof(err)), -1);
+		ck_assert_msg(strstr(err, "bad ring geometry"), "%s", err);
+	}
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 Suite *chunk_suite(void)
 {
 	Suite *s = suite_create("chunk");
@@ -407,6 +444,7 @@ Suite *chunk_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, chunk_names);
+	tcase_add_test(tc, synth_bad_geometry_closes_what_it_opened);
 	tcase_add_test(tc, rotation_units);
 	tcase_add_test(tc, units_bare_and_whole);
 	tcase_add_test(tc, timearg_units);

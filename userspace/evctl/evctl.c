@@ -2,7 +2,7 @@
 /*
  * evctl: control the evtrace tracer over generic netlink.
  * The command line and the output formats are in evctl_cli.c, the netlink
- * client in the library (lib/control/evt_ctl.c); see `evctl --help`.
+ * client in the library (lib/control/evt_ctl*.c); see `evctl --help`.
  */
 #include <dirent.h>
 #include <errno.h>

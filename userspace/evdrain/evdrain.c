@@ -8,8 +8,6 @@
  * multicast (FLUSHED, CPU_ONLINE, first losses) and by a slow fallback timer.
  * --live also decodes every packet into the watermark reorderer.
  */
-#include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,13 +16,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/file.h>
 #include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 #include <evtrace/abi.h>
 #include "evd_command.h"
+#include "evd_figures.h"
+#include "evd_outdir.h"
 #include "evd_options.h"
 #include "evd_rotate.h"
 #include "evd_snapshots.h"
@@ -98,243 +97,6 @@ static uint64_t now_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-}
-
-/* The lock's descriptor, held while evdrain runs (-1: no lock file). */
-static int lock_fd = -1;
-
-/* One evdrain at a time: a lock file with our pid in it. */
-static int take_lock(void)
-{
-	static const char *const paths[] = EVT_WRITER_LOCKS;
-	char buf[32];
-	unsigned int i;
-	int fd = -1;
-
-	for (i = 0; i < sizeof(paths) / sizeof(paths[0]) && fd < 0; i++)
-		fd = open(paths[i], O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-	if (fd < 0)
-		return 0;	/* nowhere to lock: the devices' one-reader rule still holds */
-	if (flock(fd, LOCK_EX | LOCK_NB)) {
-		ssize_t n = read(fd, buf, sizeof(buf) - 1);
-
-		buf[n > 0 ? n : 0] = '\0';
-		fprintf(stderr, "evdrain is already running (pid %ld); stop it first\n",
-			strtol(buf, NULL, 10));
-		return -1;
-	}
-	if (ftruncate(fd, 0) == 0) {
-		int n = snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-
-		if (write(fd, buf, (size_t)n) < 0)
-			return 0;
-	}
-	lock_fd = fd;
-	return 0;	/* the descriptor stays open: the lock lives as long as we do */
-}
-
-/*
- * The lock also names the directory being written (realpath), after the
- * pid: a reader of it (evt_trace_writer()) then reads each stream up to
- * its last whole packet instead of refusing the one being written.
- */
-static void lock_names_dir(const char *dir)
-{
-	char real[4096], buf[4200];
-	int n;
-
-	if (lock_fd < 0 || !realpath(dir, real))
-		return;
-	n = snprintf(buf, sizeof(buf), "%ld\n%s\n", (long)getpid(), real);
-	if (n > 0 && (size_t)n < sizeof(buf) && ftruncate(lock_fd, 0) == 0 &&
-	    pwrite(lock_fd, buf, (size_t)n, 0) != n)
-		return;
-}
-
-/* A file of a trace: metadata (or its temporary name), compact_N, normal_N. */
-static int is_trace_file(const char *name)
-{
-	const char *p = NULL;
-
-	if (!strcmp(name, "metadata") || !strcmp(name, "metadata.tmp"))
-		return 1;
-	if (!strncmp(name, "compact_", 8))
-		p = name + 8;
-	else if (!strncmp(name, "normal_", 7))
-		p = name + 7;
-	if (!p || !*p)
-		return 0;
-	while (isdigit((unsigned char)*p))
-		p++;
-	return !*p;
-}
-
-/*
- * The trace files in DIR: with @force deleted, else the first one found is
- * named in @found. 0 (none left), 1 (one found), -1 (said why).
- */
-static int trace_files(const char *dir, int force, char *found, size_t len)
-{
-	struct dirent *de;
-	DIR *d = opendir(dir);
-	int ret = 0;
-
-	if (!d) {
-		fprintf(stderr, "evdrain: cannot read %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	while ((de = readdir(d))) {
-		if (!is_trace_file(de->d_name))
-			continue;
-		if (!force) {
-			snprintf(found, len, "%s", de->d_name);
-			ret = 1;
-			break;
-		}
-		if (unlinkat(dirfd(d), de->d_name, 0)) {
-			fprintf(stderr, "evdrain: --force: cannot delete %s/%s: %s\n", dir, de->d_name,
-				strerror(errno));
-			ret = -1;
-			break;
-		}
-	}
-	closedir(d);
-	return ret;
-}
-
-/*
- * DIR exists (made if missing, 0750 and the --group), takes a new file and
- * holds no trace: an existing one is never overwritten, only appended to
- * (--attach) or deleted on request (--force, once the module answered:
- * delete_trace()).
- */
-static int make_dir(const char *dir, const struct options *o)
-{
-	if (mkdir(dir, 0750)) {
-		if (errno == EEXIST)
-			return 0;
-		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	if (o->has_group && chown(dir, (uid_t)-1, o->group)) {
-		fprintf(stderr, "evdrain: --group: cannot give %s to group %u: %s\n", dir,
-			(unsigned int)o->group, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* @dir takes a new file (tried, not guessed from its mode): 0, or -1 said. */
-static int check_writable(const char *dir)
-{
-	char probe[4200];
-	int fd;
-
-	snprintf(probe, sizeof(probe), "%s/.evdrain-probe", dir);
-	fd = open(probe, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		fprintf(stderr, "evdrain: %s is not writable: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	close(fd);
-	unlink(probe);
-	return 0;
-}
-
-/*
- * @dir could be made by make_dir (its parent is a writable directory), or
- * is a writable directory: 0, or -1 said as make_dir or check_writable say it.
- */
-static int can_make_dir(const char *dir)
-{
-	char parent[4096];
-	struct stat st;
-	char *slash;
-
-	if (!stat(dir, &st)) {
-		if (!S_ISDIR(st.st_mode)) {
-			fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(ENOTDIR));
-			return -1;
-		}
-		return check_writable(dir);
-	}
-	if (errno != ENOENT) {
-		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	snprintf(parent, sizeof(parent), "%s", dir);
-	while ((slash = strrchr(parent, '/')) && slash != parent && !slash[1])
-		*slash = 0;	/* "a/b/" is "a/b" */
-	slash = strrchr(parent, '/');
-	if (!slash)
-		snprintf(parent, sizeof(parent), ".");
-	else
-		slash[slash == parent] = 0;	/* "/x": "/" */
-	if (stat(parent, &st) || !S_ISDIR(st.st_mode)) {
-		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno ? errno : ENOTDIR));
-		return -1;
-	}
-	if (access(parent, W_OK | X_OK)) {
-		fprintf(stderr, "evdrain: cannot create %s: %s\n", dir, strerror(errno));
-		return -1;
-	}
-	return 0;
-}
-
-/* DIR/kernel (or DIR, rotating) holds an earlier trace evdrain must not overwrite: -1 said. */
-static int holds_trace(const struct options *o)
-{
-	char found[256];
-	const char *where;
-	struct stat st;
-	int r = 0;
-
-	if (rotating(o) || o->attach || o->force)
-		return 0;
-	/* DIR/kernel/, or DIR/ itself as evdrain 0.1 wrote it. */
-	where = o->tracedir;
-	if (!stat(where, &st))
-		r = trace_files(where, 0, found, sizeof(found));
-	if (!r && !stat(o->outdir, &st)) {
-		where = o->outdir;
-		r = trace_files(where, 0, found, sizeof(found));
-	}
-	if (r > 0)
-		fprintf(stderr, "evdrain: %s holds a trace (%s%s): evdrain does not overwrite one; "
-			"use another directory, --attach to append to it, or --force to delete it\n",
-			o->outdir, where == o->tracedir ? "kernel/" : "", found);
-	return r ? -1 : 0;
-}
-
-/*
- * -o DIR checked before anything is made: the module may yet be missing, and
- * a refused run leaves no directory behind. 0, or -1 said.
- */
-static int check_outdir(struct options *o)
-{
-	struct stat st;
-
-	if (!rotating(o) && (size_t)snprintf(o->tracedir, sizeof(o->tracedir), "%s/kernel", o->outdir) >=
-	    sizeof(o->tracedir)) {
-		fprintf(stderr, "evdrain: %s: the directory name is too long\n", o->outdir);
-		return -1;
-	}
-	if (can_make_dir(o->outdir))
-		return -1;
-	if (!rotating(o) && !stat(o->outdir, &st) && can_make_dir(o->tracedir))
-		return -1;
-	return holds_trace(o);
-}
-
-/* Make -o DIR (and DIR/kernel), checked by check_outdir() first: 0, or -1 said. */
-static int prepare_outdir(struct options *o)
-{
-	/* Chunks go into DIR itself; evd_rot_start() refuses a trace of its own there. */
-	if (rotating(o))
-		return make_dir(o->outdir, o) || check_writable(o->outdir) ? -1 : 0;
-	if (make_dir(o->outdir, o) || make_dir(o->tracedir, o) || check_writable(o->tracedir))
-		return -1;
-	return holds_trace(o);
 }
 
 /* Drain one ring; an error other than a full disk is said and the ring tried again later. */
@@ -488,166 +250,6 @@ static int wait_for_work(struct evt_ctl *ctl, struct evt_consumer *con, struct p
 		if (pfd[i + 1].revents & POLLIN)
 			con->rings[i].ready = 1;
 	return pfd[0].revents & POLLIN ? evt_ctl_notify_read(ctl, on_notify, w) : 0;
-}
-
-/* The channels' totals from the module's STATUS: 0, or -1 when it gave none. */
-static int totals(struct evt_ctl *ctl, unsigned int channels, struct evt_status *st,
-		  uint64_t *rec, uint64_t *disc, uint64_t *over)
-{
-	size_t i;
-
-	*rec = *disc = *over = 0;
-	evt_status_init(st);
-	if (evt_ctl_status(ctl, st))
-		return -1;
-	for (i = 0; i < st->nr_rings; i++) {
-		if (!(channels & (1U << st->rings[i].channel)))
-			continue;
-		*rec += st->rings[i].recorded;
-		*disc += st->rings[i].discarded + st->rings[i].too_big + st->rings[i].refused;
-		*over += st->rings[i].overwritten;
-	}
-	return 0;
-}
-
-/* --stats-json's rotation figures. */
-static json_t *chunks_json(const struct evd_rot_stats *rs)
-{
-	return json_pack("{s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o,s:o}",
-			 "completed", evt_json_u64(rs->completed), "recovered", evt_json_u64(rs->recovered),
-			 "events", evt_json_u64(rs->events), "bytes", evt_json_u64(rs->bytes),
-			 "lost_packets", evt_json_u64(rs->lost_packets), "deleted", evt_json_u64(rs->deleted),
-			 "errors", evt_json_u64(rs->errors), "hooks_run", evt_json_u64(rs->hooks_run),
-			 "hooks_failed", evt_json_u64(rs->hooks_failed), "hooks_skipped", evt_json_u64(rs->hooks_skipped),
-			 "hooks_not_run", evt_json_u64(rs->hooks_not_run), "hook_queue_max",
-			 evt_json_u64(rs->hooks_pending_max), "hooks_retried", evt_json_u64(rs->hooks_retried),
-			 "hooks_given_up", evt_json_u64(rs->hooks_given_up), "removed_unshipped",
-			 evt_json_u64(rs->removed_unshipped));
-}
-
-/*
- * The summary (unless --quiet) and --stats-json. Returns the events lost
- * (discarded, too big, refused or overwritten), or -1 when the module gave
- * no figures.
- */
-static long long summary(struct evt_ctl *ctl, struct evt_consumer *con, const struct options *o,
-			 double secs, const struct evd_rot_stats *rs)
-{
-	struct evt_status st;
-	uint64_t rec, disc, over;
-	FILE *js = NULL;
-	json_t *doc = NULL, *rings = NULL;
-	size_t i;
-	long long lost;
-
-	lost = totals(ctl, o->channels, &st, &rec, &disc, &over) ? -1 : (long long)(disc + over);
-	if (o->json_path) {
-		js = fopen(o->json_path, "w");
-		if (!js)
-			fprintf(stderr, "evdrain: cannot write %s: %s\n", o->json_path, strerror(errno));
-	}
-	if (!o->quiet) {
-		printf("evdrain: %.1f s, %llu bytes in %s\n", secs, (unsigned long long)con->bytes_written,
-		       o->outdir ? o->outdir : "(no directory)");
-		printf("%-8s %4s %12s %12s %12s %12s %10s\n", "channel", "cpu", "recorded", "discarded",
-		       "overwritten", "bytes", "packets");
-	}
-	if (js) {
-		rings = json_array();
-		doc = json_pack("{s:s,s:o,s:o,s:o}", "schema", EVT_SCHEMA_DRAIN_STATS, "seconds",
-				json_real((double)(uint64_t)(secs * 1000 + 0.5) / 1000), "bytes", evt_json_u64(con->bytes_written),
-				"dir", evt_json_str(o->outdir ? o->outdir : ""));
-	}
-	for (i = 0; i < st.nr_rings; i++) {
-		const struct evt_status_ring *sr = &st.rings[i];
-		const struct evt_consumer_ring *r = evt_consumer_find(con, sr->channel, (int)sr->cpu);
-		/* This run's: a file appended to (--attach) or a run of chunks holds other bytes too. */
-		const uint64_t packets = r ? r->packets : 0, bytes = r ? r->packets * r->packet : 0;
-		const uint64_t discarded = sr->discarded + sr->too_big + sr->refused;
-
-		if (!(o->channels & (1U << sr->channel)))
-			continue;
-		if (!o->quiet)
-			printf("%-8s %4u %12llu %12llu %12llu %12llu %10llu\n",
-			       evt_channel_name(sr->channel), sr->cpu, (unsigned long long)sr->recorded,
-			       (unsigned long long)discarded, (unsigned long long)sr->overwritten,
-			       (unsigned long long)bytes, (unsigned long long)packets);
-		if (rings && json_array_append_new(rings, json_pack("{s:s,s:I,s:o,s:o,s:o,s:o,s:o}", "channel",
-								    evt_channel_name(sr->channel), "cpu",
-								    (json_int_t)sr->cpu, "recorded",
-								    evt_json_u64(sr->recorded), "discarded",
-								    evt_json_u64(discarded), "overwritten",
-								    evt_json_u64(sr->overwritten), "bytes",
-								    evt_json_u64(bytes), "packets",
-								    evt_json_u64(packets)))) {
-			json_decref(rings);
-			rings = NULL;
-		}
-	}
-	if (!o->quiet)
-		printf("%-8s %4s %12llu %12llu %12llu %12llu\n", "total", "", (unsigned long long)rec,
-		       (unsigned long long)disc, (unsigned long long)over,
-		       (unsigned long long)con->bytes_written);
-	if (rs && !o->quiet) {
-		printf("chunks: %llu completed (%llu events, %llu bytes, %llu lost packets), %llu left "
-		       "earlier and completed now, %llu removed by retention, %llu not completed\n",
-		       (unsigned long long)rs->completed, (unsigned long long)rs->events,
-		       (unsigned long long)rs->bytes, (unsigned long long)rs->lost_packets,
-		       (unsigned long long)rs->recovered, (unsigned long long)rs->deleted,
-		       (unsigned long long)rs->errors);
-		if (o->rot.hook)
-			printf("hooks: %llu run (%llu of them retries), %llu failed, %llu chunks given up "
-			       "(shipped by the next evdrain), %llu chunks removed by --max-total before their hook "
-			       "succeeded (%llu before it ran), %llu not run at exit; the queue held at most %llu\n",
-			       (unsigned long long)rs->hooks_run, (unsigned long long)rs->hooks_retried,
-			       (unsigned long long)rs->hooks_failed, (unsigned long long)rs->hooks_given_up,
-			       (unsigned long long)rs->removed_unshipped, (unsigned long long)rs->hooks_skipped,
-			       (unsigned long long)rs->hooks_not_run, (unsigned long long)rs->hooks_pending_max);
-	}
-	if (js) {
-		if (doc && json_object_update_new(doc, json_pack("{s:o,s:o,s:o,s:o}", "rings", rings, "recorded",
-								 evt_json_u64(rec), "discarded", evt_json_u64(disc),
-								 "overwritten", evt_json_u64(over)))) {
-			json_decref(doc);
-			doc = NULL;
-		} else if (!doc) {
-			json_decref(rings);
-		}
-		if (doc && rs && json_object_set_new(doc, "chunks", chunks_json(rs))) {
-			json_decref(doc);
-			doc = NULL;
-		}
-		/* jansson's default separators: "key": value, as this document always had. */
-		errno = 0;
-		if (evt_json_write(js, doc, JSON_REAL_PRECISION(15)) | fclose(js))
-			fprintf(stderr, "evdrain: cannot write %s: %s\n", o->json_path,
-				errno ? strerror(errno) : "out of memory");
-	}
-	evt_status_free(&st);
-	return lost;
-}
-
-/* The progress line on a terminal, once a second. */
-struct progress {
-	uint64_t last_ms, last_rec, last_bytes;
-};
-
-static void progress(struct evt_ctl *ctl, const struct evt_consumer *con, unsigned int channels,
-		     struct progress *p, uint64_t t)
-{
-	struct evt_status st;
-	uint64_t rec, disc, over;
-
-	totals(ctl, channels, &st, &rec, &disc, &over);
-	evt_status_free(&st);
-	printf("\r%10.0f events/s %8.2f MB/s  discarded %llu  ",
-	       (double)(rec - p->last_rec) * 1000.0 / (double)(t - p->last_ms),
-	       (double)(con->bytes_written - p->last_bytes) / 1e6 * 1000.0 / (double)(t - p->last_ms),
-	       (unsigned long long)disc);
-	fflush(stdout);
-	p->last_rec = rec;
-	p->last_bytes = con->bytes_written;
-	p->last_ms = t;
 }
 
 /*
@@ -828,7 +430,7 @@ static void drain_loop(struct evt_ctl *ctl, struct evt_consumer *con, const stru
 	const int tty = isatty(STDOUT_FILENO) && !o->quiet && !o->live;
 	const uint64_t start = now_ms();
 	uint64_t last_drain = start, last_tick = start, chunk_start = start;
-	struct progress prog = { .last_ms = start };
+	struct evd_progress prog = { .last_ms = start };
 	struct pollfd *pfd = NULL;
 	int i, ret;
 
@@ -894,7 +496,7 @@ static void drain_loop(struct evt_ctl *ctl, struct evt_consumer *con, const stru
 		if (cmd && evd_cmd_reap(cmd, 0))
 			break;
 		if (tty && t - prog.last_ms >= 1000)
-			progress(ctl, con, o->channels, &prog, t);
+			evd_progress(ctl, con, o->channels, &prog, t);
 	}
 	if (tty)
 		printf("\n");
@@ -979,13 +581,13 @@ int main(int argc, char **argv)
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
 	signal(SIGPIPE, SIG_IGN);
-	if (take_lock())
+	if (evd_take_lock())
 		FAIL(EXIT_RUNNING);
 	/*
 	 * The directory checked before the module (a wrong -o says so, loaded or
 	 * not), made only after it: a refused run creates nothing.
 	 */
-	if (o.outdir && check_outdir(&o))
+	if (o.outdir && evd_check_outdir(&o))
 		FAIL(EXIT_OUTDIR);
 	rc = evt_ctl_open(&ctl);
 	if (rc) {
@@ -995,12 +597,12 @@ int main(int argc, char **argv)
 			evt_ctl_strerror(rc));
 		FAIL(EXIT_NOMODULE);
 	}
-	if (o.outdir && prepare_outdir(&o))
+	if (o.outdir && evd_prepare_outdir(&o))
 		FAIL(EXIT_OUTDIR);
 	if (o.outdir && !rotating(&o))
-		lock_names_dir(o.tracedir);
+		evd_lock_names_dir(o.tracedir);
 	/* --force: the old trace goes only now that a new one can be recorded. */
-	if (o.force && (trace_files(o.tracedir, 1, NULL, 0) || trace_files(o.outdir, 1, NULL, 0)))
+	if (o.force && (evd_trace_files(o.tracedir, 1, NULL, 0) || evd_trace_files(o.outdir, 1, NULL, 0)))
 		FAIL(EXIT_OUTDIR);
 	if (evt_ctl_subscribe(ctl)) {
 		fprintf(stderr, "evdrain: cannot join the notify group: %s\n", evt_ctl_errmsg(ctl));
@@ -1104,7 +706,7 @@ int main(int argc, char **argv)
 			con.err, o.outdir, rot ? " (every completed chunk is whole)" : "");
 		rc = EXIT_WRITE;
 	}
-	lost = summary(ctl, &con, &o, (double)(now_ms() - start) / 1000.0, rot ? &rst : NULL);
+	lost = evd_summary(ctl, &con, &o, (double)(now_ms() - start) / 1000.0, rot ? &rst : NULL);
 	if (o.fail_on_loss && rc == EXIT_OK) {
 		if (lost < 0) {
 			fprintf(stderr, "evdrain: --fail-on-loss: the module gave no loss figures: %s\n",

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * Statistics reports shared by evstat and evview: the JSON of `evstat
- * --json` (one writer, so the two cannot drift apart), and a window's
+ * --json` (one writer, so the two cannot drift apart), evstat's text, and a window's
  * statistics through an ad hoc request (started, serviced by whoever
  * steps the engine, then finished).
  */
@@ -107,5 +107,54 @@ int evt_report_window_init(struct evt_report_window *w, struct evt_engine *e, st
 int evt_report_window_finish(struct evt_report_window *w, struct evt_etrace *t, char *err, size_t errlen);
 /* The request withdrawn if pending, the results freed. */
 void evt_report_window_free(struct evt_report_window *w);
+
+/* ---- The text report (evstat's): evt_report_text.c, evt_report_deep.c ---- */
+
+static inline double evt_report_us(uint64_t ns)
+{
+	return (double)ns / 1000.0;
+}
+
+static inline double evt_report_avg_us(const struct evt_lat *l)
+{
+	return l->count ? (double)l->total_ns / (double)l->count / 1000.0 : 0.0;
+}
+
+/* Indexes 0 .. n - 1 ordered by @keys, most first (ties: the lower index); NULL: no memory. */
+uint32_t *evt_report_order(const uint64_t *keys, uint32_t n);
+
+enum evt_report_by { EVT_REPORT_BY_NONE, EVT_REPORT_BY_PROCESS, EVT_REPORT_BY_THREAD };
+
+/* What evstat's options choose of the text report. */
+struct evt_report_text {
+	unsigned long top;		/* at most this many rows a table (0: all) */
+	enum evt_report_by by;		/* syscalls per process or thread, or none */
+	const char *const *hists;	/* --hist specs (evt_report_hist_valid()) */
+	uint32_t nr_hists;
+	const char *saved_from;		/* where the saved results came from (NULL: computed now) */
+};
+
+/*
+ * The whole text report to stdout, its sections in order: 0; 1 when a
+ * --hist names nothing there is (said on stderr); -1 (no memory).
+ */
+int evt_report_text(const struct evt_report *r, const struct evt_report_text *o);
+
+
+/* Each prints its section to stdout, at most @top rows a table (0: all). 0, or -1 (no memory). */
+int evt_report_print_percentiles(const struct evt_report *r, unsigned long top);
+void evt_report_print_irq_percentiles(const struct evt_report *r);
+void evt_report_print_worst(const struct evt_report *r, unsigned long top);
+void evt_report_print_cpus(const struct evt_report *r);
+int evt_report_print_wakeups(const struct evt_report *r, unsigned long top);
+int evt_report_print_by(const struct evt_report *r, enum evt_report_by by, unsigned long top);
+/*
+ * --hist @spec: "syscall=NAME" (sys_NAME too), "irq=N", "softirq=NAME"
+ * (or its vector), "sched". 0; 1 when @spec names nothing there is (said
+ * on stderr); -1 when @spec is no histogram at all.
+ */
+int evt_report_hist_valid(const char *spec);
+int evt_report_print_hist(const struct evt_report *r, const char *spec);
+
 
 #endif /* EVT_REPORT_H */

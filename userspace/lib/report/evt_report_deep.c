@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * evstat's deeper text sections: see evs_deep.h. The figures are the
+ * evstat's deeper text sections: see evt_report.h. The figures are the
  * stats result's (lib/engine/evt_comps.h), the same as --json gives; every
  * name from the trace (a comm, a syscall's, an IRQ's) is escaped as evcat
  * escapes it.
@@ -10,7 +10,7 @@
 #include <string.h>
 #include <strings.h>
 #include "format/evt_format.h"
-#include "evs_deep.h"
+#include "report/evt_report.h"
 
 #define ESC_LEN 512
 
@@ -33,7 +33,7 @@ static int cmp_key(const void *a, const void *b, void *keys)
 	return k[x] < k[y] ? 1 : k[x] > k[y] ? -1 : (x > y) - (x < y);
 }
 
-uint32_t *evs_order(const uint64_t *keys, uint32_t n)
+uint32_t *evt_report_order(const uint64_t *keys, uint32_t n)
 {
 	uint32_t *ix = malloc((n ? n : 1) * sizeof(*ix));
 
@@ -57,7 +57,7 @@ static const char *errors_text(const struct evt_stats_rets *rets, char *buf, siz
 		return buf;
 	for (i = 0; i < rets->n; i++)
 		keys[i] = rets->v[i].count;
-	ix = evs_order(keys, rets->n);
+	ix = evt_report_order(keys, rets->n);
 	for (i = 0; ix && i < rets->n && o < len; i++) {
 		const struct evt_stats_ret *e = &rets->v[ix[i]];
 		const char *name = evt_errno_name(e->ret);
@@ -80,13 +80,13 @@ static void pct_cols(const struct evt_lathist *h)
 {
 	for (unsigned int i = 0; i < EVT_REPORT_NPCT; i++) {
 		if (h->count)
-			printf(" %11.3f", evs_us(evt_lathist_pct(h, evt_report_pct_permille[i])));
+			printf(" %11.3f", evt_report_us(evt_lathist_pct(h, evt_report_pct_permille[i])));
 		else
 			printf(" %11s", "-");
 	}
 }
 
-int evs_print_percentiles(const struct evt_report *r, unsigned long top)
+int evt_report_print_percentiles(const struct evt_report *r, unsigned long top)
 {
 	const struct evt_stats *s = r->st;
 	uint64_t *keys = calloc(s->nr_sys ? s->nr_sys : 1, sizeof(*keys));
@@ -97,7 +97,7 @@ int evs_print_percentiles(const struct evt_report *r, unsigned long top)
 		return -1;
 	for (i = 0; i < s->nr_sys; i++)
 		keys[i] = s->sys[i].count;
-	ix = evs_order(keys, s->nr_sys);
+	ix = evt_report_order(keys, s->nr_sys);
 	free(keys);
 	if (!ix)
 		return -1;
@@ -114,7 +114,7 @@ int evs_print_percentiles(const struct evt_report *r, unsigned long top)
 	return 0;
 }
 
-void evs_print_irq_percentiles(const struct evt_report *r)
+void evt_report_print_irq_percentiles(const struct evt_report *r)
 {
 	const struct evt_stats *s = r->st;
 	char e1[ESC_LEN], what[ESC_LEN + 16], name[16];
@@ -172,7 +172,7 @@ static const char *worst_what(const struct evt_report *r, unsigned int kind, con
 	return buf;
 }
 
-void evs_print_worst(const struct evt_report *r, unsigned long top)
+void evt_report_print_worst(const struct evt_report *r, unsigned long top)
 {
 	static const char *const title[EVT_WORST_KINDS] = {
 		"system calls (entry to exit)", "hard IRQs (handler entry to exit)", "softirqs (entry to exit)",
@@ -194,7 +194,7 @@ void evs_print_worst(const struct evt_report *r, unsigned long top)
 				continue;
 			n++;
 			evt_fmt_clock(when, w->begin + r->offset_ns, 1);
-			printf("  %-30s %12.3f %4u %8d %8d %-16s %s\n", when, evs_us(w->end - w->begin), w->cpu, w->tid, pid,
+			printf("  %-30s %12.3f %4u %8d %8d %-16s %s\n", when, evt_report_us(w->end - w->begin), w->cpu, w->tid, pid,
 			       esc(e1, w->comm), worst_what(r, k, w, what, sizeof(what)));
 		}
 		if (!n)
@@ -202,7 +202,7 @@ void evs_print_worst(const struct evt_report *r, unsigned long top)
 	}
 }
 
-void evs_print_cpus(const struct evt_report *r)
+void evt_report_print_cpus(const struct evt_report *r)
 {
 	const struct evt_stats *s = r->st;
 	const uint64_t span = s->events ? s->last_ts - s->first_ts : 0;
@@ -229,7 +229,7 @@ static const struct evt_stats_thread *stats_of(const struct evt_report *r, const
 	return evt_state_thread(r->state, t->tid) == t ? evt_stats_thread(r->st, t->tid) : NULL;
 }
 
-int evs_print_wakeups(const struct evt_report *r, unsigned long top)
+int evt_report_print_wakeups(const struct evt_report *r, unsigned long top)
 {
 	const size_t nt = evt_state_nr_threads(r->state);
 	uint64_t *keys = calloc(nt ? nt : 1, sizeof(*keys));
@@ -245,7 +245,7 @@ int evs_print_wakeups(const struct evt_report *r, unsigned long top)
 
 		keys[i] = th ? th->wake.count + th->wake.spans_loss + th->migrations + th->cpu_changes : 0;
 	}
-	ix = evs_order(keys, (uint32_t)nt);
+	ix = evt_report_order(keys, (uint32_t)nt);
 	if (!ix) {
 		free(keys);
 		return -1;
@@ -267,8 +267,8 @@ int evs_print_wakeups(const struct evt_report *r, unsigned long top)
 				most = &th->wakers[k];
 		printf("  %8d %8d %-16s %8llu ", t->tid, pid, esc(e1, t->comm), (unsigned long long)th->wake.count);
 		if (th->wake.count)
-			printf("%10.3f %10.3f %10.3f %10.3f", evs_us(th->wake.min_ns), evs_avg_us(&th->wake),
-			       evs_us(evt_lathist_pct(&th->wake_pct, 990)), evs_us(th->wake.max_ns));
+			printf("%10.3f %10.3f %10.3f %10.3f", evt_report_us(th->wake.min_ns), evt_report_avg_us(&th->wake),
+			       evt_report_us(evt_lathist_pct(&th->wake_pct, 990)), evt_report_us(th->wake.max_ns));
 		else
 			printf("%10s %10s %10s %10s", "-", "-", "-", "-");
 		printf(" %6llu %6llu %6llu  ", (unsigned long long)th->wake.spans_loss,
@@ -301,7 +301,7 @@ static int print_task_sys(const struct evt_report *r, const struct evt_stats_tsy
 		return -1;
 	for (i = 0; i < nv; i++)
 		keys[i] = v[i].count;
-	ix = evs_order(keys, nv);
+	ix = evt_report_order(keys, nv);
 	free(keys);
 	if (!ix)
 		return -1;
@@ -310,7 +310,7 @@ static int print_task_sys(const struct evt_report *r, const struct evt_stats_tsy
 
 		printf("    %-26s %8llu ", esc(e1, r->st->sys[y->sys].name), (unsigned long long)y->count);
 		if (y->lat.count)
-			printf("%11.3f %11.3f %11.3f", evs_us(y->lat.min_ns), evs_avg_us(&y->lat), evs_us(y->lat.max_ns));
+			printf("%11.3f %11.3f %11.3f", evt_report_us(y->lat.min_ns), evt_report_avg_us(&y->lat), evt_report_us(y->lat.max_ns));
 		else
 			printf("%11s %11s %11s", "-", "-", "-");
 		pct_cols(&y->pct);
@@ -326,12 +326,12 @@ static void task_sys_head(void)
 	       "max us", "p50", "p90", "p99", "p99.9", "spans", "errors");
 }
 
-int evs_print_by(const struct evt_report *r, enum evs_by by, unsigned long top)
+int evt_report_print_by(const struct evt_report *r, enum evt_report_by by, unsigned long top)
 {
 	char e1[ESC_LEN];
 	uint32_t i, n = 0;
 
-	if (by == EVS_BY_PROCESS) {
+	if (by == EVT_REPORT_BY_PROCESS) {
 		struct evt_report_procs ps;
 
 		if (evt_report_procs_build(&ps, r))
@@ -370,7 +370,7 @@ int evs_print_by(const struct evt_report *r, enum evs_by by, unsigned long top)
 			for (uint32_t k = 0; k < s->threads[i].ntsys; k++)
 				keys[i] += s->threads[i].tsys[k].count;
 		}
-		ix = evs_order(keys, s->nr_threads);
+		ix = evt_report_order(keys, s->nr_threads);
 		if (!ix) {
 			free(keys);
 			return -1;
@@ -402,7 +402,7 @@ int evs_print_by(const struct evt_report *r, enum evs_by by, unsigned long top)
 
 /* ---- Histograms ---- */
 
-int evs_hist_valid(const char *spec)
+int evt_report_hist_valid(const char *spec)
 {
 	if (!strcmp(spec, "sched"))
 		return 0;
@@ -433,7 +433,7 @@ static const char *bound(unsigned int b, char *buf, size_t len)
 	return buf;
 }
 
-int evs_print_hist(const struct evt_report *r, const char *spec)
+int evt_report_print_hist(const struct evt_report *r, const char *spec)
 {
 	const struct evt_stats *s = r->st;
 	const uint64_t *h = NULL;
