@@ -21,6 +21,12 @@
  * (the task is the final context's, or that switch's prev_tid when that
  * did not know it either, as one thread would have it), and a later exit
  * of that task in the slice gets it at the resolution.
+ *
+ * Over 900 lines on purpose: the per-line path and the resolution of a
+ * slice's holes are one state machine over the same private state (struct
+ * ecpu, the fixups, the tracker's log) and share its static helpers
+ * (get_cpu, pmap_get/pmap_set, sys_text), which the per-line path, evcat's
+ * hottest, needs inlined.
  */
 #include <errno.h>
 #include <stdio.h>
