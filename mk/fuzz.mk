@@ -27,7 +27,7 @@ FUZZ_BINS := $(patsubst %,$(BUILD)/fuzz/fuzz_%,$(FUZZ_NAMES))
 FUZZ_LIB := $(wildcard kmod/core/*.c) $(wildcard userspace/lib/ctf/*.c) userspace/lib/format/evt_format.c \
 	userspace/lib/format/evt_errno.c \
 	userspace/lib/format/evt_symbols.c \
-	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/util/evt_safedir.c userspace/lib/synth/evt_synth.c userspace/lib/synth/evt_synth_kernel.c userspace/lib/synth/evt_synth_writer.c \
+	userspace/lib/consumer/evt_reorder.c userspace/lib/util/evt_io.c userspace/lib/util/evt_esc.c userspace/lib/util/evt_safedir.c userspace/lib/synth/evt_synth.c userspace/lib/synth/evt_synth_kernel.c userspace/lib/synth/evt_synth_writer.c \
 	userspace/lib/chunk/evt_chunk.c $(wildcard userspace/lib/engine/*.c) userspace/lib/report/evt_report.c \
 	userspace/lib/util/evt_cpulist.c userspace/lib/json/evt_json.c
 FUZZ_FLAGS := -std=c11 -g -O1 -Wall -Wextra -Werror -fno-strict-aliasing \
