@@ -7,7 +7,8 @@
  * sequential read) when that is good, else from the headers, one pread()
  * each, and is then saved for the next reader. An index file's packets are
  * checked when they are read: each header against its entry, so nothing a
- * stale or forged index says is decoded.
+ * stale or forged index says is decoded. Then decoding, one packet at a
+ * time.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -402,4 +403,97 @@ void evt_stream_seek(struct evt_stream *s, uint64_t ts)
 	s->ipk = lo;
 	s->n = s->i = 0;
 	s->err = s->eof = 0;
+}
+
+/* ---- Decoding a stream, one packet at a time ---- */
+
+/* Room for @need events (+ two look-ahead slots) in ev[]. */
+static int grow(struct evt_stream *s, uint32_t need)
+{
+	struct evt_decoded *ev;
+
+	if (need + 2 <= s->cap)
+		return 0;
+	ev = malloc(((size_t)need + 2) * sizeof(*ev));
+	if (!ev)
+		return -1;
+	free(s->ev);
+	s->ev = ev;
+	s->cap = need + 2;
+	return 0;
+}
+
+/*
+ * Decode the current packet's events into s->ev[]: the rules of
+ * evt_packet_next(), with a fast path for small compact headers of
+ * fixed-size events. Returns 0, or -1 (s->n events decoded before the error).
+ */
+static int decode_packet(struct evt_trace *t, struct evt_stream *s)
+{
+	const uint8_t *pkt = s->map + s->pkt_off;
+	const size_t end = s->pi.content_bytes;
+	const uint64_t tend = s->pi.h.timestamp_end;
+	const unsigned int chan = s->channel;
+	const struct evt_catalogue *const cat = t->md.cat;
+	size_t pos = EVT_PACKET_HEADER_SIZE;
+	uint64_t prev = s->pi.h.timestamp_begin;
+	struct evt_decoded *ev;
+	uint32_t n = 0;
+	int ret = 0;
+
+	s->n = s->i = 0;
+	if (grow(s, (uint32_t)((end - EVT_PACKET_HEADER_SIZE) / EVT_EVENT_ALIGN + 1))) {
+		struct evt_decode_err e = { .code = EVT_DERR_NOMEM, .desc = -1 };
+
+		evt_stream_error(t, s, s->errmsg, sizeof(s->errmsg), s->pkt_off, &e);
+		return -1;
+	}
+	ev = s->ev;
+	while (pos < end) {
+		size_t next;
+
+		struct evt_decoded *e = ev + n;
+
+		pos = chan == EVT_CHAN_COMPACT ? evt_decode_compact_run(cat, pkt, pos, end, &prev, tend, &e) :
+		      evt_decode_normal_run(cat, pkt, pos, end, &prev, tend, &e);
+		n = (uint32_t)(e - ev);
+		if (pos >= end)
+			break;
+		/* The general rules, for one event. */
+		if (evt_stream_decode_one(t, s, pkt, pos, end, tend, prev, &ev[n], &next)) {
+			ret = -1;
+			break;
+		}
+		prev = ev[n].ts;
+		n++;
+		pos = next;
+	}
+	/* The merge's look-ahead reads two slots past the end. */
+	memset(ev + n, 0, 2 * sizeof(*ev));
+	s->n = n;
+	s->events += n;
+	return ret;
+}
+
+int evt_stream_fill(struct evt_trace *t, struct evt_stream *s)
+{
+	while (s->i >= s->n) {
+		if (s->err)
+			return -1;
+		if (s->eof)
+			return 0;
+		s->n = s->i = 0;
+		if (s->ipk >= s->npk) {
+			if (s->tail_err) {
+				memcpy(s->errmsg, s->tail_errmsg, sizeof(s->errmsg));
+				s->err = 1;
+				return -1;
+			}
+			s->eof = 1;
+			return 0;
+		}
+		if (evt_stream_load_packet(t, s) || decode_packet(t, s))
+			s->err = 1;
+	}
+	return 1;
 }
