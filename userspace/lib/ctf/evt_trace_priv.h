@@ -4,7 +4,8 @@
  * those below it: evt_trace_open.c (opening a directory or a run, streams
  * on threads, closing), evt_trace_run.c (runs of chunks laid out as one
  * trace), evt_trace_pk.c (the packet index: index files, the header walk,
- * checks when a packet is read; decoding), evt_trace_maps.c (a run's files
+ * the packet rules), evt_stream.c (a stream read one packet at a time:
+ * loaded, checked, decoded), evt_trace_maps.c (a run's files
  * mapped lazily) and evt_trace.c (names, files, metadata, the stream
  * table, messages).
  */
@@ -48,6 +49,13 @@ void evt_trace_warn(const struct evt_trace *t, const char *msg);
 int evt_trace_index_file(const struct evt_trace *t, struct evt_stream *s, int fd, const struct stat *st,
 			 const char *dir, unsigned int md_mode, unsigned int md_gid, size_t base,
 			 uint64_t *seam_lost, char *err, char *warn, size_t warnlen);
+
+/* What a header says of its stream, against the file's: 0, or the error's code (@a, @b). */
+enum evt_derr evt_trace_stream_rules(const struct evt_stream *s, const struct evt_packet_header *h, uint64_t *a,
+				     uint64_t *b);
+/* The error @code (@a, @b) of @s at byte @off, as text, into @buf. */
+void evt_trace_fail_at(const struct evt_trace *t, const struct evt_stream *s, char *buf, size_t len, size_t off,
+		       enum evt_derr code, uint64_t a, uint64_t b);
 
 /* evt_trace_run.c */
 
