@@ -68,7 +68,7 @@ static double window(const char *path, uint64_t ms, int busy, uint64_t *events, 
 {
 	struct evt_engine *e = engine();
 	char err[EVT_ENGINE_ERRLEN];
-	struct evt_etrace *t = evt_trace_get(e, path, err, sizeof(err));
+	struct evt_etrace *t = evt_etrace_get(e, path, err, sizeof(err));
 	struct evt_traceset *ts = evt_traceset_new(e);
 	struct evt_request r;
 	struct win w = { 0 };
@@ -112,7 +112,7 @@ static double window(const char *path, uint64_t ms, int busy, uint64_t *events, 
 	}
 	evt_request_release(&r);
 	evt_traceset_free(ts);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	return lat;
 }
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 		rounds = 1;
 
 	e = engine();
-	t = evt_trace_get(e, path, err, sizeof(err));
+	t = evt_etrace_get(e, path, err, sizeof(err));
 	if (!t) {
 		fprintf(stderr, "bench-engine: %s\n", err);
 		return 1;
@@ -174,7 +174,7 @@ int main(int argc, char **argv)
 	events = st.bg_events;
 	if (evt_comp_error(t))
 		fprintf(stderr, "bench-engine: %s\n", evt_comp_error(t));
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	printf("pass\tevents\t%llu\tseconds\t%.3f\tMev/s\t%.2f\tchunk_max_ms\t%.2f\n", (unsigned long long)events,
 	       secs, (double)events / secs / 1e6, chunk_max);

@@ -11,6 +11,7 @@
 #include <string.h>
 #include "fuzz_common.h"
 #include "ctf/evt_merged.h"
+#include "ctf/evt_stream.h"
 
 /* Events the merge counts (tree or list) from the start, and its error: the count, or -1 - count. */
 static inline long fz_count_events(struct evt_trace *t, enum evt_merge_kind kind, char *err, size_t len)

@@ -92,11 +92,11 @@ static void fr_setup(void)
 	p.events = 3000;
 	FZ_ASSERT(evt_synth_write(fr_dir, &p, &r, err, sizeof(err)) == 0);
 	e = fr_engine();
-	t = evt_trace_get(e, fr_dir, err, sizeof(err));
+	t = evt_etrace_get(e, fr_dir, err, sizeof(err));
 	FZ_ASSERT(t);
 	memcpy(fr_uuid, t->uuid, sizeof(fr_uuid));
 	memcpy(fr_key, t->key, sizeof(fr_key));
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 }
 
@@ -210,7 +210,7 @@ int fz_results_one(const uint8_t *data, size_t size)
 	c = fr_comps[data[0] % 4];
 	fr_write(c, data + 1, size - 1);
 	e = fr_engine();
-	t = evt_trace_get(e, fr_dir, err, sizeof(err));
+	t = evt_etrace_get(e, fr_dir, err, sizeof(err));
 	FZ_ASSERT(t);
 	FZ_ASSERT(evt_comp_want(t, c->name, NULL, NULL, NULL) >= 0);
 	evt_engine_get_stats(e, &es);
@@ -236,7 +236,7 @@ int fz_results_one(const uint8_t *data, size_t size)
 		c->destroy(r2);
 		evt_buf_free(&again);
 	}
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	return 0;
 }

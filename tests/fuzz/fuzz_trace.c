@@ -52,6 +52,7 @@
 #include "ctf/evt_par.h"
 #include "format/evt_format.h"
 #include "ctf/evt_tsdl.h"
+#include "ctf/evt_stream.h"
 
 #define FZ_FILES 8	/* 2 channels x CPUs 0-3 */
 

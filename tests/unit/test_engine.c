@@ -253,25 +253,25 @@ START_TEST(traces_are_global)
 
 	make_trace();
 	e = engine(0, 0);
-	t1 = evt_trace_get(e, trace, err, sizeof(err));
+	t1 = evt_etrace_get(e, trace, err, sizeof(err));
 	ck_assert_ptr_nonnull(t1);
 	snprintf(other, sizeof(other), "%s/../t/", trace);	/* the same directory, another spelling */
-	t2 = evt_trace_get(e, other, err, sizeof(err));
+	t2 = evt_etrace_get(e, other, err, sizeof(err));
 	ck_assert_ptr_eq(t1, t2);
-	evt_trace_put(t2);
+	evt_etrace_put(t2);
 	/* Still open: the first reference holds it; a traceset adds its own. */
 	{
 		struct evt_traceset *ts = evt_traceset_new(e);
 
 		ck_assert_int_eq(evt_traceset_add(ts, t1), 0);
-		evt_trace_put(t1);
-		ck_assert_ptr_eq(evt_trace_get(e, trace, err, sizeof(err)), t1);
-		evt_trace_put(t1);
+		evt_etrace_put(t1);
+		ck_assert_ptr_eq(evt_etrace_get(e, trace, err, sizeof(err)), t1);
+		evt_etrace_put(t1);
 		evt_traceset_free(ts);
 	}
-	ck_assert_ptr_null(evt_trace_get(e, "/nonexistent/trace", err, sizeof(err)));
+	ck_assert_ptr_null(evt_etrace_get(e, "/nonexistent/trace", err, sizeof(err)));
 	ck_assert_ptr_nonnull(strstr(err, "/nonexistent/trace"));
-	ck_assert_ptr_null(evt_trace_get(e, tdir, err, sizeof(err)));	/* no metadata */
+	ck_assert_ptr_null(evt_etrace_get(e, tdir, err, sizeof(err)));	/* no metadata */
 	ck_assert_msg(strstr(err, tdir) && strstr(err, "metadata"), "%s", err);
 	evt_engine_free(e);
 	rm_trace();
@@ -308,7 +308,7 @@ START_TEST(queued_during_pass_waits)
 
 	make_trace();
 	e = engine(5000, 0);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_bg_request(t, "digest", NULL, after_req, &a1), 0);
 	ck_assert_int_eq(evt_comp_in_progress(t, "digest"), 0);
 	ck_assert_int_eq(evt_engine_step(e), 1);	/* the pass starts */
@@ -344,7 +344,7 @@ START_TEST(queued_during_pass_waits)
 	evt_engine_get_stats(e, &st);
 	ck_assert_uint_eq(st.bg_events, 2 * trace_events);
 	ck_assert_uint_eq(st.bg_passes, 2);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }
@@ -392,7 +392,7 @@ START_TEST(adhoc_before_background)
 
 	make_trace();
 	e = engine(1000, 0);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ts = evt_traceset_new(e);
 	ck_assert_int_eq(evt_traceset_add(ts, t), 0);
 	ck_assert_int_eq(evt_bg_request(t, "digest", NULL, after_req, &ab), 0);
@@ -459,7 +459,7 @@ START_TEST(adhoc_before_background)
 	}
 	evt_request_release(&r);
 	evt_traceset_free(ts);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }
@@ -492,7 +492,7 @@ START_TEST(notifications)
 
 	make_trace();
 	e = engine(997, 0);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	off = evt_etrace_offset_ns(t);
 	mid = trace_first + (trace_last - trace_first) / 2 + off;
 	/* Nothing in progress: a notification for the current pass is due at once. */
@@ -523,7 +523,7 @@ START_TEST(notifications)
 	ck_assert_uint_eq(at_end.pos, trace_events);
 	ck_assert_int_eq(current.calls, 1);
 	ck_assert_int_eq(current.end, 1);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }
@@ -540,7 +540,7 @@ START_TEST(two_consumers_one_pass)
 
 	make_trace();
 	e = engine(3000, 0);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	/* Two consumers before the pass: two requests, one pass, the hooks run once per event. */
 	ck_assert_int_eq(evt_comp_want(t, "digest", &c1, on_note, &c1), 0);
 	ck_assert_int_eq(evt_comp_want(t, "digest", &c2, on_note, &c2), 0);
@@ -562,7 +562,7 @@ START_TEST(two_consumers_one_pass)
 	ck_assert_int_eq(evt_engine_busy(e), 0);
 	ck_assert_int_eq(evt_comp_want(t, "nosuch", NULL, on_note, &c1), -1);
 	ck_assert_int_eq(errno, ENOENT);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }
@@ -579,7 +579,7 @@ static void digest_bytes(uint64_t chunk, int interrupt, struct evt_buf *out)
 	char err[512];
 	int i = 0;
 
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ts = evt_traceset_new(e);
 	ck_assert_int_eq(evt_traceset_add(ts, t), 0);
 	ck_assert_int_eq(evt_bg_request(t, "digest", NULL, NULL, NULL), 0);
@@ -597,7 +597,7 @@ static void digest_bytes(uint64_t chunk, int interrupt, struct evt_buf *out)
 		ck_assert_uint_gt(win.n, 0);
 	evt_request_release(&r);
 	evt_traceset_free(ts);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 }
 
@@ -629,7 +629,7 @@ START_TEST(unregister_drops_requests)
 
 	make_trace();
 	e = engine(2000, 0);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	/* Queued: dropped, never called. */
 	ck_assert_int_eq(evt_bg_request(t, "digest", NULL, after_req, &a1), 0);
 	ck_assert_int_eq(evt_bg_request(t, "digest2", NULL, after_req, &a2), 0);
@@ -657,7 +657,7 @@ START_TEST(unregister_drops_requests)
 	ck_assert_int_eq(evt_comp_ready(t, "digest2"), 0);
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 1);	/* the other untouched */
 	ck_assert_int_eq(evt_engine_unregister(e, "nosuch"), -1);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }
@@ -683,20 +683,20 @@ START_TEST(saved_results)
 	make_trace();
 	/* First process: computes and saves. */
 	e = engine(0, 1);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 0);
 	ck_assert_int_eq(evt_comp_want(t, "digest", NULL, NULL, NULL), 0);
 	evt_engine_run(e);
 	evt_engine_get_stats(e, &st);
 	ck_assert_uint_eq(st.results_saved, 1);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	snprintf(res, sizeof(res), "%s/.evtrace-results/digest.res", trace);
 	ck_assert_int_eq(access(res, R_OK), 0);
 
 	/* Second: ready at once, the streams never opened. */
 	e = engine(0, 1);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 1);
 	ck_assert_int_eq(evt_comp_want(t, "digest", NULL, NULL, NULL), 1);
 	d = evt_comp_result(t, "digest");
@@ -706,20 +706,20 @@ START_TEST(saved_results)
 	ck_assert_uint_eq(st.traces_opened, 0);
 	ck_assert_uint_eq(st.results_loaded, 1);
 	ck_assert_str_eq(warnings, "");
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 
 	/* A stream file changed (its mtime): computed again, no warning. */
 	snprintf(stream, sizeof(stream), "%s/compact_1", trace);
 	set_mtime(stream, 1000000000);
 	e = engine(0, 1);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 0);
 	ck_assert_str_eq(warnings, "");
 	ck_assert_int_eq(evt_comp_want(t, "digest", NULL, NULL, NULL), 0);
 	evt_engine_run(e);
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 1);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 
 	/* A corrupt results file: ignored with a warning naming it, computed again. */
@@ -730,21 +730,21 @@ START_TEST(saved_results)
 	ck_assert_int_eq(pwrite(fd, &byte, 1, 70), 1);
 	close(fd);
 	e = engine(0, 1);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 0);
 	ck_assert_msg(strstr(warnings, res) && strstr(warnings, "checksum mismatch"), "warnings: %s", warnings);
 	evt_engine_get_stats(e, &st);
 	ck_assert_uint_eq(st.results_rejected, 1);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 
 	/* Not a results file at all (cut short). */
 	ck_assert_int_eq(truncate(res, 20), 0);
 	e = engine(0, 1);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_ready(t, "digest"), 0);
 	ck_assert_ptr_nonnull(strstr(warnings, "not a results file"));
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }
@@ -763,7 +763,7 @@ START_TEST(adhoc_filters)
 
 	make_trace();
 	e = engine(0, 0);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ts = evt_traceset_new(e);
 	ck_assert_int_eq(evt_traceset_add(ts, t), 0);
 	evt_request_init(&r, NULL);
@@ -805,7 +805,7 @@ START_TEST(adhoc_filters)
 	ck_assert_ptr_nonnull(strstr(r.errmsg, "ends before"));
 	evt_request_release(&r);
 	evt_traceset_free(ts);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }
@@ -828,7 +828,7 @@ START_TEST(index_computation)
 	make_trace();
 	e = engine(1500, 0);
 	ck_assert_int_eq(evt_engine_register(e, &evt_comp_index), 0);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ck_assert_int_eq(evt_comp_want(t, "index", NULL, NULL, NULL), 0);
 	evt_engine_run(e);
 	ix = evt_comp_result(t, "index");
@@ -908,7 +908,7 @@ START_TEST(index_computation)
 	}
 	evt_buf_free(&b);
 	evt_buf_free(&b2);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }
@@ -1047,7 +1047,7 @@ START_TEST(adhoc_thread_filter)
 	make_kernel_trace(60000, 0, 0);
 	e = evt_engine_new(&(struct evt_engine_opts){ .no_saved_results = 1 });
 	ck_assert_int_eq(evt_engine_register_builtin(e), 0);
-	t = evt_trace_get(e, trace, err, sizeof(err));
+	t = evt_etrace_get(e, trace, err, sizeof(err));
 	ts = evt_traceset_new(e);
 	ck_assert_int_eq(evt_traceset_add(ts, t), 0);
 	tr = evt_etrace_reader(t);
@@ -1098,7 +1098,7 @@ START_TEST(adhoc_thread_filter)
 	evt_request_release(&r);
 	evt_request_release(&all);
 	evt_traceset_free(ts);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	rm_trace();
 }

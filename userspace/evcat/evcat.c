@@ -517,7 +517,7 @@ static void say_being_written(const struct evt_trace *t)
 static void close_trace(struct evt_engine *eng, struct evt_etrace *et, struct evt_trace *t)
 {
 	if (et) {
-		evt_trace_put(et);
+		evt_etrace_put(et);
 		evt_engine_free(eng);
 	} else {
 		evt_trace_close(t);
@@ -689,11 +689,11 @@ int main(int argc, char **argv)
 		struct evt_engine_opts eo = { .no_saved_results = 1 };
 
 		eng = evt_engine_new(&eo);
-		et = eng ? evt_trace_get_opts(eng, o.dir, &to, err, sizeof(err)) : NULL;
+		et = eng ? evt_etrace_get_opts(eng, o.dir, &to, err, sizeof(err)) : NULL;
 		t = et ? evt_etrace_reader(et) : NULL;
 		if (!t) {
 			say_err(!eng ? "out of memory" : et ? evt_etrace_error(et) : err);
-			evt_trace_put(et);
+			evt_etrace_put(et);
 			evt_engine_free(eng);
 			free_opts(&o);
 			return EXIT_TRACE;

@@ -15,6 +15,7 @@
 #include "util/evt_io.h"
 #include "ctf/evt_merged.h"
 #include "ctf/evt_par.h"
+#include "ctf/evt_stream.h"
 
 #define NREFS 1024
 

@@ -267,7 +267,7 @@ int evd_cmd_summary(const struct evd_cmd *c, const char *dir, unsigned int top)
 		fprintf(stderr, "evdrain: out of memory\n");
 		goto out;
 	}
-	t = evt_trace_get(e, dir, err, sizeof(err));
+	t = evt_etrace_get(e, dir, err, sizeof(err));
 	if (!t) {
 		fprintf(stderr, "evdrain: the summary: %s\n", err);
 		goto out;
@@ -316,7 +316,7 @@ int evd_cmd_summary(const struct evd_cmd *c, const char *dir, unsigned int top)
 out:
 	free(th);
 	if (t)
-		evt_trace_put(t);
+		evt_etrace_put(t);
 	evt_engine_free(e);
 	return ret;
 }

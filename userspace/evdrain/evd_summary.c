@@ -14,6 +14,7 @@
 #include "evd_rot_priv.h"
 #include "consumer/evt_consumer.h"
 #include "json/evt_json.h"
+#include "ctf/evt_stream.h"
 
 static const struct evd_rot_ring_count *find_count(const struct closed *c, unsigned int ch, unsigned int cpu)
 {

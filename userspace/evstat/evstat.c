@@ -322,7 +322,7 @@ int main(int argc, char **argv)
 		evt_engine_free(e);
 		return EXIT_TRACE;
 	}
-	t = evt_trace_get(e, o.dir, err, sizeof(err));
+	t = evt_etrace_get(e, o.dir, err, sizeof(err));
 	if (!t) {
 		say(NULL, err);
 		evt_engine_free(e);
@@ -435,7 +435,7 @@ int main(int argc, char **argv)
 	}
 out:
 	evt_report_window_free(&w);
-	evt_trace_put(t);
+	evt_etrace_put(t);
 	evt_engine_free(e);
 	return ret;
 }

@@ -608,7 +608,7 @@ static int open_trace(struct evv *s, const struct opts *o)
 	 * that is one disk read per packet, so the streams are indexed in
 	 * parallel (the reads queue together).
 	 */
-	s->t = evt_trace_get_opts(s->eng, o->dir, &(struct evt_trace_opts){ .threads = EVT_TRACE_OPEN_THREADS },
+	s->t = evt_etrace_get_opts(s->eng, o->dir, &(struct evt_trace_opts){ .threads = EVT_TRACE_OPEN_THREADS },
 				  err, sizeof(err));
 	if (!s->t) {
 		say_err(err);
@@ -697,7 +697,7 @@ static void close_trace(struct evv *s)
 		evt_traceset_free(s->ts);
 	if (s->t) {
 		evt_bg_remove_owner(s->t, s);
-		evt_trace_put(s->t);
+		evt_etrace_put(s->t);
 	}
 	if (s->eng)
 		evt_engine_free(s->eng);

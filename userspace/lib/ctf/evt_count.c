@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ctf/evt_merged.h"
+#include "ctf/evt_stream.h"
 
 /*
  * Two merges counted in turn (evt_merged_count_pair). A merge step is a

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ctf/evt_merged.h"
+#include "ctf/evt_stream.h"
 
 int evt_merged_init(struct evt_merged *mt, struct evt_trace *t, enum evt_merge_kind kind)
 {

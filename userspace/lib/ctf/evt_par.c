@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "ctf/evt_par.h"
+#include "ctf/evt_stream.h"
 
 struct pkt_ts {
 	uint64_t begin;

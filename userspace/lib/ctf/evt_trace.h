@@ -245,8 +245,6 @@ int evt_trace_catch_cut(const struct evt_trace *t, const char *prog);
 int evt_trace_clone(struct evt_trace *dst, const struct evt_trace *src);
 /* A run: the most of its files mapped at once so far (0 for a plain trace). */
 unsigned long evt_trace_run_peak(const struct evt_trace *t);
-/* Position a stream (before reading) at the first packet that may hold @ts or later. */
-void evt_stream_seek(struct evt_stream *s, uint64_t ts);
 
 /* Realtime = clock value + this (nanoseconds). */
 static inline uint64_t evt_trace_offset_ns(const struct evt_trace *t)
@@ -254,50 +252,8 @@ static inline uint64_t evt_trace_offset_ns(const struct evt_trace *t)
 	return evt_metadata_offset_ns(&t->md);
 }
 
-/*
- * Make the stream's next event current (s->ts[s->i]): 1, or 0 at the end of
- * the file, or -1 with s->errmsg set. Decodes the next packet when the
- * current one is used up.
- */
-int evt_stream_fill(struct evt_trace *t, struct evt_stream *s);
-
-static inline int evt_stream_has(struct evt_trace *t, struct evt_stream *s)
-{
-	return s->i < s->n ? 1 : evt_stream_fill(t, s);
-}
-
-/* The current event's timestamp (after evt_stream_has() said 1). */
-static inline uint64_t evt_stream_ts(const struct evt_stream *s)
-{
-	return s->ev[s->i].ts;
-}
-
-/*
- * Make packet s->ipk current (its header was checked by the index, or is
- * compared with its index file's entry now). 0, or -1 with s->errmsg.
- */
-int evt_stream_load_packet(const struct evt_trace *t, struct evt_stream *s);
-
 /* A decoding error of @s at byte @off of its file, as text, into @buf. */
 void evt_stream_error(const struct evt_trace *t, const struct evt_stream *s, char *buf, size_t len,
 		      size_t off, const struct evt_decode_err *e);
-
-/*
- * One event at @pos of the stream's packet in hand, by the decoder's
- * general rules. 0, or -1 with s->errmsg naming the file and the offset.
- */
-static inline __attribute__((always_inline))
-int evt_stream_decode_one(const struct evt_trace *t, struct evt_stream *s, const uint8_t *pkt, size_t pos,
-	       const size_t end, const uint64_t tend, const uint64_t prev,
-	       struct evt_decoded *d, size_t *nextp)
-{
-	struct evt_decode_err e;
-
-	if (__builtin_expect(!evt_decode_event(t->md.cat, pkt, pos, end, s->channel, prev, tend, d, nextp, &e),
-			     1))
-		return 0;
-	evt_stream_error(t, s, s->errmsg, sizeof(s->errmsg), s->pkt_off + pos, &e);
-	return -1;
-}
 
 #endif /* EVT_TRACE_H */

@@ -7,13 +7,12 @@
  * sequential read) when that is good, else from the headers, one pread()
  * each, and is then saved for the next reader. An index file's packets are
  * checked when they are read: each header against its entry, so nothing a
- * stale or forged index says is decoded.
+ * stale or forged index says is decoded (evt_stream.c).
  */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <time.h>
 #include <unistd.h>
 #include "util/evt_io.h"
@@ -27,8 +26,8 @@ static void index_stop(const struct evt_trace *t, struct evt_stream *s, size_t o
 	s->tail_err = 1;
 }
 
-static void fail_at(const struct evt_trace *t, const struct evt_stream *s, char *buf, size_t len, size_t off,
-		    enum evt_derr code, uint64_t a, uint64_t b)
+void evt_trace_fail_at(const struct evt_trace *t, const struct evt_stream *s, char *buf, size_t len, size_t off,
+		       enum evt_derr code, uint64_t a, uint64_t b)
 {
 	struct evt_decode_err e = { .code = code, .a = a, .b = b, .cpu = s->cpu, .desc = -1 };
 
@@ -39,13 +38,12 @@ static void fail_at(const struct evt_trace *t, const struct evt_stream *s, char 
 static void index_fail(const struct evt_trace *t, struct evt_stream *s, size_t off,
 		       enum evt_derr code, uint64_t a, uint64_t b)
 {
-	fail_at(t, s, s->tail_errmsg, sizeof(s->tail_errmsg), off, code, a, b);
+	evt_trace_fail_at(t, s, s->tail_errmsg, sizeof(s->tail_errmsg), off, code, a, b);
 	s->tail_err = 1;
 }
 
-/* What a header says of its stream, against the file's: 0, or the error's code (@a, @b). */
-static enum evt_derr stream_rules(const struct evt_stream *s, const struct evt_packet_header *h, uint64_t *a,
-				  uint64_t *b)
+enum evt_derr evt_trace_stream_rules(const struct evt_stream *s, const struct evt_packet_header *h, uint64_t *a,
+				     uint64_t *b)
 {
 	if (h->stream_id != s->channel) {
 		*a = h->stream_id;
@@ -161,7 +159,7 @@ static int walk(const struct evt_trace *t, struct evt_stream *s, int fd, size_t 
 			index_stop(t, s, base + off, &e);
 			break;
 		}
-		code = stream_rules(s, &pi.h, &a, &b);
+		code = evt_trace_stream_rules(s, &pi.h, &a, &b);
 		if (code) {
 			index_fail(t, s, base + off, code, a, b);
 			break;
@@ -309,97 +307,4 @@ int evt_trace_index_file(const struct evt_trace *t, struct evt_stream *s, int fd
 		save_walked(t, s, &pl, fd, st, st_time, base, first);
 	evt_pidx_free(&x);
 	return 0;
-}
-
-/*
- * Pages this far behind the packet being read are given back, in pieces of
- * at least EVT_RELEASE_STEP: the reader's resident memory stays bounded on a
- * trace of any size (without it, every page read stays mapped until the
- * trace is closed: a 1 GB trace took 0.9 GB of RSS). A reference into a
- * page given back still reads right: the page faults in again from the file.
- */
-#define EVT_RELEASE_LAG		(256UL << 10)
-#define EVT_RELEASE_STEP	(2UL << 20)
-
-static void release_behind(struct evt_stream *s, size_t off)
-{
-	if (off >= s->released + EVT_RELEASE_LAG + EVT_RELEASE_STEP) {
-		const size_t upto = (off - EVT_RELEASE_LAG) & ~(size_t)(EVT_RELEASE_STEP - 1);
-
-		/* Read-only and unmodified: dropping the pages loses nothing. */
-		madvise((void *)(uintptr_t)(s->map + s->released), upto - s->released, MADV_DONTNEED);
-		s->released = upto;
-	}
-}
-
-/*
- * An index file's packet, read now: its header checked as the walk would
- * have, and against the entry. 0, or -1 with s->errmsg.
- */
-static int check_packet(const struct evt_trace *t, struct evt_stream *s, const struct evt_pkt *k, size_t avail)
-{
-	const struct evt_pidx_pkt p = {
-		.off = k->off, .packet_bytes = EVT_PKT_BYTES(k), .content_bytes = k->content,
-		.begin = k->begin, .end = k->end, .seq = k->seq, .discarded = k->discarded,
-	};
-	struct evt_packet_info pi;
-	struct evt_decode_err e;
-	enum evt_derr code;
-	uint64_t a, b;
-
-	if (evt_packet_check(s->map + k->off, avail, &pi, &e)) {
-		evt_stream_error(t, s, s->errmsg, sizeof(s->errmsg), (size_t)k->off, &e);
-		return -1;
-	}
-	code = stream_rules(s, &pi.h, &a, &b);
-	if (code) {
-		fail_at(t, s, s->errmsg, sizeof(s->errmsg), (size_t)k->off, code, a, b);
-		return -1;
-	}
-	if (!evt_pidx_matches(&p, &pi.h, &s->ident)) {
-		fail_at(t, s, s->errmsg, sizeof(s->errmsg), (size_t)k->off, EVT_DERR_PKT_NOT_INDEXED, 0, 0);
-		return -1;
-	}
-	return 0;
-}
-
-int evt_stream_load_packet(const struct evt_trace *t, struct evt_stream *s)
-{
-	const struct evt_pkt *k = &s->pk[s->ipk];
-	size_t avail = s->size - (size_t)k->off;
-
-	if (s->segs) {
-		const unsigned int g = evt_trace_run_seg_of(s, k->off);
-
-		if (evt_trace_run_hold(t, s, g))
-			return -1;
-		avail = (size_t)(s->segs[g].off + s->segs[g].size - k->off);
-	}
-	if ((k->bytes & EVT_PKT_UNCHECKED) && check_packet(t, s, k, avail))
-		return -1;
-	s->ipk++;
-	memcpy(&s->pi.h, s->map + k->off, sizeof(s->pi.h));
-	s->pi.content_bytes = (size_t)k->content;
-	s->pi.packet_bytes = EVT_PKT_BYTES(k);
-	s->pkt_off = (size_t)k->off;
-	release_behind(s, s->pkt_off);
-	return 0;
-}
-
-void evt_stream_seek(struct evt_stream *s, uint64_t ts)
-{
-	uint32_t lo = 0, hi = s->npk;
-
-	/* Packet ends never go back: the first one ending at or after ts. */
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (s->pk[mid].end < ts)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	s->ipk = lo;
-	s->n = s->i = 0;
-	s->err = s->eof = 0;
 }

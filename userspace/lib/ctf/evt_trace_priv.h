@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * The trace reader's insides, shared by its three files: evt_trace.c
- * (opening a directory, streams on threads, decoding), evt_trace_pk.c (the
- * packet index: index files, the header walk, checks when a packet is
- * read) and evt_trace_run.c (runs of chunks, mapped lazily).
+ * The trace reader's insides, shared by its files, each calling only
+ * those below it: evt_trace_open.c (opening a directory or a run, streams
+ * on threads, closing), evt_trace_run.c (runs of chunks laid out as one
+ * trace), evt_trace_pk.c (the packet index: index files, the header walk,
+ * the packet rules), evt_stream.c (a stream read one packet at a time:
+ * loaded, checked, decoded), evt_trace_maps.c (a run's files
+ * mapped lazily) and evt_trace.c (names, files, metadata, the stream
+ * table, messages).
  */
 #ifndef EVT_TRACE_PRIV_H
 #define EVT_TRACE_PRIV_H
@@ -27,8 +31,6 @@ int evt_trace_read_metadata_of(struct evt_trace *t, const char *dir, char **keep
 /* The stream (@chan, @cpu) of t->streams, added if new: NULL when out of memory. */
 struct evt_stream *evt_trace_stream_of(struct evt_trace *t, unsigned int *cap, unsigned int chan,
 				       unsigned int cpu);
-/* The streams found: sorted, opened and indexed (on o->threads), checked. 0, or -1 with t->err. */
-int evt_trace_open_indexed(struct evt_trace *t, const struct evt_trace_opts *o);
 /* A warning through t->o.warn (or to stderr). */
 void evt_trace_warn(const struct evt_trace *t, const char *msg);
 
@@ -48,13 +50,22 @@ int evt_trace_index_file(const struct evt_trace *t, struct evt_stream *s, int fd
 			 const char *dir, unsigned int md_mode, unsigned int md_gid, size_t base,
 			 uint64_t *seam_lost, char *err, char *warn, size_t warnlen);
 
+/* What a header says of its stream, against the file's: 0, or the error's code (@a, @b). */
+enum evt_derr evt_trace_stream_rules(const struct evt_stream *s, const struct evt_packet_header *h, uint64_t *a,
+				     uint64_t *b);
+/* The error @code (@a, @b) of @s at byte @off, as text, into @buf. */
+void evt_trace_fail_at(const struct evt_trace *t, const struct evt_stream *s, char *buf, size_t len, size_t off,
+		       enum evt_derr code, uint64_t a, uint64_t b);
+
 /* evt_trace_run.c */
 
 /* @dir holds a trace of its own (DIR/metadata or DIR/kernel/metadata). */
 int evt_trace_has_own(const char *dir);
 /*
- * @dir holds chunks and no trace of its own: open them as one trace (1),
- * or 0 when it holds none (a plain trace, or nothing), or -1 with t->err.
+ * @dir holds chunks and no trace of its own: its streams' files listed,
+ * its metadata read and its mappings' budget set (1; the streams are then
+ * opened and indexed as a directory's are), or 0 when it holds none (a
+ * plain trace, or nothing), or -1 with t->err.
  */
 int evt_trace_open_run(struct evt_trace *t, const char *dir, const struct evt_trace_opts *o);
 /*
@@ -63,6 +74,14 @@ int evt_trace_open_run(struct evt_trace *t, const char *dir, const struct evt_tr
  */
 int evt_trace_open_run_stream(const struct evt_trace *t, struct evt_stream *s, char *err, char *warn,
 			      size_t warnlen);
+
+/* evt_trace_maps.c */
+
+/* The run @t's mappings state, with its budget within vm.max_map_count: 0, or -1 with t->err. */
+int evt_trace_run_maps_init(struct evt_trace *t, const char *dir);
+/* The file (@st, at @path) is the one @g listed when the run was opened: 0, or -1 with @err. */
+int evt_trace_run_same_file(const struct evt_seg *g, const struct stat *st, const char *path, char *err,
+			    size_t len);
 /*
  * The run's file @g of @s is mapped and held by this reader (its last two
  * files held; a file nobody holds may be given back). 0, or -1 with

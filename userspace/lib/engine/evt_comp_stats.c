@@ -16,7 +16,7 @@
  * (evt_losses.h) is no measurement of the machine: it is counted apart
  * (spans_loss, lossy_ns), not in the figures.
  *
- * The saved form and the lookups: evt_comp_stats_save.c.
+ * The records, the lookups and the saved form: evt_comp_stats_rec.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -767,3 +767,52 @@ int evt_stats_read_losses(struct evt_stats *s, const struct evt_trace *tr)
 	s->nr_losses = nl;
 	return 0;
 }
+
+/* ---- The computation ---- */
+
+static void *stats_create(struct evt_etrace *t)
+{
+	(void)t;
+	return evt_stats_new();
+}
+
+static void stats_destroy(void *r)
+{
+	evt_stats_free(r);
+}
+
+static int stats_add(struct evt_ctx *ctx, void *r)
+{
+	return evt_hooks_add(&ctx->event, evt_stats_event_hook, r);
+}
+
+static void stats_remove(struct evt_ctx *ctx, void *r)
+{
+	evt_hooks_remove(&ctx->event, evt_stats_event_hook, r);
+}
+
+static void stats_finish(void *r, const struct evt_where *w)
+{
+	struct evt_stats *s = r;
+	const struct evt_trace *tr = s->priv->tr;
+
+	evt_stats_close(s);
+	/* The trace's reader, else the one its events came from (a caller's own). */
+	if (w && w->trace && evt_etrace_reader(w->trace))
+		tr = evt_etrace_reader(w->trace);
+	/* No memory: the losses stay unknown (empty), the counts are whole. */
+	if (tr)
+		evt_stats_read_losses(s, tr);
+}
+
+const struct evt_computation evt_comp_stats = {
+	.name = "stats",
+	.version = STATS_VERSION,
+	.create = stats_create,
+	.destroy = stats_destroy,
+	.hook_adder = stats_add,
+	.hook_remover = stats_remove,
+	.finish = stats_finish,
+	.save = evt_stats_save,
+	.load = evt_stats_load,
+};

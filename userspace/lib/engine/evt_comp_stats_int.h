@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
  * The "stats" computation's own, shared by its building
- * (evt_comp_stats.c) and its saved form (evt_comp_stats_save.c): not part
- * of the engine's API.
+ * (evt_comp_stats.c) and its records and saved form
+ * (evt_comp_stats_rec.c): not part of the engine's API.
  */
 #ifndef EVT_COMP_STATS_INT_H
 #define EVT_COMP_STATS_INT_H
@@ -47,5 +47,9 @@ int evt_stats_rets_add(struct evt_stats_rets *r, int64_t ret, uint64_t c);
 int evt_stats_waker_add(struct evt_stats_thread *t, int32_t waker, uint64_t c);
 /* Everything but the private part's allocation, which is kept (zeroed). */
 void evt_stats_clear(struct evt_stats *s);
+/* The saved form of @r (a struct evt_stats) into @b: 0 or -1. */
+int evt_stats_save(const void *r, struct evt_buf *b);
+/* @res (a struct evt_stats) given the saved form @p (@n bytes): 0, or -1 (@res unchanged). */
+int evt_stats_load(void *res, const uint8_t *p, size_t n);
 
 #endif /* EVT_COMP_STATS_INT_H */

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
  * The "stats" computation's records (made, freed, looked up) and its
- * saved form; the building is evt_comp_stats.c.
+ * saved form; the building, and the computation's entry in the engine,
+ * is evt_comp_stats.c.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -331,43 +332,6 @@ const struct evt_stats_irq *evt_stats_irq(const struct evt_stats *s, int32_t irq
 	return NULL;
 }
 
-/* ---- The computation ---- */
-
-static void *stats_create(struct evt_etrace *t)
-{
-	(void)t;
-	return evt_stats_new();
-}
-
-static void stats_destroy(void *r)
-{
-	evt_stats_free(r);
-}
-
-static int stats_add(struct evt_ctx *ctx, void *r)
-{
-	return evt_hooks_add(&ctx->event, evt_stats_event_hook, r);
-}
-
-static void stats_remove(struct evt_ctx *ctx, void *r)
-{
-	evt_hooks_remove(&ctx->event, evt_stats_event_hook, r);
-}
-
-static void stats_finish(void *r, const struct evt_where *w)
-{
-	struct evt_stats *s = r;
-	const struct evt_trace *tr = s->priv->tr;
-
-	evt_stats_close(s);
-	/* The trace's reader, else the one its events came from (a caller's own). */
-	if (w && w->trace && evt_etrace_reader(w->trace))
-		tr = evt_etrace_reader(w->trace);
-	/* No memory: the losses stay unknown (empty), the counts are whole. */
-	if (tr)
-		evt_stats_read_losses(s, tr);
-}
-
 static int put_lat(struct evt_buf *b, const struct evt_lat *l)
 {
 	return evt_put_u64(b, l->count) | evt_put_u64(b, l->total_ns) | evt_put_u64(b, l->min_ns) |
@@ -563,7 +527,7 @@ static int get_thread(struct evt_stats *s, struct evt_rbuf *r)
  * the worst latencies of each kind; the streams' losses and the losses
  * over time.
  */
-static int stats_save(const void *r, struct evt_buf *b)
+int evt_stats_save(const void *r, struct evt_buf *b)
 {
 	const struct evt_stats *s = r;
 	uint32_t i;
@@ -788,7 +752,7 @@ static int load_into(struct evt_stats *s, struct evt_rbuf *r)
 	return r->off == r->n && totals_agree(s) ? 0 : -1;
 }
 
-static int stats_load(void *res, const uint8_t *p, size_t n)
+int evt_stats_load(void *res, const uint8_t *p, size_t n)
 {
 	struct evt_stats *s = res, *tmp = evt_stats_new();
 	struct evt_stats_priv *keep;
@@ -809,15 +773,3 @@ static int stats_load(void *res, const uint8_t *p, size_t n)
 	evt_stats_free(tmp);
 	return 0;
 }
-
-const struct evt_computation evt_comp_stats = {
-	.name = "stats",
-	.version = STATS_VERSION,
-	.create = stats_create,
-	.destroy = stats_destroy,
-	.hook_adder = stats_add,
-	.hook_remover = stats_remove,
-	.finish = stats_finish,
-	.save = stats_save,
-	.load = stats_load,
-};

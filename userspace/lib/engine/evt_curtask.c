@@ -5,6 +5,7 @@
 #include <evtrace/limits.h>
 #include "engine/evt_comp_util.h"
 #include "engine/evt_curtask.h"
+#include "ctf/evt_stream.h"
 
 #define CURTASK_MAGIC 0x4b534154u	/* "TASK" */
 #define CURTASK_VERSION 1

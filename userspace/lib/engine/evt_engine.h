@@ -196,15 +196,15 @@ int evt_engine_register_builtin(struct evt_engine *e);
  * chunks): the open one when this process has it (one more reference),
  * else a new one. NULL with @err set. Only the metadata is read here.
  */
-struct evt_etrace *evt_trace_get(struct evt_engine *e, const char *path, char *err, size_t errlen);
+struct evt_etrace *evt_etrace_get(struct evt_engine *e, const char *path, char *err, size_t errlen);
 /*
  * The same, with the options its reader opens with (a run of chunks: only
  * those of a time range; some CPUs) when this call makes the instance.
  */
-struct evt_etrace *evt_trace_get_opts(struct evt_engine *e, const char *path, const struct evt_trace_opts *o,
+struct evt_etrace *evt_etrace_get_opts(struct evt_engine *e, const char *path, const struct evt_trace_opts *o,
 				      char *err, size_t errlen);
 /* One reference less; the last closes the trace (pending background requests are dropped). */
-void evt_trace_put(struct evt_etrace *t);
+void evt_etrace_put(struct evt_etrace *t);
 const char *evt_etrace_path(const struct evt_etrace *t);
 /* Realtime = clock + this. */
 uint64_t evt_etrace_offset_ns(const struct evt_etrace *t);

@@ -46,7 +46,7 @@ void evt_traceset_free(struct evt_traceset *ts)
 		;
 	*pp = ts->next;
 	for (i = 0; i < ts->nr; i++)
-		evt_trace_put(ts->traces[i]);
+		evt_etrace_put(ts->traces[i]);
 	free(ts->traces);
 	free(ts);
 }

@@ -116,12 +116,12 @@ int evt_engine_unregister(struct evt_engine *e, const char *name)
 
 /* ---- Traces: global objects ---- */
 
-struct evt_etrace *evt_trace_get(struct evt_engine *e, const char *path, char *err, size_t errlen)
+struct evt_etrace *evt_etrace_get(struct evt_engine *e, const char *path, char *err, size_t errlen)
 {
-	return evt_trace_get_opts(e, path, NULL, err, errlen);
+	return evt_etrace_get_opts(e, path, NULL, err, errlen);
 }
 
-struct evt_etrace *evt_trace_get_opts(struct evt_engine *e, const char *path, const struct evt_trace_opts *o,
+struct evt_etrace *evt_etrace_get_opts(struct evt_engine *e, const char *path, const struct evt_trace_opts *o,
 				      char *err, size_t errlen)
 {
 	struct evt_etrace *t;
@@ -169,7 +169,7 @@ struct evt_etrace *evt_trace_get_opts(struct evt_engine *e, const char *path, co
 	return t;
 }
 
-void evt_trace_put(struct evt_etrace *t)
+void evt_etrace_put(struct evt_etrace *t)
 {
 	struct evt_etrace **pp;
 	unsigned int i;

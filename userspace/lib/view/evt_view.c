@@ -8,6 +8,7 @@
 #include <string.h>
 #include "ctf/evt_decode.h"
 #include "view/evt_view.h"
+#include "ctf/evt_stream.h"
 
 enum { WK_UNSEEN, WK_OTHER, WK_SWITCH, WK_IRQ, WK_SOFTIRQ };
 
