@@ -21,6 +21,8 @@ Suite *format_suite(void);
 Suite *merge_suite(void);
 Suite *trace_suite(void);
 Suite *ctl_suite(void);
+void ctl_parse_tests(TCase *tc);	/* test_ctl_parse.c */
+void ctl_status_tests(TCase *tc);	/* test_ctl_status.c */
 Suite *cpulist_suite(void);
 Suite *fuzz_suite(void);
 Suite *windows_suite(void);
