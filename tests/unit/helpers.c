@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include "unit.h"
 #include "fastcheck.h"	/* decode_packet() checks every event */
 #include "ctf/evt_merged.h"
@@ -453,5 +454,26 @@ char *unit_replaced(const char *text, const char *from, const char *to)
 	memcpy(out, text, (size_t)(at - text));
 	memcpy(out + (at - text), to, nl);
 	strcpy(out + (at - text) + nl, at + fl);
+	return out;
+}
+
+/* Run a shell command; its stdout (malloc'd) and exit status. */
+char *unit_sh(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	size_t cap = 1 << 16, len = 0, n;
+	char *out = malloc(cap);
+	int st;
+
+	ck_assert_ptr_nonnull(p);
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 == cap)
+			out = realloc(out, cap *= 2);
+	}
+	out[len] = 0;
+	st = pclose(p);
+	if (status)
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
 	return out;
 }

@@ -52,31 +52,10 @@ static void require_evcat(void)
 		      evcat_path);
 }
 
-/* Run a shell command; its stdout (malloc'd) and exit status. */
-static char *sh(const char *cmd, int *status)
-{
-	FILE *p = popen(cmd, "r");
-	size_t cap = 1 << 16, len = 0, n;
-	char *out = malloc(cap);
-	int st;
-
-	ck_assert_ptr_nonnull(p);
-	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (len + 1 == cap)
-			out = realloc(out, cap *= 2);
-	}
-	out[len] = 0;
-	st = pclose(p);
-	if (status)
-		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
-	return out;
-}
-
 static uint64_t sh_u64(const char *cmd)
 {
 	int st;
-	char *out = sh(cmd, &st);
+	char *out = unit_sh(cmd, &st);
 	uint64_t v = strtoull(out, NULL, 10);
 
 	ck_assert_msg(st == 0, "%s: exit %d: %s", cmd, st, out);
@@ -156,7 +135,7 @@ START_TEST(evcat_refuses_bad_input)
 
 			snprintf(other, sizeof(other), "%s/%s", dir, cases[i].dir ? cases[i].dir : "");
 			snprintf(cmd, sizeof(cmd), "'%s' '%s' %s 2>&1 >/dev/null", bin, other, cases[i].args);
-			out = sh(cmd, &st);
+			out = unit_sh(cmd, &st);
 			ck_assert_msg(st == cases[i].status && strstr(out, cases[i].says),
 				      "%s: exit %d (want %d): %s", cmd, st, cases[i].status, out);
 			ck_assert_msg(!strstr(out, "Sanitizer"), "%s: %s", cmd, out);
@@ -198,7 +177,7 @@ START_TEST(evcat_file_cut_while_read)
 			 "cd '%s'; { set +e; '%s' . %s 2> err; echo $? > status; } |"
 			 " { sleep 1; truncate -s 0 compact_* normal_*; cat > /dev/null; }; cat status err",
 			 copy, copy, dir, dir, dir, copy, copy, evcat_path, modes[i]);
-		out = sh(cmd, &st);
+		out = unit_sh(cmd, &st);
 		ck_assert_msg(st == 0 && !strncmp(out, "1\n", 2) &&
 			      strstr(out, "the file was cut while it was read") && strstr(out, "_0: ") ,
 			      "%s: %s", modes[i], out);
@@ -218,7 +197,7 @@ static char *evcat_losses(const char *dir, const char *opts, int *status)
 		 " sed -E 's/ events discarded / events /; s/ packets lost / packets /' | LC_ALL=C sort; "
 		 "exit $(( $('%.900s' '%.200s' %.200s >/dev/null 2>&1; echo $?) ))", evcat_path, dir, opts, evcat_path, dir,
 		 opts);
-	return sh(cmd, status);
+	return unit_sh(cmd, status);
 }
 
 /*
@@ -254,7 +233,7 @@ START_TEST(evcat_says_losses)
 		snprintf(cmd, sizeof(cmd), "TZ=UTC babeltrace2 '%s' 2>&1 >/dev/null | sed -nE 's#^WARNING: Tracer discarded "
 			 "([0-9]+) (events|packets) between \\[([^]]*)\\] and \\[([^]]*)\\].* within stream \"[^\"]*/"
 			 "([^\"/]*)\".*#\\5 \\1 \\2 \\3 \\4#p' | LC_ALL=C sort", kdir);
-		want = sh(cmd, &st);
+		want = unit_sh(cmd, &st);
 		ck_assert_msg(st == 0 && strchr(want, '\n') && strchr(want, '\n')[1], "babeltrace2 warns: %s", want);
 		got = evcat_losses(kdir, "", &st);
 		ck_assert_msg(st == 0, "evcat exits %d without --fail-on-loss", st);
@@ -268,9 +247,9 @@ START_TEST(evcat_says_losses)
 			got = evcat_losses(kdir, opts, &st);
 			ck_assert_msg(st == 7, "%s: exit %d, not 7", opts, st);
 			snprintf(cmd, sizeof(cmd), "printf '%%s' '%s' | cut -d' ' -f1-3", got);
-			a = sh(cmd, &st);
+			a = unit_sh(cmd, &st);
 			snprintf(cmd, sizeof(cmd), "printf '%%s' '%s' | cut -d' ' -f1-3", want);
-			b = sh(cmd, &st);
+			b = unit_sh(cmd, &st);
 			ck_assert_msg(!strcmp(a, b), "%s: evcat warns\n%s, babeltrace2\n%s", opts, a, b);
 			free(a);
 			free(b);
@@ -324,7 +303,7 @@ START_TEST(evcat_context_against_reference)
 		ck_assert_uint_gt(r.discarded, 0);
 		snprintf(cmd, sizeof(cmd), "python3 tests/tools/evcat-ctx-check.py '%s' '%s%s' 2>&1", evcat_path, dir,
 			 mix ? "" : "/kernel");
-		out = sh(cmd, &st);
+		out = unit_sh(cmd, &st);
 		ck_assert_msg(st == 0, "%s:\n%s", cmd, out);
 		free(out);
 		unit_rmtree(dir);
@@ -366,12 +345,12 @@ START_TEST(evcat_threads_print_what_one_thread_prints)
 		snprintf(trace, sizeof(trace), "%s%s", dir, kind ? "" : "/kernel");
 		for (f = 0; f < 2; f++) {
 			snprintf(cmd, sizeof(cmd), "'%s' '%s' %s --threads 1 | md5sum", evcat_path, trace, fmts[f]);
-			one = sh(cmd, &st);
+			one = unit_sh(cmd, &st);
 			ck_assert_int_eq(st, 0);
 			for (i = 0; i < sizeof(slices) / sizeof(slices[0]); i++) {
 				snprintf(cmd, sizeof(cmd), "'%s' '%s' %s --threads 3 --slice-bytes %u | md5sum", evcat_path,
 					 trace, fmts[f], slices[i]);
-				many = sh(cmd, &st);
+				many = unit_sh(cmd, &st);
 				ck_assert_int_eq(st, 0);
 				ck_assert_msg(!strcmp(one, many), "%s differs from --threads 1 (%s trace)", cmd,
 					      kind ? "mixed" : "kernel");
@@ -409,7 +388,7 @@ START_TEST(evcat_refuses_other_ctf_traces)
 	/* The unit tests run from the top of the tree. */
 	snprintf(cmd, sizeof(cmd), "tar -xzf tests/data/babeltrace-ctf-test-traces.tar.gz -C '%s' && "
 		 "cd '%s' && find . -name metadata | sort", dir, dir);
-	list = sh(cmd, &st);
+	list = unit_sh(cmd, &st);
 	ck_assert_msg(st == 0, "cannot unpack tests/data/babeltrace-ctf-test-traces.tar.gz: %s", list);
 	for (line = strtok_r(list, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		*strrchr(line, '/') = 0;
@@ -419,7 +398,7 @@ START_TEST(evcat_refuses_other_ctf_traces)
 			int ok = 0;
 
 			snprintf(cmd, sizeof(cmd), "'%.900s/%s' '%s/%s' --count 2>&1", build, bins[b], dir, line);
-			out = sh(cmd, &st);
+			out = unit_sh(cmd, &st);
 			for (i = 0; i < sizeof(whys) / sizeof(whys[0]); i++)
 				ok |= strstr(out, whys[i]) != NULL;
 			ck_assert_msg(st == 1 && ok && !strstr(out, "Sanitizer") && !strchr(out, '\n')[1],
@@ -451,7 +430,7 @@ static void same_text_as_babeltrace2(const char *dir, const char *opts)
 		 "'s/ [^ ]+ ([a-z_0-9]+): \\{ cpu_id = ([0-9]+) \\}, \\{/ cpu \\2 \\1: {/; "
 		 "s/ [^ ]+ ([a-z_0-9]+): \\{ cpu_id = ([0-9]+) \\}$/ cpu \\2 \\1: { }/; "
 		 "s/\\(.[0-9?.]+\\) //' | LC_ALL=C sort | md5sum", dir);
-	a = sh(cmd, &st);
+	a = unit_sh(cmd, &st);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' %s | sed -E 's/\\(.[0-9?.]+\\) //; "
 		 "s/^(\\[[^]]*\\]) [^[]* \\[0*([0-9]+)\\] /\\1 cpu \\2 /; s/^(.* exit_syscall: \\{) syscall = [^ ,]*,/\\1/; "
 		 "s/prev_state = R,/prev_state = 0,/; s/prev_state = S,/prev_state = 1,/; "
@@ -460,7 +439,7 @@ static void same_text_as_babeltrace2(const char *dir, const char *opts)
 		 "s/prev_state = Z,/prev_state = 32,/; s/prev_state = P,/prev_state = 64,/; "
 		 "s/prev_state = I,/prev_state = 128,/' | LC_ALL=C sort | md5sum",
 		 evcat_path, dir, opts);
-	b = sh(cmd, &st);
+	b = unit_sh(cmd, &st);
 	ck_assert_int_eq(st, 0);
 	ck_assert_msg(!strcmp(a, b), "evcat's text of %s is not babeltrace2's", dir);
 	free(a);
@@ -544,26 +523,26 @@ START_TEST(evcat_follows_the_metadata)
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event timer_tick --count", evcat_path, dir);
 	ck_assert_uint_eq(sh_u64(cmd), n_tick);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' | grep -m1 'gen_compact_wide: {'", evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_msg(strstr(out, ", a_lo = ") && strstr(out, ", a_hi = ") && strstr(out, ", b = 0x"), "%s", out);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event filler --format json | grep -m1 -o '\"fields\":{[^}]*}'",
 		 evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_msg(strstr(out, "\"bytes\":["), "%s", out);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event gen_compact --format json | grep -m1 -o '\"fields\":{[^}]*}'",
 		 evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_msg(strstr(out, "\"seq\":\"0x"), "%s", out);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --stats --format json", evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_int_eq(st, 0);
 	ck_assert_msg(strstr(out, "\"syscall_exit\":") && !strstr(out, "\"exit_syscall\":"), "%s", out);
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event exit_syscall --count 2>&1", evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_int_eq(st, 2);
 	ck_assert_msg(strstr(out, "the trace has no event \"exit_syscall\"") && strstr(out, " syscall_exit"),
 		      "%s", out);
@@ -603,7 +582,7 @@ START_TEST(evcat_reads_old_traces)
 		same_text_as_babeltrace2(trace, "");
 		snprintf(cmd, sizeof(cmd), "'%s' '%s' --stats | tail -n +2 | diff -u 'tests/data/%s.stats' - 2>&1",
 			 evcat_path, trace, fixtures[i]);
-		out = sh(cmd, &st);
+		out = unit_sh(cmd, &st);
 		ck_assert_msg(st == 0, "%s: evcat --stats differs from tests/data/%s.stats:\n%s", fixtures[i],
 			      fixtures[i], out);
 		free(out);
@@ -654,31 +633,31 @@ START_TEST(evcat_against_babeltrace2)
 	same_text_as_babeltrace2(dir, "");
 	/* On threads, in small slices: byte for byte the same output. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 1 | md5sum", evcat_path, dir);
-	a = sh(cmd, &st);
+	a = unit_sh(cmd, &st);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 3 --slice-bytes 5000 --merge list | md5sum",
 		 evcat_path, dir);
-	b = sh(cmd, &st);
+	b = unit_sh(cmd, &st);
 	ck_assert_str_eq(a, b);
 	free(a);
 	free(b);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 1 --format json --stats | md5sum", evcat_path, dir);
-	a = sh(cmd, &st);
+	a = unit_sh(cmd, &st);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --threads 2 --slice-bytes 3000 --format json --stats | md5sum",
 		 evcat_path, dir);
-	b = sh(cmd, &st);
+	b = unit_sh(cmd, &st);
 	ck_assert_str_eq(a, b);
 	free(a);
 	free(b);
 	/* ... and the merged output is in time order. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' | cut -c2-19 | LC_ALL=C sort -c && echo sorted",
 		 evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_str_eq(out, "sorted\n");
 	free(out);
 
 	/* Stats: losses equal what the rings counted. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --stats --format json", evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_int_eq(st, 0);
 	{
 		char want[128];
@@ -691,7 +670,7 @@ START_TEST(evcat_against_babeltrace2)
 	}
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --stats", evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_int_eq(st, 0);
 	ck_assert_ptr_nonnull(strstr(out, "losses: "));
 	ck_assert_ptr_nonnull(strstr(out, "gen_compact_wide"));
@@ -736,28 +715,28 @@ START_TEST(evcat_against_babeltrace2)
 
 	/* Exit codes: usage 2, trace errors 1 with the file and offset. */
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --bogus 2>&1", evcat_path, dir);
-	free(sh(cmd, &st));
+	free(unit_sh(cmd, &st));
 	ck_assert_int_eq(st, 2);
 	snprintf(cmd, sizeof(cmd), "'%s' 2>&1", evcat_path);
-	free(sh(cmd, &st));
+	free(unit_sh(cmd, &st));
 	ck_assert_int_eq(st, 2);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --event nosuch 2>&1", evcat_path, dir);
-	free(sh(cmd, &st));
+	free(unit_sh(cmd, &st));
 	ck_assert_int_eq(st, 2);
 	snprintf(cmd, sizeof(cmd), "'%s' '%s' --from yesterday 2>&1", evcat_path, dir);
-	free(sh(cmd, &st));
+	free(unit_sh(cmd, &st));
 	ck_assert_int_eq(st, 2);
 	snprintf(cmd, sizeof(cmd), "'%s' --help", evcat_path);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_int_eq(st, 0);
 	ck_assert_ptr_nonnull(strstr(out, "Exit status"));
 	free(out);
 	snprintf(cmd, sizeof(cmd), "'%s' /nonexistent/trace 2>&1", evcat_path);
-	free(sh(cmd, &st));
+	free(unit_sh(cmd, &st));
 	ck_assert_int_eq(st, 1);
 	snprintf(cmd, sizeof(cmd), "truncate -s -100 '%s/compact_2' && '%s' '%s' 2>&1 >/dev/null",
 		 dir, evcat_path, dir);
-	out = sh(cmd, &st);
+	out = unit_sh(cmd, &st);
 	ck_assert_int_eq(st, 1);
 	ck_assert_msg(strstr(out, "compact_2: offset ") && strstr(out, "truncated packet"), "%s", out);
 	free(out);

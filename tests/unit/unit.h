@@ -141,4 +141,7 @@ void unit_pair_count_check(const char *dir, size_t n, int rc, const char *err);
 /* @text with the first @from replaced by @to (malloc'd). */
 char *unit_replaced(const char *text, const char *from, const char *to);
 
+/* Run a shell command: its stdout (malloc'd), its exit status into *@status (unless NULL). */
+char *unit_sh(const char *cmd, int *status);
+
 #endif
