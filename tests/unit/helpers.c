@@ -3,8 +3,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <sys/wait.h>
 #include "unit.h"
 #include "fastcheck.h"	/* decode_packet() checks every event */
+#include "ctf/evt_merged.h"
+#include "ctf/evt_par.h"
+#include "synth/evt_synth.h"
 
 /*
  * The ring core, compiled here with its interleaving hooks (EVT_TEST_HOOKS,
@@ -243,4 +247,233 @@ void unit_rmtree(const char *dir)
 
 	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
 	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* ---- Traces: synthesized, merged whole (the trace suite's files) ---- */
+
+void unit_synth(const char *dir, const struct evt_synth_params *p, struct evt_synth_result *r)
+{
+	char err[512];
+
+	if (evt_synth_write(dir, p, r, err, sizeof(err)))
+		ck_abort_msg("synth: %s", err);
+}
+
+/* Open @dir and merge it all with @kind into @out (the trace stays open in @t). */
+void unit_merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind kind,
+		    const struct evt_trace_opts *o, struct merged *out)
+{
+	struct evt_merged mt;
+	struct evt_ref refs[97];	/* an odd batch size: batches end anywhere */
+	long n;
+
+	memset(out, 0, sizeof(*out));
+	if (evt_trace_open(t, dir, o)) {
+		out->rc = -1;
+		snprintf(out->err, sizeof(out->err), "%s", t->err);
+		return;
+	}
+	ck_assert_int_eq(evt_merged_init(&mt, t, kind), 0);
+	while ((n = evt_merged_next(&mt, refs, 97)) > 0) {
+		long i;
+
+		ck_assert_int_le(n, 97);
+		for (i = 0; i < n; i++) {
+			if (out->n == out->cap) {
+				out->cap = out->cap ? out->cap * 2 : 4096;
+				out->ev = realloc(out->ev, out->cap * sizeof(*out->ev));
+			}
+			out->ev[out->n++] = (struct mref){
+				refs[i].ts, refs[i].payload, EVT_REF_STREAM(&refs[i]),
+				EVT_REF_DESC(&refs[i]), EVT_REF_LEN(&refs[i]) };
+		}
+	}
+	if (n < 0) {
+		out->rc = -1;
+		snprintf(out->err, sizeof(out->err), "%s", mt.errmsg);
+	}
+	evt_merged_free(&mt);
+	/* Counting only (evcat --count): the same events, up to the same error. */
+	{
+		struct evt_trace c;
+		uint64_t total = 0;
+
+		ck_assert_int_eq(evt_trace_clone(&c, t), 0);
+		ck_assert_int_eq(evt_merged_init(&mt, &c, kind), 0);
+		while ((n = evt_merged_count(&mt, 53)) > 0) {
+			ck_assert_int_le(n, 53);
+			total += (uint64_t)n;
+		}
+		ck_assert_uint_eq(total, out->n);
+		ck_assert_int_eq(n < 0 ? -1 : 0, out->rc);
+		if (n < 0)
+			ck_assert_str_eq(mt.errmsg, out->err);
+		evt_merged_free(&mt);
+		evt_trace_close(&c);
+	}
+}
+
+/* ---- The same merge on threads, slices collected in order ---- */
+
+struct par_ctx {
+	struct merged *out;
+	int ended;
+};
+
+static void *par_begin(void *ctx, unsigned int j, uint64_t lo, uint64_t hi)
+{
+	(void)ctx;
+	(void)j;
+	(void)lo;
+	(void)hi;
+	return calloc(1, sizeof(struct merged));
+}
+
+static int par_refs(void *ctx, void *state, const struct evt_ref *r, size_t n)
+{
+	struct merged *m = state;
+	size_t i;
+
+	(void)ctx;
+	for (i = 0; i < n; i++) {
+		if (m->n == m->cap) {
+			m->cap = m->cap ? m->cap * 2 : 1024;
+			m->ev = realloc(m->ev, m->cap * sizeof(*m->ev));
+		}
+		m->ev[m->n++] = (struct mref){ r[i].ts, r[i].payload, EVT_REF_STREAM(&r[i]),
+					       EVT_REF_DESC(&r[i]), EVT_REF_LEN(&r[i]) };
+	}
+	return 0;
+}
+
+static int par_end(void *ctx, void *state, const char *err)
+{
+	struct par_ctx *c = ctx;
+	struct merged *m = state, *o = c->out;
+	size_t i;
+
+	for (i = 0; i < m->n; i++) {
+		if (o->n == o->cap) {
+			o->cap = o->cap ? o->cap * 2 : 4096;
+			o->ev = realloc(o->ev, o->cap * sizeof(*o->ev));
+		}
+		o->ev[o->n++] = m->ev[i];
+	}
+	c->ended++;
+	free(m->ev);
+	free(m);
+	if (err) {
+		o->rc = -1;
+		snprintf(o->err, sizeof(o->err), "%s", err);
+		return -1;
+	}
+	return 0;
+}
+
+static void par_drop(void *ctx, void *state)
+{
+	struct merged *m = state;
+
+	(void)ctx;
+	free(m->ev);
+	free(m);
+}
+
+static const struct evt_par_ops par_ops = {
+	.begin = par_begin, .refs = par_refs, .end = par_end, .drop = par_drop,
+};
+
+/* Like unit_merge_dir, on @threads threads with slices of about @slice bytes. */
+void unit_par_merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind kind,
+			unsigned int threads, uint64_t slice, uint64_t from, uint64_t to,
+			struct merged *out)
+{
+	struct evt_par_opts po = {
+		.threads = threads, .kind = kind, .from = from, .to = to, .slice_bytes = slice,
+	};
+	struct par_ctx c = { .out = out };
+	char err[256];
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	if (evt_trace_open(t, dir, NULL)) {
+		out->rc = -1;
+		snprintf(out->err, sizeof(out->err), "%s", t->err);
+		return;
+	}
+	rc = evt_par_run(t, &po, &par_ops, &c, err, sizeof(err));
+	ck_assert_msg(rc >= 0, "%s", err);
+	ck_assert_int_eq(rc, out->rc ? 1 : 0);
+}
+
+/*
+ * Counting two whole-trace readers at once (evt_merged_count_pair: the
+ * lanes decode as they merge) gives what the merged pass gave: @n events,
+ * then the end, or the error @err (rc -1).
+ */
+void unit_pair_count_check(const char *dir, size_t n, int rc, const char *err)
+{
+	struct evt_trace t, c1, c2;
+	struct evt_merged m1, m2;
+	uint64_t na, nb;
+
+	if (evt_trace_open(&t, dir, NULL)) {
+		ck_assert_int_eq(rc, -1);
+		return;
+	}
+	ck_assert_int_eq(evt_trace_clone(&c1, &t), 0);
+	ck_assert_int_eq(evt_trace_clone(&c2, &t), 0);
+	ck_assert_int_eq(evt_merged_init(&m1, &c1, EVT_MERGE_TREE), 0);
+	ck_assert_int_eq(evt_merged_init(&m2, &c2, EVT_MERGE_TREE), 0);
+	evt_merged_count_pair(&m1, &m2, &na, &nb);
+	ck_assert_uint_eq(na, n);
+	ck_assert_uint_eq(nb, n);
+	ck_assert_int_eq(m1.err ? -1 : 0, rc);
+	ck_assert_int_eq(m2.err ? -1 : 0, rc);
+	if (rc) {
+		ck_assert_str_eq(m1.errmsg, err);
+		ck_assert_str_eq(m2.errmsg, err);
+	}
+	evt_merged_free(&m1);
+	evt_merged_free(&m2);
+	evt_trace_close(&c2);
+	evt_trace_close(&c1);
+	evt_trace_close(&t);
+}
+
+/* @text with the first @from replaced by @to (malloc'd). */
+char *unit_replaced(const char *text, const char *from, const char *to)
+{
+	const char *at = strstr(text, from);
+	size_t tl = strlen(text), fl = strlen(from), nl = strlen(to);
+	char *out;
+
+	ck_assert_msg(at != NULL, "no \"%s\" in the metadata", from);
+	out = malloc(tl - fl + nl + 1);
+	ck_assert_ptr_nonnull(out);
+	memcpy(out, text, (size_t)(at - text));
+	memcpy(out + (at - text), to, nl);
+	strcpy(out + (at - text) + nl, at + fl);
+	return out;
+}
+
+/* Run a shell command; its stdout (malloc'd) and exit status. */
+char *unit_sh(const char *cmd, int *status)
+{
+	FILE *p = popen(cmd, "r");
+	size_t cap = 1 << 16, len = 0, n;
+	char *out = malloc(cap);
+	int st;
+
+	ck_assert_ptr_nonnull(p);
+	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
+		len += n;
+		if (len + 1 == cap)
+			out = realloc(out, cap *= 2);
+	}
+	out[len] = 0;
+	st = pclose(p);
+	if (status)
+		*status = WIFEXITED(st) ? WEXITSTATUS(st) : 128;
+	return out;
 }

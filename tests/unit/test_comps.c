@@ -3,6 +3,8 @@
  * The engine's built-in computations (state, stats) on hand-made event
  * sequences: their hooks called directly with payloads laid out from the
  * builtin catalogue, exact numbers checked, and their saved forms.
+ * One file over 900 lines: one subject, every case built on the event
+ * builders and checks at its top (the "comps" suite's one case).
  */
 #include "unit.h"
 #include <stdio.h>

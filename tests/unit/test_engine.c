@@ -9,6 +9,8 @@
  * one; unregistering drops requests; ad hoc requests seek; saved results
  * (used, invalidated by a changed file, a corrupt one ignored with a
  * warning).
+ * One file over 900 lines: one subject, every case driving the test
+ * computation and the trace set up at its top (the "engine" suite's one case).
  */
 #include <errno.h>
 #include <fcntl.h>

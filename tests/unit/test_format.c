@@ -64,23 +64,6 @@ static uint64_t drain_to_file(struct evt_ring *r, const char *dir)
 	return events;
 }
 
-static char *run(const char *cmd)
-{
-	FILE *p = popen(cmd, "r");
-	size_t cap = 1 << 16, len = 0, n;
-	char *out = malloc(cap);
-
-	ck_assert_ptr_nonnull(p);
-	while ((n = fread(out + len, 1, cap - len - 1, p)) > 0) {
-		len += n;
-		if (len + 1 == cap)
-			out = realloc(out, cap *= 2);
-	}
-	out[len] = 0;
-	pclose(p);
-	return out;
-}
-
 START_TEST(babeltrace_reads_core_trace)
 {
 	char dir[] = "/tmp/evt-unit-XXXXXX";
@@ -129,14 +112,14 @@ START_TEST(babeltrace_reads_core_trace)
 	write_metadata(dir);
 
 	snprintf(cmd, sizeof(cmd), "babeltrace2 --clock-gmt %s 2>%s.stderr", dir, dir);
-	out = run(cmd);
+	out = unit_sh(cmd, NULL);
 	for (p = out; *p; p++)
 		lines += *p == '\n';
 	if (lines != written) {
 		char *err;
 
 		snprintf(cmd, sizeof(cmd), "cat %s.stderr", dir);
-		err = run(cmd);
+		err = unit_sh(cmd, NULL);
 		ck_abort_msg("babeltrace2 printed %llu events, the tracer wrote %llu (trace in %s): %.2000s",
 			     (unsigned long long)lines, (unsigned long long)written, dir, err);
 	}
@@ -147,7 +130,7 @@ START_TEST(babeltrace_reads_core_trace)
 	free(out);
 	/* babeltrace2 reports the discarded events the tracer counted. */
 	snprintf(cmd, sizeof(cmd), "cat %s.stderr", dir);
-	out = run(cmd);
+	out = unit_sh(cmd, NULL);
 	ck_assert_msg(strstr(out, "discarded") != NULL, "no discard warning: %s", out);
 	{
 		uint64_t bt_disc = 0;

@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* Unit tests of the portable ring core: switches, headers, accounting, nesting. */
+/*
+ * Unit tests of the portable ring core: switches, headers, accounting, nesting.
+ * One file over 900 lines: one subject (the ring core through helpers.c's
+ * tring and the teardown below), the "ring" suite's one case.
+ */
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>

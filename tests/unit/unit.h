@@ -13,12 +13,16 @@
 #define EVT_TEST_HOOKS 1
 #include "evt_ring.h"
 #include "ctf/evt_decode.h"
+#include "ctf/evt_merged.h"
+#include "synth/evt_synth.h"
 
 Suite *ring_suite(void);
 Suite *format_suite(void);
 Suite *merge_suite(void);
 Suite *trace_suite(void);
 Suite *ctl_suite(void);
+void ctl_parse_tests(TCase *tc);	/* test_ctl_parse.c */
+void ctl_status_tests(TCase *tc);	/* test_ctl_status.c */
 Suite *cpulist_suite(void);
 Suite *fuzz_suite(void);
 Suite *windows_suite(void);
@@ -95,5 +99,49 @@ void drain_all(struct evt_ring *r, struct seen *s);
 void take_one(struct evt_ring *r, struct seen *s);
 void decode_packet(const void *pkt, size_t len, struct seen *s);
 void seen_free(struct seen *s);
+
+/*
+ * The trace suite (test_trace.c) and the files that add cases to it:
+ * test_metadata.c, test_corrupt.c, test_evcat.c.
+ */
+void trace_metadata_tests(TCase *tc);
+void trace_corrupt_tests(TCase *read, TCase *tc);
+void trace_evcat_tests(TCase *tc);
+
+/* Synthesize a trace into @dir (fails the test on error). */
+void unit_synth(const char *dir, const struct evt_synth_params *p, struct evt_synth_result *r);
+
+/* One merged event: where its payload is, in which stream. */
+struct mref {
+	uint64_t ts;
+	const uint8_t *payload;
+	uint32_t stream, desc, len;
+};
+
+/* A whole merge collected (unit_merge_dir, unit_par_merge_dir). */
+struct merged {
+	struct mref *ev;
+	size_t n, cap;
+	int rc;			/* 0, or -1 with err */
+	char err[EVT_TRACE_ERRLEN];
+};
+
+/* Open @dir and merge it all with @kind into @out; @t stays open. */
+void unit_merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind kind,
+		    const struct evt_trace_opts *o, struct merged *out);
+/* Like unit_merge_dir, on @threads threads with slices of about @slice bytes. */
+void unit_par_merge_dir(struct evt_trace *t, const char *dir, enum evt_merge_kind kind,
+			unsigned int threads, uint64_t slice, uint64_t from, uint64_t to,
+			struct merged *out);
+/*
+ * Counting two whole-trace readers at once gives what the merged pass
+ * gave: @n events, then the end, or the error @err (rc -1).
+ */
+void unit_pair_count_check(const char *dir, size_t n, int rc, const char *err);
+/* @text with the first @from replaced by @to (malloc'd). */
+char *unit_replaced(const char *text, const char *from, const char *to);
+
+/* Run a shell command: its stdout (malloc'd), its exit status into *@status (unless NULL). */
+char *unit_sh(const char *cmd, int *status);
 
 #endif
