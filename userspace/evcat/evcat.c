@@ -647,7 +647,6 @@ int main(int argc, char **argv)
 
 	if (parse_args(argc, argv, &o) || evcat_taskf_ready(&o.task) ||
 	    (o.where_text && evcat_where_parse(o.where_text, &o.where, err, sizeof(err)) && (say_err(err), 1))) {
-		fprintf(stderr, "Try 'evcat --help'.\n");
 		free_opts(&o);
 		return EXIT_USAGE;
 	}

@@ -402,7 +402,6 @@ int evd_parse_args(int argc, char **argv, struct options *o)
 			return 1;
 		default:
 			evt_opt_error("evdrain", argv, ":o:d:c:m:aqhV", opts);
-			fprintf(stderr, "Try 'evdrain --help'.\n");
 			return -1;
 		}
 	}

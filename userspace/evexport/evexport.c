@@ -128,7 +128,6 @@ int main(int argc, char **argv)
 			break;
 		default:
 			evt_opt_error("evexport", argv, "ho:q", long_opts);
-			fprintf(stderr, "Try 'evexport --help'.\n");
 			return EXIT_USAGE;
 		}
 	}

@@ -312,7 +312,6 @@ int main(int argc, char **argv)
 	int ret = 0, bad = 0, pr;
 
 	if (parse_args(argc, argv, &o)) {
-		fprintf(stderr, "Try 'evstat --help'.\n");
 		return EXIT_USAGE;
 	}
 	eo.no_saved_results = o.no_saved;

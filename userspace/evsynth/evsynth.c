@@ -322,11 +322,8 @@ int main(int argc, char **argv)
 
 	evt_synth_defaults(&p);
 	ret = parse_args(argc, argv, &p, &c);
-	if (ret) {
-		if (ret < 0)
-			fprintf(stderr, "Try 'evsynth --help'.\n");
+	if (ret)
 		return ret > 0 ? EVT_EXIT_OK : EVT_EXIT_USAGE;
-	}
 	dir = c.dir;
 	if (!p.cpus) {
 		fprintf(stderr, "evsynth: --cpus is 1..%d\n", EVT_SYNTH_MAX_CPUS);

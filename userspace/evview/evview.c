@@ -739,7 +739,6 @@ int main(int argc, char **argv)
 	int fd = -1, port, sig, ret = EXIT_TRACE;
 
 	if (parse_args(argc, argv, &o)) {
-		fprintf(stderr, "Try 'evview --help'.\n");
 		return EXIT_USAGE;
 	}
 	/* Signals go to sigwait() below, not to the server's threads. */

@@ -19,22 +19,21 @@ void evt_opt_error(const char *prog, char *const argv[], const char *shortopts, 
 	if (!optopt) {
 		fprintf(stderr, "%s: unknown option ", prog);
 		evt_fputs_esc(stderr, arg);
-		fputc('\n', stderr);
-		return;
+	} else {
+		for (i = 0; opts[i].name && opts[i].val != optopt; i++)
+			;
+		/* A long option (a prefix of its name, maybe with =VALUE): its value missing or not wanted. */
+		if (opts[i].name && !strncmp(arg, "--", 2) && !strncmp(arg + 2, opts[i].name, strcspn(arg + 2, "=")))
+			fprintf(stderr, "%s: --%s %s", prog, opts[i].name,
+				opts[i].has_arg == no_argument ? "takes no value" : "needs a value");
+		/* A short option: unknown, or its value missing at the end of the line. */
+		else if (strchr(shortopts, optopt) && optopt != ':' && optopt != '+')
+			fprintf(stderr, "%s: -%c needs a value", prog, optopt);
+		else
+			fprintf(stderr, "%s: unknown option -%c", prog, optopt);
 	}
-	for (i = 0; opts[i].name && opts[i].val != optopt; i++)
-		;
-	/* A long option (a prefix of its name, maybe with =VALUE): its value missing or not wanted. */
-	if (opts[i].name && !strncmp(arg, "--", 2) && !strncmp(arg + 2, opts[i].name, strcspn(arg + 2, "="))) {
-		fprintf(stderr, "%s: --%s %s\n", prog, opts[i].name,
-			opts[i].has_arg == no_argument ? "takes no value" : "needs a value");
-		return;
-	}
-	/* A short option: unknown, or its value missing at the end of the line. */
-	if (strchr(shortopts, optopt) && optopt != ':' && optopt != '+')
-		fprintf(stderr, "%s: -%c needs a value\n", prog, optopt);
-	else
-		fprintf(stderr, "%s: unknown option -%c\n", prog, optopt);
+	/* The hint on the same line: an error is one line (scripts read the first). */
+	fprintf(stderr, " (try '%s --help')\n", prog);
 }
 
 /* Is evtrace.ko (or .ko.xz, .ko.zst, ...) in @modules_dep (a modules.dep)? */

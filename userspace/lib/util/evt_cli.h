@@ -23,8 +23,8 @@
 
 /*
  * getopt_long returned '?' or ':' (with opterr = 0): say in one line what
- * was wrong on stderr, "@prog: ...": an unknown option, a value missing or
- * given to an option that takes none.
+ * was wrong on stderr, "@prog: ... (try '@prog --help')": an unknown
+ * option, a value missing or given to an option that takes none.
  */
 void evt_opt_error(const char *prog, char *const argv[], const char *shortopts, const struct option *opts);
 
