@@ -89,6 +89,18 @@ static void scenario(const struct sinks *k)
 	ev_switch(k, 0, 420, 8, 0);
 }
 
+/* The scenario's state result, in @st (a new one), as the engine would finish it. */
+static void scenario_state(struct evt_state *st)
+{
+	struct sinks k = { .st = st };
+
+	memset(&fake_tr, 0, sizeof(fake_tr));
+	fake_tr.md.cat = evt_builtin;
+	ck_assert_ptr_nonnull(st);
+	scenario(&k);
+	evt_comp_state.finish(st, NULL);
+}
+
 static const unsigned int two_cpus[] = { 0, 1 };
 static const int32_t two_slots[] = { 0, 1 };
 static const struct evt_window_cpus cpus01 = { 2, two_cpus, two_slots, 2 };
@@ -181,13 +193,9 @@ START_TEST(events_seeded_from_state)
 	static const uint32_t zero32[7];
 	struct evt_state *st = evt_state_new();
 	struct evt_window w;
-	struct sinks k = { .st = st };
+	struct sinks k;
 
-	memset(&fake_tr, 0, sizeof(fake_tr));
-	fake_tr.md.cat = evt_builtin;
-	ck_assert_ptr_nonnull(st);
-	scenario(&k);
-	evt_comp_state.finish(st, NULL);
+	scenario_state(st);
 
 	k = (struct sinks){ .w = &w };
 	ck_assert_int_eq(evt_window_init(&w, &cpus01, st, NULL, 300, 999, 7), 0);
@@ -245,13 +253,8 @@ START_TEST(thread_lane)
 	uint64_t ns[10][EVT_TSTATE_COUNT] = { { 0 } };
 	static const uint64_t ran7[10] = { 50, 100, 50 };
 	const struct evt_state_thread *t;
-	struct sinks k = { .st = st };
 
-	memset(&fake_tr, 0, sizeof(fake_tr));
-	fake_tr.md.cat = evt_builtin;
-	ck_assert_ptr_nonnull(st);
-	scenario(&k);
-	evt_comp_state.finish(st, NULL);
+	scenario_state(st);
 	t = evt_state_thread(st, 7);
 	ck_assert_ptr_nonnull(t);
 	ck_assert_int_eq(evt_window_thread_lane(st, t, &w, ns), 0);
