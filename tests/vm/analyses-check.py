@@ -169,10 +169,36 @@ if wrong:
     fail("cputop priorities not recorded by evtrace for %d threads, e.g. %s" % (len(wrong), wrong[:3]))
 with open(os.path.join(guest_out, "prio.txt")) as f:
     known = [line.split()[1:] for line in f if line.startswith("prio ")]
+
+
+def row_began_at_migration(tid, prio):
+    """lttng-cputop lists no priority for a thread whose row it opened at a
+    sched_migrate_task when the thread's prio was known already (a wakeup
+    before it carried the same prio): it adds a priority when it opens the
+    row at a switch in, or when the prio changes, neither of which then
+    happens. A task forked at nice 10 and pulled to another CPU before it
+    first ran is such a thread (t-analyses under KASAN, 2026-11-27). True when
+    the trace shows exactly that order for tid."""
+    woken_at_prio = False
+    for e in events:
+        f = e["fields"]
+        if e["event"] == "sched_switch" and tid in (f["next_tid"], f["prev_tid"]):
+            return False
+        if e["event"] == "sched_migrate_task" and f["tid"] == tid:
+            return woken_at_prio and f["prio"] == prio
+        if e["event"] in ("sched_wakeup", "sched_wakeup_new", "sched_waking") and f["tid"] == tid:
+            woken_at_prio = f["prio"] == prio
+    return False
+
+
 for tid, prio in known:
     got = prio_lists.get(int(tid), "(no row)")
     print("cputop priorities of workload %s (kernel prio %s): %s" % (tid, prio, got))
-    if re.sub(r" \(\d+ times\)", "", got) != "[%s]" % prio:
+    if recorded[int(tid)] != {int(prio)}:
+        fail("evtrace recorded priorities %s for workload %s, the kernel's prio is %s" % (sorted(recorded[int(tid)]), tid, prio))
+    if got == "[]" and row_began_at_migration(int(tid), int(prio)):
+        print("  (lttng-cputop opened the row at a migration before the first switch in, with the prio known: it lists none)")
+    elif re.sub(r" \(\d+ times\)", "", got) != "[%s]" % prio:
         fail("cputop: thread %s has priorities %s, the kernel's prio is %s" % (tid, got, prio))
 if sorted(p for _, p in known) != ["120", "130"]:
     fail("the guest's workloads at nice 0 and 10: prio %s" % known)
