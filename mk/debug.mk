@@ -83,10 +83,10 @@ endef
 check-debug:
 	$(call debug_lane,,--require-checkers,$(CHECK_DEBUG_TESTS),$(CHECK_DEBUG_SKIP),$(CHECK_DEBUG_SMP),$(CHECK_DEBUG_TIMEOUT_SCALE),check-debug,debug kernel,KernelAddressSanitizer initialized)
 
-# check-kcsan's last step: every distinct KCSAN report of the runs with an
-# evtrace frame (those fail), with the number of runs that had it (t-harness's
+# check-kcsan's last step: every distinct KCSAN report of the runs with a
+# module frame, evtrace's or a test's (those fail), with the number of runs that had it (t-harness's
 # deliberate evt_fault_racer race left out), then the kernel's own races that
-# were dropped (no evtrace frame, scripts/kcsan-report-filter.awk). Each failed
+# were dropped (no module frame, scripts/kcsan-report-filter.awk). Each failed
 # run's log has the whole report.
 kcsan_summary = ignored=$$(for l in $$logs; do tr -d '\r' < "$$l" | sed -n 's/^vm-run: kernel race ignored ([^)]*): //p' | sort -u; done | \
 		sort | uniq -c | sort -rn); \
@@ -97,9 +97,9 @@ kcsan_summary = ignored=$$(for l in $$logs; do tr -d '\r' < "$$l" | sed -n 's/^v
 			"$$l.judged" "$$l.judged"; rm -f "$$l.judged"; done | \
 		grep -v 'evt_fault_racer' | sort | uniq -c | sort -rn); \
 	if [ -n "$$races" ]; then \
-		echo "=== KCSAN reports with an evtrace frame (runs, first line; the whole reports are in the failed runs' logs):"; echo "$$races"; \
-	else echo "=== no KCSAN report with an evtrace frame in $$(echo $$logs | wc -w) VM runs"; fi; \
-	[ -z "$$ignored" ] || { echo "=== the kernel's own races, no evtrace frame, not failing (runs, first line):"; echo "$$ignored"; }; \
+		echo "=== KCSAN reports with a module frame (runs, first line; the whole reports are in the failed runs' logs):"; echo "$$races"; \
+	else echo "=== no KCSAN report with a module frame in $$(echo $$logs | wc -w) VM runs"; fi; \
+	[ -z "$$ignored" ] || { echo "=== the kernel's own races, no module frame, not failing (runs, first line):"; echo "$$ignored"; }; \
 	for l in $$logs; do tr -d '\r' < "$$l" | grep -m1 '^vm-run: kcsan counters:' | sed "s|^|  $$(basename $$l .log): |"; done;
 
 check-kcsan:
