@@ -75,7 +75,7 @@ define debug_lane
 	logs=$$(find $$logdir -name '*.log' -newer $$logdir/.start | sort); \
 	proof=$$(grep -l 'kernel checkers: .*$(9)' $$logs /dev/null | sort); \
 	echo "=== $(8) $$rel: $$(echo $$proof | wc -w) of $$(echo $$logs | wc -w) VM runs logged the checkers' boot banners, e.g. $$(echo $$proof | cut -d' ' -f1):"; \
-	[ -z "$$proof" ] || grep '^vm-run: kernel checkers:' $$(echo $$proof | cut -d' ' -f1); \
+	[ -z "$$proof" ] || grep '^vm-run: kernel checkers:' $$(echo $$proof | cut -d' ' -f1) | awk '!seen[$$0]++'; \
 	$(if $(10),$($(10))) \
 	exit $$rc
 endef
