@@ -2,7 +2,9 @@
 /*
  * The synthesizer's kernel mode: a simulated machine's events, laid out as
  * the module writes them (see evt_synth.h), recorded through the
- * synthesizer's writer (evt_synth_writer.h).
+ * synthesizer's writer (evt_synth_writer.h). One job, the simulated
+ * machine, at about 900 lines: its tasks, scheduler and event emitters share
+ * one private state that splitting would only export.
  */
 #include <errno.h>
 #include <stdio.h>
