@@ -667,6 +667,94 @@ START_TEST(format_numbers_and_escapes)
 }
 END_TEST
 
+/*
+ * The lines' numbers are written 8 digits at a time (put_u64_wide,
+ * put_hex_wide): every field type of the fast path, against printf, on
+ * every value below 2,000,000, a stride through 10^8, every power of 10
+ * and 16 and its neighbours, and random values of each width.
+ */
+static void expect_fields(struct evt_fmt *f, struct evt_out *o, const struct evt_event_desc *d, uint64_t v)
+{
+	uint8_t pl[40];
+	char want[320];
+	const uint32_t v32 = (uint32_t)v;
+	const uint16_t v16 = (uint16_t)v;
+	const uint8_t v8 = (uint8_t)v;
+
+	memcpy(pl, &v, 8);		/* u64 */
+	memcpy(pl + 8, &v, 8);		/* s64 */
+	memcpy(pl + 16, &v, 8);		/* x64 */
+	memcpy(pl + 24, &v32, 4);	/* u32 */
+	memcpy(pl + 28, &v32, 4);	/* s32 */
+	memcpy(pl + 32, &v32, 4);	/* x32 */
+	memcpy(pl + 36, &v16, 2);	/* u16 */
+	pl[38] = v8;			/* u8 */
+	pl[39] = 0;
+	o->len = 0;
+	f->have_prev = 0;	/* every line the first: no delta to vary */
+	ck_assert_int_eq(evt_fmt_event(f, o, 5, 1, d, pl, sizeof(pl), 0), 0);
+	ck_assert_int_eq(evt_out_room(o, 1) != NULL, 1);
+	o->buf[o->len] = 0;
+	snprintf(want, sizeof(want),
+		 "[22:13:20.000000005] (+?.????????" "?) cpu 1 nums: { a = %llu, b = %lld, c = 0x%llX, d = %u, "
+		 "e = %d, f = 0x%X, g = %u, h = %u }\n",
+		 (unsigned long long)v, (long long)v, (unsigned long long)v, v32, (int32_t)v32, v32,
+		 (unsigned int)v16, (unsigned int)v8);
+	ck_assert_str_eq(o->buf, want);
+}
+
+START_TEST(format_numbers_eight_digits_at_a_time)
+{
+	static const struct evt_field_desc fields[] = {
+		{ "a", EVT_F_U64 }, { "b", EVT_F_S64 }, { "c", EVT_F_X64 }, { "d", EVT_F_U32 },
+		{ "e", EVT_F_S32 }, { "f", EVT_F_X32 }, { "g", EVT_F_U16 }, { "h", EVT_F_U8 },
+	};
+	static const struct evt_event_desc d = { "nums", 0, 0, 8, fields };
+	struct evt_fmt f;
+	struct evt_out o;
+	char buf[64], want[32];
+	uint64_t v, p, x = 0x9E3779B97F4A7C15ULL;
+	unsigned int i, w;
+
+	for (v = 0; v < 2000000; v++) {
+		buf[evt_fmt_u64_wide(buf, v)] = 0;
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		ck_assert_str_eq(buf, want);
+	}
+	for (v = 2000000; v < 200000000; v += 997) {
+		buf[evt_fmt_u64_wide(buf, v)] = 0;
+		snprintf(want, sizeof(want), "%llu", (unsigned long long)v);
+		ck_assert_str_eq(buf, want);
+	}
+	ck_assert_int_eq(evt_out_init(&o, -1, 4096), 0);
+	ck_assert_int_eq(evt_fmt_init(&f, EVT_FMT_TEXT, 1700000000ULL * 1000000000ULL, &d, 1), 0);
+	for (p = 1; ; p *= 10) {
+		expect_fields(&f, &o, &d, p - 1);
+		expect_fields(&f, &o, &d, p);
+		expect_fields(&f, &o, &d, p + 1);
+		if (p > UINT64_MAX / 10)
+			break;
+	}
+	for (i = 0; i < 64; i++) {
+		expect_fields(&f, &o, &d, (1ULL << i) - 1);
+		expect_fields(&f, &o, &d, 1ULL << i);
+		expect_fields(&f, &o, &d, (1ULL << i) + 1);
+	}
+	expect_fields(&f, &o, &d, UINT64_MAX);
+	expect_fields(&f, &o, &d, (uint64_t)INT64_MIN);
+	for (i = 0; i < 200000; i++) {
+		/* xorshift64, cut to every width from 1 to 64 bits in turn */
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+		w = 1 + i % 64;
+		expect_fields(&f, &o, &d, w == 64 ? x : x & ((1ULL << w) - 1));
+	}
+	evt_fmt_free(&f);
+	evt_out_free(&o);
+}
+END_TEST
+
 /* The metadata, decoder and formatting cases, in the trace suite's "read" case. */
 void trace_metadata_tests(TCase *tc)
 {
@@ -679,4 +767,5 @@ void trace_metadata_tests(TCase *tc)
 	tcase_add_test(tc, variable_sizes_match_the_walk);
 	tcase_add_test(tc, normal_fast_steps_match_the_rules);
 	tcase_add_test(tc, format_numbers_and_escapes);
+	tcase_add_test(tc, format_numbers_eight_digits_at_a_time);
 }

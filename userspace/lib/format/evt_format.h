@@ -125,6 +125,8 @@ int evt_fmt_fields_json(struct evt_fmt *f, struct evt_out *o, const struct evt_e
 size_t evt_fmt_clock(char *out, uint64_t realtime_ns, int with_date);
 /* Decimal digits of @v at @out (no NUL): the length. */
 size_t evt_fmt_u64(char *out, uint64_t v);
+/* The same digits as the lines write them: @out must hold 28 bytes (the digits, then scratch). */
+size_t evt_fmt_u64_wide(char *out, uint64_t v);
 /* evt_fmt_esc(), evt_fputs_esc(), evt_fmt_utf8_len(): util/evt_esc.h. */
 
 #endif /* EVT_FORMAT_H */
