@@ -1274,6 +1274,7 @@ Suite *comps_suite(void)
 	tcase_add_test(tc, hooks_in_ctx);
 	tcase_add_test(tc, curtask_follows_the_scheduler);
 	tcase_add_test(tc, stats_observer_and_seeds);
+	comps_idxmap_tests(tc);
 	suite_add_tcase(s, tc);
 	return s;
 }

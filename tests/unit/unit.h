@@ -105,6 +105,7 @@ void seen_free(struct seen *s);
  * test_metadata.c, test_corrupt.c, test_evcat.c.
  */
 void trace_metadata_tests(TCase *tc);
+void comps_idxmap_tests(TCase *tc);
 void trace_corrupt_tests(TCase *read, TCase *tc);
 void trace_evcat_tests(TCase *tc);
 

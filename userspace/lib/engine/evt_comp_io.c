@@ -6,6 +6,7 @@
 #include <evtrace/limits.h>
 #include "engine/evt_comp_io.h"
 #include "engine/evt_comp_util.h"
+#include "engine/evt_idxmap.h"
 #include "ctf/evt_decode.h"
 
 #define IO_MAGIC 0x4f495345u		/* "ESIO" */
@@ -51,6 +52,8 @@ struct evt_io_priv {
 	uint32_t nr_rm, cap_rm;
 	struct io_fd *fds;		/* open addressing, cap a power of two */
 	uint32_t nr_fds, cap_fds;
+	/* By key: io->devs, io->procs, io->files; rq, rm (dev and sector). */
+	struct evt_idxmap dev_map, proc_map, file_map, rq_map, rm_map;
 	int failed;			/* out of memory: the result is not saved */
 };
 
@@ -83,15 +86,30 @@ unsigned int evt_io_size_bucket(uint64_t bytes)
 
 /* ---- Lookups ---- */
 
+/* What the lookups' comparisons are given: the result, the key. */
+struct dev_key { const struct evt_io *io; uint32_t dev; };
+struct pid_key { const struct evt_io *io; int32_t pid; };
+struct name_key { const struct evt_io *io; const char *name; size_t len; };
+
+static int dev_eq(const void *ctx, uint32_t i)
+{
+	const struct dev_key *key = ctx;
+
+	return key->io->devs[i].dev == key->dev;
+}
+
 static struct evt_io_dev *dev_of(struct evt_io *io, uint32_t dev)
 {
+	const struct dev_key key = { io, dev };
+	const uint64_t h = evt_hash_u64(dev);
 	struct evt_io_dev *d;
+	long at = evt_idxmap_find(&io->priv->dev_map, h, dev_eq, &key);
 	uint32_t i, k;
 
-	for (i = 0; i < io->nr_devs; i++)
-		if (io->devs[i].dev == dev)
-			return &io->devs[i];
-	if (evt_grow(&io->devs, &io->cap_devs, (size_t)io->nr_devs + 1, sizeof(*io->devs)))
+	if (at >= 0)
+		return &io->devs[at];
+	if (evt_grow(&io->devs, &io->cap_devs, (size_t)io->nr_devs + 1, sizeof(*io->devs)) ||
+	    evt_idxmap_add(&io->priv->dev_map, h, io->nr_devs))
 		return NULL;
 	d = &io->devs[io->nr_devs++];
 	memset(d, 0, sizeof(*d));
@@ -104,15 +122,24 @@ static struct evt_io_dev *dev_of(struct evt_io *io, uint32_t dev)
 	return d;
 }
 
+static int proc_eq(const void *ctx, uint32_t i)
+{
+	const struct pid_key *key = ctx;
+
+	return key->io->procs[i].pid == key->pid;
+}
+
 static struct evt_io_proc *proc_of(struct evt_io *io, int32_t pid)
 {
+	const struct pid_key key = { io, pid };
+	const uint64_t h = evt_hash_u64((uint32_t)pid);
 	struct evt_io_proc *p;
-	uint32_t i;
+	long at = evt_idxmap_find(&io->priv->proc_map, h, proc_eq, &key);
 
-	for (i = 0; i < io->nr_procs; i++)
-		if (io->procs[i].pid == pid)
-			return &io->procs[i];
-	if (evt_grow(&io->procs, &io->cap_procs, (size_t)io->nr_procs + 1, sizeof(*io->procs)))
+	if (at >= 0)
+		return &io->procs[at];
+	if (evt_grow(&io->procs, &io->cap_procs, (size_t)io->nr_procs + 1, sizeof(*io->procs)) ||
+	    evt_idxmap_add(&io->priv->proc_map, h, io->nr_procs))
 		return NULL;
 	p = &io->procs[io->nr_procs++];
 	memset(p, 0, sizeof(*p));
@@ -120,18 +147,31 @@ static struct evt_io_proc *proc_of(struct evt_io *io, int32_t pid)
 	return p;
 }
 
+static int file_eq(const void *ctx, uint32_t i)
+{
+	const struct name_key *key = ctx;
+	const char *name = key->io->files[i].name;
+
+	return strlen(name) == key->len && !memcmp(name, key->name, key->len);
+}
+
 /* The file named @name (made when new): its index, or UINT32_MAX. */
 static uint32_t file_of(struct evt_io *io, const char *name, size_t len)
 {
-	uint32_t i;
+	const struct name_key key = { io, name, len };
+	const uint64_t h = evt_hash_bytes(name, len);
+	long at = evt_idxmap_find(&io->priv->file_map, h, file_eq, &key);
 	char *dup;
 
-	for (i = 0; i < io->nr_files; i++)
-		if (strlen(io->files[i].name) == len && !memcmp(io->files[i].name, name, len))
-			return i;
+	if (at >= 0)
+		return (uint32_t)at;
 	if (evt_grow(&io->files, &io->cap_files, (size_t)io->nr_files + 1, sizeof(*io->files)) ||
 	    !(dup = strndup(name, len)))
 		return UINT32_MAX;
+	if (evt_idxmap_add(&io->priv->file_map, h, io->nr_files)) {
+		free(dup);
+		return UINT32_MAX;
+	}
 	io->files[io->nr_files].name = dup;
 	io->files[io->nr_files].read = io->files[io->nr_files].write = 0;
 	return io->nr_files++;
@@ -354,6 +394,70 @@ static int on_dump_blockdev(void *data, void *call)
 	return 0;
 }
 
+/*
+ * Requests in flight and remapped bios, by place (device, sector): found
+ * through the maps, removed by moving the last in their place.
+ */
+struct place_key { const struct evt_io_priv *p; uint32_t dev; uint64_t sector; };
+
+static uint64_t place_hash(uint32_t dev, uint64_t sector)
+{
+	return evt_hash_u64(evt_hash_u64(sector) ^ dev);
+}
+
+static int rm_eq(const void *ctx, uint32_t i)
+{
+	const struct place_key *k = ctx;
+
+	return k->p->rm[i].dev == k->dev && k->p->rm[i].sector == k->sector;
+}
+
+static int rq_eq(const void *ctx, uint32_t i)
+{
+	const struct place_key *k = ctx;
+
+	return k->p->rq[i].dev == k->dev && k->p->rq[i].sector == k->sector;
+}
+
+/* The first remap whose chain ends at (@dev, @sector), or -1. */
+static long rm_find(const struct evt_io_priv *p, uint32_t dev, uint64_t sector)
+{
+	const struct place_key k = { p, dev, sector };
+
+	return evt_idxmap_find(&p->rm_map, place_hash(dev, sector), rm_eq, &k);
+}
+
+static long rq_find(const struct evt_io_priv *p, uint32_t dev, uint64_t sector)
+{
+	const struct place_key k = { p, dev, sector };
+
+	return evt_idxmap_find(&p->rq_map, place_hash(dev, sector), rq_eq, &k);
+}
+
+static void rm_del(struct evt_io_priv *p, uint32_t i)
+{
+	const uint32_t last = p->nr_rm - 1;
+
+	evt_idxmap_del(&p->rm_map, place_hash(p->rm[i].dev, p->rm[i].sector), i);
+	if (i != last) {
+		evt_idxmap_move(&p->rm_map, place_hash(p->rm[last].dev, p->rm[last].sector), last, i);
+		p->rm[i] = p->rm[last];
+	}
+	p->nr_rm--;
+}
+
+static void rq_del(struct evt_io_priv *p, uint32_t i)
+{
+	const uint32_t last = p->nr_rq - 1;
+
+	evt_idxmap_del(&p->rq_map, place_hash(p->rq[i].dev, p->rq[i].sector), i);
+	if (i != last) {
+		evt_idxmap_move(&p->rq_map, place_hash(p->rq[last].dev, p->rq[last].sector), last, i);
+		p->rq[i] = p->rq[last];
+	}
+	p->nr_rq--;
+}
+
 static int on_remap(void *data, void *call)
 {
 	struct evt_io *io = data;
@@ -365,18 +469,22 @@ static int on_remap(void *data, void *call)
 		.old_dev = (uint32_t)field_int(ev, "old_dev", &ok),
 		.old_sector = (uint64_t)field_int(ev, "old_sector", &ok),
 	};
-	uint32_t i;
+	long at;
 
 	if (!ok)
 		return 0;
 	/* A remap of a remapped bio (a partition on a mapped device): the chain's end moves. */
-	for (i = 0; i < p->nr_rm; i++)
-		if (p->rm[i].dev == r.old_dev && p->rm[i].sector == r.old_sector) {
-			p->rm[i].dev = r.dev;
-			p->rm[i].sector = r.sector;
-			return 0;
-		}
-	if (evt_grow(&p->rm, &p->cap_rm, (size_t)p->nr_rm + 1, sizeof(*p->rm)))
+	at = rm_find(p, r.old_dev, r.old_sector);
+	if (at >= 0) {
+		evt_idxmap_del(&p->rm_map, place_hash(r.old_dev, r.old_sector), (uint32_t)at);
+		p->rm[at].dev = r.dev;
+		p->rm[at].sector = r.sector;
+		if (evt_idxmap_add(&p->rm_map, place_hash(r.dev, r.sector), (uint32_t)at))
+			p->failed = 1;
+		return 0;
+	}
+	if (evt_grow(&p->rm, &p->cap_rm, (size_t)p->nr_rm + 1, sizeof(*p->rm)) ||
+	    evt_idxmap_add(&p->rm_map, place_hash(r.dev, r.sector), p->nr_rm))
 		p->failed = 1;
 	else
 		p->rm[p->nr_rm++] = r;
@@ -389,12 +497,12 @@ static int on_backmerge(void *data, void *call)
 	struct evt_io_priv *p = io->priv;
 	const struct evt_engine_event *ev = call;
 	int ok = 1;
-	uint32_t dev = (uint32_t)field_int(ev, "dev", &ok), i;
+	uint32_t dev = (uint32_t)field_int(ev, "dev", &ok);
 	uint64_t sector = (uint64_t)field_int(ev, "sector", &ok);
+	long at;
 
-	for (i = 0; ok && i < p->nr_rm; i++)
-		if (p->rm[i].dev == dev && p->rm[i].sector == sector)
-			p->rm[i--] = p->rm[--p->nr_rm];
+	while (ok && (at = rm_find(p, dev, sector)) >= 0)
+		rm_del(p, (uint32_t)at);
 	return 0;
 }
 
@@ -409,27 +517,24 @@ static int on_issue(void *data, void *call)
 		.nr = (uint32_t)field_int(ev, "nr_sector", &ok), .ts = ev->ts,
 		.write = (uint8_t)(field_int(ev, "rwbs", &ok) & 1), .tid = (int32_t)field_int(ev, "tid", &ok),
 	};
-	uint32_t i;
+	long at;
 
 	if (!ok || !r.nr)
 		return 0;
-	for (i = 0; i < p->nr_rm; i++)
-		if (p->rm[i].dev == r.dev && p->rm[i].sector == r.sector) {
-			r.dev = p->rm[i].old_dev;
-			break;
-		}
+	at = rm_find(p, r.dev, r.sector);
+	if (at >= 0)
+		r.dev = p->rm[at].old_dev;
 	/* A request of the same place replaces the one pending there. */
-	for (i = 0; i < p->nr_rq; i++)
-		if (p->rq[i].dev == r.dev && p->rq[i].sector == r.sector)
-			break;
-	if (i == p->nr_rq) {
-		if (evt_grow(&p->rq, &p->cap_rq, (size_t)p->nr_rq + 1, sizeof(*p->rq))) {
+	at = rq_find(p, r.dev, r.sector);
+	if (at < 0) {
+		if (evt_grow(&p->rq, &p->cap_rq, (size_t)p->nr_rq + 1, sizeof(*p->rq)) ||
+		    evt_idxmap_add(&p->rq_map, place_hash(r.dev, r.sector), p->nr_rq)) {
 			p->failed = 1;
 			return 0;
 		}
-		p->nr_rq++;
+		at = p->nr_rq++;
 	}
-	p->rq[i] = r;
+	p->rq[at] = r;
 	if (!dev_of(io, r.dev))
 		p->failed = 1;
 	return 0;
@@ -441,30 +546,28 @@ static int on_complete(void *data, void *call)
 	struct evt_io_priv *p = io->priv;
 	const struct evt_engine_event *ev = call;
 	int ok = 1;
-	uint32_t dev = (uint32_t)field_int(ev, "dev", &ok), nr = (uint32_t)field_int(ev, "nr_sector", &ok), i;
+	uint32_t dev = (uint32_t)field_int(ev, "dev", &ok), nr = (uint32_t)field_int(ev, "nr_sector", &ok);
 	uint64_t sector = (uint64_t)field_int(ev, "sector", &ok), bytes;
 	struct evt_io_dev *d;
 	struct io_thread *t;
 	struct evt_io_proc *pr;
 	struct io_rq r;
+	long at;
 
 	if (!ok || !nr)
 		return 0;
-	for (i = 0; i < p->nr_rm; i++)
-		if (p->rm[i].dev == dev && p->rm[i].sector == sector) {
-			dev = p->rm[i].old_dev;
-			p->rm[i] = p->rm[--p->nr_rm];
-			break;
-		}
-	for (i = 0; i < p->nr_rq; i++)
-		if (p->rq[i].dev == dev && p->rq[i].sector == sector)
-			break;
-	if (i == p->nr_rq || p->rq[i].nr != nr) {
+	at = rm_find(p, dev, sector);
+	if (at >= 0) {
+		dev = p->rm[at].old_dev;
+		rm_del(p, (uint32_t)at);
+	}
+	at = rq_find(p, dev, sector);
+	if (at < 0 || p->rq[at].nr != nr) {
 		io->unmatched++;
 		return 0;
 	}
-	r = p->rq[i];
-	p->rq[i] = p->rq[--p->nr_rq];
+	r = p->rq[at];
+	rq_del(p, (uint32_t)at);
 	d = dev_of(io, dev);
 	if (!d) {
 		p->failed = 1;
@@ -603,6 +706,11 @@ static void io_free_priv(struct evt_io *io)
 	free(p->rq);
 	free(p->rm);
 	free(p->fds);
+	evt_idxmap_free(&p->dev_map);
+	evt_idxmap_free(&p->proc_map);
+	evt_idxmap_free(&p->file_map);
+	evt_idxmap_free(&p->rq_map);
+	evt_idxmap_free(&p->rm_map);
 	free(p);
 	io->priv = NULL;
 }

@@ -22,6 +22,7 @@ struct evt_stats_priv {
 	int32_t *ev_slot, *sys_slot;
 	uint32_t nmap;
 	struct evt_tidmap tmap;
+	struct evt_tidmap irq_map;	/* IRQ number -> its index in irqs[] */
 	const struct evt_trace *tr;	/* the last event's reader (for the losses) */
 	struct evt_stats_observer obs;
 	struct evt_lossmap losses;	/* of the readers seen, and the prior ones */

@@ -85,6 +85,7 @@ void evt_stats_clear(struct evt_stats *s)
 	free(p->ev_slot);
 	free(p->sys_slot);
 	evt_tidmap_free(&p->tmap);
+	evt_tidmap_free(&p->irq_map);
 	evt_lossmap_free(&p->losses);
 	free(p->seams);
 	memset(p, 0, sizeof(*p));
@@ -194,12 +195,12 @@ long evt_stats_sys_slot(struct evt_stats *s, const char *name)
 long evt_stats_irq_slot(struct evt_stats *s, int32_t irq)
 {
 	struct evt_stats_irq *q;
-	uint32_t i;
+	long i = evt_tidmap_get(&s->priv->irq_map, irq);
 
-	for (i = 0; i < s->nr_irqs; i++)
-		if (s->irqs[i].irq == irq)
-			return i;
-	if (evt_grow(&s->irqs, &s->cap_irqs, (size_t)s->nr_irqs + 1, sizeof(*s->irqs)))
+	if (i >= 0)
+		return i;
+	if (evt_grow(&s->irqs, &s->cap_irqs, (size_t)s->nr_irqs + 1, sizeof(*s->irqs)) ||
+	    evt_tidmap_set(&s->priv->irq_map, irq, s->nr_irqs))
 		return -1;
 	q = &s->irqs[s->nr_irqs];
 	memset(q, 0, sizeof(*q));
@@ -324,12 +325,9 @@ const struct evt_stats_thread *evt_stats_thread(const struct evt_stats *s, int32
 
 const struct evt_stats_irq *evt_stats_irq(const struct evt_stats *s, int32_t irq)
 {
-	uint32_t i;
+	long i = evt_tidmap_get(&s->priv->irq_map, irq);
 
-	for (i = 0; i < s->nr_irqs; i++)
-		if (s->irqs[i].irq == irq)
-			return &s->irqs[i];
-	return NULL;
+	return i < 0 ? NULL : &s->irqs[i];
 }
 
 static int put_lat(struct evt_buf *b, const struct evt_lat *l)
