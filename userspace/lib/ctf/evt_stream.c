@@ -105,6 +105,15 @@ void evt_stream_prefetch(const struct evt_stream *s, uint32_t k, uint32_t more)
 		madvise((void *)(uintptr_t)(s->map + from), to - from, MADV_WILLNEED);
 }
 
+int evt_stream_resident(const struct evt_stream *s, uint32_t k)
+{
+	unsigned char v = 0;
+
+	if (k >= s->npk || !s->map || s->segs)
+		return 0;
+	return !mincore((void *)(uintptr_t)(s->map + ((size_t)s->pk[k].off & ~(size_t)4095)), 1, &v) && (v & 1);
+}
+
 void evt_stream_seek(struct evt_stream *s, uint64_t ts)
 {
 	uint32_t lo = 0, hi = s->npk;

@@ -45,6 +45,8 @@ int evt_stream_load_packet(const struct evt_trace *t, struct evt_stream *s);
  * chunks is left alone.
  */
 void evt_stream_prefetch(const struct evt_stream *s, uint32_t k, uint32_t more);
+/* Is packet @k's first page in memory (1), not or not known (0)? */
+int evt_stream_resident(const struct evt_stream *s, uint32_t k);
 
 /*
  * One event at @pos of the stream's packet in hand, by the decoder's

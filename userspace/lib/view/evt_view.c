@@ -713,11 +713,24 @@ static uint64_t scale(uint64_t v, uint64_t num, uint64_t den)
 static void prefetch_stream(const struct evt_window *w, const struct evt_trace *tr, unsigned int si)
 {
 	const struct evt_stream *st = &tr->streams[si];
-	uint32_t q = 0, last = UINT32_MAX;
+	uint32_t q = 0, last = UINT32_MAX, k, probes = 0, resident = 0;
 
-	if (st->cpu >= w->nr_slot_of || w->slot_of[st->cpu] < 0)
+	if (st->cpu >= w->nr_slot_of || w->slot_of[st->cpu] < 0 || !st->npk)
 		return;
-	for (uint32_t k = 0; k < w->cols; k++) {
+	/* A few of them in memory already (a warm cache): no need, and asking costs. */
+	for (k = 0; k < 8; k++) {
+		const uint64_t a = evt_window_col_start(w, (uint32_t)((uint64_t)w->cols * k / 8));
+
+		while (q < st->npk && st->pk[q].end < a)
+			q++;
+		if (q == st->npk)
+			break;
+		probes++;
+		resident += (uint32_t)evt_stream_resident(st, q);
+	}
+	if (probes && resident == probes)
+		return;
+	for (k = 0, q = 0; k < w->cols; k++) {
 		while (q < st->npk && st->pk[q].end < evt_window_col_start(w, k))
 			q++;
 		if (q == st->npk)
