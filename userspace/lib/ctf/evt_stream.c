@@ -86,6 +86,34 @@ int evt_stream_load_packet(const struct evt_trace *t, struct evt_stream *s)
 	return 0;
 }
 
+void evt_stream_prefetch(const struct evt_stream *s, uint32_t k, uint32_t more)
+{
+	const size_t page = 4096;
+	size_t from, to;
+
+	/* A run's files are mapped and unmapped under its lock, by whoever reads them: left alone. */
+	if (k >= s->npk || !s->map || s->segs)
+		return;
+	if (more > s->npk - 1 - k)
+		more = s->npk - 1 - k;
+	from = (size_t)s->pk[k].off;
+	to = (size_t)s->pk[k + more].off + EVT_PKT_BYTES(&s->pk[k + more]);
+	if (to > s->size)
+		to = s->size;
+	from &= ~(page - 1);
+	if (to > from)
+		madvise((void *)(uintptr_t)(s->map + from), to - from, MADV_WILLNEED);
+}
+
+int evt_stream_resident(const struct evt_stream *s, uint32_t k)
+{
+	unsigned char v = 0;
+
+	if (k >= s->npk || !s->map || s->segs)
+		return 0;
+	return !mincore((void *)(uintptr_t)(s->map + ((size_t)s->pk[k].off & ~(size_t)4095)), 1, &v) && (v & 1);
+}
+
 void evt_stream_seek(struct evt_stream *s, uint64_t ts)
 {
 	uint32_t lo = 0, hi = s->npk;

@@ -38,6 +38,17 @@ static inline uint64_t evt_stream_ts(const struct evt_stream *s)
 int evt_stream_load_packet(const struct evt_trace *t, struct evt_stream *s);
 
 /*
+ * Ask the kernel to start reading packet @k (and @more packets after it)
+ * from the disk now, without waiting: a reader about to touch many
+ * packets far apart (a sample) has their reads queued together instead
+ * of one after the other. Nothing is read into the stream; a run of
+ * chunks is left alone.
+ */
+void evt_stream_prefetch(const struct evt_stream *s, uint32_t k, uint32_t more);
+/* Is packet @k's first page in memory (1), not or not known (0)? */
+int evt_stream_resident(const struct evt_stream *s, uint32_t k);
+
+/*
  * One event at @pos of the stream's packet in hand, by the decoder's
  * general rules. 0, or -1 with s->errmsg naming the file and the offset.
  */
