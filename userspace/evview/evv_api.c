@@ -219,15 +219,23 @@ static int window_init(struct evt_window *w, const struct evv *s, uint64_t from,
 			       cols);
 }
 
-/* A sample from the server's own reader (its streams' positions are the sample's). */
-static int window_sample(struct evt_window *w, struct evv *s, char *err, size_t errlen)
+/* The sample's reader (a clone of the server's: its streams' positions are its own). */
+static struct evt_trace *own_reader(struct evv *s)
 {
 	if (!s->sample_open) {
 		if (evt_trace_clone(&s->sample_tr, s->tr))
-			return -1;
+			return NULL;
 		s->sample_open = 1;
 	}
-	return evt_window_sample(w, &s->sample_tr, err, errlen);
+	return &s->sample_tr;
+}
+
+/* A sample from the server's own reader (its streams' positions are the sample's). */
+static int window_sample(struct evt_window *w, struct evv *s, char *err, size_t errlen)
+{
+	struct evt_trace *tr = own_reader(s);
+
+	return tr ? evt_window_sample(w, tr, err, errlen) : -1;
 }
 
 unsigned int evv_api_window(struct evv *s, struct MHD_Connection *c, char **body)
@@ -473,6 +481,44 @@ static int page_event(void *data, void *call)
 	return 0;
 }
 
+/*
+ * offset=N over every event of [from, to] (or of the CPUs in @set), once
+ * the index computation is ready: the latest time T from which the request
+ * can start and still have the N-th event ahead of it, found by halving
+ * [from, to] on the count of events before T (the packets' counts and one
+ * packet decoded per stream), so the request skips only the events at T
+ * before the N-th instead of the N before it. 0, or -1: the request skips
+ * all N (no index yet, or it does not answer).
+ */
+static int offset_start(struct evv *s, uint64_t from, uint64_t to, const uint8_t *set, uint64_t offset,
+			uint64_t *start, uint64_t *skip)
+{
+	const struct evt_index *ix = s->ready_index ? evt_comp_result(s->t, "index") : NULL;
+	struct evt_trace *tr = ix ? own_reader(s) : NULL;
+	uint64_t lo = from > s->offset_ns ? from - s->offset_ns : 0, hi, base, c;
+
+	if (!tr || to < s->offset_ns)
+		return -1;
+	hi = to - s->offset_ns;
+	if (lo > hi || evt_index_before(ix, tr, set, EVT_MAX_CPUS, lo, &base))
+		return -1;
+	while (lo < hi) {
+		const uint64_t mid = lo + (hi - lo) / 2 + 1;
+
+		if (evt_index_before(ix, tr, set, EVT_MAX_CPUS, mid, &c) || c < base)
+			return -1;
+		if (c - base <= offset)
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	if (evt_index_before(ix, tr, set, EVT_MAX_CPUS, lo, &c) || c < base || c - base > offset)
+		return -1;
+	*start = lo + s->offset_ns;
+	*skip = offset - (c - base);
+	return 0;
+}
+
 /* after=T:K: the request's start and the events to skip; 0 or the error's status. */
 static unsigned int get_cursor(struct MHD_Connection *c, uint64_t from, uint64_t to, struct page *p, char **body)
 {
@@ -563,7 +609,15 @@ unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body
 		r.events = list;
 	st = 0;
 	if (p.events && !evt_out_init(&p.out, -1, 4096) && !evt_hooks_add(&r.ctx.event, page_event, &p)) {
+		uint64_t start, rest;
+
 		evv_enter(s);
+		/* Unless events are chosen by name: start where few are left to skip. */
+		if (!p.after && offset && !names && !offset_start(s, from, to, cpus ? set : NULL, offset, &start, &rest)) {
+			r.from_rt = start;
+			p.skip = rest;
+			r.max_events = rest + limit + 1;
+		}
 		if (!evv_run_request(s, s->ts, &r) && !p.oom) {
 			int more = p.n > p.skip + limit;
 
@@ -581,13 +635,14 @@ unsigned int evv_api_events(struct evv *s, struct MHD_Connection *c, char **body
 			} else {
 				cursor_text(cur, sizeof(cur), p.last_rt, p.run);
 				cursor_text(after, sizeof(after), p.after_rt, p.skip);
-				o = json_pack("{s:I,s:I,s:o,s:o,s:I,s:O,s:b,s:o,s:o}", "from", (json_int_t)from,
+				o = json_pack("{s:I,s:I,s:o,s:o,s:I,s:O,s:b,s:o,s:o,s:I}", "from", (json_int_t)from,
 					      "to", (json_int_t)to,
 					      "offset", p.after ? json_null() : json_integer((json_int_t)offset),
 					      "after", p.after ? json_string(after) : json_null(),
 					      "limit", (json_int_t)limit, "events", p.events, "more", more,
 					      "next", more ? json_string(cur) : json_null(),
-					      "error", r.error ? json_string(r.errmsg) : json_null());
+					      "error", r.error ? json_string(r.errmsg) : json_null(),
+					      "skipped", (json_int_t)(p.n < p.skip ? p.n : p.skip));
 			}
 		}
 		evv_leave(s);

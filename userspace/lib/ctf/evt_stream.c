@@ -105,6 +105,36 @@ void evt_stream_prefetch(const struct evt_stream *s, uint32_t k, uint32_t more)
 		madvise((void *)(uintptr_t)(s->map + from), to - from, MADV_WILLNEED);
 }
 
+int evt_stream_count_before(const struct evt_trace *t, struct evt_stream *s, uint32_t k, uint64_t ts,
+			    uint64_t *n)
+{
+	const struct evt_pkt *p;
+	const uint8_t *pkt;
+	struct evt_decoded e;
+	size_t pos, next;
+	uint64_t prev;
+
+	*n = 0;
+	if (k >= s->npk)
+		return -1;
+	s->ipk = k;
+	if (evt_stream_load_packet(t, s))
+		return -1;
+	p = &s->pk[k];
+	pkt = s->map + p->off;
+	prev = p->begin;
+	/* A stream's time never goes back: the first event at or after @ts ends the count. */
+	for (pos = EVT_PACKET_HEADER_SIZE; pos < (size_t)p->content; pos = next) {
+		if (evt_stream_decode_one(t, s, pkt, pos, (size_t)p->content, p->end, prev, &e, &next))
+			return -1;
+		if (e.ts >= ts)
+			break;
+		prev = e.ts;
+		(*n)++;
+	}
+	return 0;
+}
+
 int evt_stream_resident(const struct evt_stream *s, uint32_t k)
 {
 	unsigned char v = 0;

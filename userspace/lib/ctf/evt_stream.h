@@ -45,6 +45,12 @@ int evt_stream_load_packet(const struct evt_trace *t, struct evt_stream *s);
  * chunks is left alone.
  */
 void evt_stream_prefetch(const struct evt_stream *s, uint32_t k, uint32_t more);
+/*
+ * How many of packet @k's events are before @ts (clock), in *@n: the
+ * packet made current and decoded up to there. 0, or -1 with s->errmsg.
+ */
+int evt_stream_count_before(const struct evt_trace *t, struct evt_stream *s, uint32_t k, uint64_t ts,
+			    uint64_t *n);
 /* Is packet @k's first page in memory (1), not or not known (0)? */
 int evt_stream_resident(const struct evt_stream *s, uint32_t k);
 

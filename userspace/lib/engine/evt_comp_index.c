@@ -11,6 +11,7 @@
 #include <string.h>
 #include "engine/evt_comp_index.h"
 #include "engine/evt_engine_priv.h"
+#include "ctf/evt_stream.h"
 
 #define INDEX_MAX_PACKETS (1U << 31)
 
@@ -125,6 +126,47 @@ static void index_finish(void *r, const struct evt_where *w)
 	free(ix->cursor);
 	ix->cursor = NULL;
 	index_totals(ix);
+}
+
+int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uint8_t *cpu_set,
+		     unsigned int bits, uint64_t ts, uint64_t *n)
+{
+	unsigned int i;
+
+	*n = 0;
+	if (ix->failed || ix->nr_streams != tr->nr_streams)
+		return -1;
+	for (i = 0; i < ix->nr_streams; i++) {
+		const struct evt_index_stream *is = &ix->s[i];
+		struct evt_stream *st = &tr->streams[i];
+		uint32_t a = 0, b = is->npk;
+		uint64_t part;
+
+		if (is->npk != st->npk)
+			return -1;
+		if (cpu_set && (st->cpu >= bits || !(cpu_set[st->cpu / 8] & (1u << (st->cpu % 8)))))
+			continue;
+		/* The first packet that ends at or after @ts: those before it are all before @ts. */
+		while (a < b) {
+			uint32_t m = a + (b - a) / 2;
+
+			if (is->pk[m].end < ts)
+				a = m + 1;
+			else
+				b = m;
+		}
+		if (a == is->npk) {
+			*n += is->events;
+			continue;
+		}
+		*n += is->pk[a].before;
+		if (is->pk[a].begin < ts) {
+			if (evt_stream_count_before(tr, st, a, ts, &part))
+				return -1;
+			*n += part;
+		}
+	}
+	return 0;
 }
 
 static int index_save(const void *r, struct evt_buf *b)

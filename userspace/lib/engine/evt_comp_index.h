@@ -37,4 +37,14 @@ extern const struct evt_computation evt_comp_index;
  */
 void evt_index_count(const struct evt_index *ix, uint64_t from, uint64_t to, uint64_t *lo, uint64_t *hi);
 
+/*
+ * Events before @ts (clock) in the streams of @tr, the reader the index was
+ * made from (or a clone of it), those of the CPUs in @cpu_set only when it
+ * is given (@bits of it): the packets' counts, and the one packet per
+ * stream that holds @ts decoded up to it. 0, or -1 when the index is not
+ * of @tr's packets or a packet does not decode.
+ */
+int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uint8_t *cpu_set,
+		     unsigned int bits, uint64_t ts, uint64_t *n);
+
 #endif /* EVT_COMP_INDEX_H */
