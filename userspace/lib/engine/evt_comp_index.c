@@ -128,6 +128,22 @@ static void index_finish(void *r, const struct evt_where *w)
 	index_totals(ix);
 }
 
+/* The first packet of @is that ends at or after @ts (is->npk: none). */
+static uint32_t first_ending(const struct evt_index_stream *is, uint64_t ts)
+{
+	uint32_t a = 0, b = is->npk;
+
+	while (a < b) {
+		const uint32_t m = a + (b - a) / 2;
+
+		if (is->pk[m].end < ts)
+			a = m + 1;
+		else
+			b = m;
+	}
+	return a;
+}
+
 int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uint8_t *cpu_set,
 		     unsigned int bits, uint64_t ts, uint64_t *n)
 {
@@ -139,22 +155,15 @@ int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uin
 	for (i = 0; i < ix->nr_streams; i++) {
 		const struct evt_index_stream *is = &ix->s[i];
 		struct evt_stream *st = &tr->streams[i];
-		uint32_t a = 0, b = is->npk;
+		uint32_t a;
 		uint64_t part;
 
 		if (is->npk != st->npk)
 			return -1;
 		if (cpu_set && (st->cpu >= bits || !(cpu_set[st->cpu / 8] & (1u << (st->cpu % 8)))))
 			continue;
-		/* The first packet that ends at or after @ts: those before it are all before @ts. */
-		while (a < b) {
-			uint32_t m = a + (b - a) / 2;
-
-			if (is->pk[m].end < ts)
-				a = m + 1;
-			else
-				b = m;
-		}
+		/* The packets before it are all before @ts. */
+		a = first_ending(is, ts);
 		if (a == is->npk) {
 			*n += is->events;
 			continue;
@@ -249,18 +258,9 @@ void evt_index_count(const struct evt_index *ix, uint64_t from, uint64_t to, uin
 	*lo = *hi = 0;
 	for (i = 0; i < ix->nr_streams; i++) {
 		const struct evt_index_stream *is = &ix->s[i];
-		uint32_t a = 0, b = is->npk, k;
+		uint32_t k;
 
-		/* The first packet that ends at or after @from. */
-		while (a < b) {
-			uint32_t m = a + (b - a) / 2;
-
-			if (is->pk[m].end < from)
-				a = m + 1;
-			else
-				b = m;
-		}
-		for (k = a; k < is->npk && is->pk[k].begin <= to; k++) {
+		for (k = first_ending(is, from); k < is->npk && is->pk[k].begin <= to; k++) {
 			*hi += is->pk[k].events;
 			if (is->pk[k].begin >= from && is->pk[k].end <= to)
 				*lo += is->pk[k].events;
