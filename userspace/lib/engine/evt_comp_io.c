@@ -1,5 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0
-/* The "io" computation: see evt_comp_io.h. */
+/*
+ * The "io" computation: see evt_comp_io.h. One file over 900 lines: its
+ * hooks, its look-ups (by hash: evt_idxmap) and its saved form all work on
+ * the private state below and the look-ups' keys.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
