@@ -163,7 +163,8 @@ static int file_eq(const void *ctx, uint32_t i)
 static uint32_t file_of(struct evt_io *io, const char *name, size_t len)
 {
 	const struct name_key key = { io, name, len };
-	const uint64_t h = evt_hash_bytes(name, len);
+	/* Under the name as kept (strndup stops at a NUL): a scan would find that one. */
+	const uint64_t h = evt_hash_bytes(name, strnlen(name, len));
 	long at = evt_idxmap_find(&io->priv->file_map, h, file_eq, &key);
 	char *dup;
 
