@@ -180,7 +180,7 @@ else
 		if "$top/scripts/vm-run" --judge "$out.rule" > "$out.rule.judge"; then got=clean; else got=trouble; fi
 		[ "$got" = "$([ "$want" = dropped ] && echo clean || echo trouble)" ] ||
 			die "race filter, $name: judged $got: $(cat "$out.rule.judge")"
-		echo "ok: race filter, $name: $got"
+		echo "ok: race filter, $name: $want, judged $got"
 	}
 	E='[   15.952857] =================================================================='
 	B='[   15.952857] BUG: KCSAN: data-race in _find_next_and_bit+0x40/0x110'
