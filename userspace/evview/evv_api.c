@@ -500,19 +500,19 @@ static int offset_start(struct evv *s, uint64_t from, uint64_t to, const uint8_t
 	if (!tr || to < s->offset_ns)
 		return -1;
 	hi = to - s->offset_ns;
-	if (lo > hi || evt_index_before(ix, tr, set, EVT_MAX_CPUS, lo, &base))
+	if (lo > hi || evt_index_before(ix, tr, set, lo, &base))
 		return -1;
 	while (lo < hi) {
 		const uint64_t mid = lo + (hi - lo) / 2 + 1;
 
-		if (evt_index_before(ix, tr, set, EVT_MAX_CPUS, mid, &c) || c < base)
+		if (evt_index_before(ix, tr, set, mid, &c) || c < base)
 			return -1;
 		if (c - base <= offset)
 			lo = mid;
 		else
 			hi = mid - 1;
 	}
-	if (evt_index_before(ix, tr, set, EVT_MAX_CPUS, lo, &c) || c < base || c - base > offset)
+	if (evt_index_before(ix, tr, set, lo, &c) || c < base || c - base > offset)
 		return -1;
 	*start = lo + s->offset_ns;
 	*skip = offset - (c - base);

@@ -12,6 +12,7 @@
 #include "engine/evt_comp_index.h"
 #include "engine/evt_engine_priv.h"
 #include "ctf/evt_stream.h"
+#include "util/evt_cpulist.h"
 
 #define INDEX_MAX_PACKETS (1U << 31)
 
@@ -144,8 +145,8 @@ static uint32_t first_ending(const struct evt_index_stream *is, uint64_t ts)
 	return a;
 }
 
-int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uint8_t *cpu_set,
-		     unsigned int bits, uint64_t ts, uint64_t *n)
+int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uint8_t *cpu_set, uint64_t ts,
+		     uint64_t *n)
 {
 	unsigned int i;
 
@@ -160,7 +161,7 @@ int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uin
 
 		if (is->npk != st->npk)
 			return -1;
-		if (cpu_set && (st->cpu >= bits || !(cpu_set[st->cpu / 8] & (1u << (st->cpu % 8)))))
+		if (cpu_set && !evt_cpuset_has(cpu_set, st->cpu))
 			continue;
 		/* The packets before it are all before @ts. */
 		a = first_ending(is, ts);

@@ -40,11 +40,12 @@ void evt_index_count(const struct evt_index *ix, uint64_t from, uint64_t to, uin
 /*
  * Events before @ts (clock) in the streams of @tr, the reader the index was
  * made from (or a clone of it), those of the CPUs in @cpu_set only when it
- * is given (@bits of it): the packets' counts, and the one packet per
- * stream that holds @ts decoded up to it. 0, or -1 when the index is not
- * of @tr's packets or a packet does not decode.
+ * is given (an EVT_CPUSET_BYTES set, util/evt_cpulist.h): the packets'
+ * counts, and the one packet per stream that holds @ts decoded up to it.
+ * 0, or -1 when the index is not of @tr's packets or a packet does not
+ * decode.
  */
-int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uint8_t *cpu_set,
-		     unsigned int bits, uint64_t ts, uint64_t *n);
+int evt_index_before(const struct evt_index *ix, struct evt_trace *tr, const uint8_t *cpu_set, uint64_t ts,
+		     uint64_t *n);
 
 #endif /* EVT_COMP_INDEX_H */
