@@ -495,27 +495,29 @@ static int offset_start(struct evv *s, uint64_t from, uint64_t to, const uint8_t
 {
 	const struct evt_index *ix = s->ready_index ? evt_comp_result(s->t, "index") : NULL;
 	struct evt_trace *tr = ix ? own_reader(s) : NULL;
-	uint64_t lo = from > s->offset_ns ? from - s->offset_ns : 0, hi, base, c;
+	uint64_t lo = from > s->offset_ns ? from - s->offset_ns : 0, hi, base, c, at_lo;
 
 	if (!tr || to < s->offset_ns)
 		return -1;
 	hi = to - s->offset_ns;
 	if (lo > hi || evt_index_before(ix, tr, set, lo, &base))
 		return -1;
+	/* at_lo: the events before lo, which never has more than @offset of the range's before it. */
+	at_lo = base;
 	while (lo < hi) {
 		const uint64_t mid = lo + (hi - lo) / 2 + 1;
 
 		if (evt_index_before(ix, tr, set, mid, &c) || c < base)
 			return -1;
-		if (c - base <= offset)
+		if (c - base <= offset) {
 			lo = mid;
-		else
+			at_lo = c;
+		} else {
 			hi = mid - 1;
+		}
 	}
-	if (evt_index_before(ix, tr, set, lo, &c) || c < base || c - base > offset)
-		return -1;
 	*start = lo + s->offset_ns;
-	*skip = offset - (c - base);
+	*skip = offset - (at_lo - base);
 	return 0;
 }
 
